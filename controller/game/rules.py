@@ -1,0 +1,110 @@
+"""Rulesets and pay tables as data: what each wager pays under Commission, EZ and Super 6 baccarat.
+
+The shipped rulesets live in ``controller/rulesets.toml`` (read by :mod:`controller.rulebook`); this
+module only defines the values. Odds are exact fractions ("pays N to 1"), never floats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from fractions import Fraction
+from types import MappingProxyType
+
+
+class Bet(Enum):
+    """Every wager the table offers; the value is the name used in JSON and configuration."""
+
+    BANKER = "banker"
+    PLAYER = "player"
+    TIE = "tie"
+    PLAYER_PAIR = "player_pair"
+    BANKER_PAIR = "banker_pair"
+    DRAGON_BONUS_PLAYER = "dragon_bonus_player"
+    DRAGON_BONUS_BANKER = "dragon_bonus_banker"
+    DRAGON_7 = "dragon_7"
+    PANDA_8 = "panda_8"
+
+
+class CommissionCollection(Enum):
+    """When the Banker commission is collected (both appear on casino rule cards)."""
+
+    AT_PAYOUT = "payout"  # deducted from each winning Banker wager when it is paid
+    AT_SHOE_END = "shoe_end"  # kept per seat on a ledger (commission box) and collected at the shoe's end
+
+
+def _default_ladder() -> Mapping[int, Fraction]:
+    return MappingProxyType({9: Fraction(30), 8: Fraction(10), 7: Fraction(6), 6: Fraction(4), 5: Fraction(2), 4: Fraction(1)})
+
+
+@dataclass(frozen=True)
+class DragonBonus:
+    """Dragon Bonus pay table: a natural win pays ``natural_win``, a natural tie pushes, a non-natural
+    win pays by the winning margin from ``ladder`` (margin -> pays N to 1); anything else loses."""
+
+    natural_win: Fraction = Fraction(1)
+    natural_tie_pushes: bool = True
+    ladder: Mapping[int, Fraction] = field(default_factory=_default_ladder)
+
+    def __post_init__(self) -> None:
+        for margin, pays in self.ladder.items():
+            if not 1 <= margin <= 9:
+                raise ValueError(f"dragon bonus margin {margin} outside 1-9")
+            if pays < 0:
+                raise ValueError(f"dragon bonus pay for margin {margin} is negative")
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One way of paying the main wagers and side bets. Pays are "N to 1"."""
+
+    name: str
+    description: str = ""
+    #: Banker pays this to 1 before commission.
+    banker_pays: Fraction = Fraction(1)
+    #: Commission on a winning Banker wager (0.05 = 5 %); 0 for no-commission games.
+    commission_rate: Fraction = Fraction(0)
+    #: EZ baccarat: a Banker win with a three-card 7 pushes the Banker wager.
+    banker_three_card_seven_pushes: bool = False
+    #: Super 6: a Banker win with a total of 6 pays this (1/2 = 1:2); ``None`` for no special pay.
+    banker_six_pays: Fraction | None = None
+    player_pays: Fraction = Fraction(1)
+    tie_pays: Fraction = Fraction(8)
+    #: Whether Banker and Player wagers push on a tie (universal in Punto Banco).
+    tie_pushes_main_bets: bool = True
+    pair_pays: Fraction = Fraction(11)
+    dragon_bonus: DragonBonus = field(default_factory=DragonBonus)
+    dragon_7_pays: Fraction = Fraction(40)
+    panda_8_pays: Fraction = Fraction(25)
+    commission_collection: CommissionCollection = CommissionCollection.AT_PAYOUT
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.commission_rate < 1:
+            raise ValueError(f"commission_rate {self.commission_rate} outside [0, 1)")
+        for name in ("banker_pays", "player_pays", "tie_pays", "pair_pays", "dragon_7_pays", "panda_8_pays"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} is negative")
+
+    def with_tie_pays(self, pays: Fraction | int) -> Ruleset:
+        """The same ruleset with another Tie pay (8:1 or 9:1 are usual)."""
+        return replace(self, tie_pays=Fraction(pays))
+
+
+#: The three house games, as shipped (the TOML in controller/rulesets.toml must agree; a test checks).
+COMMISSION = Ruleset(
+    name="commission",
+    description="Banker pays 1:1 less 5 % commission",
+    commission_rate=Fraction(5, 100),
+)
+EZ = Ruleset(
+    name="ez",
+    description="No commission; a Banker win with a three-card 7 pushes the Banker wager",
+    banker_three_card_seven_pushes=True,
+)
+SUPER6 = Ruleset(
+    name="super6",
+    description="No commission; a Banker win with 6 pays 1:2",
+    banker_six_pays=Fraction(1, 2),
+)
+BUILTIN_RULESETS: Mapping[str, Ruleset] = MappingProxyType({r.name: r for r in (COMMISSION, EZ, SUPER6)})
