@@ -35,7 +35,8 @@ class CommissionCollection(Enum):
 
 
 def _default_ladder() -> Mapping[int, Fraction]:
-    return MappingProxyType({9: Fraction(30), 8: Fraction(10), 7: Fraction(6), 6: Fraction(4), 5: Fraction(2), 4: Fraction(1)})
+    pays = {9: 30, 8: 10, 7: 6, 6: 4, 5: 2, 4: 1}
+    return MappingProxyType({margin: Fraction(p) for margin, p in pays.items()})
 
 
 @dataclass(frozen=True)

@@ -68,13 +68,15 @@ class Tableau:
 
     def rule_card(self) -> list[str]:
         """The whole tableau as the lines of a rule card (used by the docs and the command line)."""
+        everything = set(range(10))
+        nat = self.natural_totals
         naturals = " or ".join(str(t) for t in sorted(self.natural_totals))
         lines = [
             f"Natural: a two-card {naturals} in either hand; both hands stand.",
             f"Player draws on {_ranges(sorted(self.player_draws_on))}, "
-            f"stands on {_ranges(sorted(set(range(10)) - self.player_draws_on - self.natural_totals))}.",
+            f"stands on {_ranges(sorted(everything - self.player_draws_on - self.natural_totals))}.",
             f"Player stood: Banker draws on {_ranges(sorted(self.banker_draws_when_player_stood))}, "
-            f"stands on {_ranges(sorted(set(range(10)) - self.banker_draws_when_player_stood - self.natural_totals))}.",
+            f"stands on {_ranges(sorted(everything - self.banker_draws_when_player_stood - nat))}.",
             "Player drew:",
         ]
         lines += ["  " + self.banker_rule_text(t) for t in sorted(self.banker_draws_against)]
@@ -98,8 +100,8 @@ def _ranges(values: list[int]) -> str:
 #: The Punto Banco tableau.
 TABLEAU = Tableau(
     natural_totals=frozenset({8, 9}),
-    player_draws_on=frozenset(range(0, 6)),
-    banker_draws_when_player_stood=frozenset(range(0, 6)),
+    player_draws_on=frozenset(range(6)),
+    banker_draws_when_player_stood=frozenset(range(6)),
     banker_draws_against=MappingProxyType(
         {
             0: _ALL,
