@@ -129,7 +129,14 @@ class Status:
 
 @dataclass(frozen=True, slots=True)
 class Heartbeat:
-    """Sent every second while the shoe is powered."""
+    """Sent every second while the shoe is powered. Carries the boot session id so that a controller that
+    restarted learns the session within a second; the frame's seq field carries the latest event sent."""
+
+    session_id: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.session_id <= 0xFFFFFFFF:
+            raise ValueError(f"session_id {self.session_id} outside 32 bits")
 
 
 @dataclass(frozen=True, slots=True)
