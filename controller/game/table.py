@@ -1,0 +1,528 @@
+"""The table's game state as a pure, event-sourced machine: inputs in, notices out.
+
+This is what the daemon's one table loop feeds and what a restart replays from the journal. It combines
+the shoe's lifecycle (:mod:`controller.game.shoe`) with the coup machine (:mod:`controller.game.coup`) and
+the dealer-error procedures:
+
+* **misdraw** - a card drawn when none is due is set aside for the dummy hand (house rule) and alarmed;
+* **early declare** - declare pressed while a third card is still due is refused and alarmed;
+* **unreadable** or **foreign** card during a coup halts the coup until the dealer voids it;
+* **void** (held button) voids the coup in progress; **new shoe** starts the burn procedure;
+* the **cut card** ends the shoe after the current coup, or one more, by house rule.
+
+Every transition lives in :meth:`TableState.apply`; an input the rules refuse still produces a notice
+(the daemon turns it into an alarm) and never corrupts the state. What the LEDs, the shoe's PROMPT and the
+displays show is a pure function of :meth:`TableState.view`, so a replayed table shows the same lamps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from controller.game.cards import Card
+from controller.game.coup import Coup, CoupResult, Position, Winner
+from controller.game.shoe import BurnRule, CardUse, CutCardRule, InventoryCheck, Shoe, ShoePhase
+
+# ---------------------------------------------------------------------------------------------------------
+# Inputs (what the journal stores and replays)
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn:
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableCard:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class CutCardOut:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class DeclarePressed:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class VoidPressed:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class NewShoePressed:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class LinkChanged:
+    up: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeRebooted:
+    pass
+
+
+TableInput = (
+    CardDrawn
+    | UnreadableCard
+    | CutCardOut
+    | DeclarePressed
+    | VoidPressed
+    | NewShoePressed
+    | LinkChanged
+    | ShoeRebooted
+)
+
+
+def input_to_dict(event: TableInput) -> dict[str, Any]:
+    """The journal's form of an input."""
+    if isinstance(event, CardDrawn):
+        return {"kind": "card", "card": event.card.token}
+    if isinstance(event, LinkChanged):
+        return {"kind": "link", "up": event.up}
+    return {"kind": _INPUT_KINDS[type(event)]}
+
+
+def input_from_dict(data: dict[str, Any]) -> TableInput:
+    """Inverse of :func:`input_to_dict`; raises ValueError naming an unknown kind."""
+    kind = data.get("kind")
+    if kind == "card":
+        return CardDrawn(Card.parse(str(data["card"])))
+    if kind == "link":
+        return LinkChanged(bool(data["up"]))
+    for cls, name in _INPUT_KINDS.items():
+        if name == kind:
+            return cls()  # type: ignore[no-any-return]
+    raise ValueError(f"unknown table input kind {kind!r}")
+
+
+_INPUT_KINDS: dict[type, str] = {
+    UnreadableCard: "unreadable",
+    CutCardOut: "cut_card",
+    DeclarePressed: "declare",
+    VoidPressed: "void",
+    NewShoePressed: "new_shoe",
+    ShoeRebooted: "shoe_rebooted",
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# What the table shows
+
+
+class Alarm(Enum):
+    """Dealer errors and faults. The value is the text for the displays."""
+
+    MISDRAW = "MISDRAW"  # a card drawn when none was due; set aside for the dummy hand
+    EARLY_DECLARE = "DECLARE TOO EARLY"  # declare pressed while a third card is due
+    UNREADABLE = "UNREADABLE CARD"  # a coup card passed the reader unidentified: void the coup
+    FOREIGN_CARD = "FOREIGN CARD"  # over-count: void the coup, call the supervisor
+    FOREIGN_BURN_CARD = "FOREIGN CARD BURNED"  # over-count among the burn cards: call the supervisor
+    NOTHING_TO_DECLARE = "NOTHING TO DECLARE"
+    SHOE_CLOSED = "SHOE CLOSED"  # a card drawn after the shoe ended: press NEW SHOE
+    UNREADABLE_EXPOSED = "BURN CARD UNREADABLE"  # the exposed burn card is unknown: press NEW SHOE again
+    LINK_DOWN = "LINK DOWN"
+    SHOE_REBOOTED = "SHOE REBOOTED"
+
+    @property
+    def halts_coup(self) -> bool:
+        """While this alarm stands no card is accepted into the coup (the dealer must void)."""
+        return self in (Alarm.UNREADABLE, Alarm.FOREIGN_CARD)
+
+
+class Due(Enum):
+    """What the dealer must do now (mirrors the shoe's PROMPT)."""
+
+    BURN = "burn"
+    DEAL = "deal"  # the first four cards of a coup
+    PLAYER_THIRD = "player_third"
+    BANKER_THIRD = "banker_third"
+    DECLARE = "declare"  # coup complete: declare the result
+    VOID = "void"  # coup halted by an unreadable or foreign card: hold VOID
+    NEW_SHOE = "new_shoe"  # the shoe has ended
+
+
+class Lamp(Enum):
+    """The panel's lamps."""
+
+    PLAYER_DRAW = "player_draw"
+    BANKER_DRAW = "banker_draw"
+    PLAYER_WIN = "player_win"
+    BANKER_WIN = "banker_win"
+    TIE = "tie"
+    FAULT = "fault"
+
+
+@dataclass(frozen=True)
+class TableView:
+    """Everything the sinks show, derived from the state. Equal states give equal views."""
+
+    shoe_number: int
+    coup_number: int  # the coup in progress (or next to open), 1-based within the shoe
+    due: Due
+    player: tuple[Card, ...]
+    banker: tuple[Card, ...]
+    result: CoupResult | None  # set once the coup is complete (before and after declare, until the next)
+    alarms: tuple[Alarm, ...]
+    cards_remaining: int
+    cut_card_out: bool
+    last_coup: bool
+    burn_left: int
+    dummy_hand: tuple[Card, ...]
+
+    @property
+    def player_total(self) -> int:
+        return sum(c.value for c in self.player) % 10
+
+    @property
+    def banker_total(self) -> int:
+        return sum(c.value for c in self.banker) % 10
+
+    @property
+    def lamps(self) -> frozenset[Lamp]:
+        """The lamps lit for this view: what is due, or the result, and FAULT for any alarm."""
+        lit: set[Lamp] = set()
+        if self.due is Due.PLAYER_THIRD:
+            lit.add(Lamp.PLAYER_DRAW)
+        elif self.due is Due.BANKER_THIRD:
+            lit.add(Lamp.BANKER_DRAW)
+        elif self.due is Due.DECLARE and self.result is not None:
+            lit.add(_WIN_LAMP[self.result.winner])
+        if self.alarms:
+            lit.add(Lamp.FAULT)
+        return frozenset(lit)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "shoe": self.shoe_number,
+            "coup": self.coup_number,
+            "due": self.due.value,
+            "player": [c.token for c in self.player],
+            "banker": [c.token for c in self.banker],
+            "player_total": self.player_total,
+            "banker_total": self.banker_total,
+            "result": self.result.to_dict() if self.result else None,
+            "alarms": [a.name.lower() for a in self.alarms],
+            "cards_remaining": self.cards_remaining,
+            "cut_card_out": self.cut_card_out,
+            "last_coup": self.last_coup,
+            "burn_left": self.burn_left,
+            "dummy_hand": [c.token for c in self.dummy_hand],
+            "lamps": sorted(lamp.value for lamp in self.lamps),
+        }
+
+
+_WIN_LAMP = {Winner.PLAYER: Lamp.PLAYER_WIN, Winner.BANKER: Lamp.BANKER_WIN, Winner.TIE: Lamp.TIE}
+
+# ---------------------------------------------------------------------------------------------------------
+# Notices (what happened; the daemon journals coups and fans these out to the sinks)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Base of everything :meth:`TableState.apply` reports."""
+
+
+@dataclass(frozen=True)
+class ShoeStarted(Notice):
+    shoe_number: int
+    decks: int
+
+
+@dataclass(frozen=True)
+class BurnCard(Notice):
+    card: Card | None  # None for an unreadable burn card
+    exposed: bool
+    burn_left: int
+
+
+@dataclass(frozen=True)
+class CardPlaced(Notice):
+    card: Card
+    position: Position
+    due_next: Position | None
+
+
+@dataclass(frozen=True)
+class CoupComplete(Notice):
+    coup_number: int
+    result: CoupResult
+
+
+@dataclass(frozen=True)
+class CoupDeclared(Notice):
+    shoe_number: int
+    coup_number: int
+    result: CoupResult
+    dummy_hand: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class CoupVoided(Notice):
+    shoe_number: int
+    coup_number: int
+    cards: tuple[Card, ...]
+    dummy_hand: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class CutCardNotice(Notice):
+    last_coup_is_current: bool  # True: the coup now in progress (or next) is the last
+
+
+@dataclass(frozen=True)
+class ShoeEnded(Notice):
+    shoe_number: int
+    coups: int
+
+
+@dataclass(frozen=True)
+class AlarmRaised(Notice):
+    alarm: Alarm
+    detail: str
+    card: Card | None = None
+
+
+@dataclass(frozen=True)
+class AlarmCleared(Notice):
+    alarm: Alarm
+
+
+# ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TableRules:
+    """House rules the table state needs."""
+
+    decks: int = 8
+    burn_rule: BurnRule = field(default_factory=BurnRule)
+    cut_card_rule: CutCardRule = CutCardRule.ONE_MORE
+    auto_declare: bool = False
+
+
+class TableState:
+    """One table's game state. Single owner; :meth:`apply` is the only transition."""
+
+    def __init__(self, rules: TableRules | None = None) -> None:
+        self.rules = rules or TableRules()
+        self.shoe_number = 1
+        self.shoe = self._new_shoe()
+        self.coup_number = 1
+        self.coups_declared = 0  # in this shoe
+        self.coup = Coup()
+        self.last_result: CoupResult | None = None  # complete, awaiting declare
+        self.alarms: list[Alarm] = []
+        self.dummy_hand: list[Card] = []
+
+    def _new_shoe(self) -> Shoe:
+        r = self.rules
+        return Shoe(r.decks, r.burn_rule, r.cut_card_rule)
+
+    # -- the view --------------------------------------------------------------------------------
+    @property
+    def due(self) -> Due:
+        if self.shoe.phase is ShoePhase.CLOSED:
+            return Due.NEW_SHOE
+        if self.shoe.phase in (ShoePhase.EXPOSE, ShoePhase.BURNING):
+            return Due.BURN
+        if any(a.halts_coup for a in self.alarms):
+            return Due.VOID
+        position = self.coup.due
+        if position is None:
+            return Due.DECLARE
+        if position is Position.P3:
+            return Due.PLAYER_THIRD
+        if position is Position.B3:
+            return Due.BANKER_THIRD
+        return Due.DEAL
+
+    def view(self) -> TableView:
+        return TableView(
+            shoe_number=self.shoe_number,
+            coup_number=self.coup_number,
+            due=self.due,
+            player=self.coup.player_cards,
+            banker=self.coup.banker_cards,
+            result=self.last_result,
+            alarms=tuple(self.alarms),
+            cards_remaining=self.shoe.cards_remaining,
+            cut_card_out=self.shoe.cut_card_out,
+            last_coup=self.shoe.last_coup_announced,
+            burn_left=self.shoe.burn_left,
+            dummy_hand=tuple(self.dummy_hand),
+        )
+
+    # -- the one transition ------------------------------------------------------------------------
+    def apply(self, event: TableInput) -> list[Notice]:
+        """Apply one input; return what happened. Never raises for a rules problem: it alarms."""
+        if isinstance(event, CardDrawn):
+            return self._card(event.card)
+        if isinstance(event, UnreadableCard):
+            return self._unreadable()
+        if isinstance(event, DeclarePressed):
+            return self._declare()
+        if isinstance(event, VoidPressed):
+            return self._void()
+        if isinstance(event, NewShoePressed):
+            return self._new_shoe_pressed()
+        if isinstance(event, CutCardOut):
+            return self._cut_card()
+        if isinstance(event, LinkChanged):
+            if event.up:
+                return self._clear(Alarm.LINK_DOWN)
+            return self._raise(Alarm.LINK_DOWN, "no frame from the shoe within the link timeout")
+        if isinstance(event, ShoeRebooted):
+            return self._raise(Alarm.SHOE_REBOOTED, "the shoe started a new session; unacknowledged events lost")
+        raise TypeError(f"not a table input: {event!r}")
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _raise(self, alarm: Alarm, detail: str, card: Card | None = None) -> list[Notice]:
+        if alarm not in self.alarms:
+            self.alarms.append(alarm)
+        return [AlarmRaised(alarm, detail, card)]
+
+    def _clear(self, *alarms: Alarm) -> list[Notice]:
+        out: list[Notice] = []
+        for alarm in alarms:
+            if alarm in self.alarms:
+                self.alarms.remove(alarm)
+                out.append(AlarmCleared(alarm))
+        return out
+
+    def _foreign(self, check: InventoryCheck) -> list[Notice]:
+        detail = f"{check.card} seen {check.seen} times in a {check.allowed}-deck shoe: void the coup"
+        return self._raise(Alarm.FOREIGN_CARD, detail, check.card)
+
+    #: Alarms cleared by the next accepted card, declare or void.
+    _TRANSIENT = (
+        Alarm.MISDRAW,
+        Alarm.EARLY_DECLARE,
+        Alarm.NOTHING_TO_DECLARE,
+        Alarm.SHOE_REBOOTED,
+        Alarm.FOREIGN_BURN_CARD,
+    )
+
+    def _card(self, card: Card) -> list[Notice]:
+        if self.shoe.phase is ShoePhase.CLOSED:
+            self.dummy_hand.append(card)
+            return self._raise(Alarm.SHOE_CLOSED, f"card {card} drawn after the shoe ended; press NEW SHOE", card)
+        halted = any(a.halts_coup for a in self.alarms)
+        use, check = self.shoe.draw(card)
+        out: list[Notice] = []
+        if use is not CardUse.COUP:
+            out += self._clear(Alarm.SHOE_REBOOTED)
+            out.append(BurnCard(card, use is CardUse.EXPOSED, self.shoe.burn_left))
+            if check.foreign:
+                detail = f"{card} seen {check.seen} times in a {check.allowed}-deck shoe (burned)"
+                out += self._raise(Alarm.FOREIGN_BURN_CARD, detail, card)
+            return out
+        if halted:
+            self.dummy_hand.append(card)
+            return self._raise(Alarm.MISDRAW, f"card {card} drawn while the coup is halted; set aside", card)
+        if self.coup.due is None:
+            # A misdraw: set aside for the dummy hand, coup still awaits its declare.
+            self.dummy_hand.append(card)
+            out += self._raise(Alarm.MISDRAW, f"card {card} drawn when none was due; set aside (dummy hand)", card)
+            if check.foreign:
+                out += self._foreign(check)
+            return out
+        if check.foreign:
+            self.dummy_hand.append(card)
+            return self._foreign(check)
+        out += self._clear(*self._TRANSIENT)
+        position = self.coup.due
+        assert position is not None
+        due_next = self.coup.deal(card)
+        out.append(CardPlaced(card, position, due_next))
+        if due_next is None:
+            self.last_result = self.coup.result()
+            out.append(CoupComplete(self.coup_number, self.last_result))
+            if self.rules.auto_declare:
+                out += self._declare()
+        return out
+
+    def _unreadable(self) -> list[Notice]:
+        if self.shoe.phase is ShoePhase.CLOSED:
+            return self._raise(Alarm.SHOE_CLOSED, "unreadable card drawn after the shoe ended; press NEW SHOE")
+        if self.shoe.phase is ShoePhase.EXPOSE:
+            # Count it as gone; the burn count is unknown.
+            self.shoe.close()
+            return self._raise(Alarm.UNREADABLE_EXPOSED, "the exposed burn card was unreadable; press NEW SHOE")
+        if self.shoe.phase is ShoePhase.BURNING:
+            # A face-down burn card need not be known.
+            self.shoe.draw_unknown()
+            return [BurnCard(None, False, self.shoe.burn_left)]
+        self.shoe.draw_unknown()
+        if self.coup.due is None:
+            return self._raise(Alarm.MISDRAW, "unreadable card drawn when none was due; set aside")
+        return self._raise(Alarm.UNREADABLE, "a coup card was not identified: hold VOID to void the coup")
+
+    def _declare(self) -> list[Notice]:
+        if self.shoe.phase is not ShoePhase.DEALING or any(a.halts_coup for a in self.alarms):
+            return self._raise(Alarm.NOTHING_TO_DECLARE, f"declare pressed but {self.due.value} is due")
+        if self.coup.cards_dealt == 0:
+            return self._raise(Alarm.NOTHING_TO_DECLARE, "declare pressed before any card of the coup")
+        if self.coup.due is not None:
+            return self._raise(Alarm.EARLY_DECLARE, f"declare pressed while {self.coup.due.description} is due")
+        result = self.coup.result()
+        self.coups_declared += 1
+        out: list[Notice] = [CoupDeclared(self.shoe_number, self.coup_number, result, tuple(self.dummy_hand))]
+        out += self._clear(*self._TRANSIENT)
+        out += self._next_coup()
+        return out
+
+    def _next_coup(self) -> list[Notice]:
+        self.coup = Coup()
+        self.last_result = None
+        self.dummy_hand = []
+        closed = self.shoe.coup_finished()
+        out: list[Notice] = []
+        if closed:
+            out.append(ShoeEnded(self.shoe_number, self.coups_declared))
+        else:
+            self.coup_number += 1
+        return out
+
+    def _void(self) -> list[Notice]:
+        if self.shoe.phase is not ShoePhase.DEALING:
+            return []
+        cards = self.coup.player_cards + self.coup.banker_cards
+        halting = [a for a in self.alarms if a.halts_coup]
+        if not cards and not self.dummy_hand and not halting:
+            return []
+        out: list[Notice] = [CoupVoided(self.shoe_number, self.coup_number, cards, tuple(self.dummy_hand))]
+        out += self._clear(*halting, *self._TRANSIENT)
+        out += self._next_coup()
+        return out
+
+    def _new_shoe_pressed(self) -> list[Notice]:
+        out: list[Notice] = []
+        if self.shoe.phase is ShoePhase.DEALING:
+            out += self._void()  # a coup in progress is voided (nothing if none)
+        if self.shoe.cards_seen or self.shoe.phase is ShoePhase.CLOSED:
+            if self.shoe.phase is not ShoePhase.CLOSED:
+                out.append(ShoeEnded(self.shoe_number, self.coups_declared))
+            self.shoe_number += 1
+        # else: the shoe is untouched; pressing NEW SHOE restarts its burn procedure in place.
+        self.shoe = self._new_shoe()
+        self.coup = Coup()
+        self.coup_number = 1
+        self.coups_declared = 0
+        self.last_result = None
+        self.dummy_hand = []
+        out += self._clear(*[a for a in self.alarms if a is not Alarm.LINK_DOWN])
+        out.append(ShoeStarted(self.shoe_number, self.rules.decks))
+        return out
+
+    def _cut_card(self) -> list[Notice]:
+        if self.shoe.cut_card_out or self.shoe.phase is ShoePhase.CLOSED:
+            return []
+        self.shoe.cut_card()
+        return [CutCardNotice(self.shoe.last_coup_announced)]
