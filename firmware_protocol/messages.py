@@ -63,6 +63,7 @@ class Due(IntEnum):
     NOTHING = 3  # no card is due: the coup is complete and awaits the dealer's declare
     SHOE_CLOSED = 4  # no card may be drawn: the shoe has ended or the table is halted
     BURN = 5  # the burn procedure of a new shoe is under way
+    HALTED = 6  # the coup is halted (unreadable or foreign card): no card may be drawn; the dealer must VOID
 
 
 @dataclass(frozen=True, slots=True)
