@@ -1,0 +1,116 @@
+"""``shoe-controller demo``: the demo table. Starts the software shoe on a pseudo-terminal and the daemon
+with mock GPIO pins, and shows the table live in the terminal until interrupted or the shoes are dealt."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from controller.commands import Subparsers, UsageError
+from controller.config import default_settings
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("demo", help="the demo table on the built-in simulated shoe", description=__doc__)
+    p.add_argument("--shoes", type=int, default=1, metavar="N", help="shoes to deal, then stop (default 1)")
+    p.add_argument("--seed", type=int, default=None, metavar="N", help="shuffle seed (default: random)")
+    p.add_argument("--pace", default="real", help="real (about a card a second), fast, or SECONDS per card")
+    p.add_argument("--decks", type=int, default=8, metavar="N", help="decks in the shoe (default 8)")
+    p.add_argument("--dialect", choices=("binary", "ascii"), default="binary", help="the shoe's protocol")
+    p.add_argument("--journal", metavar="PATH", help="keep the journal here (default: a temporary file)")
+    p.add_argument("--fault", action="append", default=[], metavar="NAME=RATE", help="simulator fault (repeatable)")
+    p.set_defaults(handler=run)
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.shoes < 1:
+        raise UsageError("shoe-controller demo: --shoes must be at least 1")
+    if not 1 <= args.decks <= 8:
+        raise UsageError("shoe-controller demo: --decks must be 1-8")
+    if args.pace not in ("real", "fast"):
+        try:
+            if float(args.pace) < 0:
+                raise ValueError
+        except ValueError:
+            raise UsageError(f"shoe-controller demo: --pace must be real, fast or seconds, not {args.pace!r}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.daemon import Daemon
+    from controller.displays.terminal import TerminalDisplay
+
+    _check(args)
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(2), "big")
+    with tempfile.TemporaryDirectory(prefix="shoe-demo-") as tmp:
+        link = Path(tmp) / "shoe"
+        journal = Path(args.journal) if args.journal else Path(tmp) / "journal.db"
+        sim_cmd = [
+            sys.executable,
+            "-m",
+            "hw_sim.cli",
+            "--link",
+            str(link),
+            "--dialect",
+            args.dialect,
+            "--decks",
+            str(args.decks),
+            "--seed",
+            str(seed),
+            "--shoes",
+            str(args.shoes),
+            "--pace",
+            args.pace,
+            "--truth",
+            str(Path(tmp) / "truth.jsonl"),
+        ]
+        for fault in args.fault:
+            sim_cmd += ["--fault", fault]
+        sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 10
+            while not link.exists():
+                if sim.poll() is not None:
+                    raise UsageError(f"shoe-controller demo: the simulator failed: {sim.stderr.read().strip()}")  # type: ignore[union-attr]
+                if time.monotonic() > deadline:
+                    raise UsageError("shoe-controller demo: the simulator did not create its port in 10 s")
+                time.sleep(0.02)
+            settings = default_settings().with_overrides(
+                port=str(link), dialect=args.dialect, journal=str(journal), pin_factory="mock"
+            )
+            settings = settings.model_copy(
+                update={"table": settings.table.model_copy(update={"decks": args.decks})}
+            )
+            footer = f"seed {seed} · {args.dialect} dialect · journal {journal} · Ctrl-C to stop"
+            display = TerminalDisplay(footer=footer)
+            logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+            daemon = Daemon(settings, extra_sinks=[display])
+
+            def stop_when_dealt() -> None:
+                sim.wait()
+                time.sleep(1.0)  # let the last frames through
+                daemon.stop()
+
+            threading.Thread(target=stop_when_dealt, name="demo-watch", daemon=True).start()
+            with contextlib.suppress(KeyboardInterrupt):
+                daemon.run()
+            print(f"demo: {display.coups} coups dealt; {display.last_line}")
+        finally:
+            if sim.poll() is None:
+                sim.terminate()
+                try:
+                    sim.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    sim.kill()
+                    sim.wait()
+            for stream in (sim.stdout, sim.stderr):
+                if stream is not None:
+                    stream.close()
+    return 0

@@ -1,0 +1,73 @@
+"""``shoe-controller run``: the table daemon (what the systemd service starts)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from controller.commands import Subparsers
+from controller.config import DEFAULT_PATH, Settings, default_settings, load_config
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("run", help="run the table daemon", description=__doc__)
+    add_daemon_options(p)
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help=f"configuration file (default {DEFAULT_PATH} if it exists, else built-in defaults)",
+    )
+    p.set_defaults(handler=run)
+
+
+def add_daemon_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--port", metavar="URL", help="the shoe's port: device path or pyserial URL (socket://h:p)")
+    p.add_argument("--dialect", choices=("binary", "ascii"), help="the shoe's protocol")
+    p.add_argument("--journal", metavar="PATH", help="the journal's SQLite file")
+    p.add_argument("--pin-factory", choices=("lgpio", "rpigpio", "native", "mock"), help="GPIO backend")
+    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), help="log level")
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    path = getattr(args, "config", None)
+    if path is not None:
+        settings = load_config(path)
+    elif os.path.exists(DEFAULT_PATH):
+        settings = load_config(DEFAULT_PATH)
+    else:
+        settings = default_settings()
+    return settings.with_overrides(
+        port=args.port, dialect=args.dialect, journal=args.journal, pin_factory=args.pin_factory
+    )
+
+
+def setup_logging(level: str) -> None:
+    # Under systemd the journal adds its own timestamps.
+    fmt = "%(levelname)s %(name)s: %(message)s"
+    if not os.environ.get("INVOCATION_ID"):
+        fmt = "%(asctime)s " + fmt
+    logging.basicConfig(level=getattr(logging, level.upper()), format=fmt, stream=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.daemon import Daemon
+    from controller.journal import JournalError
+    from controller.panel import PanelError
+
+    settings = settings_from_args(args)
+    setup_logging(args.log_level or settings.service.log_level)
+    for line in settings.summary():
+        logging.getLogger("controller").info("%s", line)
+    daemon = Daemon(settings)
+    try:
+        daemon.run()
+    except (JournalError, PanelError) as exc:
+        print(f"shoe-controller: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    except SystemExit as exc:  # SIGTERM: a clean stop
+        return 0 if exc.code in (None, 0, 128 + 15, 128 + 1) else int(exc.code or 1)
+    return 0

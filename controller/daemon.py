@@ -1,0 +1,196 @@
+"""The table daemon's assembly: opens the journal, the panel and the shoe's port, replays, runs the loop.
+
+``shoe-controller run`` and ``shoe-controller demo`` both build a :class:`Daemon` from validated
+:class:`~controller.config.Settings`. Start-up order: journal (integrity check, then replay through the pure
+core), panel (GPIO), serial link; READY goes to systemd once the port has opened (or after ``ready_wait``
+seconds without it, so that the LEDs can show LINK DOWN instead of systemd restarting us in a loop).
+SIGTERM becomes SystemExit in the main thread; the ``finally`` sends STOPPING, turns the LEDs off, closes
+the port and the journal.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+from controller.config import Settings
+from controller.game.table import AlarmRaised, Notice, TableState, TableView
+from controller.journal import Journal
+from controller.notify import Notifier
+from controller.panel import ButtonAction, Panel, PinMap, make_pin_factory
+from controller.shoe_link import ShoeLink
+from controller.sinks import Sink
+from controller.table import LoopEvent, PanelPress, PortState, Stop, TableLoop
+from controller.wire import AsciiWire, BinaryWire, Wire
+from firmware_protocol.session import ControllerSession
+
+log = logging.getLogger(__name__)
+
+
+class PanelSink:
+    """The dealer's LEDs and buzzer as a sink: lamps follow the view; each new alarm sounds once."""
+
+    name = "panel"
+
+    def __init__(self, panel: Panel) -> None:
+        self.panel = panel
+
+    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
+        self.panel.show(view.lamps, view.alarms)
+        for n in notices:
+            if isinstance(n, AlarmRaised):
+                self.panel.sound(n.alarm)
+
+    def close(self) -> None:
+        self.panel.close()
+
+
+def make_wire(settings: Settings, journal: Journal) -> Wire:
+    """The dialect's codec; the binary one resumes dedup from the journal's last (session, number)."""
+    if settings.shoe.dialect == "ascii":
+        return AsciiWire()
+    last = journal.last_event()
+    session = ControllerSession(
+        known_session=last[0] if last else None,
+        last_number=last[1] if last else 0,
+        link_timeout=settings.shoe.link_timeout,
+    )
+    return BinaryWire(session)
+
+
+@dataclass
+class Daemon:
+    """One table: journal, panel, link and loop, wired together."""
+
+    settings: Settings
+    extra_sinks: Sequence[Sink] = ()
+    notifier: Notifier = field(default_factory=Notifier)
+    ready_wait: float = 30.0
+    on_ready: Callable[[Daemon], None] | None = None
+
+    def __post_init__(self) -> None:
+        self.journal: Journal | None = None
+        self.panel: Panel | None = None
+        self.link: ShoeLink | None = None
+        self.loop: TableLoop | None = None
+        self.ready = False
+        self._started = 0.0
+
+    # -- building ----------------------------------------------------------------------------------
+    def open(self) -> TableLoop:
+        """Open everything and replay the journal; the loop is ready to run. Raises on a fatal fault."""
+        s = self.settings
+        self._started = time.monotonic()
+        self.journal = Journal.open(s.journal.path)
+        state = TableState(s.table_rules())
+        wire = make_wire(s, self.journal)
+        sinks: list[Sink] = []
+        loop_holder: list[TableLoop] = []
+
+        def on_button(action: ButtonAction) -> None:
+            loop_holder[0].put(PanelPress(action.value))
+
+        factory = make_pin_factory(s.gpio.pin_factory)
+        self.panel = Panel(
+            PinMap(**s.gpio.pins.as_dict()),
+            factory,
+            on_button,
+            void_hold_seconds=s.gpio.void_hold_seconds,
+            bounce_seconds=s.gpio.bounce_seconds,
+            active_high=s.gpio.active_high,
+        )
+        sinks.append(PanelSink(self.panel))
+        sinks.extend(self.extra_sinks)
+        self.link = ShoeLink(s.shoe.port, s.shoe.baud, self._put, backoff_max=s.shoe.reconnect_backoff_max)
+        self.loop = TableLoop(
+            state,
+            wire,
+            self.journal,
+            self.link.write,
+            sinks,
+            watchdog=self.notifier.watchdog,
+            watchdog_interval=self.notifier.watchdog_interval(),
+        )
+        loop_holder.append(self.loop)
+        replayed = self.loop.replay()
+        view = self.loop.view()
+        log.info(
+            "journal %s: replayed %d inputs; shoe %d coup %d, %s due",
+            s.journal.path,
+            replayed,
+            view.shoe_number,
+            view.coup_number,
+            view.due.value,
+        )
+        return self.loop
+
+    def _put(self, event: LoopEvent) -> None:
+        assert self.loop is not None
+        if isinstance(event, PortState) and event.up and not self.ready:
+            self.loop.put(event)
+            self._mark_ready(f"shoe port {self.settings.shoe.port} open")
+            return
+        self.loop.put(event)
+
+    def _mark_ready(self, why: str) -> None:
+        if self.ready:
+            return
+        self.ready = True
+        self.notifier.ready()
+        self.notifier.status(why)
+        log.info("ready in %.3f s: %s", time.monotonic() - self._started, why)
+        if self.on_ready is not None:
+            self.on_ready(self)
+
+    # -- running -----------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Open, start the link and run the loop until SIGTERM/SIGINT or :meth:`stop`."""
+        previous: dict[signal.Signals, Any] = {}
+        try:
+            loop = self.open()
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                previous[sig] = signal.signal(sig, _raise_system_exit)
+            assert self.link is not None
+            self.link.start()
+            # READY waits for the port, but not forever: with the shoe unplugged we still want to be up
+            # and showing LINK DOWN rather than restarted by systemd in a loop.
+            deadline = time.monotonic() + self.ready_wait
+
+            def ready_check() -> None:
+                if not self.ready and time.monotonic() >= deadline:
+                    self._mark_ready(f"shoe port {self.settings.shoe.port} not open yet; running without it")
+
+            loop.run(on_tick=ready_check)
+        finally:
+            self.close()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def stop(self) -> None:
+        """Ask the loop to finish (from any thread)."""
+        if self.loop is not None:
+            self.loop.put(Stop())
+
+    def close(self) -> None:
+        """STOPPING, LEDs off, port and journal closed. Idempotent."""
+        self.notifier.stopping()
+        if self.link is not None:
+            self.link.stop()
+            self.link = None
+        if self.loop is not None:
+            self.loop.close_sinks()
+        elif self.panel is not None:
+            self.panel.close()
+        self.panel = None
+        if self.journal is not None:
+            self.journal.close()
+            self.journal = None
+
+
+def _raise_system_exit(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)

@@ -1,0 +1,135 @@
+"""The demo's live table in a terminal: LED panel, cards, totals, what is due, results, coups, faults.
+
+On a TTY the picture is redrawn in place with ANSI escapes; otherwise (a pipe, a log) one line is printed
+per event, so the demo's output can be read by a script or a test.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from typing import TextIO
+
+from controller.game.coup import Winner
+from controller.game.table import (
+    AlarmCleared,
+    AlarmRaised,
+    BurnCard,
+    CoupDeclared,
+    CoupVoided,
+    CutCardNotice,
+    Lamp,
+    Notice,
+    ShoeEnded,
+    ShoeStarted,
+    TableView,
+)
+
+_LAMP_LABELS = {
+    Lamp.PLAYER_DRAW: "PLAYER DRAW",
+    Lamp.BANKER_DRAW: "BANKER DRAW",
+    Lamp.PLAYER_WIN: "PLAYER",
+    Lamp.BANKER_WIN: "BANKER",
+    Lamp.TIE: "TIE",
+    Lamp.FAULT: "FAULT",
+}
+_LAMP_COLOURS = {
+    Lamp.PLAYER_DRAW: "44",
+    Lamp.BANKER_DRAW: "41",
+    Lamp.PLAYER_WIN: "44",
+    Lamp.BANKER_WIN: "41",
+    Lamp.TIE: "42",
+    Lamp.FAULT: "43;30",
+}
+
+
+class TerminalDisplay:
+    """A sink that draws the table in a terminal."""
+
+    name = "terminal"
+
+    def __init__(self, out: TextIO | None = None, *, title: str = "shoe-controller demo", footer: str = "") -> None:
+        self.out = out or sys.stdout
+        self.tty = self.out.isatty()
+        self.title = title
+        self.footer = footer
+        self.wins: Counter[Winner] = Counter()
+        self.coups = 0
+        self.history: list[str] = []
+        self.last_line = ""
+        self.events: list[str] = []
+
+    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
+        for n in notices:
+            line = self._describe(n)
+            if line:
+                self.events.append(line)
+                self.events = self.events[-6:]
+                if not self.tty:
+                    self.out.write(line + "\n")
+        if self.tty:
+            self.out.write(self.render(view))
+        self.out.flush()
+
+    def _describe(self, n: Notice) -> str:
+        if isinstance(n, CoupDeclared):
+            self.coups += 1
+            self.wins[n.result.winner] += 1
+            self.history.append(n.result.winner.letter)
+            extra = f"  (dummy hand: {' '.join(c.token for c in n.dummy_hand)})" if n.dummy_hand else ""
+            self.last_line = f"shoe {n.shoe_number} coup {n.coup_number:3d}: {n.result.describe()}{extra}"
+            return self.last_line
+        if isinstance(n, CoupVoided):
+            return f"shoe {n.shoe_number} coup {n.coup_number:3d}: VOID ({' '.join(c.token for c in n.cards)})"
+        if isinstance(n, AlarmRaised):
+            return f"ALARM {n.alarm.value}: {n.detail}"
+        if isinstance(n, AlarmCleared):
+            return f"cleared {n.alarm.value}"
+        if isinstance(n, ShoeStarted):
+            return f"shoe {n.shoe_number} started ({n.decks} decks): burn procedure"
+        if isinstance(n, ShoeEnded):
+            return f"shoe {n.shoe_number} ended after {n.coups} coups"
+        if isinstance(n, CutCardNotice):
+            return "cut card out: " + ("this coup is the last" if n.last_coup_is_current else "one more coup")
+        if isinstance(n, BurnCard) and n.exposed and n.card is not None:
+            return f"burn: {n.card} exposed"
+        return ""
+
+    def render(self, view: TableView) -> str:
+        lamps = []
+        for lamp in Lamp:
+            label = f" {_LAMP_LABELS[lamp]} "
+            style = f"{_LAMP_COLOURS[lamp]};1" if lamp in view.lamps else "2"
+            lamps.append(f"\x1b[{style}m{label}\x1b[0m")
+        player = " ".join(c.token for c in view.player)
+        banker = " ".join(c.token for c in view.banker)
+        shoe = f"shoe {view.shoe_number}  coup {view.coup_number}  {view.cards_remaining} cards left"
+        if view.cut_card_out:
+            shoe += "  CUT CARD OUT" + ("  (last coup)" if view.last_coup else "  (one more)")
+        alarms = ", ".join(a.value for a in view.alarms) or "none"
+        w = self.wins
+        counts = f"Banker {w[Winner.BANKER]}  Player {w[Winner.PLAYER]}  Tie {w[Winner.TIE]}  ({self.coups} coups)"
+        lines = [
+            f"\x1b[1m{self.title}\x1b[0m   {shoe}",
+            "",
+            "  " + " ".join(lamps),
+            "",
+            f"  PLAYER  {player:<12} {view.player_total if view.player else '':>2}",
+            f"  BANKER  {banker:<12} {view.banker_total if view.banker else '':>2}",
+            f"  DUE     {view.due.value.replace('_', ' ').upper()}",
+            f"  ALARMS  {alarms}",
+            "",
+            f"  {counts}",
+            f"  bead    {''.join(self.history[-60:])}",
+            "",
+            *[f"  {e}" for e in self.events],
+        ]
+        if self.footer:
+            lines += ["", f"  {self.footer}"]
+        return "\x1b[H\x1b[2J" + "\n".join(lines) + "\n"
+
+    def close(self) -> None:
+        if self.tty:
+            self.out.write("\n")
+            self.out.flush()

@@ -1,0 +1,340 @@
+"""The one table loop: the only owner of the table's state.
+
+Threads (the serial link's reader, the panel's GPIO callbacks, the signal handler) only put events on the
+loop's queue. The loop takes them one at a time, runs them through the wire codec and the pure
+:class:`~controller.game.table.TableState`, shows the new view on every sink (LEDs first), commits the input
+and its derived records to the journal in one transaction, and only then acknowledges the shoe
+(write-ahead). After a restart :meth:`TableLoop.replay` rebuilds the state from the journal through the
+same pure core.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from controller.game.table import (
+    AlarmRaised,
+    CoupDeclared,
+    CoupVoided,
+    DeclarePressed,
+    LinkChanged,
+    NewShoePressed,
+    Notice,
+    ShoeEnded,
+    ShoeRebooted,
+    ShoeStarted,
+    TableInput,
+    TableState,
+    TableView,
+    VoidPressed,
+    input_from_dict,
+    input_to_dict,
+)
+from controller.sinks import Sink
+from controller.wire import Wire, WireDuplicate, WireInput, WireLink, WireNoise, WireReboot
+
+log = logging.getLogger(__name__)
+
+#: Journal body kinds that are table inputs (replayed); other kinds (hello, status ...) are a record only.
+REPLAYED_KINDS = frozenset({"card", "unreadable", "cut_card", "declare", "void", "new_shoe", "link", "shoe_rebooted"})
+
+
+# -- what threads put on the queue -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WireBytes:
+    """Bytes read from the shoe's port."""
+
+    data: bytes
+    at: float  # monotonic time of the read
+
+
+@dataclass(frozen=True)
+class PortState:
+    """The serial port opened or failed."""
+
+    up: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class PanelPress:
+    """A button on the dealer's panel: "declare", "new_shoe" or "void"."""
+
+    action: str
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Ask the loop to finish."""
+
+
+LoopEvent = WireBytes | PortState | PanelPress | Stop
+
+_PANEL_INPUTS: dict[str, Callable[[], TableInput]] = {
+    "declare": DeclarePressed,
+    "new_shoe": NewShoePressed,
+    "void": VoidPressed,
+}
+
+
+class JournalLike(Protocol):
+    def append(
+        self,
+        input_body: dict[str, Any],
+        *,
+        session: int | None = None,
+        number: int | None = None,
+        ts: str | None = None,
+        derived: Sequence[tuple[str, dict[str, Any]]] = (),
+    ) -> int | None: ...
+
+    def inputs(self) -> Iterable[tuple[int, dict[str, Any]]]: ...
+
+
+def derived_records(notices: Iterable[Notice]) -> list[tuple[str, dict[str, Any]]]:
+    """The journal's derived records for these notices: coups (declared or void), shoe events, alarms."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for n in notices:
+        if isinstance(n, CoupDeclared):
+            body = {
+                "shoe": n.shoe_number,
+                "coup": n.coup_number,
+                "declared": True,
+                "void": False,
+                "misdraw": bool(n.dummy_hand),
+                "dummy_hand": [c.token for c in n.dummy_hand],
+                **n.result.to_dict(),
+            }
+            out.append(("coup", body))
+        elif isinstance(n, CoupVoided):
+            body = {
+                "shoe": n.shoe_number,
+                "coup": n.coup_number,
+                "declared": False,
+                "void": True,
+                "misdraw": bool(n.dummy_hand),
+                "dummy_hand": [c.token for c in n.dummy_hand],
+                "cards": [c.token for c in n.cards],
+                "winner": None,
+            }
+            out.append(("coup", body))
+        elif isinstance(n, ShoeStarted):
+            out.append(("shoe", {"event": "start", "shoe": n.shoe_number, "decks": n.decks}))
+        elif isinstance(n, ShoeEnded):
+            out.append(("shoe", {"event": "end", "shoe": n.shoe_number, "coups": n.coups}))
+        elif isinstance(n, AlarmRaised):
+            body = {"alarm": n.alarm.name.lower(), "text": n.alarm.value, "detail": n.detail}
+            if n.card is not None:
+                body["card"] = n.card.token
+            out.append(("alarm", body))
+    return out
+
+
+def wall_clock() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+@dataclass
+class LoopStats:
+    """Counters for the status line, the displays and the benchmarks."""
+
+    inputs: int = 0
+    duplicates: int = 0
+    noise: int = 0
+    sink_errors: int = 0
+
+
+class TableLoop:
+    """Owns the table state; everything else talks to it through :meth:`put`."""
+
+    def __init__(
+        self,
+        state: TableState,
+        wire: Wire,
+        journal: JournalLike,
+        write: Callable[[bytes], None],
+        sinks: Sequence[Sink] = (),
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], str] = wall_clock,
+        watchdog: Callable[[], object] | None = None,
+        watchdog_interval: float | None = None,
+        tick: float = 0.25,
+    ) -> None:
+        self.state = state
+        self.wire = wire
+        self.journal = journal
+        self.write = write
+        self.sinks: list[Sink] = list(sinks)
+        self.clock = clock
+        self.wall = wall
+        self.watchdog = watchdog
+        self.watchdog_interval = watchdog_interval
+        self.tick = tick
+        self.queue: queue.Queue[LoopEvent] = queue.Queue()
+        self.stats = LoopStats()
+        self._last_prompt: object = None
+        self._next_watchdog = 0.0
+        self.running = False
+
+    # -- for threads -----------------------------------------------------------------------------
+    def put(self, event: LoopEvent) -> None:
+        self.queue.put(event)
+
+    # -- start-up --------------------------------------------------------------------------------
+    def replay(self) -> int:
+        """Rebuild the state from the journal's inputs through the pure core. Returns inputs replayed."""
+        n = 0
+        for _record, body in self.journal.inputs():
+            if body.get("kind") in REPLAYED_KINDS:
+                self.state.apply(input_from_dict(body))
+                n += 1
+        return n
+
+    def view(self) -> TableView:
+        return self.state.view()
+
+    def show(self, notices: Sequence[Notice] = ()) -> None:
+        """Hand the current view to every sink; a failing sink is detached, never fatal."""
+        view = self.state.view()
+        for sink in list(self.sinks):
+            try:
+                sink.update(view, notices)
+            except Exception:
+                log.exception("sink %s failed; detaching it", getattr(sink, "name", sink))
+                self.stats.sink_errors += 1
+                self.sinks.remove(sink)
+
+    # -- the loop --------------------------------------------------------------------------------
+    def run(self, on_tick: Callable[[], None] | None = None) -> None:
+        """Process events until :class:`Stop`; ``on_tick`` runs after each event or idle tick."""
+        self.running = True
+        self.show()
+        self._send_prompt(force=True)
+        try:
+            while True:
+                try:
+                    event = self.queue.get(timeout=self.tick)
+                except queue.Empty:
+                    event = None
+                if isinstance(event, Stop):
+                    break
+                if event is not None:
+                    self.handle(event)
+                self._poll()
+                if on_tick is not None:
+                    on_tick()
+        finally:
+            self.running = False
+
+    def run_pending(self) -> None:
+        """Process everything queued now without blocking (for tests and the demo's own loop)."""
+        while True:
+            try:
+                event = self.queue.get_nowait()
+            except queue.Empty:
+                break
+            if not isinstance(event, Stop):
+                self.handle(event)
+        self._poll()
+
+    def handle(self, event: LoopEvent) -> None:
+        if isinstance(event, WireBytes):
+            for wire_event in self.wire.receive(event.data, event.at):
+                self._wire_event(wire_event)
+        elif isinstance(event, PanelPress):
+            factory = _PANEL_INPUTS.get(event.action)
+            if factory is None:
+                log.warning("unknown panel action %r", event.action)
+                return
+            table_input = factory()
+            body = input_to_dict(table_input) | {"source": "panel"}
+            self._apply(table_input, body, None, None)
+        elif isinstance(event, PortState):
+            log.info("shoe port %s: %s", "open" if event.up else "down", event.detail)
+            if not event.up and self.wire.dialect == "ascii":
+                # The ASCII dialect has no heartbeat: the port state is all we know of the link.
+                self._link(False, event.detail)
+            elif event.up and self.wire.dialect == "ascii":
+                self._link(True, event.detail)
+            if event.up:
+                self._send_prompt(force=True)
+
+    def _poll(self) -> None:
+        now = self.clock()
+        events, data = self.wire.poll(now)
+        for wire_event in events:
+            self._wire_event(wire_event)
+        if data:
+            self.write(data)
+        if self.watchdog is not None and self.watchdog_interval and now >= self._next_watchdog:
+            self.watchdog()
+            self._next_watchdog = now + self.watchdog_interval
+
+    def _wire_event(self, ev: object) -> None:
+        if isinstance(ev, WireInput):
+            self._apply(ev.table_input, ev.body, ev.session, ev.number)
+        elif isinstance(ev, WireDuplicate):
+            # Already committed before a crash or a lost ACK: acknowledge again, apply nothing.
+            self.stats.duplicates += 1
+            self.write(self.wire.acknowledge(ev.number))
+        elif isinstance(ev, WireLink):
+            self._link(ev.up, ev.detail)
+            if ev.up:
+                self._send_prompt(force=True)
+        elif isinstance(ev, WireReboot):
+            body = {"kind": "shoe_rebooted", "old_session": ev.old_session, "new_session": ev.new_session}
+            self._apply(ShoeRebooted(), body, None, None)
+            self._send_prompt(force=True)
+        elif isinstance(ev, WireNoise):
+            self.stats.noise += 1
+            log.debug("wire noise %s: %s (%s)", ev.reason, ev.detail, ev.raw.hex())
+
+    def _link(self, up: bool, detail: str) -> None:
+        log.warning("shoe link %s: %s", "up" if up else "DOWN", detail)
+        self._apply(LinkChanged(up), {"kind": "link", "up": up, "detail": detail}, None, None)
+
+    def _apply(
+        self, table_input: TableInput | None, body: dict[str, Any], session: int | None, number: int | None
+    ) -> None:
+        notices: list[Notice] = []
+        if table_input is not None:
+            notices = self.state.apply(table_input)
+            self.show(notices)  # LEDs may change before the commit ...
+        derived = derived_records(notices)
+        record = self.journal.append(body, session=session, number=number, ts=self.wall(), derived=derived)
+        self.stats.inputs += 1
+        if record is None:
+            # The journal already had (session, number) although the session did not flag it as a duplicate.
+            # The journal is the truth: rebuild the state from it rather than keep a card applied twice.
+            log.error("journal refused duplicate event %s/%s; rebuilding the table state", session, number)
+            self.stats.duplicates += 1
+            self.state = TableState(self.state.rules)
+            self.replay()
+            self.show()
+        if number is not None:
+            self.write(self.wire.acknowledge(number))  # ... the commit gates the ACK.
+        # PROMPT is state, not an edge: repeat it after every input so that a shoe that missed one (or
+        # that waits for a prompt per card) always knows what is due.
+        self._send_prompt(force=True)
+
+    def _send_prompt(self, force: bool = False) -> None:
+        due = self.state.view().due
+        if force or due != self._last_prompt:
+            data = self.wire.prompt(due)
+            if data:
+                self.write(data)
+            self._last_prompt = due
+
+    def close_sinks(self) -> None:
+        for sink in self.sinks:
+            try:
+                sink.close()
+            except Exception:
+                log.exception("closing sink %s failed", getattr(sink, "name", sink))
