@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -120,12 +121,15 @@ class Daemon:
         replayed = self.loop.replay()
         view = self.loop.view()
         log.info(
-            "journal %s: replayed %d inputs; shoe %d coup %d, %s due",
+            "journal %s: replayed %d inputs; resumed shoe %d coup %d, due %s, cards %s | %s, lamps %s",
             s.journal.path,
             replayed,
             view.shoe_number,
             view.coup_number,
             view.due.value,
+            " ".join(c.token for c in view.player) or "-",
+            " ".join(c.token for c in view.banker) or "-",
+            ",".join(sorted(lamp.value for lamp in view.lamps)) or "none",
         )
         return self.loop
 
@@ -153,8 +157,9 @@ class Daemon:
         previous: dict[signal.Signals, Any] = {}
         try:
             loop = self.open()
-            for sig in (signal.SIGTERM, signal.SIGHUP):
-                previous[sig] = signal.signal(sig, _raise_system_exit)
+            if threading.current_thread() is threading.main_thread():
+                for sig in (signal.SIGTERM, signal.SIGHUP):
+                    previous[sig] = signal.signal(sig, _raise_system_exit)
             assert self.link is not None
             self.link.start()
             # READY waits for the port, but not forever: with the shoe unplugged we still want to be up

@@ -1,0 +1,40 @@
+"""``shoe-controller check-config [FILE]``: validate the daemon's configuration file without starting it.
+
+Prints ``FILE: ok`` and a short summary (table, shoe port and dialect, journal, pin factory) and exits 0;
+a bad file prints one line naming the file and the key (``FILE: table.decks: must be 1-8, got 9``) on
+stderr and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from controller.commands import Subparsers, UsageError
+
+_DEFAULT_PATH = "/etc/shoe-controller/config.toml"  # controller.config.DEFAULT_PATH; a test keeps them equal
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("check-config", help="validate a configuration file", description=__doc__)
+    p.add_argument(
+        "path",
+        nargs="?",
+        default=_DEFAULT_PATH,
+        metavar="FILE",
+        help=f"the configuration file (default: {_DEFAULT_PATH})",
+    )
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported here so that other subcommands do not pay for pydantic at start-up.
+    from controller.config import ConfigError, load_config
+
+    try:
+        settings = load_config(args.path)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    print(f"{args.path}: ok")
+    for line in settings.summary():
+        print(f"  {line}")
+    return 0

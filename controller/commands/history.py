@@ -1,0 +1,131 @@
+"""``shoe-controller history``: the coups in the journal, as a table or JSON Lines.
+
+``--json`` prints one object per coup with the ``replay`` fields (coup, player, banker, player_total,
+banker_total, winner, natural, player_pair, banker_pair) plus shoe, ts, void, declared, misdraw,
+dummy_hand and record (the journal record id), then any further fields the daemon stored. The journal is
+opened read-only, so this runs beside the live daemon.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from controller.commands import Subparsers, UsageError
+from controller.commands.journal import add_journal_argument, open_read_only
+
+#: The JSON Lines contract, in output order; other stored fields follow.
+FIELDS = (
+    "shoe",
+    "coup",
+    "ts",
+    "player",
+    "banker",
+    "player_total",
+    "banker_total",
+    "winner",
+    "natural",
+    "player_pair",
+    "banker_pair",
+    "declared",
+    "void",
+    "misdraw",
+    "dummy_hand",
+    "record",
+)
+
+_DEFAULTS: dict[str, Any] = {
+    "player": [],
+    "banker": [],
+    "natural": False,
+    "player_pair": False,
+    "banker_pair": False,
+    "declared": False,
+    "void": False,
+    "misdraw": False,
+    "dummy_hand": [],
+}
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("history", help="list the coups in the journal", description=__doc__)
+    add_journal_argument(p)
+    p.add_argument("--last", type=_count, metavar="N", help="only the last N coups")
+    p.add_argument("--shoe", type=int, metavar="ID", help="only the coups of shoe number ID")
+    p.add_argument("--json", action="store_true", help="one JSON object per line per coup")
+    p.set_defaults(handler=run)
+
+
+def shape(coup: dict[str, Any]) -> dict[str, Any]:
+    """A stored coup record in the contract's field order, missing fields filled."""
+    out = {name: coup.get(name, _DEFAULTS.get(name)) for name in FIELDS}
+    out.update((k, v) for k, v in coup.items() if k not in out)
+    return out
+
+
+def _result(c: dict[str, Any]) -> str:
+    if c["void"]:
+        return "VOID"
+    winner, pt, bt = c["winner"], c["player_total"], c["banker_total"]
+    if winner is None:
+        return "-"
+    if winner == "tie":
+        return f"TIE {pt}-{bt}"
+    if pt is None or bt is None:
+        return str(winner).upper()
+    return f"{str(winner).upper()} {max(pt, bt)}-{min(pt, bt)}"
+
+
+def _flags(c: dict[str, Any]) -> str:
+    flags = []
+    if c["natural"]:
+        flags.append("natural")
+    if c["player_pair"]:
+        flags.append("P pair")
+    if c["banker_pair"]:
+        flags.append("B pair")
+    if c["misdraw"] or c["dummy_hand"]:
+        flags.append("misdraw: " + " ".join(c["dummy_hand"]) if c["dummy_hand"] else "misdraw")
+    if c["void"] and c.get("cards"):
+        flags.append("cards: " + " ".join(c["cards"]))
+    if not c["declared"] and not c["void"]:
+        flags.append("not declared")
+    return ", ".join(flags)
+
+
+def run(args: argparse.Namespace) -> int:
+    with open_read_only(args.journal) as journal:
+        try:
+            coups = [shape(c) for c in journal.coups(last=args.last, shoe=args.shoe)]
+        except ValueError as exc:
+            raise UsageError(f"shoe-controller history: {exc}") from None
+    out = sys.stdout
+    if args.json:
+        for c in coups:
+            out.write(json.dumps(c) + "\n")
+        return 0
+    if not coups:
+        print(f"{args.journal}: no coups", file=sys.stderr)
+        return 0
+    head = f"{'time (UTC)':<19}  {'shoe':>4} {'coup':>4}  {'result':<11} {'player':<9} {'banker':<9} flags"
+    out.write(head + "\n")
+    for c in coups:
+        ts = str(c["ts"])[:19].replace("T", " ")
+        player = " ".join(c["player"])
+        banker = " ".join(c["banker"])
+        shoe, coup = f"{c['shoe']!s:>4}", f"{c['coup']!s:>4}"
+        line = f"{ts:<19}  {shoe} {coup}  {_result(c):<11} {player:<9} {banker:<9} {_flags(c)}"
+        out.write(line.rstrip() + "\n")
+    return 0

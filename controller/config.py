@@ -1,0 +1,739 @@
+"""The daemon's configuration: a TOML file read into validated, frozen settings.
+
+``shoe-controller run --config FILE`` and ``shoe-controller check-config FILE`` read the operator's file
+(default ``/etc/shoe-controller/config.toml``) with :mod:`tomllib` and check it with pydantic. Every key is
+optional and has a default, so an empty file is a valid configuration (:func:`default_settings`). Unknown
+keys are refused at every level, so a misspelt key is an error rather than a silently ignored setting.
+
+Every mistake becomes one :class:`ConfigError` whose message is one line naming the file and the key::
+
+    config.toml: gpio.pins.fault: 99 is not a BCM GPIO number (0-27)
+    config.toml: table.decks: must be 1-8, got 9
+    config.toml: shoe.dialects: unknown key (did you mean dialect?)
+    config.toml: line 4: Expected '=' after a key in a key/value pair (column 7)
+
+Money (the table limits) is written as decimal strings such as ``"25.00"`` (TOML integers and floats are
+accepted too and read through their decimal text) and held as integer cents, never as a float.
+
+The reference for every key is ``docs/configuration.md``; ``config/config.example.toml`` lists every key
+with its default. Tests keep both in step with the models below.
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import json
+import math
+import re
+import tomllib
+from collections.abc import Callable, Iterator, Mapping
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_args
+from urllib.parse import urlsplit
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
+
+from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCardRule
+from controller.game.table import TableRules
+
+if TYPE_CHECKING:
+    from controller.game.rules import Ruleset
+    from controller.game.settlement import TableLimits
+
+__all__ = [
+    "DEFAULT_BAUD",
+    "DEFAULT_PATH",
+    "PHYSICAL_PIN",
+    "ConfigError",
+    "GpioPins",
+    "GpioSection",
+    "JournalSection",
+    "LcdSection",
+    "LimitsSection",
+    "ScoreboardSection",
+    "ServiceSection",
+    "Settings",
+    "ShoeSection",
+    "TableSection",
+    "default_settings",
+    "format_cents",
+    "load_config",
+    "parse_cents",
+    "parse_config",
+    "setting_keys",
+]
+
+#: Where the daemon looks when ``--config`` is not given.
+DEFAULT_PATH = Path("/etc/shoe-controller/config.toml")
+
+RulesName = Literal["commission", "ez", "super6"]
+BurnName = Literal["exposed", "fixed", "none"]
+CutCardName = Literal["one_more", "finish"]
+DialectName = Literal["binary", "ascii"]
+PinFactoryName = Literal["lgpio", "rpigpio", "native", "mock"]
+ExpanderName = Literal["PCF8574", "MCP23008", "MCP23017"]
+RevealName = Literal["on_read", "on_declare"]
+LogLevelName = Literal["info", "debug", "warning", "error"]
+
+#: The shoe's line speed when ``shoe.baud`` is not given, by dialect.
+DEFAULT_BAUD: Mapping[str, int] = MappingProxyType({"binary": 115200, "ascii": 9600})
+STANDARD_BAUDS = (
+    1200,
+    2400,
+    4800,
+    9600,
+    19200,
+    38400,
+    57600,
+    115200,
+    230400,
+    460800,
+    500000,
+    921600,
+    1000000,
+)
+
+#: pyserial's URL handlers (``serial.serial_for_url``): ``scheme://...``.
+SERIAL_URL_SCHEMES = ("socket", "rfc2217", "loop", "spy", "hwgrep", "alt", "cp2110")
+
+#: BCM GPIO number -> physical pin on the Raspberry Pi's 40-pin header.
+PHYSICAL_PIN: Mapping[int, int] = MappingProxyType(
+    {
+        0: 27, 1: 28, 2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32, 13: 33,
+        14: 8, 15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40, 22: 15, 23: 16, 24: 18, 25: 22,
+        26: 37, 27: 13,
+    }
+)  # fmt: skip
+
+#: BCM numbers the panel may not use, and why: the LCD's I2C bus and the UART.
+RESERVED_PINS: Mapping[int, str] = MappingProxyType(
+    {
+        2: "I2C SDA (the dealer LCD's bus)",
+        3: "I2C SCL (the dealer LCD's bus)",
+        14: "UART TXD",
+        15: "UART RXD",
+    }
+)
+
+_MAX_CENTS = 100_000_000_00  # a hundred million: anything above is a typo
+_DECIMAL = re.compile(r"\d+(\.\d+)?")
+_HOSTNAME = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The error
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used. ``str()`` is one line naming the file and the key path.
+
+    ``source`` is the file (or ``--option`` for a command-line override), ``key`` the dotted key path
+    (``None`` for a whole-file problem), ``line`` the line of a TOML syntax error, ``reason`` the rest.
+    """
+
+    def __init__(self, source: str, reason: str, key: str | None = None, line: int | None = None) -> None:
+        where = f"line {line}: " if line is not None else ""
+        if key:
+            where += f"{key}: "
+        super().__init__(f"{source}: {where}{reason}")
+        self.source = source
+        self.reason = reason
+        self.key = key
+        self.line = line
+
+
+class _KeyedError(ValueError):
+    """Raised by a table-level check to blame one key of that table (pydantic would blame the table)."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(reason)
+        self.key = key
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Value checks (each raises ValueError with the reason; the key is added from pydantic's location)
+
+
+def _show(value: object) -> str:
+    """A value as TOML would write it: ``true``, ``"text"``, ``8``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return "a table"
+    return repr(value)
+
+
+def _int_in(lo: int, hi: int) -> Callable[[object], int]:
+    def check(value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be an integer {lo}-{hi}, got {_show(value)}")
+        if not lo <= value <= hi:
+            raise ValueError(f"must be {lo}-{hi}, got {value}")
+        return value
+
+    return check
+
+
+def _one_of(choices: tuple[Any, ...]) -> Callable[[object], Any]:
+    def check(value: object) -> Any:
+        if isinstance(value, bool) or value not in choices:
+            shown = [_show(c) for c in choices]
+            listed = f"{', '.join(shown[:-1])} or {shown[-1]}" if len(shown) > 1 else shown[0]
+            raise ValueError(f"must be {listed}, got {_show(value)}")
+        return value
+
+    return check
+
+
+def _bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false, got {_show(value)}")
+    return value
+
+
+def _seconds(lo: float, hi: float, *, lo_inclusive: bool = False) -> Callable[[object], float]:
+    def check(value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ValueError(f"must be a number of seconds, got {_show(value)}")
+        ok = (lo <= value if lo_inclusive else lo < value) and value <= hi
+        if not ok:
+            low = f"at least {lo:g}" if lo_inclusive else f"more than {lo:g}"
+            raise ValueError(f"must be {low} and at most {hi:g} seconds, got {value:g}")
+        return float(value)
+
+    return check
+
+
+def _text(max_len: int) -> Callable[[object], str]:
+    def check(value: object) -> str:
+        if not isinstance(value, str):
+            raise ValueError(f"must be a string, got {_show(value)}")
+        if not value.strip():
+            raise ValueError("must not be empty")
+        if len(value) > max_len:
+            raise ValueError(f"must be at most {max_len} characters, got {len(value)}")
+        if not value.isprintable():
+            raise ValueError(f"must be printable text, got {_show(value)}")
+        return value
+
+    return check
+
+
+def parse_cents(value: object) -> int:
+    """Money from a decimal string (``"25.00"``), an integer or a float, as positive integer cents.
+
+    Refuses fractions of a cent, zero, negatives, booleans and anything that is not a plain decimal
+    (no sign, exponent or currency symbol). A float is read through its shortest decimal text, so
+    ``25.1`` is 2510 cents, never 2509.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f'must be an amount such as "25.00", got {_show(value)}')
+    if isinstance(value, int):
+        amount = Decimal(value)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f'must be an amount such as "25.00", got {_show(value)}')
+        amount = Decimal(repr(value))
+    elif isinstance(value, str):
+        if not _DECIMAL.fullmatch(value.strip()):
+            raise ValueError(f'must be an amount such as "25.00", got {_show(value)}')
+        try:
+            amount = Decimal(value.strip())
+        except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
+            raise ValueError(f'must be an amount such as "25.00", got {_show(value)}') from None
+    else:
+        raise ValueError(f'must be an amount such as "25.00", got {_show(value)}')
+    cents = amount * 100
+    if cents != cents.to_integral_value():
+        raise ValueError(f"fractions of a cent are not allowed, got {_show(value)}")
+    if cents <= 0:
+        raise ValueError(f"must be more than 0, got {_show(value)}")
+    if cents > _MAX_CENTS:
+        raise ValueError(f"must be at most {format_cents(_MAX_CENTS)}, got {_show(value)}")
+    return int(cents)
+
+
+def format_cents(cents: int) -> str:
+    """Cents as the decimal text the configuration uses: 2500 -> ``"25.00"``."""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+
+def _bcm_pin(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"must be a BCM GPIO number (0-27), got {_show(value)}")
+    if value not in PHYSICAL_PIN:
+        raise ValueError(f"{value} is not a BCM GPIO number (0-27)")
+    if value in RESERVED_PINS:
+        raise ValueError(
+            f"BCM {value} (header pin {PHYSICAL_PIN[value]}) is {RESERVED_PINS[value]}; choose another"
+        )
+    return value
+
+
+def _serial_port(value: object) -> str:
+    """A device path or a pyserial URL (``socket://host:port``, ``loop://``, ``rfc2217://host:port``...)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"must be a device path such as /dev/shoe or a pyserial URL, got {_show(value)}")
+    if any(ch.isspace() for ch in value) or not value.isprintable():
+        raise ValueError(f"must not contain spaces or control characters, got {_show(value)}")
+    if "://" in value:
+        scheme = value.split("://", 1)[0].lower()
+        if scheme not in SERIAL_URL_SCHEMES:
+            known = ", ".join(f"{s}://" for s in SERIAL_URL_SCHEMES)
+            raise ValueError(f"unknown pyserial URL scheme {scheme}:// (known: {known})")
+        if scheme in ("socket", "rfc2217"):
+            parts = urlsplit(value)
+            try:
+                port = parts.port
+            except ValueError:
+                port = None
+            if not parts.hostname or port is None or not 1 <= port <= 65535:
+                raise ValueError(
+                    f"a {scheme}:// URL needs host:port, e.g. {scheme}://localhost:7777, got {_show(value)}"
+                )
+        return value
+    if not value.startswith("/"):
+        raise ValueError(
+            f"must be an absolute device path such as /dev/shoe or a pyserial URL "
+            f"(socket://host:port, loop://), got {_show(value)}"
+        )
+    return value
+
+
+def _path(value: object) -> Path:
+    if isinstance(value, Path):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"must be a file path, got {_show(value)}")
+    if "\x00" in value:
+        raise ValueError("must not contain a NUL character")
+    return Path(value)
+
+
+def _split_bind(value: str) -> tuple[str, int]:
+    """``host:port`` or ``[v6]:port`` -> (host, port); raises ValueError naming what is wrong."""
+    if value.startswith("["):
+        host, sep, port_text = value[1:].partition("]:")
+        if not sep:
+            raise ValueError(f"must be host:port (an IPv6 host in brackets: [::1]:8080), got {_show(value)}")
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise ValueError(f"{_show(host)} is not an IPv6 address") from None
+    else:
+        host, sep, port_text = value.rpartition(":")
+        if not sep or not host:
+            raise ValueError(f"must be host:port such as 127.0.0.1:8080, got {_show(value)}")
+        if ":" in host:
+            raise ValueError(f"write an IPv6 host in brackets, e.g. [::1]:8080, got {_show(value)}")
+        if not _HOSTNAME.fullmatch(host):
+            raise ValueError(f"{_show(host)} is not a host name or IP address")
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise ValueError(f"port must be 1-65535, got {_show(port_text)}")
+    return host, int(port_text)
+
+
+def _bind(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"must be host:port such as 127.0.0.1:8080, got {_show(value)}")
+    _split_bind(value)
+    return value
+
+
+def _i2c_address(value: object) -> int:
+    if isinstance(value, str):
+        raise ValueError(f"write the address as a TOML integer such as 0x27 (no quotes), got {_show(value)}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0x08 <= value <= 0x77:
+        shown = f"0x{value:02x}" if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+        raise ValueError(f"must be a 7-bit I2C address 0x08-0x77, got {shown}")
+    return value
+
+
+def _baud(value: object, info: ValidationInfo) -> int:
+    if value is None:  # not given: the dialect's rate (the dialect is validated first)
+        dialect = info.data.get("dialect")
+        if dialect is None:  # the dialect itself is invalid; that error is reported
+            return 0
+        return DEFAULT_BAUD[dialect]
+    if isinstance(value, bool) or not isinstance(value, int) or value not in STANDARD_BAUDS:
+        listed = ", ".join(str(b) for b in STANDARD_BAUDS)
+        raise ValueError(f"must be a standard rate ({listed}), got {_show(value)}")
+    return value
+
+
+def _choice(literal: Any) -> PlainValidator:
+    return PlainValidator(_one_of(get_args(literal)))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The models (frozen; unknown keys refused everywhere)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=False)
+
+
+class LimitsSection(_Section):
+    """``[table.limits]``: the table unit and the main-wager limits, in integer cents."""
+
+    unit_cents: Annotated[int, PlainValidator(parse_cents)] = Field(500, alias="unit")
+    minimum_cents: Annotated[int, PlainValidator(parse_cents)] = Field(2_500, alias="minimum")
+    maximum_cents: Annotated[int, PlainValidator(parse_cents)] = Field(500_000, alias="maximum")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LimitsSection:
+        unit = format_cents(self.unit_cents)
+        if self.minimum_cents > self.maximum_cents:
+            raise _KeyedError(
+                "minimum",
+                f"{format_cents(self.minimum_cents)} is above the maximum {format_cents(self.maximum_cents)}",
+            )
+        for key, cents in (("minimum", self.minimum_cents), ("maximum", self.maximum_cents)):
+            if cents % self.unit_cents:
+                raise _KeyedError(key, f"{format_cents(cents)} is not a multiple of the unit {unit}")
+        return self
+
+
+class TableSection(_Section):
+    """``[table]``: the game, the shoe's house rules and the limits."""
+
+    name: Annotated[str, PlainValidator(_text(40))] = "Table 1"
+    decks: Annotated[int, PlainValidator(_int_in(MIN_DECKS, MAX_DECKS))] = 8
+    rules: Annotated[RulesName, _choice(RulesName)] = "commission"
+    tie_pays: Annotated[int, PlainValidator(_one_of((8, 9)))] = 8
+    burn: Annotated[BurnName, _choice(BurnName)] = "exposed"
+    burn_ace: Annotated[int, PlainValidator(_one_of((1, 11)))] = 1
+    burn_fixed_count: Annotated[int, PlainValidator(_int_in(0, 20))] = 0
+    cut_card: Annotated[CutCardName, _choice(CutCardName)] = "one_more"
+    auto_declare: Annotated[bool, PlainValidator(_bool)] = False
+    limits: LimitsSection = Field(default_factory=lambda: LimitsSection.model_validate({}))
+
+    @model_validator(mode="after")
+    def _fixed_burn_has_count(self) -> TableSection:
+        if self.burn == "fixed" and self.burn_fixed_count == 0:
+            raise _KeyedError(
+                "burn_fixed_count", 'must be 1-20 when burn = "fixed" (use burn = "none" for no burn)'
+            )
+        return self
+
+
+class ShoeSection(_Section):
+    """``[shoe]``: the serial link to the card-reading shoe."""
+
+    port: Annotated[str, PlainValidator(_serial_port)] = "/dev/shoe"
+    dialect: Annotated[DialectName, _choice(DialectName)] = "binary"
+    #: Always an int once validated: when not given, the dialect's rate from :data:`DEFAULT_BAUD`.
+    baud: Annotated[int, PlainValidator(_baud)] = Field(None, validate_default=True)
+    link_timeout: Annotated[float, PlainValidator(_seconds(0, 60))] = 3.0
+    reconnect_backoff_max: Annotated[float, PlainValidator(_seconds(0, 300))] = 5.0
+
+    @property
+    def baud_given(self) -> bool:
+        """Whether the file (or an override) chose the rate, rather than the dialect's default."""
+        return "baud" in self.model_fields_set
+
+
+class JournalSection(_Section):
+    """``[journal]``: where the SQLite journal lives."""
+
+    path: Annotated[Path, PlainValidator(_path)] = Path("/var/lib/shoe-controller/journal.db")
+
+
+class GpioPins(_Section):
+    """``[gpio.pins]``: BCM GPIO numbers of the panel's lamps, buzzer and buttons."""
+
+    player_draw: Annotated[int, PlainValidator(_bcm_pin)] = 17
+    banker_draw: Annotated[int, PlainValidator(_bcm_pin)] = 27
+    player_win: Annotated[int, PlainValidator(_bcm_pin)] = 22
+    banker_win: Annotated[int, PlainValidator(_bcm_pin)] = 23
+    tie: Annotated[int, PlainValidator(_bcm_pin)] = 24
+    fault: Annotated[int, PlainValidator(_bcm_pin)] = 25
+    buzzer: Annotated[int, PlainValidator(_bcm_pin)] = 18
+    declare: Annotated[int, PlainValidator(_bcm_pin)] = 5
+    new_shoe: Annotated[int, PlainValidator(_bcm_pin)] = 6
+    void: Annotated[int, PlainValidator(_bcm_pin)] = 13
+
+    @model_validator(mode="after")
+    def _distinct(self) -> GpioPins:
+        owner: dict[int, str] = {}
+        for key, pin in self.as_dict().items():
+            if pin in owner:
+                raise _KeyedError(key, f"BCM {pin} is already used by gpio.pins.{owner[pin]}")
+            owner[pin] = key
+        return self
+
+    def as_dict(self) -> dict[str, int]:
+        """Function name -> BCM number, in the file's order (``PinMap(**pins.as_dict())``)."""
+        return {name: getattr(self, name) for name in type(self).model_fields}
+
+
+class GpioSection(_Section):
+    """``[gpio]``: the panel's pin factory, button timing and lamp polarity."""
+
+    pin_factory: Annotated[PinFactoryName, _choice(PinFactoryName)] = "lgpio"
+    void_hold_seconds: Annotated[float, PlainValidator(_seconds(0, 10))] = 2.0
+    bounce_seconds: Annotated[float, PlainValidator(_seconds(0, 1, lo_inclusive=True))] = 0.05
+    active_high: Annotated[bool, PlainValidator(_bool)] = True
+    pins: GpioPins = Field(default_factory=GpioPins)
+
+    @model_validator(mode="after")
+    def _bounce_below_hold(self) -> GpioSection:
+        if self.bounce_seconds >= self.void_hold_seconds:
+            raise _KeyedError(
+                "bounce_seconds",
+                f"{self.bounce_seconds:g} must be less than void_hold_seconds ({self.void_hold_seconds:g})",
+            )
+        return self
+
+
+class LcdSection(_Section):
+    """``[lcd]``: the dealer's character LCD on I2C."""
+
+    enabled: Annotated[bool, PlainValidator(_bool)] = False
+    cols: Annotated[int, PlainValidator(_one_of((16, 20)))] = 16
+    rows: Annotated[int, PlainValidator(_one_of((2, 4)))] = 2
+    i2c_address: Annotated[int, PlainValidator(_i2c_address)] = 0x27
+    i2c_bus: Annotated[int, PlainValidator(_int_in(0, 31))] = 1
+    expander: Annotated[ExpanderName, _choice(ExpanderName)] = "PCF8574"
+
+
+class ScoreboardSection(_Section):
+    """``[scoreboard]``: the scoreboard web page."""
+
+    enabled: Annotated[bool, PlainValidator(_bool)] = True
+    bind: Annotated[str, PlainValidator(_bind)] = "127.0.0.1:8080"
+    reveal: Annotated[RevealName, _choice(RevealName)] = "on_read"
+
+    @property
+    def host(self) -> str:
+        """The address to bind (without brackets for IPv6)."""
+        return _split_bind(self.bind)[0]
+
+    @property
+    def port(self) -> int:
+        return _split_bind(self.bind)[1]
+
+
+class ServiceSection(_Section):
+    """``[service]``: the daemon itself."""
+
+    log_level: Annotated[LogLevelName, _choice(LogLevelName)] = "info"
+
+
+class Settings(_Section):
+    """The whole configuration, validated and frozen. ``Settings()`` is the default configuration."""
+
+    table: TableSection = Field(default_factory=TableSection)
+    shoe: ShoeSection = Field(default_factory=lambda: ShoeSection.model_validate({}))
+    journal: JournalSection = Field(default_factory=JournalSection)
+    gpio: GpioSection = Field(default_factory=GpioSection)
+    lcd: LcdSection = Field(default_factory=LcdSection)
+    scoreboard: ScoreboardSection = Field(default_factory=ScoreboardSection)
+    service: ServiceSection = Field(default_factory=ServiceSection)
+
+    def table_rules(self) -> TableRules:
+        """The house rules :class:`~controller.game.table.TableState` needs."""
+        t = self.table
+        return TableRules(
+            decks=t.decks,
+            burn_rule=BurnRule(mode=BurnMode(t.burn), ace_burns=t.burn_ace, fixed_count=t.burn_fixed_count),
+            cut_card_rule=CutCardRule(t.cut_card),
+            auto_declare=t.auto_declare,
+        )
+
+    def table_limits(self) -> TableLimits:
+        """The table unit and main-wager limits for settlement (side-bet limits keep their defaults)."""
+        from controller.game.settlement import TableLimits
+
+        lim = self.table.limits
+        return TableLimits(
+            unit_cents=lim.unit_cents, minimum_cents=lim.minimum_cents, maximum_cents=lim.maximum_cents
+        )
+
+    def ruleset(self) -> Ruleset:
+        """The shipped ruleset named by ``table.rules``, with ``table.tie_pays``."""
+        from controller.rulebook import get_ruleset
+
+        return get_ruleset(self.table.rules, self.table.tie_pays)
+
+    def with_overrides(
+        self,
+        port: str | None = None,
+        dialect: str | None = None,
+        journal: str | Path | None = None,
+        pin_factory: str | None = None,
+    ) -> Settings:
+        """These settings with the command line's ``--port``, ``--dialect``, ``--journal``, ``--pin-factory``.
+
+        ``None`` keeps the file's value. An override is validated like the file's key; a bad one raises
+        :class:`ConfigError` naming the option. Changing the dialect also changes the baud rate unless
+        the file set ``shoe.baud``.
+        """
+        shoe = _override(self.shoe, {"port": ("--port", port), "dialect": ("--dialect", dialect)}, "shoe")
+        journal_section = _override(self.journal, {"path": ("--journal", journal)}, "journal")
+        gpio = _override(self.gpio, {"pin_factory": ("--pin-factory", pin_factory)}, "gpio")
+        return self.model_copy(update={"shoe": shoe, "journal": journal_section, "gpio": gpio})
+
+    def summary(self) -> list[str]:
+        """A few lines for ``check-config`` and the daemon's start-up log."""
+        t, s = self.table, self.shoe
+        lim = t.limits
+        burn = {
+            "exposed": f"exposed (ace burns {t.burn_ace})",
+            "fixed": f"fixed {t.burn_fixed_count}",
+            "none": "none",
+        }
+        lcd = (
+            f"{self.lcd.cols}x{self.lcd.rows} at 0x{self.lcd.i2c_address:02x}" if self.lcd.enabled else "off"
+        )
+        board = f"http://{self.scoreboard.bind}/ (reveal {self.scoreboard.reveal})"
+        return [
+            f"table:      {t.name}: {t.decks} decks, {t.rules} (tie {t.tie_pays}:1), burn {burn[t.burn]}, "
+            f"cut card {t.cut_card}, auto declare {'on' if t.auto_declare else 'off'}",
+            f"limits:     {format_cents(lim.minimum_cents)}-{format_cents(lim.maximum_cents)} "
+            f"in units of {format_cents(lim.unit_cents)}",
+            f"shoe:       {s.port}, {s.dialect} at {s.baud} baud",
+            f"journal:    {self.journal.path}",
+            f"gpio:       pin factory {self.gpio.pin_factory}",
+            f"lcd:        {lcd}",
+            f"scoreboard: {board if self.scoreboard.enabled else 'off'}",
+        ]
+
+
+_S = TypeVar("_S", bound=BaseModel)
+
+
+def _override(section: _S, changes: Mapping[str, tuple[str, object]], table: str) -> _S:
+    """Revalidate ``section`` with the given keys replaced; unchanged when every value is None."""
+    given = {key: value for key, (_, value) in changes.items() if value is not None}
+    if not given:
+        return section
+    data = {key: getattr(section, key) for key in section.model_fields_set} | given
+    try:
+        return type(section).model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = str(first["loc"][0]) if first["loc"] else next(iter(given))
+        option = changes[key][0] if key in changes else "command line"
+        raise ConfigError(option, _reason(first), key=f"{table}.{key}") from None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reading
+
+
+def default_settings() -> Settings:
+    """The configuration when no file is given: every key at its default."""
+    return Settings()
+
+
+def parse_config(text: str, source: str = "config.toml") -> Settings:
+    """Validate TOML text into :class:`Settings`; raise :class:`ConfigError` (one line) for any mistake."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        line, reason = _toml_error_line(str(error), text)
+        raise ConfigError(source, reason, line=line) from None
+    try:
+        return Settings.model_validate(document)
+    except ValidationError as error:
+        raise _config_error(source, error) from None
+
+
+def load_config(path: str | Path = DEFAULT_PATH) -> Settings:
+    """Read and validate the file at ``path``; a missing or unreadable file is a :class:`ConfigError`."""
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise ConfigError(source, f"cannot read: {error.strerror or error}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise ConfigError(source, "not UTF-8 text", line=line) from None
+    return parse_config(text, source)
+
+
+_TOML_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
+
+
+def _toml_error_line(message: str, text: str) -> tuple[int, str]:
+    """tomllib's message ``Invalid value (at line 4, column 8)`` -> (4, ``Invalid value (column 8)``)."""
+    match = _TOML_AT.search(message)
+    reason = message[: match.start()] if match else message
+    if match and match.group(1):
+        return int(match.group(1)), f"{reason} (column {match.group(2)})"
+    last_line = max(1, len(text.splitlines()))
+    return last_line, f"{reason} (at the end of the file)"
+
+
+def _reason(error: Mapping[str, Any]) -> str:
+    ctx = error.get("ctx") or {}
+    cause = ctx.get("error")
+    if isinstance(cause, _KeyedError):
+        return cause.reason
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return "unknown table" if isinstance(error.get("input"), dict) else "unknown key"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return f"must be a table, got {_show(error.get('input'))}"
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
+def _config_error(source: str, error: ValidationError) -> ConfigError:
+    """The first pydantic error as a one-line :class:`ConfigError` naming the dotted key."""
+    errors = error.errors()
+    first = errors[0]
+    loc = [str(part) for part in first["loc"]]
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, _KeyedError):
+        loc.append(cause.key)
+    reason = _reason(first)
+    if first["type"] == "extra_forbidden":
+        known = _known_keys(loc[:-1])
+        close = difflib.get_close_matches(loc[-1], known, n=1)
+        if close:
+            reason += f" (did you mean {close[0]}?)"
+    if len(errors) > 1:
+        reason += f" (and {len(errors) - 1} more)"
+    return ConfigError(source, reason, key=".".join(loc) or None)
+
+
+def _known_keys(table: list[str]) -> list[str]:
+    """The keys the table at the dotted path ``table`` accepts (TOML names, i.e. aliases)."""
+    model: type[BaseModel] = Settings
+    for part in table:
+        field = _fields_by_key(model).get(part)
+        if field is None or not (isinstance(field, type) and issubclass(field, BaseModel)):
+            return []
+        model = field
+    return list(_fields_by_key(model))
+
+
+def _fields_by_key(model: type[BaseModel]) -> dict[str, Any]:
+    return {(info.alias or name): info.annotation for name, info in model.model_fields.items()}
+
+
+def setting_keys(model: type[BaseModel] = Settings, prefix: str = "") -> Iterator[str]:
+    """Every leaf key as a dotted TOML path (``table.limits.unit``), in declaration order."""
+    for key, annotation in _fields_by_key(model).items():
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            yield from setting_keys(annotation, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}"

@@ -1,0 +1,558 @@
+"""The table's crash-proof journal: every input and every derived coup, in SQLite, on one hash chain.
+
+The daemon is event-sourced. Each input it accepts (a card with the shoe's session id and event number, a
+button press, a link event) is committed here, together with the records it gave rise to (the coup it
+declared or voided), in **one transaction**, before the shoe gets its ACK. After a power cut the table
+state is rebuilt by replaying :meth:`Journal.inputs` through the pure
+:class:`~controller.game.table.TableState`.
+A card the shoe resends because its ACK was lost is dropped here by its ``(session, number)`` key.
+
+Storage (stdlib :mod:`sqlite3` only):
+
+* WAL mode with ``synchronous=FULL``: a commit that returned is on the disk; readers (``shoe-controller
+  history``, ``journal verify``) open the file read-only beside the live daemon.
+* One ``records`` table::
+
+      id         INTEGER PRIMARY KEY AUTOINCREMENT   1, 2, 3 ... without gaps
+      ts         TEXT     wall-clock UTC, ISO 8601, supplied by the caller (default: now)
+      kind       TEXT     "input" | "coup" | "note" (open set of lower-case words)
+      session    INTEGER  the shoe's session id (inputs from the shoe), else NULL
+      number     INTEGER  the shoe's per-session event number, else NULL
+      cause      INTEGER  for a derived record: the id of the input that produced it, else NULL
+      body       TEXT     canonical JSON (sorted keys, no spaces, UTF-8, no NaN)
+      prev_hash  TEXT     the previous record's hash (64 zeros for record 1)
+      hash       TEXT     sha256 hex of prev_hash + canonical JSON of
+                          [id, ts, kind, session, number, cause, body]
+
+  with a UNIQUE index on ``(session, number)`` for inputs carrying both: the duplicate drop.
+* A one-row ``chain_head`` table (last id, last hash), updated in the same transaction as the records,
+  so that removing the newest records is detected too (a chain alone cannot tell a truncated tail).
+* ``PRAGMA user_version`` holds the schema version (:data:`SCHEMA_VERSION`).
+
+The chain makes accidental damage and naive edits evident; it is not a signature. Someone able to write
+the file can rebuild the whole chain. The defence against that is to write :meth:`Journal.head` somewhere
+else (the shift report, the fleet server) so the two can be compared later.
+
+Coup record bodies are built by the daemon; the journal only requires a JSON object. The shape the
+daemon writes and ``shoe-controller history`` reads::
+
+    {"shoe": int, "coup": int, "declared": bool, "void": bool, "misdraw": bool, "dummy_hand": [tokens],
+     "player": [tokens], "banker": [tokens], "player_total": int, "banker_total": int,
+     "winner": "player" | "banker" | "tie" | null, "natural": bool, "player_pair": bool,
+     "banker_pair": bool, ...}
+
+A journal instance has one owner (the table loop); it is not for concurrent use from several threads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import Enum
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import quote
+
+#: Where the service keeps its journal (systemd ``StateDirectory=shoe-controller``).
+DEFAULT_JOURNAL_PATH = "/var/lib/shoe-controller/journal.db"
+
+#: The schema this code writes and reads, kept in ``PRAGMA user_version``.
+SCHEMA_VERSION = 1
+
+#: prev_hash of record 1.
+GENESIS_HASH = "0" * 64
+
+INPUT, COUP, NOTE = "input", "coup", "note"
+_KIND_RE = re.compile(r"^[a-z][a-z_]{0,31}$")
+
+
+_ADVICE = "keep the file for surveillance and start a new journal (see docs/operations.md)"
+
+_SCHEMA = (
+    """CREATE TABLE records (
+        id        INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts        TEXT    NOT NULL,
+        kind      TEXT    NOT NULL,
+        session   INTEGER,
+        number    INTEGER,
+        cause     INTEGER REFERENCES records(id),
+        body      TEXT    NOT NULL,
+        prev_hash TEXT    NOT NULL,
+        hash      TEXT    NOT NULL
+    )""",
+    """CREATE UNIQUE INDEX records_event ON records(session, number)
+        WHERE kind = 'input' AND session IS NOT NULL AND number IS NOT NULL""",
+    "CREATE INDEX records_kind ON records(kind, id)",
+    """CREATE TABLE chain_head (
+        one     INTEGER PRIMARY KEY CHECK (one = 1),
+        last_id INTEGER NOT NULL,
+        hash    TEXT    NOT NULL
+    )""",
+    f"INSERT INTO chain_head (one, last_id, hash) VALUES (1, 0, '{GENESIS_HASH}')",
+)
+
+_EXPECTED_COLUMNS = {
+    "records": ["id", "ts", "kind", "session", "number", "cause", "body", "prev_hash", "hash"],
+    "chain_head": ["one", "last_id", "hash"],
+}
+
+
+class JournalFault(Enum):
+    """Why a journal could not be opened or written."""
+
+    MISSING = "missing"  # the file (or its directory) does not exist
+    DAMAGED = "damaged"  # not a database, corrupted, truncated, wrong tables
+    NEWER_SCHEMA = "newer_schema"  # written by a newer shoe-controller
+    NOT_A_JOURNAL = "not_a_journal"  # a SQLite database, but not ours
+    UNAVAILABLE = "unavailable"  # cannot be opened now: permissions, a lock, an I/O error
+    WRITE_FAILED = "write_failed"  # a commit failed (disk full, I/O error): nothing was written
+
+
+class JournalError(Exception):
+    """The journal file cannot be used. ``str()`` is one line naming the file and the problem."""
+
+    def __init__(self, path: str, fault: JournalFault, problem: str, message: str | None = None) -> None:
+        self.path = path
+        self.fault = fault
+        self.problem = problem
+        super().__init__(message or f"journal {path}: {problem}")
+
+
+def _is_damage(exc: sqlite3.Error) -> bool:
+    """Whether an error at open means the file itself is bad (else it cannot be opened just now)."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    return name.startswith("SQLITE_CORRUPT") or name in ("SQLITE_NOTADB", "SQLITE_IOERR_SHORT_READ")
+
+
+def _damaged(path: str, problem: str) -> JournalError:
+    message = f"journal {path} is damaged: {problem}; {_ADVICE}"
+    return JournalError(path, JournalFault.DAMAGED, problem, message)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One journal row as stored (``body`` is the canonical JSON text)."""
+
+    id: int
+    ts: str
+    kind: str
+    session: int | None
+    number: int | None
+    cause: int | None
+    body: str
+    prev_hash: str
+    hash: str
+
+    def data(self) -> dict[str, Any]:
+        """The body decoded."""
+        value = json.loads(self.body)
+        if not isinstance(value, dict):
+            raise ValueError(f"record {self.id}: body is not a JSON object")
+        return value
+
+
+Derived = Mapping[str, Any] | tuple[str, Mapping[str, Any]]
+"""A derived record for :meth:`Journal.append`: a coup body, or a ``(kind, body)`` pair for another kind."""
+
+
+def canonical_json(body: Mapping[str, Any]) -> str:
+    """The one text form of a body: sorted keys, no spaces, UTF-8, no NaN or infinity."""
+    if not isinstance(body, Mapping):
+        raise TypeError(f"a journal body must be a JSON object (a dict), not {type(body).__name__}")
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def record_hash(
+    prev_hash: str,
+    record_id: int,
+    ts: str,
+    kind: str,
+    session: int | None,
+    number: int | None,
+    cause: int | None,
+    body: str,
+) -> str:
+    """sha256 hex of ``prev_hash`` followed by the canonical encoding of the record's fields."""
+    fields = json.dumps(
+        [record_id, ts, kind, session, number, cause, body], separators=(",", ":"), ensure_ascii=False
+    )
+    return hashlib.sha256((prev_hash + fields).encode("utf-8")).hexdigest()
+
+
+def utc_now() -> str:
+    """The journal's default stamp: wall-clock UTC, ISO 8601 with milliseconds."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _check_ts(ts: str) -> str:
+    if not isinstance(ts, str):
+        raise TypeError(f"ts must be an ISO 8601 string, not {type(ts).__name__}")
+    try:
+        datetime.fromisoformat(ts)
+    except ValueError:
+        raise ValueError(f"ts {ts!r} is not an ISO 8601 timestamp") from None
+    return ts
+
+
+def _check_kind(kind: str) -> str:
+    if not isinstance(kind, str) or not _KIND_RE.match(kind):
+        raise ValueError(f"record kind {kind!r} must be a lower-case word")
+    return kind
+
+
+def _check_optional_int(name: str, value: int | None) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"{name} must be an int or None, not {type(value).__name__}")
+    return value
+
+
+_SELECT = "SELECT id, ts, kind, session, number, cause, body, prev_hash, hash FROM records"
+
+
+class Journal:
+    """An open journal. Use :meth:`open`; close it (or use ``with``)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str, *, read_only: bool) -> None:
+        self._conn = conn
+        self.path = path
+        self.read_only = read_only
+
+    # -- opening -------------------------------------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = True,
+        read_only: bool = False,
+        durable: bool = True,
+    ) -> Journal:
+        """Open (and with ``create``, initialise) the journal at ``path``.
+
+        The parent directory must exist: the journal never creates directories (the service's
+        ``StateDirectory=`` does). ``read_only`` opens with SQLite's ``mode=ro`` for the commands that
+        run beside the live daemon. ``durable=False`` sets ``synchronous=OFF``: for building test and
+        benchmark files only, never for a table. Raises :class:`JournalError` with one line naming the
+        file and the problem: missing, not a database, corrupted or truncated, written by a newer
+        version, or not a shoe-controller journal.
+        """
+        p = os.fspath(path)
+        if os.path.isdir(p):
+            raise JournalError(p, JournalFault.NOT_A_JOURNAL, "is a directory, not a journal file")
+        exists = os.path.exists(p)
+        if not exists:
+            parent = os.path.dirname(os.path.abspath(p))
+            if read_only or not create:
+                raise JournalError(p, JournalFault.MISSING, "does not exist", f"journal {p} does not exist")
+            if not os.path.isdir(parent):
+                raise JournalError(
+                    p,
+                    JournalFault.MISSING,
+                    f"directory {parent} does not exist",
+                    f"journal {p}: directory {parent} does not exist"
+                    " (the journal does not create directories; the service's StateDirectory= does)",
+                )
+        uri = f"file:{quote(os.path.abspath(p))}?mode={'ro' if read_only else 'rwc'}"
+        try:
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise JournalError(p, JournalFault.UNAVAILABLE, f"cannot open: {exc}") from None
+        try:
+            journal = cls(conn, p, read_only=read_only)
+            journal._prepare(create=create, durable=durable)
+        except JournalError:
+            conn.close()
+            raise
+        except sqlite3.Error as exc:
+            conn.close()
+            if _is_damage(exc):
+                raise _damaged(p, str(exc)) from None
+            raise JournalError(p, JournalFault.UNAVAILABLE, f"cannot open: {exc}") from None
+        return journal
+
+    def _prepare(self, *, create: bool, durable: bool) -> None:
+        conn = self._conn
+        conn.execute("PRAGMA busy_timeout = 5000")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise JournalError(
+                self.path,
+                JournalFault.NEWER_SCHEMA,
+                f"schema version {version} is newer than this shoe-controller supports ({SCHEMA_VERSION})",
+                f"journal {self.path} has schema version {version}, newer than this shoe-controller supports"
+                f" ({SCHEMA_VERSION}): upgrade shoe-controller; do not start a new journal",
+            )
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+        if problems != ["ok"]:
+            raise _damaged(self.path, "; ".join(problems))
+        if not self.read_only:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'OFF'}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        tables = self._tables()
+        if version == 0:
+            if tables:
+                raise JournalError(
+                    self.path,
+                    JournalFault.NOT_A_JOURNAL,
+                    f"not a shoe-controller journal (it holds tables: {', '.join(sorted(tables))})",
+                    f"journal {self.path} is not a shoe-controller journal (it holds tables:"
+                    f" {', '.join(sorted(tables))})",
+                )
+            if self.read_only or not create:
+                raise JournalError(
+                    self.path,
+                    JournalFault.NOT_A_JOURNAL,
+                    "empty database, no journal in it",
+                    f"journal {self.path} is empty: no journal has been written to it",
+                )
+            self._create_schema()
+            return
+        for table, columns in _EXPECTED_COLUMNS.items():
+            found = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+            if found != columns:
+                what = "missing" if not found else f"has columns {', '.join(found)}"
+                raise _damaged(self.path, f"wrong tables: {table} {what}")
+        if conn.execute("SELECT count(*) FROM chain_head").fetchone()[0] != 1:
+            raise _damaged(self.path, "wrong tables: chain_head must hold exactly one row")
+
+    def _tables(self) -> set[str]:
+        rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return {row[0] for row in rows} - {"sqlite_sequence"}
+
+    def _create_schema(self) -> None:
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    # -- writing -------------------------------------------------------------------------------------
+    def append(
+        self,
+        input_body: Mapping[str, Any],
+        *,
+        session: int | None = None,
+        number: int | None = None,
+        ts: str | None = None,
+        derived: Sequence[Derived] = (),
+    ) -> int | None:
+        """Commit one input and the records it produced, in one transaction; return the input's id.
+
+        ``derived`` items are coup bodies (stored as kind ``"coup"``) or ``(kind, body)`` pairs for
+        another kind (``("note", {...})``); each is stored after the input with ``cause`` = the input's
+        id and the same ``ts``. If the input carries both ``session`` and ``number`` and that pair is
+        already stored, it is a duplicate: nothing is written and the result is None.
+        Raises :class:`JournalError` (``WRITE_FAILED``) if the commit fails; then nothing was written.
+        """
+        stamp = _check_ts(ts) if ts is not None else utc_now()
+        _check_optional_int("session", session)
+        _check_optional_int("number", number)
+        rows: list[tuple[str, str]] = [(INPUT, canonical_json(input_body))]
+        for item in derived:
+            if isinstance(item, tuple):
+                kind, body = item
+                if _check_kind(kind) == INPUT:
+                    raise ValueError("a derived record cannot be an input")
+            else:
+                kind, body = COUP, item
+            rows.append((kind, canonical_json(body)))
+        return self._write(stamp, rows, session, number)
+
+    def note(self, body: Mapping[str, Any], *, ts: str | None = None) -> int:
+        """Commit a free-standing note (start-up, operator remark, shoe change); return its id."""
+        stamp = _check_ts(ts) if ts is not None else utc_now()
+        record_id = self._write(stamp, [(NOTE, canonical_json(body))], None, None)
+        assert record_id is not None
+        return record_id
+
+    def _write(
+        self, ts: str, rows: list[tuple[str, str]], session: int | None, number: int | None
+    ) -> int | None:
+        if self.read_only:
+            raise JournalError(self.path, JournalFault.WRITE_FAILED, "opened read-only")
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if session is not None and number is not None and rows[0][0] == INPUT:
+                    dup = conn.execute(
+                        "SELECT 1 FROM records WHERE kind = 'input' AND session = ? AND number = ?",
+                        (session, number),
+                    ).fetchone()
+                    if dup is not None:
+                        conn.execute("ROLLBACK")
+                        return None
+                last_id, prev = conn.execute("SELECT last_id, hash FROM chain_head WHERE one = 1").fetchone()
+                first_id = int(last_id) + 1
+                cause: int | None = None
+                for i, (kind, body) in enumerate(rows):
+                    rid = first_id + i
+                    s, n = (session, number) if i == 0 else (None, None)
+                    h = record_hash(prev, rid, ts, kind, s, n, cause, body)
+                    conn.execute(
+                        "INSERT INTO records (id, ts, kind, session, number, cause, body, prev_hash, hash)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (rid, ts, kind, s, n, cause, body, prev, h),
+                    )
+                    prev = h
+                    if i == 0 and kind == INPUT:
+                        cause = rid
+                head = (first_id + len(rows) - 1, prev)
+                conn.execute("UPDATE chain_head SET last_id = ?, hash = ? WHERE one = 1", head)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise JournalError(
+                self.path, JournalFault.WRITE_FAILED, f"commit failed, nothing written: {exc}"
+            ) from exc
+        return first_id
+
+    # -- reading -------------------------------------------------------------------------------------
+    def records(self, *, after: int = 0) -> Iterator[Record]:
+        """Every record with id > ``after``, in order."""
+        for row in self._conn.execute(f"{_SELECT} WHERE id > ? ORDER BY id", (after,)):
+            yield Record(*row)
+
+    def inputs(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(record id, body)`` of every input in journal order: what a restart replays."""
+        rows = self._conn.execute("SELECT id, body FROM records WHERE kind = 'input' ORDER BY id")
+        for record_id, body in rows:
+            yield record_id, json.loads(body)
+
+    def last_event(self, session: int | None = None) -> tuple[int, int] | None:
+        """The most recent ``(session, number)`` stored (of ``session`` when given), or None."""
+        if session is None:
+            row = self._conn.execute(
+                "SELECT session, number FROM records WHERE kind = 'input' AND session IS NOT NULL"
+                " AND number IS NOT NULL ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+        else:
+            row = self._conn.execute(
+                "SELECT session, max(number) FROM records WHERE kind = 'input' AND session = ?"
+                " AND number IS NOT NULL",
+                (session,),
+            ).fetchone()
+            if row is not None and row[1] is None:
+                row = None
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    def coups(self, last: int | None = None, shoe: int | None = None) -> list[dict[str, Any]]:
+        """Coup records, oldest first, each body with ``ts`` and ``record`` (its id) merged in.
+
+        ``last`` keeps only the newest N; ``shoe`` only those whose body says ``"shoe": shoe``.
+        """
+        if last is not None and last < 0:
+            raise ValueError(f"last must be >= 0, not {last}")
+        sql = "SELECT id, ts, body FROM records WHERE kind = 'coup'"
+        params: list[Any] = []
+        if shoe is not None:
+            sql += " AND json_extract(body, '$.shoe') = ?"
+            params.append(shoe)
+        sql += " ORDER BY id DESC"
+        if last is not None:
+            sql += " LIMIT ?"
+            params.append(last)
+        rows = self._conn.execute(sql, params).fetchall()
+        out = []
+        for record_id, ts, body in reversed(rows):
+            out.append({**json.loads(body), "ts": ts, "record": record_id})
+        return out
+
+    def head(self) -> tuple[int, str]:
+        """``(last id, last hash)`` from the chain head: worth writing down elsewhere (shift report)."""
+        last_id, h = self._conn.execute("SELECT last_id, hash FROM chain_head WHERE one = 1").fetchone()
+        return int(last_id), str(h)
+
+    def count(self) -> int:
+        """How many records the journal holds."""
+        return int(self._conn.execute("SELECT count(*) FROM records").fetchone()[0])
+
+    # -- checking ------------------------------------------------------------------------------------
+    def verify(self) -> list[str]:
+        """Walk the chain; return the problems found (one line each). An empty list means intact.
+
+        Finds: a record altered (body, ts, kind, session, number: its hash no longer matches), a record
+        removed (an id gap, or a chain head beyond the last record), records reordered (prev_hash not
+        the previous record's hash), a derived record detached from its input, a body that is not a JSON
+        object, and whatever SQLite's own ``integrity_check`` reports.
+        """
+        problems = [f"sqlite: {row[0]}" for row in self._conn.execute("PRAGMA integrity_check(20)")]
+        if problems == ["sqlite: ok"]:
+            problems = []
+        expected_id = 1
+        prev_hash = GENESIS_HASH
+        last_input: int | None = None
+        for r in self.records():
+            if r.id != expected_id:
+                if r.id > expected_id:
+                    gone = f"record {expected_id}"
+                    if r.id > expected_id + 1:
+                        gone = f"records {expected_id}-{r.id - 1}"
+                    problems.append(
+                        f"record {r.id}: {gone} removed (ids jump from {expected_id - 1} to {r.id})"
+                    )
+                else:  # cannot happen with an INTEGER PRIMARY KEY, kept for a hand-built file
+                    problems.append(f"record {r.id}: out of order after record {expected_id - 1}")
+            elif r.prev_hash != prev_hash:
+                problems.append(
+                    f"record {r.id}: chain broken, prev_hash does not match record {r.id - 1}"
+                    " (records removed, inserted or reordered)"
+                )
+            if record_hash(r.prev_hash, r.id, r.ts, r.kind, r.session, r.number, r.cause, r.body) != r.hash:
+                problems.append(f"record {r.id}: altered, its hash does not match its contents")
+            try:
+                r.data()
+            except ValueError as exc:
+                problems.append(f"record {r.id}: body is not a JSON object ({exc})")
+            if r.kind == INPUT:
+                last_input = r.id
+            elif r.cause is not None and r.cause != last_input:
+                problems.append(
+                    f"record {r.id}: derived from input {r.cause}, but the input before it is {last_input}"
+                )
+            prev_hash = r.hash
+            expected_id = r.id + 1
+        head_id, head_hash = self.head()
+        last_id = expected_id - 1
+        if head_id != last_id:
+            if head_id > last_id:
+                problems.append(
+                    f"chain head: names record {head_id} but the last record is {last_id} (tail removed)"
+                )
+            else:
+                problems.append(f"chain head: names record {head_id} but records run to {last_id}")
+        elif head_hash != prev_hash:
+            problems.append(f"chain head: hash does not match record {last_id} (last record replaced)")
+        return problems
+
+    # -- life ----------------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Journal({self.path!r}, read_only={self.read_only})"

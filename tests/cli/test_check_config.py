@@ -1,0 +1,87 @@
+"""``shoe-controller check-config FILE`` as a process: ``FILE: ok`` and a summary, or one line and exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.commands import check_config
+from controller.config import DEFAULT_PATH
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", "check-config", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_good_file_prints_ok_and_a_summary(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[table]\nname = "Baccarat 2"\ndecks = 6\n'
+        '[shoe]\nport = "socket://localhost:7777"\ndialect = "ascii"\n'
+        '[journal]\npath = "/srv/journal.db"\n[gpio]\npin_factory = "mock"\n',
+        encoding="utf-8",
+    )
+    result = check(str(path))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"{path}: ok"
+    summary = "\n".join(lines[1:])
+    assert "Baccarat 2: 6 decks, commission" in summary
+    assert "socket://localhost:7777, ascii at 9600 baud" in summary
+    assert "journal:    /srv/journal.db" in summary
+    assert "pin factory mock" in summary
+
+
+def test_the_shipped_example_checks_ok() -> None:
+    result = check("config/config.example.toml")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("config/config.example.toml: ok\n")
+    assert "/dev/shoe, binary at 115200 baud" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[table]\ndecks = 9\n", "table.decks: must be 1-8, got 9"),
+        ("[gpio.pins]\nfault = 99\n", "gpio.pins.fault: 99 is not a BCM GPIO number (0-27)"),
+        ("[shoe]\ndialects = 'ascii'\n", "shoe.dialects: unknown key (did you mean dialect?)"),
+        ("[table]\nname = 'x'\n\ndecks 8\n", "line 4: "),
+    ],
+)
+def test_a_bad_file_prints_one_line_and_exits_2(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    result = check(str(path))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"{path}: {expected}"), result.stderr
+    assert result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_a_missing_file_names_the_path_and_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "absent.toml"
+    result = check(str(path))
+    assert result.returncode == 2
+    assert result.stderr == f"{path}: cannot read: No such file or directory\n"
+
+
+def test_the_default_path_is_the_daemons() -> None:
+    # The command keeps its own copy so that `shoe-controller --help` does not import pydantic.
+    assert Path(check_config._DEFAULT_PATH) == DEFAULT_PATH
+    result = check()  # no FILE: the daemon's default path (absent on a development machine)
+    assert (result.stdout + result.stderr).startswith(f"{DEFAULT_PATH}: ")
+    assert result.returncode == (0 if DEFAULT_PATH.exists() else 2)

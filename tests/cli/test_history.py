@@ -1,0 +1,240 @@
+"""``shoe-controller history`` and ``shoe-controller journal verify`` as real processes against real
+journal files: the JSON Lines contract, the filters, read-only use beside a live writer, and the one-line
+refusals (exit 2, no traceback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.journal import SCHEMA_VERSION, Journal
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: The fields scripts rely on (the replay fields plus the journal's own).
+CONTRACT = {
+    "coup",
+    "player",
+    "banker",
+    "player_total",
+    "banker_total",
+    "winner",
+    "natural",
+    "player_pair",
+    "banker_pair",
+    "shoe",
+    "ts",
+    "void",
+    "declared",
+    "misdraw",
+    "dummy_hand",
+}
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+
+
+def declared(shoe: int, coup: int, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "shoe": shoe,
+        "coup": coup,
+        "declared": True,
+        "void": False,
+        "misdraw": False,
+        "dummy_hand": [],
+        "player": ["2H", "3S"],
+        "banker": ["AD", "KC", "8D"],
+        "player_total": 5,
+        "banker_total": 9,
+        "winner": "banker",
+        "natural": False,
+        "player_pair": False,
+        "banker_pair": False,
+    }
+    body.update(extra)
+    return body
+
+
+#: A voided coup as the daemon's table loop records it: the cards dealt, no hands, no result.
+VOIDED = {
+    "shoe": 2,
+    "coup": 2,
+    "declared": False,
+    "void": True,
+    "misdraw": True,
+    "dummy_hand": ["7C"],
+    "cards": ["4H", "5D", "6S"],
+    "winner": None,
+}
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Path:
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as j:
+        j.append({"kind": "declare"}, ts="2025-03-01T20:01:00+00:00", derived=[declared(1, 1)])
+        j.append(
+            {"kind": "declare"},
+            ts="2025-03-01T20:02:00+00:00",
+            derived=[
+                declared(
+                    1,
+                    2,
+                    player=["9H", "9S"],
+                    banker=["KD", "3C"],
+                    player_total=8,
+                    banker_total=3,
+                    winner="player",
+                    natural=True,
+                    player_pair=True,
+                )
+            ],
+        )
+        j.append({"kind": "declare"}, ts="2025-03-01T20:03:00+00:00", derived=[declared(2, 1, winner="tie")])
+        j.append({"kind": "void"}, ts="2025-03-01T20:04:00+00:00", derived=[VOIDED])
+    return path
+
+
+def lines(out: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_history_json_lines_carry_the_contract_fields(journal: Path) -> None:
+    result = cli("history", "--journal", str(journal), "--json")
+    assert result.returncode == 0, result.stderr
+    coups = lines(result.stdout)
+    assert [(c["shoe"], c["coup"]) for c in coups] == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    for c in coups:
+        assert set(c) >= CONTRACT
+    second = coups[1]
+    assert second["ts"] == "2025-03-01T20:02:00+00:00"
+    assert (second["winner"], second["player_total"], second["banker_total"]) == ("player", 8, 3)
+    assert second["natural"] is True and second["player_pair"] is True and second["banker_pair"] is False
+    assert second["player"] == ["9H", "9S"] and second["banker"] == ["KD", "3C"]
+    voided = coups[3]
+    assert (voided["void"], voided["declared"], voided["winner"]) == (True, False, None)
+    assert voided["dummy_hand"] == ["7C"]
+    # fields a voided coup lacks are filled, so every line has the same keys; extra stored fields follow
+    assert (voided["player"], voided["banker"], voided["player_total"]) == ([], [], None)
+    assert voided["natural"] is False
+    assert voided["cards"] == ["4H", "5D", "6S"]
+    assert list(voided)[: len(coups[0])] == list(coups[0])
+
+
+def test_history_last_and_shoe_filters(journal: Path) -> None:
+    last2 = lines(cli("history", "--journal", str(journal), "--json", "--last", "2").stdout)
+    assert [(c["shoe"], c["coup"]) for c in last2] == [(2, 1), (2, 2)]
+    shoe1 = lines(cli("history", "--journal", str(journal), "--json", "--shoe", "1").stdout)
+    assert [(c["shoe"], c["coup"]) for c in shoe1] == [(1, 1), (1, 2)]
+    both = lines(cli("history", "--journal", str(journal), "--json", "--shoe", "1", "--last", "1").stdout)
+    assert [(c["shoe"], c["coup"]) for c in both] == [(1, 2)]
+
+
+def test_history_table_is_one_line_per_coup(journal: Path) -> None:
+    result = cli("history", "--journal", str(journal))
+    assert result.returncode == 0, result.stderr
+    header, *rows = result.stdout.splitlines()
+    assert "shoe" in header and "coup" in header
+    assert len(rows) == 4
+    assert "BANKER 9-5" in rows[0] and "2H 3S" in rows[0] and "AD KC 8D" in rows[0]
+    assert "PLAYER 8-3" in rows[1] and "natural" in rows[1] and "P pair" in rows[1]
+    assert "TIE" in rows[2]
+    assert "VOID" in rows[3] and "misdraw: 7C" in rows[3] and "cards: 4H 5D 6S" in rows[3]
+    assert rows[0].startswith("2025-03-01 20:01:00")
+
+
+def test_history_runs_beside_a_live_writer(journal: Path) -> None:
+    with Journal.open(journal) as live:
+        live.append({"kind": "declare"}, derived=[declared(2, 3)])
+        result = cli("history", "--journal", str(journal), "--json", "--last", "1")
+        assert result.returncode == 0, result.stderr
+        assert [(c["shoe"], c["coup"]) for c in lines(result.stdout)] == [(2, 3)]
+        verify = cli("journal", "verify", "--journal", str(journal))
+        assert verify.returncode == 0, verify.stderr
+        # and the reader left the writer able to carry on
+        assert live.append({"kind": "declare"}) is not None
+
+
+def test_history_of_an_empty_journal_prints_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    Journal.open(path).close()
+    result = cli("history", "--journal", str(path), "--json")
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_history_refuses_a_bad_last(journal: Path) -> None:
+    result = cli("history", "--journal", str(journal), "--last", "0")
+    assert result.returncode == 2
+    assert "at least 1" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_verify_an_intact_journal(journal: Path) -> None:
+    result = cli("journal", "verify", "--journal", str(journal))
+    assert (result.returncode, result.stdout) == (0, f"{journal}: intact, 8 records\n")
+
+
+def test_verify_reports_each_problem_and_exits_1(journal: Path) -> None:
+    with sqlite3.connect(journal) as db:
+        db.execute("UPDATE records SET body = replace(body, '\"banker\"', '\"player\"') WHERE id = 2")
+        db.execute("DELETE FROM records WHERE id = 8")
+    result = cli("journal", "verify", "--journal", str(journal))
+    assert result.returncode == 1
+    out = result.stdout.splitlines()
+    assert f"{journal}: record 2: altered, its hash does not match its contents" in out
+    assert f"{journal}: chain head: names record 8 but the last record is 7 (tail removed)" in out
+    assert out[-1] == f"{journal}: NOT INTACT, 2 problem(s) in 7 records"
+
+
+def refusal(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1
+    return result.stderr
+
+
+@pytest.mark.parametrize("command", [["history"], ["journal", "verify"]])
+def test_a_missing_journal_is_one_line(tmp_path: Path, command: list[str]) -> None:
+    path = tmp_path / "journal.db"
+    err = refusal(cli(*command, "--journal", str(path)))
+    assert err == f"shoe-controller: journal {path} does not exist\n"
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("command", [["history"], ["journal", "verify"]])
+def test_random_bytes_are_one_line(tmp_path: Path, command: list[str]) -> None:
+    path = tmp_path / "journal.db"
+    path.write_bytes(os.urandom(4096))
+    err = refusal(cli(*command, "--journal", str(path)))
+    assert f"journal {path} is damaged" in err and "surveillance" in err
+
+
+@pytest.mark.parametrize("command", [["history"], ["journal", "verify"]])
+def test_a_truncated_journal_is_one_line(tmp_path: Path, command: list[str]) -> None:
+    path = tmp_path / "journal.db"
+    with Journal.open(path, durable=False) as j:
+        for n in range(1, 1500):
+            j.append({"kind": "declare", "n": n}, derived=[declared(1, n)])
+    size = path.stat().st_size
+    with open(path, "r+b") as fh:
+        fh.truncate(size // 2)
+    err = refusal(cli(*command, "--journal", str(path)))
+    assert f"journal {path} is damaged" in err
+
+
+@pytest.mark.parametrize("command", [["history"], ["journal", "verify"]])
+def test_a_newer_schema_is_one_line(journal: Path, command: list[str]) -> None:
+    with sqlite3.connect(journal) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    err = refusal(cli(*command, "--journal", str(journal)))
+    assert f"schema version {SCHEMA_VERSION + 1}" in err and "upgrade" in err

@@ -1,0 +1,65 @@
+"""SIGKILL the daemon at random moments during a shoe and restart it: no card lost or doubled, and the coup
+in progress resumes with the same lamps."""
+
+from __future__ import annotations
+
+import random
+import re
+import signal
+import time
+
+import pytest
+
+from controller.game.table import TableState, input_from_dict
+from controller.journal import Journal
+from controller.table import REPLAYED_KINDS
+from tests.e2e.harness import Harness
+from tests.e2e.test_daemon_e2e import assert_matches_truth
+
+pytestmark = pytest.mark.slow
+
+KILLS = 20
+RESUMED = re.compile(r"resumed shoe (\d+) coup (\d+), due (\S+), cards (.*?) \| (.*?), lamps (\S+)")
+
+
+def replayed_view(h: Harness) -> tuple[str, ...]:
+    """What the journal says the table shows now: shoe, coup, due, cards and lamps, as the daemon logs it."""
+    state = TableState()
+    with Journal.open(h.journal, read_only=True) as j:
+        for _id, body in j.inputs():
+            if body.get("kind") in REPLAYED_KINDS:
+                state.apply(input_from_dict(body))
+    v = state.view()
+    return (
+        str(v.shoe_number),
+        str(v.coup_number),
+        v.due.value,
+        " ".join(c.token for c in v.player) or "-",
+        " ".join(c.token for c in v.banker) or "-",
+        ",".join(sorted(lamp.value for lamp in v.lamps)) or "none",
+    )
+
+
+def test_sigkill_at_random_moments_loses_and_doubles_nothing(harness: Harness) -> None:
+    rng = random.Random(2026)
+    harness.start_sim("--decks", "2", "--pace", "0.01", seed=31)
+    harness.start_daemon()
+    harness.wait_daemon_log("ready in")
+    kills = 0
+    resumed_checked = 0
+    while kills < KILLS and harness.sim is not None and harness.sim.poll() is None:
+        time.sleep(rng.uniform(0.05, 0.4))
+        assert harness.stop_daemon(signal.SIGKILL) == -signal.SIGKILL
+        kills += 1
+        expected = replayed_view(harness)
+        harness.start_daemon()
+        log = harness.wait_daemon_log("resumed shoe")
+        match = RESUMED.search(log)
+        assert match is not None
+        assert match.groups() == expected, f"kill {kills}: resumed {match.groups()} but the journal says {expected}"
+        resumed_checked += 1
+    assert kills == KILLS, f"the shoe ended after only {kills} kills; slow the simulator down"
+    assert harness.wait_sim(timeout=180) == 0
+    assert harness.stop_daemon() == 0
+    assert resumed_checked == KILLS
+    assert_matches_truth(harness, sequenced=True)
