@@ -1,0 +1,385 @@
+"""The service's systemd files: the unit verifies and is hardened, sysusers and udev rules say what we mean.
+
+The tools come from the Debian package ``systemd`` (``scripts/install-system-deps``). Without them these
+tests skip, naming the missing tool; under ``CI=true`` a missing tool fails the test instead, so that CI
+cannot pass by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SYSTEMD = ROOT / "systemd"
+UNIT = SYSTEMD / "shoe-controller.service"
+SYSUSERS = SYSTEMD / "shoe-controller.sysusers"
+UDEV_RULES = SYSTEMD / "99-shoe.rules"
+INSTALL_DEPS = ROOT / "scripts" / "install-system-deps"
+
+PRODUCTION_EXEC = "/opt/shoe-controller/venv/bin/shoe-controller"
+MAX_EXPOSURE = 2.0
+
+
+def require(tool: str) -> str:
+    """The tool's path; skip without it, or fail under CI=true."""
+    path = shutil.which(tool)
+    if path is not None:
+        return path
+    reason = f"{tool} not found: run scripts/install-system-deps (Debian package systemd)"
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        pytest.fail(f"{reason}; CI=true, so a missing tool fails instead of skipping")
+    pytest.skip(reason)
+
+
+def run(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False, env=env)
+
+
+def parse_unit(text: str) -> dict[str, dict[str, list[str]]]:
+    """Section -> key -> values in order (systemd keys may repeat: DeviceAllow=, SystemCallFilter=)."""
+    sections: dict[str, dict[str, list[str]]] = {}
+    current: dict[str, list[str]] | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        assert not line.endswith("\\"), f"continuation lines are not expected: {raw!r}"
+        if line.startswith("["):
+            assert line.endswith("]"), raw
+            current = sections.setdefault(line[1:-1], defaultdict(list))
+            continue
+        assert current is not None, f"assignment outside a section: {raw!r}"
+        key, sep, value = line.partition("=")
+        assert sep, f"not KEY=value: {raw!r}"
+        current[key.strip()].append(value.strip())
+    return sections
+
+
+@pytest.fixture(scope="module")
+def service() -> dict[str, list[str]]:
+    return parse_unit(UNIT.read_text())["Service"]
+
+
+def one(section: dict[str, list[str]], key: str) -> str:
+    values = section.get(key, [])
+    assert len(values) == 1, f"{key}= set {len(values)} times: {values}"
+    return values[0]
+
+
+def test_a_missing_tool_skips_locally(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(shutil, "which", lambda _: None)
+    with pytest.raises(pytest.skip.Exception, match="install-system-deps"):
+        require("systemd-analyze")
+
+
+def test_a_missing_tool_fails_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setattr(shutil, "which", lambda _: None)
+    with pytest.raises(pytest.fail.Exception, match="CI=true"):
+        require("systemd-analyze")
+
+
+# -- the unit: what the daemon relies on -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("Type", "notify"),
+        ("NotifyAccess", "main"),
+        ("ExecStart", f"{PRODUCTION_EXEC} run --config /etc/shoe-controller/config.toml"),
+        ("WatchdogSec", "10"),
+        ("Restart", "on-failure"),
+        ("RestartSec", "2"),
+        ("KillSignal", "SIGTERM"),
+        ("User", "shoe-controller"),
+        ("Group", "shoe-controller"),
+        ("StateDirectory", "shoe-controller"),
+        ("WorkingDirectory", "/var/lib/shoe-controller"),  # lgpio writes its pipes here
+        ("UMask", "0077"),
+        ("DevicePolicy", "closed"),
+        ("ProtectSystem", "strict"),
+        ("IPAddressDeny", "any"),
+        ("IPAddressAllow", "localhost"),
+        ("CapabilityBoundingSet", ""),
+        ("MemoryDenyWriteExecute", "yes"),
+        ("NoNewPrivileges", "yes"),
+    ],
+)
+def test_unit_setting(service: dict[str, list[str]], key: str, value: str) -> None:
+    assert one(service, key) == value
+
+
+def test_stop_timeout_outlasts_the_watchdog_period(service: dict[str, list[str]]) -> None:
+    # The daemon pings every WatchdogSec/2; a clean stop (journal commit, port close) gets longer than that.
+    assert int(one(service, "TimeoutStopSec")) > int(one(service, "WatchdogSec")) / 2
+
+
+def test_devices_allowed_are_exactly_the_table_hardware(service: dict[str, list[str]]) -> None:
+    allowed = dict(entry.split() for entry in service["DeviceAllow"])
+    # the shoe (USB serial or CDC-ACM), the panel's GPIO chip, the dealer LCD's I2C bus
+    assert allowed == {"char-ttyUSB": "rw", "char-ttyACM": "rw", "char-gpiochip": "rw", "char-i2c": "rw"}
+    assert service.get("PrivateDevices", ["no"]) == ["no"]  # would hide the shoe
+
+
+def test_private_users_stays_off(service: dict[str, list[str]]) -> None:
+    # In a user namespace the supplementary groups are unmapped: no shoe, no panel, no LCD.
+    assert service.get("PrivateUsers", ["no"]) == ["no"]
+    assert set(one(service, "SupplementaryGroups").split()) == {"dialout", "gpio", "i2c"}
+
+
+def test_sd_notify_and_the_scoreboard_keep_their_sockets(service: dict[str, list[str]]) -> None:
+    families = one(service, "RestrictAddressFamilies").split()
+    assert families == ["AF_UNIX", "AF_INET", "AF_INET6"]  # AF_UNIX: NOTIFY_SOCKET; AF_INET*: 127.0.0.1:8080
+    assert service.get("PrivateNetwork", ["no"]) == ["no"]  # the kiosk browser is on the host's loopback
+
+
+def test_unit_and_sysusers_agree(service: dict[str, list[str]]) -> None:
+    users = parse_sysusers(SYSUSERS.read_text())
+    user = one(service, "User")
+    state_directory = f"/var/lib/{one(service, 'StateDirectory')}"
+    assert users.home[user] == one(service, "WorkingDirectory") == state_directory
+    assert set(one(service, "SupplementaryGroups").split()) == users.members[user]
+
+
+def test_udev_groups_are_the_service_groups(service: dict[str, list[str]]) -> None:
+    groups = {dict_of(rule).get("GROUP") for rule in parse_udev(UDEV_RULES.read_text())}
+    assert groups == set(one(service, "SupplementaryGroups").split())
+
+
+# -- the unit: systemd's own checks --------------------------------------------------------------------
+
+
+def test_systemd_analyze_verify_prints_nothing(tmp_path: Path) -> None:
+    """`verify` also checks that ExecStart exists, and /opt/shoe-controller exists only on a table.
+
+    So the unit is copied and its ExecStart pointed at this venv's own `shoe-controller` script (the same
+    console script the table's venv has), or /bin/true when the project is not installed here.
+    """
+    analyze = require("systemd-analyze")
+    text = UNIT.read_text()
+    assert f"ExecStart={PRODUCTION_EXEC} " in text
+    script = Path(sys.executable).parent / "shoe-controller"
+    stand_in = str(script) if os.access(script, os.X_OK) else shutil.which("true") or "/bin/true"
+    copy = tmp_path / UNIT.name
+    copy.write_text(text.replace(f"ExecStart={PRODUCTION_EXEC} ", f"ExecStart={stand_in} "))
+    result = run(analyze, "verify", str(copy))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_systemd_analyze_verify_catches_a_broken_unit(tmp_path: Path) -> None:
+    # Guards the test above: an empty output must mean "checked and clean", not "checked nothing".
+    analyze = require("systemd-analyze")
+    copy = tmp_path / UNIT.name
+    copy.write_text(UNIT.read_text().replace("Type=notify", "Type=notifyy"))
+    result = run(analyze, "verify", str(copy))
+    assert "notifyy" in result.stdout + result.stderr
+
+
+_EXPOSURE = re.compile(r"Overall exposure level for shoe-controller\.service:\s*(\d+\.\d+)")
+
+
+def test_security_exposure_is_at_most_2() -> None:
+    analyze = require("systemd-analyze")
+    result = run(analyze, "security", "--offline=true", "--no-pager", str(UNIT))
+    assert result.returncode == 0, result.stderr
+    match = _EXPOSURE.search(result.stdout)
+    assert match is not None, result.stdout
+    exposure = float(match.group(1))
+    failing = [line for line in result.stdout.splitlines() if line.startswith("✗")]
+    assert exposure <= MAX_EXPOSURE, "\n".join(failing)
+
+
+# -- sysusers -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class SysUsers:
+    home: dict[str, str]
+    members: dict[str, set[str]]
+    groups: set[str]
+
+
+def parse_sysusers(text: str) -> SysUsers:
+    """The few sysusers.d(5) line types we use, with their field syntax checked."""
+    users = SysUsers({}, defaultdict(set), set())
+    for raw in text.splitlines():
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        fields = re.findall(r'"[^"]*"|\S+', raw)
+        kind, name = fields[0], fields[1]
+        assert re.fullmatch(r"[a-z_][a-z0-9_-]*", name), f"bad name in {raw!r}"
+        if kind == "u":
+            assert len(fields) in (5, 6) and fields[2] == "-", f"u NAME - GECOS HOME [SHELL]: {raw!r}"
+            users.home[name] = fields[4]
+        elif kind == "g":
+            assert len(fields) == 3 and fields[2] == "-", f"g NAME -: {raw!r}"
+            users.groups.add(name)
+        elif kind == "m":
+            assert len(fields) == 3, f"m USER GROUP: {raw!r}"
+            users.members[name].add(fields[2])
+        else:
+            pytest.fail(f"unexpected sysusers line type {kind!r}: {raw!r}")
+    return users
+
+
+def _fake_root(tmp_path: Path, groups: str) -> Path:
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    (root / "usr/lib/sysusers.d").mkdir(parents=True)
+    shutil.copy(SYSUSERS, root / "usr/lib/sysusers.d/shoe-controller.conf")  # where the guide installs it
+    (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    (root / "etc/group").write_text(groups)
+    return root
+
+
+def _table(path: Path) -> dict[str, list[str]]:
+    return {line.split(":")[0]: line.split(":") for line in path.read_text().splitlines()}
+
+
+RASPBERRY_PI_OS_GROUPS = "root:x:0:\ndialout:x:20:pi\ngpio:x:997:pi\ni2c:x:998:pi\n"
+PLAIN_DEBIAN_GROUPS = "root:x:0:\ndialout:x:20:\n"
+
+
+@pytest.mark.parametrize("groups", [RASPBERRY_PI_OS_GROUPS, PLAIN_DEBIAN_GROUPS], ids=["pi-os", "debian"])
+def test_sysusers_creates_the_service_user_in_the_hardware_groups(tmp_path: Path, groups: str) -> None:
+    sysusers = require("systemd-sysusers")
+    root = _fake_root(tmp_path, groups)  # our own files: sysusers needs no root to rewrite them
+    result = run(sysusers, f"--root={root}")
+    assert result.returncode == 0, result.stderr
+    passwd, group = _table(root / "etc/passwd"), _table(root / "etc/group")
+    user = passwd["shoe-controller"]
+    assert user[5:] == ["/var/lib/shoe-controller", "/usr/sbin/nologin"]
+    assert 0 < int(user[2]) < 1000  # a system user
+    for name in ("dialout", "gpio", "i2c"):
+        assert "shoe-controller" in group[name][3].split(","), name
+    if groups is RASPBERRY_PI_OS_GROUPS:
+        # The g lines leave Raspberry Pi OS's groups (and their members) alone.
+        assert group["gpio"][2:] == ["997", "pi,shoe-controller"]
+        assert group["i2c"][2:] == ["998", "pi,shoe-controller"]
+    before = (root / "etc/passwd").read_text(), (root / "etc/group").read_text()
+    assert run(sysusers, f"--root={root}").returncode == 0
+    assert ((root / "etc/passwd").read_text(), (root / "etc/group").read_text()) == before  # idempotent
+
+
+def test_sysusers_file_declares_user_home_and_groups() -> None:
+    users = parse_sysusers(SYSUSERS.read_text())
+    assert users.home == {"shoe-controller": "/var/lib/shoe-controller"}
+    assert users.members == {"shoe-controller": {"dialout", "gpio", "i2c"}}
+    assert users.groups == {"gpio", "i2c"}  # created where Raspberry Pi OS's are missing
+
+
+# -- udev ---------------------------------------------------------------------------------------------
+
+_MATCH_KEYS = {
+    "ACTION", "DEVPATH", "KERNEL", "KERNELS", "NAME", "SYMLINK", "SUBSYSTEM", "SUBSYSTEMS", "DRIVER",
+    "DRIVERS", "ATTR", "ATTRS", "SYSCTL", "ENV", "CONST", "TAG", "TAGS", "TEST", "PROGRAM", "RESULT",
+}  # fmt: skip
+_ASSIGN_KEYS = {
+    "NAME", "SYMLINK", "OWNER", "GROUP", "MODE", "SECLABEL", "ATTR", "SYSCTL", "ENV", "TAG", "RUN",
+    "LABEL", "GOTO", "IMPORT", "OPTIONS",
+}  # fmt: skip
+_WITH_ATTRIBUTE = {"ATTR", "ATTRS", "SYSCTL", "ENV", "CONST", "TEST", "SECLABEL", "RUN", "IMPORT"}
+_PAIR = re.compile(r'\s*([A-Z]+)(?:\{([^}]+)\})?\s*(==|!=|\+=|-=|:=|=)\s*"((?:[^"\\]|\\.)*)"\s*(?:,|$)')
+
+UdevPair = tuple[str, str, str, str]  # key, {attribute}, operator, value
+
+
+def parse_udev(text: str) -> list[list[UdevPair]]:
+    """udev(7) rule syntax: each line `KEY[{attr}]OP"value"` pairs separated by commas."""
+    rules = []
+    for raw in text.splitlines():
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        pairs: list[UdevPair] = []
+        position = 0
+        while position < len(raw):
+            match = _PAIR.match(raw, position)
+            assert match is not None, f"udev syntax error at column {position}: {raw!r}"
+            key, attribute, op, value = match.groups()
+            keys = _MATCH_KEYS if op in ("==", "!=") else _ASSIGN_KEYS
+            assert key in keys, f"{key}{op} is not a udev {'match' if keys is _MATCH_KEYS else 'assignment'}"
+            assert (attribute is not None) == (key in _WITH_ATTRIBUTE), f"{key} and {{attribute}}: {raw!r}"
+            pairs.append((key, attribute or "", op, value))
+            position = match.end()
+        matches = [op for _, _, op, _ in pairs if op in ("==", "!=")]
+        assert matches, f"a rule without a match applies to every device: {raw!r}"
+        rules.append(pairs)
+    return rules
+
+
+def dict_of(rule: list[UdevPair]) -> dict[str, str]:
+    return {f"{key}{{{attr}}}" if attr else key: value for key, attr, _, value in rule}
+
+
+def test_udev_rules_parse_and_udevadm_verify_accepts_them() -> None:
+    assert len(parse_udev(UDEV_RULES.read_text())) == 4
+    udevadm = shutil.which("udevadm")
+    # `udevadm verify` exists from systemd 254 (Debian trixie); on bookworm the parse above is the check.
+    if udevadm is not None and "verify" in run(udevadm, "--help").stdout:
+        result = run(udevadm, "verify", str(UDEV_RULES))
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'SUBSYSTEM=="tty", SYMLINK+="shoe" GROUP="dialout"',  # missing comma
+        'SUBSYSTEM=="tty", ATTRS{idVendor}=="0403", MODE=0660',  # unquoted
+        'SUBSYSTEM=="tty", GROUPS="dialout"',  # no such key
+        'SUBSYSTEM=="tty", ATTRS=="0403"',  # attribute missing
+        'MODE="0660"',  # matches every device
+    ],
+)
+def test_udev_parser_rejects_broken_rules(line: str) -> None:
+    with pytest.raises(AssertionError):
+        parse_udev(line)
+
+
+def test_udev_gives_both_usb_serial_chips_the_stable_shoe_name() -> None:
+    rules = parse_udev(UDEV_RULES.read_text())
+    shoes = [dict_of(rule) for rule in rules if ("SYMLINK", "", "+=", "shoe") in rule]
+    ids = {(shoe["ATTRS{idVendor}"], shoe["ATTRS{idProduct}"]) for shoe in shoes}
+    assert ids == {("0403", "6001"), ("1a86", "7523")}  # FTDI FT232R, WCH CH340
+    for shoe in shoes:
+        assert shoe["SUBSYSTEM"] == "tty"
+        assert (shoe["GROUP"], shoe["MODE"]) == ("dialout", "0660")
+        assert shoe["ENV{ID_MM_DEVICE_IGNORE}"] == "1"  # ModemManager must not probe the shoe
+
+
+# -- scripts/install-system-deps ----------------------------------------------------------------------
+
+
+def _install_deps(path_dir: Path) -> subprocess.CompletedProcess[str]:
+    bash = shutil.which("bash") or "/bin/bash"
+    return run(bash, str(INSTALL_DEPS), env={"PATH": str(path_dir), "HOME": str(path_dir)})
+
+
+def test_install_system_deps_reports_what_is_missing_and_exits_0(tmp_path: Path) -> None:
+    # An empty PATH: no systemd-analyze and no apt-get, so it cannot install even as root.
+    result = _install_deps(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "missing: systemd-analyze (Debian package systemd)" in result.stdout
+    assert "installed" not in result.stdout
+
+
+def test_install_system_deps_does_nothing_when_all_is_present(tmp_path: Path) -> None:
+    stub = tmp_path / "systemd-analyze"
+    stub.write_text("#!/bin/sh\nexit 0\n")
+    stub.chmod(0o755)
+    apt = tmp_path / "apt-get"  # would record a call; must not be called
+    apt.write_text(f"#!/bin/sh\necho called >> {tmp_path}/apt-called\nexit 1\n")
+    apt.chmod(0o755)
+    result = _install_deps(tmp_path)
+    assert (result.returncode, result.stdout) == (0, "system dependencies: all present\n")
+    assert not (tmp_path / "apt-called").exists()
