@@ -1,0 +1,468 @@
+"""The binary dialect of the shoe's wire protocol: frame encoder and sans-I/O decoder.
+
+A frame body is ``version u8 | type u8 | seq u16 | payload | crc32 u32`` (big-endian, CRC-32/ISO-HDLC
+over everything before it), COBS-encoded and ended by one ``0x00`` delimiter. The layouts and the rules
+are in ``docs/protocol.md``; the test vectors in :mod:`firmware_protocol.vectors`.
+
+:func:`encode` turns a message into one complete wire frame. :class:`BinaryDecoder` turns any bytes from
+the serial line into :class:`FrameReceived` and :class:`FrameRejected` events: it never raises, it never
+holds more than ``max_buffer`` bytes, and every byte it discards comes back in some event's ``raw``
+(empty frames between consecutive delimiters are idle fill and produce nothing).
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+from .messages import (
+    PROTOCOL_VERSION,
+    Ack,
+    Button,
+    ButtonPressed,
+    CardRead,
+    CutCard,
+    Due,
+    Heartbeat,
+    Hello,
+    Message,
+    MessageType,
+    Prompt,
+    Resend,
+    Reset,
+    Status,
+    StatusFlags,
+    Unreadable,
+)
+
+DELIMITER = b"\x00"
+#: Header (version, type, seq) and CRC trailer sizes; a body shorter than both together is TOO_SHORT.
+HEADER_SIZE = 4
+CRC_SIZE = 4
+MIN_BODY = HEADER_SIZE + CRC_SIZE
+#: Largest seq value; reliable events use 1..MAX_SEQ (0 is never an event).
+MAX_SEQ = 0xFFFF
+#: Longest version-1 body: HELLO with two 32-byte strings.
+MAX_V1_BODY = MIN_BODY + 1 + 4 + 1 + 32 + 1 + 32
+
+_HEADER = struct.Struct(">BBH")
+_CRC = struct.Struct(">I")
+_U16 = struct.Struct(">H")
+_U32 = struct.Struct(">I")
+_HELLO_FIXED = struct.Struct(">BI")
+
+
+class RejectReason(Enum):
+    """Why a frame (or a run of bytes) was not turned into a message."""
+
+    BAD_FRAMING = "bad_framing"  # COBS structure broken (a code byte points past the frame end)
+    TOO_SHORT = "too_short"  # decoded body shorter than header + CRC (8 bytes)
+    BAD_CRC = "bad_crc"  # CRC-32 does not match: damaged on the wire
+    UNSUPPORTED_VERSION = "unsupported_version"  # CRC good, version byte is not ours
+    UNKNOWN_TYPE = "unknown_type"  # CRC and version good, type code unknown to us
+    BAD_PAYLOAD = "bad_payload"  # CRC, version and type good; payload too short or a value out of range
+    OVERSIZE = "oversize"  # frame longer than the decoder's cap: discarded up to the next delimiter
+    OVERSIZE_TAIL = "oversize_tail"  # further bytes of a frame already reported OVERSIZE
+    WRONG_DIRECTION = "wrong_direction"  # a valid frame that this side never receives (set by sessions)
+    BAD_SEQ = "bad_seq"  # a reliable event with seq 0, which no event carries (set by sessions)
+
+
+@dataclass(frozen=True, slots=True)
+class FrameReceived:
+    """A valid frame: its header seq, the message, and the exact wire bytes (delimiter included)."""
+
+    seq: int
+    message: Message
+    raw: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class FrameRejected:
+    """Bytes that did not make a valid frame. ``seq`` and ``message_type`` are set only when the CRC
+    matched (so they can be trusted): UNSUPPORTED_VERSION, UNKNOWN_TYPE, BAD_PAYLOAD, WRONG_DIRECTION."""
+
+    reason: RejectReason
+    raw: bytes
+    detail: str
+    seq: int | None = None
+    message_type: int | None = None
+
+
+BinaryEvent = FrameReceived | FrameRejected
+
+
+class EncodeError(ValueError):
+    """A message or seq that cannot be put on the wire (our fault, not the peer's)."""
+
+    def __init__(self, what: object, reason: str) -> None:
+        super().__init__(f"cannot encode {what!r}: {reason}")
+        self.what = what
+        self.reason = reason
+
+
+# --------------------------------------------------------------------------------------------- COBS
+
+
+def cobs_encode(data: bytes) -> bytes:
+    """COBS-encode ``data`` (no delimiter added). The result contains no 0x00 byte."""
+    out = bytearray()
+    for block in data.split(b"\x00"):
+        while len(block) >= 0xFE:
+            out.append(0xFF)
+            out += block[:0xFE]
+            block = block[0xFE:]
+        out.append(len(block) + 1)
+        out += block
+    return bytes(out)
+
+
+def cobs_decode(frame: bytes) -> bytes | None:
+    """Decode one COBS frame (no delimiter). ``None`` if the structure is broken: an empty frame, a 0x00
+    byte inside, or a code byte that points past the end."""
+    n = len(frame)
+    if n == 0:
+        return None
+    code = frame[0]
+    if code == n and 0 not in frame:  # fast path: the body held no 0x00
+        return frame[1:]
+    out = bytearray()
+    i = 0
+    while i < n:
+        code = frame[i]
+        j = i + code
+        if code == 0 or j > n:
+            return None
+        block = frame[i + 1 : j]
+        if 0 in block:
+            return None
+        out += block
+        if j < n and code != 0xFF:
+            out.append(0)
+        i = j
+    return bytes(out)
+
+
+# ------------------------------------------------------------------------------------------ payloads
+
+
+def _hello_payload(m: Hello) -> bytes:
+    fw = m.firmware_version.encode()
+    sn = m.serial_number.encode()
+    return _HELLO_FIXED.pack(m.protocol_version, m.session_id) + bytes([len(fw)]) + fw + bytes([len(sn)]) + sn
+
+
+def _card_payload(m: CardRead) -> bytes:
+    return bytes([m.rank, ord(m.suit)])
+
+
+def _empty_payload(_: object) -> bytes:
+    return b""
+
+
+def _button_payload(m: ButtonPressed) -> bytes:
+    return bytes([Button(m.button)])
+
+
+def _status_payload(m: Status) -> bytes:
+    flags = int(m.flags)
+    if not 0 <= flags <= 0xFF:
+        raise EncodeError(m, "status flags outside a byte")
+    return bytes([flags])
+
+
+def _heartbeat_payload(m: Heartbeat) -> bytes:
+    return _U32.pack(m.session_id)
+
+
+def _ack_payload(m: Ack) -> bytes:
+    return _U16.pack(m.up_to)
+
+
+def _resend_payload(m: Resend) -> bytes:
+    return _U16.pack(m.from_seq)
+
+
+def _prompt_payload(m: Prompt) -> bytes:
+    return bytes([Due(m.due)])
+
+
+class _BadPayload(Exception):
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+def _need(p: bytes, size: int, name: str) -> None:
+    if len(p) < size:
+        raise _BadPayload(f"{name} payload needs {size} bytes, got {len(p)}")
+
+
+def _read_text(p: bytes, at: int, name: str) -> tuple[str, int]:
+    if at >= len(p):
+        raise _BadPayload(f"HELLO {name} length byte missing")
+    size = p[at]
+    end = at + 1 + size
+    if end > len(p):
+        raise _BadPayload(f"HELLO {name} declares {size} bytes, only {len(p) - at - 1} present")
+    try:
+        return p[at + 1 : end].decode("utf-8"), end
+    except UnicodeDecodeError as exc:
+        raise _BadPayload(f"HELLO {name} is not UTF-8: {exc.reason}") from exc
+
+
+def _hello(p: bytes) -> Message:
+    _need(p, _HELLO_FIXED.size, "HELLO")
+    protocol_version, session_id = _HELLO_FIXED.unpack_from(p)
+    firmware_version, at = _read_text(p, _HELLO_FIXED.size, "firmware version")
+    serial_number, _ = _read_text(p, at, "serial number")
+    return Hello(firmware_version, serial_number, protocol_version, session_id)
+
+
+def _card(p: bytes) -> Message:
+    if len(p) < 2:
+        raise _BadPayload(f"CARD payload needs 2 bytes, got {len(p)}")
+    return CardRead(p[0], chr(p[1]))
+
+
+def _unreadable(_: bytes) -> Message:
+    return Unreadable()
+
+
+def _cut_card(_: bytes) -> Message:
+    return CutCard()
+
+
+def _button(p: bytes) -> Message:
+    _need(p, 1, "BUTTON")
+    return ButtonPressed(Button(p[0]))
+
+
+def _status(p: bytes) -> Message:
+    _need(p, 1, "STATUS")
+    return Status(StatusFlags(p[0]))
+
+
+def _heartbeat(p: bytes) -> Message:
+    _need(p, 4, "HEARTBEAT")
+    return Heartbeat(_U32.unpack_from(p)[0])
+
+
+def _ack(p: bytes) -> Message:
+    _need(p, 2, "ACK")
+    return Ack(_U16.unpack_from(p)[0])
+
+
+def _resend(p: bytes) -> Message:
+    _need(p, 2, "RESEND")
+    return Resend(_U16.unpack_from(p)[0])
+
+
+def _prompt(p: bytes) -> Message:
+    _need(p, 1, "PROMPT")
+    return Prompt(Due(p[0]))
+
+
+def _reset(_: bytes) -> Message:
+    return Reset()
+
+
+_DECODERS: dict[int, Callable[[bytes], Message]] = {
+    MessageType.HELLO: _hello,
+    MessageType.CARD: _card,
+    MessageType.UNREADABLE: _unreadable,
+    MessageType.CUT_CARD: _cut_card,
+    MessageType.BUTTON: _button,
+    MessageType.STATUS: _status,
+    MessageType.HEARTBEAT: _heartbeat,
+    MessageType.ACK: _ack,
+    MessageType.RESEND: _resend,
+    MessageType.PROMPT: _prompt,
+    MessageType.RESET: _reset,
+}
+
+
+def message_type(message: Message) -> MessageType:
+    """The wire code of ``message``."""
+    try:
+        return _TYPE_CODES[type(message)]
+    except KeyError:
+        raise EncodeError(message, "not a protocol message") from None
+
+
+_TYPE_CODES: dict[type, MessageType] = {
+    Hello: MessageType.HELLO,
+    CardRead: MessageType.CARD,
+    Unreadable: MessageType.UNREADABLE,
+    CutCard: MessageType.CUT_CARD,
+    ButtonPressed: MessageType.BUTTON,
+    Status: MessageType.STATUS,
+    Heartbeat: MessageType.HEARTBEAT,
+    Ack: MessageType.ACK,
+    Resend: MessageType.RESEND,
+    Prompt: MessageType.PROMPT,
+    Reset: MessageType.RESET,
+}
+
+
+def _payload(message: Message) -> bytes:
+    match message:
+        case Hello():
+            return _hello_payload(message)
+        case CardRead():
+            return _card_payload(message)
+        case Unreadable() | CutCard() | Reset():
+            return _empty_payload(message)
+        case ButtonPressed():
+            return _button_payload(message)
+        case Status():
+            return _status_payload(message)
+        case Heartbeat():
+            return _heartbeat_payload(message)
+        case Ack():
+            return _ack_payload(message)
+        case Resend():
+            return _resend_payload(message)
+        case Prompt():
+            return _prompt_payload(message)
+    raise EncodeError(message, "not a protocol message")
+
+
+# ------------------------------------------------------------------------------------------ frames
+
+
+def encode_body(seq: int, message: Message, *, version: int = PROTOCOL_VERSION) -> bytes:
+    """The frame body before COBS: header, payload, CRC-32. ``version`` is for tests of the version rule."""
+    if not 0 <= seq <= MAX_SEQ:
+        raise EncodeError(seq, "seq outside 0..0xFFFF")
+    try:
+        payload = _payload(message)
+    except ValueError as exc:  # an enum field holding a value with no wire code
+        if isinstance(exc, EncodeError):
+            raise
+        raise EncodeError(message, str(exc)) from exc
+    head = _HEADER.pack(version, message_type(message), seq) + payload
+    return head + _CRC.pack(zlib.crc32(head))
+
+
+def frame_body(body: bytes) -> bytes:
+    """Wrap a ready body (header, payload, CRC) into a wire frame: COBS plus the delimiter."""
+    return cobs_encode(body) + DELIMITER
+
+
+def encode(seq: int, message: Message) -> bytes:
+    """One complete wire frame for ``message`` with header ``seq`` (COBS-encoded, ending in 0x00)."""
+    return cobs_encode(encode_body(seq, message)) + DELIMITER
+
+
+def _decode(frame: bytes, raw: bytes) -> BinaryEvent:
+    body = cobs_decode(frame)
+    if body is None:
+        return FrameRejected(RejectReason.BAD_FRAMING, raw, "COBS structure broken")
+    size = len(body)
+    if size < MIN_BODY:
+        return FrameRejected(RejectReason.TOO_SHORT, raw, f"body of {size} bytes, at least {MIN_BODY} needed")
+    end = size - CRC_SIZE
+    crc = zlib.crc32(body[:end])
+    sent = _CRC.unpack_from(body, end)[0]
+    if crc != sent:
+        return FrameRejected(RejectReason.BAD_CRC, raw, f"CRC {sent:08x} on the wire, {crc:08x} computed")
+    version, mtype, seq = _HEADER.unpack_from(body)
+    if version != PROTOCOL_VERSION:
+        return FrameRejected(
+            RejectReason.UNSUPPORTED_VERSION, raw, f"protocol version {version}", seq=seq, message_type=mtype
+        )
+    decoder = _DECODERS.get(mtype)
+    if decoder is None:
+        return FrameRejected(
+            RejectReason.UNKNOWN_TYPE, raw, f"message type 0x{mtype:02x}", seq=seq, message_type=mtype
+        )
+    try:
+        message = decoder(body[HEADER_SIZE:end])
+    except _BadPayload as exc:
+        return FrameRejected(RejectReason.BAD_PAYLOAD, raw, exc.detail, seq=seq, message_type=mtype)
+    except ValueError as exc:  # a field the message refuses (rank 14, suit 'X', unknown button or due)
+        return FrameRejected(RejectReason.BAD_PAYLOAD, raw, str(exc), seq=seq, message_type=mtype)
+    return FrameReceived(seq, message, raw)
+
+
+def decode_frame(frame: bytes) -> BinaryEvent:
+    """Decode one wire frame: COBS-encoded bytes, with or without its single trailing 0x00 delimiter.
+
+    The event's ``raw`` is ``frame`` exactly as given. Never raises."""
+    inner = frame[:-1] if frame.endswith(DELIMITER) else frame
+    if DELIMITER in inner:
+        return FrameRejected(RejectReason.BAD_FRAMING, bytes(frame), "0x00 inside a frame")
+    return _decode(bytes(inner), bytes(frame))
+
+
+class BinaryDecoder:
+    """Stream decoder: feed it whatever the serial port gave; get one event per frame.
+
+    At most ``max_buffer`` bytes of an unfinished frame are kept. A frame longer than that is reported
+    once as OVERSIZE (its first bytes in ``raw``) and the rest of it, up to the next delimiter, is handed
+    back as OVERSIZE_TAIL events (one per :meth:`feed` call) so that no byte vanishes unreported."""
+
+    __slots__ = ("_buf", "_discarding", "max_buffer")
+
+    def __init__(self, max_buffer: int = 1024) -> None:
+        if max_buffer < MIN_BODY + 1:
+            raise ValueError(f"max_buffer {max_buffer} cannot hold the shortest frame")
+        self.max_buffer = max_buffer
+        self._buf = b""
+        self._discarding = False
+
+    @property
+    def buffered(self) -> int:
+        """Bytes of an unfinished frame held now (never more than ``max_buffer``)."""
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> list[BinaryEvent]:
+        """Take bytes from the line; return the events of every frame they complete."""
+        events: list[BinaryEvent] = []
+        if not data:
+            return events
+        data = bytes(data)
+        if self._discarding:
+            cut = data.find(0)
+            if cut < 0:
+                events.append(FrameRejected(RejectReason.OVERSIZE_TAIL, data, "rest of an oversize frame"))
+                return events
+            events.append(
+                FrameRejected(RejectReason.OVERSIZE_TAIL, data[: cut + 1], "end of an oversize frame")
+            )
+            data = data[cut + 1 :]
+            self._discarding = False
+        buf = self._buf + data if self._buf else data
+        cap = self.max_buffer
+        if 0 not in data and len(buf) <= cap:  # the frame goes on (byte-by-byte reads land here)
+            self._buf = buf
+            return events
+        parts = buf.split(b"\x00")
+        tail = parts.pop()
+        append = events.append
+        for part in parts:
+            if not part:
+                continue  # idle fill between delimiters
+            if len(part) > cap:
+                append(
+                    FrameRejected(
+                        RejectReason.OVERSIZE, part + DELIMITER, f"frame of {len(part)} bytes, cap {cap}"
+                    )
+                )
+            else:
+                append(_decode(part, part + DELIMITER))
+        if len(tail) > cap:
+            append(
+                FrameRejected(
+                    RejectReason.OVERSIZE,
+                    tail,
+                    f"more than {cap} bytes without a delimiter; discarding up to the next one",
+                )
+            )
+            self._discarding = True
+            tail = b""
+        self._buf = tail
+        return events

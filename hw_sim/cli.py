@@ -1,0 +1,219 @@
+"""The ``shoe-sim`` command: the software shoe on a pty or a TCP port, in real time.
+
+    shoe-sim (--link PATH | --tcp HOST:PORT) [--dialect binary|ascii] [--decks N] [--seed N] [--shoes N]
+             [--pace real|fast|SECONDS] [--fault NAME=RATE ...] [--script FILE] [--truth FILE]
+             [--dealer prompt|self] [--cut-card K] [--disconnect-for SECONDS] [--linger SECONDS]
+             [--settle SECONDS] [--no-extra-coup]
+
+Prints one line saying where it listens, then runs until every shoe is dealt (and, in the binary
+dialect, acknowledged) or it is interrupted: SIGINT or SIGTERM exit 0 after removing the symlink. Bad
+arguments exit 2 with one line naming the problem. Time comes only from ``time.monotonic``; the shoe
+itself is :class:`hw_sim.core.ShoeSimulator`, which this module only feeds with bytes and the time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import select
+import signal
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+from typing import NoReturn
+
+from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
+from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
+from hw_sim.shoe import DEFAULT_CUT_FROM_BACK
+from hw_sim.transport import PtyTransport, TcpTransport, TransportError
+from hw_sim.truth import TruthLog
+
+PROG = "shoe-sim"
+#: Pause between the chunks of a frame cut by a ``split`` fault.
+CHUNK_GAP = 0.002
+#: Longest sleep of the main loop, so that a controller plugging in is noticed quickly.
+TICK = 0.05
+
+
+class UsageError(Exception):
+    """A command-line problem; the message is the one line printed."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _pace(text: str) -> float:
+    if text == "real":
+        return 1.0
+    if text == "fast":
+        return 0.0
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not real, fast or a number of seconds") from None
+    if value < 0 or value != value:
+        raise argparse.ArgumentTypeError(f"{text!r}: seconds per card cannot be negative")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} cannot be negative")
+    return value
+
+
+def _tcp(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (port 0-65535)")
+    return host.strip("[]"), int(port)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="The software card-reading shoe, for the controller and its tests.")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--link", type=Path, help="make a pty and symlink its slave here (e.g. /tmp/shoe0)")
+    where.add_argument("--tcp", type=_tcp, metavar="HOST:PORT", help="listen here (port 0: any free port)")
+    p.add_argument("--dialect", choices=[d.value for d in Dialect], default=Dialect.BINARY.value)
+    p.add_argument("--decks", type=int, default=8, help="decks in the shoe, 1-8 (default 8)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the shuffle, session ids and faults")
+    p.add_argument("--shoes", type=int, default=1, help="shoes to deal before exiting (default 1)")
+    p.add_argument("--pace", type=_pace, default=1.0, help="real (1 card/s), fast, or SECONDS per card")
+    p.add_argument("--dealer", choices=[m.value for m in DealerMode], help="prompt (binary default) or self")
+    p.add_argument("--cut-card", type=int, default=DEFAULT_CUT_FROM_BACK, metavar="K", help="cards behind it")
+    p.add_argument("--no-extra-coup", action="store_true", help="end the shoe with the cut card's coup")
+    p.add_argument("--fault", action="append", default=[], metavar="NAME=RATE", help="inject a fault by rate")
+    p.add_argument("--script", type=Path, help="JSON Lines of scripted faults ({'at_card': 17, 'fault': ...})")
+    p.add_argument("--truth", type=Path, help="write the record of truth here (JSON Lines)")
+    p.add_argument("--disconnect-for", type=_seconds, default=4.0, metavar="SECONDS")
+    p.add_argument("--linger", type=_seconds, metavar="SECONDS", help="after the last shoe (see docs)")
+    p.add_argument("--settle", type=_seconds, default=0.3, metavar="SECONDS", help="wait after a client appears")
+    return p
+
+
+def config_from_args(args: argparse.Namespace) -> SimConfig:
+    """Turn parsed arguments into a validated :class:`SimConfig`; raise UsageError naming the problem."""
+    rates: dict[Fault, float] = {}
+    try:
+        for spec in args.fault:
+            fault, rate = parse_rate(spec)
+            rates[fault] = rate
+        script: tuple[ScriptedFault, ...] = ()
+        if args.script is not None:
+            try:
+                text = args.script.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise UsageError(f"--script {args.script}: {exc.strerror}") from None
+            script = tuple(parse_script(text.splitlines(), str(args.script)))
+    except FaultSpecError as exc:
+        raise UsageError(f"--fault/--script {exc}") from None
+    try:
+        return SimConfig(
+            dialect=Dialect(args.dialect),
+            decks=args.decks,
+            seed=args.seed,
+            shoes=args.shoes,
+            pace=args.pace,
+            dealer=DealerMode(args.dealer) if args.dealer else None,
+            cut_card=args.cut_card,
+            faults=FaultPlan(rates, script),
+            disconnect_for=args.disconnect_for,
+            one_more_coup=not args.no_extra_coup,
+            linger=args.linger,
+        )
+    except ConfigError as exc:
+        raise UsageError(f"--{exc.key.replace('_', '-')}: {exc.reason}") from None
+
+
+class _Stop(Exception):
+    """SIGTERM arrived."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise _Stop()
+
+
+def run(sim: ShoeSimulator, transport: PtyTransport | TcpTransport, settle: float) -> None:
+    """The real-time loop: move bytes between the transport and the core until the core is finished."""
+    first_seen: float | None = None
+    was_disconnected = False
+    while not sim.finished:
+        now = time.monotonic()
+        if not sim.started:
+            if transport.connected:
+                first_seen = now if first_seen is None else first_seen
+                if now - first_seen >= settle:
+                    sim.start(now)
+            else:
+                first_seen = None
+        deadline = sim.next_deadline()
+        timeout = TICK if deadline is None else min(max(deadline - now, 0.0), TICK)
+        readable, writable, _ = select.select(transport.read_fds(), transport.write_fds(), [], timeout)
+        now = time.monotonic()
+        if readable:
+            data = transport.read()
+            if data:
+                sim.receive(data, now)
+        if writable:
+            transport.flush()
+        items = sim.poll(now)
+        if sim.disconnected and not was_disconnected:
+            transport.drop_client()
+        elif was_disconnected and not sim.disconnected and isinstance(transport, TcpTransport):
+            transport.allow_clients()
+        was_disconnected = sim.disconnected
+        for i, chunk in enumerate(items):
+            if i:
+                time.sleep(CHUNK_GAP)
+            transport.write(chunk)
+    transport.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        config = config_from_args(args)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    transport: PtyTransport | TcpTransport = PtyTransport(args.link) if args.link else TcpTransport(*args.tcp)
+    try:
+        stream = args.truth.open("w", encoding="utf-8") if args.truth else None
+    except OSError as exc:
+        print(f"{PROG}: error: --truth {args.truth}: {exc.strerror}", file=sys.stderr)
+        return 2
+    truth = TruthLog(stream)
+    try:
+        transport.open()
+    except TransportError as exc:
+        truth.close()
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    sim = ShoeSimulator(config, truth)
+    try:
+        print(
+            f"{PROG}: listening on {transport.describe()}, {config.dialect.value} dialect, {config.decks} decks, "
+            f"seed {config.seed}",
+            flush=True,
+        )
+        run(sim, transport, args.settle)
+        print(f"{PROG}: done: {sim.shoe_number} shoe(s), {sim.cards_in_run} cards", flush=True)
+    except (KeyboardInterrupt, _Stop):
+        truth.write("interrupted", time.monotonic())
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        transport.close()
+        truth.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

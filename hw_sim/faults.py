@@ -1,0 +1,232 @@
+"""Fault injection for the software shoe: which faults exist, how they are planned, and the byte stage.
+
+Faults come by rate (``--fault NAME=RATE``) or at a scripted position (``--script FILE``, JSON Lines such as
+``{"at_card": 17, "fault": "misdraw"}``; ``at_card`` counts every card that passed the reader in the run,
+burn, foreign and unreadable cards included, from 1; an optional ``"shoe": N`` counts within shoe N only).
+
+The rate's unit depends on the fault (see :data:`UNIT`):
+
+* per byte: ``corrupt`` (the byte is replaced by another value), ``drop`` (the byte is lost);
+* per frame (binary) or line (ASCII): ``duplicate`` (sent twice), ``split`` (written in arbitrary chunks
+  with small delays between them);
+* per card: ``disconnect`` (the line goes dead for a while, then comes back), ``reboot`` (the shoe
+  restarts: new session id, its unacknowledged events are lost), ``unreadable`` (the reader cannot
+  identify the card), ``foreign`` (a card this shoe cannot contain, see :mod:`hw_sim.shoe`), ``misdraw``
+  (the dealer draws a card when none is due, before the next declare), ``early_declare`` (DECLARE is
+  pressed while a third card is still due).
+
+A scripted byte fault hits the frame or line that carries card ``at_card`` (exactly one byte for
+``corrupt`` and ``drop``).
+
+:class:`FaultStage` is the manipulator between the firmware's output and the transport, in the manner of
+pymodbus' NullModem hook: units (frames or lines) in, chunks out, every damage written to the truth log.
+It has no I/O and no clock, so it works in memory as well as in front of a pty or a socket.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from hw_sim.truth import TruthLog
+
+
+class Fault(Enum):
+    """The faults the simulator can inject."""
+
+    CORRUPT = "corrupt"
+    DROP = "drop"
+    DUPLICATE = "duplicate"
+    SPLIT = "split"
+    DISCONNECT = "disconnect"
+    REBOOT = "reboot"
+    UNREADABLE = "unreadable"
+    FOREIGN = "foreign"
+    MISDRAW = "misdraw"
+    EARLY_DECLARE = "early_declare"
+
+
+BYTE_FAULTS = frozenset({Fault.CORRUPT, Fault.DROP})
+UNIT_FAULTS = frozenset({Fault.DUPLICATE, Fault.SPLIT})
+#: Faults that change the card that passes the reader (decided before the card is drawn).
+CARD_FAULTS = frozenset({Fault.UNREADABLE, Fault.FOREIGN})
+#: Faults that happen after a card (the link, the firmware, or the dealer's next move).
+AFTER_CARD_FAULTS = frozenset({Fault.DISCONNECT, Fault.REBOOT, Fault.MISDRAW, Fault.EARLY_DECLARE})
+
+UNIT: dict[Fault, str] = (
+    {f: "byte" for f in BYTE_FAULTS}
+    | {f: "frame" for f in UNIT_FAULTS}
+    | {f: "card" for f in CARD_FAULTS | AFTER_CARD_FAULTS}
+)
+
+
+class FaultSpecError(ValueError):
+    """A fault rate or script entry that cannot be used; ``where`` names it (argument or file:line)."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+        self.reason = reason
+
+
+def parse_fault(name: str) -> Fault:
+    try:
+        return Fault(name.strip().lower().replace("-", "_"))
+    except ValueError:
+        known = ", ".join(f.value for f in Fault)
+        raise FaultSpecError(name, f"unknown fault (known: {known})") from None
+
+
+def parse_rate(spec: str) -> tuple[Fault, float]:
+    """``NAME=RATE`` -> (fault, probability in [0, 1])."""
+    name, sep, value = spec.partition("=")
+    if not sep:
+        raise FaultSpecError(spec, "expected NAME=RATE, e.g. corrupt=0.01")
+    fault = parse_fault(name)
+    try:
+        rate = float(value)
+    except ValueError:
+        raise FaultSpecError(spec, f"rate {value!r} is not a number") from None
+    if not 0.0 <= rate <= 1.0:
+        raise FaultSpecError(spec, f"rate {rate} outside 0-1 (a probability per {UNIT[fault]})")
+    return fault, rate
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedFault:
+    """One scripted fault: ``fault`` at card number ``at_card`` (of the run, or of shoe ``shoe``)."""
+
+    at_card: int
+    fault: Fault
+    shoe: int | None = None
+
+
+def parse_script(lines: Iterable[str], source: str = "script") -> list[ScriptedFault]:
+    """Parse JSON Lines of scripted faults; blank lines and lines starting with ``#`` are skipped."""
+    out: list[ScriptedFault] = []
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        where = f"{source}:{number}"
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise FaultSpecError(where, f"not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise FaultSpecError(where, 'expected an object like {"at_card": 17, "fault": "misdraw"}')
+        at, name, shoe = obj.get("at_card"), obj.get("fault"), obj.get("shoe")
+        if not isinstance(at, int) or isinstance(at, bool) or at < 1:
+            raise FaultSpecError(where, "at_card must be a whole number from 1")
+        if not isinstance(name, str):
+            raise FaultSpecError(where, "fault must be a fault name")
+        if shoe is not None and (not isinstance(shoe, int) or isinstance(shoe, bool) or shoe < 1):
+            raise FaultSpecError(where, "shoe must be a whole number from 1")
+        extra = set(obj) - {"at_card", "fault", "shoe"}
+        if extra:
+            raise FaultSpecError(where, f"unknown key {sorted(extra)[0]!r}")
+        try:
+            fault = parse_fault(name)
+        except FaultSpecError as exc:
+            raise FaultSpecError(where, exc.reason) from None
+        out.append(ScriptedFault(at, fault, shoe))
+    return out
+
+
+@dataclass(frozen=True)
+class FaultPlan:
+    """Every fault of a run: rates by fault, and scripted positions."""
+
+    rates: Mapping[Fault, float] = field(default_factory=dict)
+    script: tuple[ScriptedFault, ...] = ()
+
+    def rate(self, fault: Fault) -> float:
+        return self.rates.get(fault, 0.0)
+
+    def scripted(self, card_in_run: int, shoe: int, card_in_shoe: int) -> list[Fault]:
+        """The scripted faults that concern this card."""
+        return [
+            s.fault
+            for s in self.script
+            if (s.shoe is None and s.at_card == card_in_run) or (s.shoe == shoe and s.at_card == card_in_shoe)
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitInfo:
+    """What a unit on the wire carries, for the truth log: a frame's seq and type, or a line's number."""
+
+    seq: int | None
+    kind: str
+
+
+class FaultStage:
+    """The manipulator between the firmware's output and the transport.
+
+    ``stage(unit, info)`` takes one frame (binary) or one line (ASCII) and returns the chunks to write:
+    usually one; several when the unit is split (the transport pauses briefly between chunks); the
+    unit twice when duplicated; damaged bytes when corrupted or dropped. Every change is written to the
+    truth log as a ``fault`` event carrying the unit's seq and the bytes actually sent (``sent``, hex).
+    :meth:`arm` schedules a scripted fault for the next unit with a given seq.
+    """
+
+    def __init__(self, rates: Mapping[Fault, float], rng: random.Random, truth: TruthLog) -> None:
+        self.rates = {f: r for f, r in rates.items() if f in BYTE_FAULTS | UNIT_FAULTS and r > 0}
+        self.rng = rng
+        self.truth = truth
+        self._armed: dict[int, list[Fault]] = {}
+        self.now: float | None = None
+
+    def arm(self, seq: int, fault: Fault) -> None:
+        """Apply ``fault`` once to the next unit carrying ``seq``."""
+        self._armed.setdefault(seq, []).append(fault)
+
+    def __call__(self, unit: bytes, info: UnitInfo) -> list[bytes]:
+        armed = self._armed.pop(info.seq, []) if info.seq is not None else []
+        if not self.rates and not armed:
+            return [unit]
+        rng = self.rng
+        data = bytearray(unit)
+        corrupt = self.rates.get(Fault.CORRUPT, 0.0)
+        drop = self.rates.get(Fault.DROP, 0.0)
+        corrupted: list[int] = []
+        dropped: list[int] = []
+        if corrupt or drop:
+            out = bytearray()
+            for i, b in enumerate(data):
+                if drop and rng.random() < drop:
+                    dropped.append(i)
+                    continue
+                if corrupt and rng.random() < corrupt:
+                    b ^= rng.randrange(1, 256)
+                    corrupted.append(i)
+                out.append(b)
+            data = out
+        if Fault.CORRUPT in armed and data:
+            i = rng.randrange(len(data))
+            data[i] ^= rng.randrange(1, 256)
+            corrupted.append(i)
+        if Fault.DROP in armed and data:
+            i = rng.randrange(len(data))
+            del data[i]
+            dropped.append(i)
+        sent = bytes(data)
+        base = {"seq": info.seq, "unit": info.kind, "original": unit.hex(), "sent": sent.hex()}
+        if corrupted:
+            self.truth.write("fault", self.now, kind=Fault.CORRUPT.value, offsets=sorted(corrupted), **base)
+        if dropped:
+            self.truth.write("fault", self.now, kind=Fault.DROP.value, offsets=sorted(dropped), **base)
+        duplicate = Fault.DUPLICATE in armed or rng.random() < self.rates.get(Fault.DUPLICATE, 0.0)
+        split = Fault.SPLIT in armed or rng.random() < self.rates.get(Fault.SPLIT, 0.0)
+        chunks = [sent + sent] if duplicate else [sent]
+        if duplicate:
+            self.truth.write("fault", self.now, kind=Fault.DUPLICATE.value, seq=info.seq, unit=info.kind)
+        if split and len(chunks[0]) > 1:
+            whole = chunks[0]
+            cuts = sorted(rng.sample(range(1, len(whole)), rng.randint(1, min(4, len(whole) - 1))))
+            chunks = [whole[a:b] for a, b in zip([0, *cuts], [*cuts, len(whole)], strict=True)]
+            self.truth.write("fault", self.now, kind=Fault.SPLIT.value, seq=info.seq, unit=info.kind, cuts=cuts)
+        return chunks
