@@ -28,13 +28,14 @@ from controller.game.table import (
 )
 from firmware_protocol import messages as m
 from firmware_protocol.ascii import AsciiCard, AsciiDecoder, LineRejected
-from firmware_protocol.binary import FrameRejected
+from firmware_protocol.binary import FrameRejected, RejectReason
 from firmware_protocol.session import (
     ControllerSession,
     DuplicateDropped,
     GapDetected,
     LinkDown,
     LinkUp,
+    SessionJoined,
     ShoeEvent,
 )
 from firmware_protocol.session import ShoeRebooted as SessionRebooted
@@ -170,6 +171,14 @@ class BinaryWire:
                 out.append(WireLink(False, f"no frame for {ev.silent_for:.1f} s"))
             elif isinstance(ev, FrameRejected):
                 out.append(WireNoise(ev.reason.value, ev.raw, ev.detail))
+                if ev.reason is RejectReason.BAD_PAYLOAD and ev.message_type == m.MessageType.CARD:
+                    # A sequenced CARD frame with a good CRC whose payload we cannot read: a card left the
+                    # shoe and we do not know which. The session acknowledges it in turn; the table halts.
+                    body = {"kind": "unreadable", "reason": "bad_payload", "seq": ev.seq, "raw": ev.raw.hex()}
+                    out.append(WireInput(body, UnreadableCard()))
+            elif isinstance(ev, SessionJoined):
+                detail = f"joined shoe session {ev.session_id} at event {ev.first_number}; earlier events unseen"
+                out.append(WireNoise("session_joined", b"", detail))
             elif isinstance(ev, GapDetected):
                 out.append(WireNoise("gap", b"", f"expected seq {ev.expected_seq}, got {ev.got_seq}"))
         return out
