@@ -4,7 +4,8 @@ Two dealers:
 
 * :class:`PromptDealer` (binary dialect, ``--dealer prompt``) follows the controller's PROMPT: ``DEAL`` ->
   the four initial cards one at a time; ``PLAYER_THIRD`` / ``BANKER_THIRD`` -> one card; ``NOTHING`` ->
-  press DECLARE; ``BURN`` -> one burn card per BURN prompt; ``SHOE_CLOSED`` -> end the shoe. It presses
+  press DECLARE; ``BURN`` -> one burn card per BURN prompt; ``HALTED`` -> hold VOID (an unreadable or
+  foreign card halted the coup); ``SHOE_CLOSED`` -> end the shoe. It presses
   NEW_SHOE at the start of each shoe. A prompt is followed once, and only when every event the shoe sent
   has been acknowledged (the dealer looks at the table's lights after each card); prompts that cannot be
   meant now (a DEAL in the middle of a coup, a second PLAYER_THIRD, a SHOE_CLOSED before any coup) are
@@ -179,6 +180,8 @@ class PromptDealer:
             return self.coup_cards >= 4 and _THIRD[due] not in self._thirds
         if due is Due.NOTHING:
             return self.coup_cards >= 4
+        if due is Due.HALTED:
+            return True
         # SHOE_CLOSED: only once this shoe has had a coup (before that it is the closed table of old)
         return self.coups_declared >= 1 and self.coup_cards == 0
 
@@ -219,6 +222,12 @@ class PromptDealer:
             self.coup_cards = 0
             self._thirds.clear()
             return Press(Button.DECLARE)
+        if due is Due.HALTED:
+            # An unreadable or foreign card halted the coup: the house procedure is to void it.
+            self.coups_declared += 1  # the controller counts a voided coup towards the cut card's countdown
+            self.coup_cards = 0
+            self._thirds.clear()
+            return Press(Button.VOID)
         return EndShoe("shoe closed")
 
     def on_card(self, card: Card, role: Role) -> None:
