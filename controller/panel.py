@@ -244,6 +244,7 @@ ALARM_SIGNALS: Mapping[Alarm, AlarmSignal] = MappingProxyType(
         # the coup is halted until the dealer holds VOID: the loudest and fastest
         Alarm.UNREADABLE: AlarmSignal(LampPattern.FAST_BLINK, SHORT_BEEPS_3),
         Alarm.FOREIGN_CARD: AlarmSignal(LampPattern.FAST_BLINK, SHORT_BEEPS_3),
+        Alarm.SHOE_REBOOTED: AlarmSignal(LampPattern.FAST_BLINK, SHORT_BEEPS_3),
         # the shoe is not talking to the controller: no card can be acknowledged
         Alarm.LINK_DOWN: AlarmSignal(LampPattern.SLOW_BLINK, LONG_BEEP),
         # call the supervisor, but the shoe carries on
@@ -255,7 +256,6 @@ ALARM_SIGNALS: Mapping[Alarm, AlarmSignal] = MappingProxyType(
         Alarm.UNREADABLE_EXPOSED: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_2),
         # notices
         Alarm.NOTHING_TO_DECLARE: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),
-        Alarm.SHOE_REBOOTED: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),
     }
 )
 

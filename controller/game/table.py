@@ -128,12 +128,12 @@ class Alarm(Enum):
     SHOE_CLOSED = "SHOE CLOSED"  # a card drawn after the shoe ended: press NEW SHOE
     UNREADABLE_EXPOSED = "BURN CARD UNREADABLE"  # the exposed burn card is unknown: press NEW SHOE again
     LINK_DOWN = "LINK DOWN"
-    SHOE_REBOOTED = "SHOE REBOOTED"
+    SHOE_REBOOTED = "SHOE REBOOTED"  # events not yet acknowledged were lost: void the coup in progress
 
     @property
     def halts_coup(self) -> bool:
         """While this alarm stands no card is accepted into the coup (the dealer must void)."""
-        return self in (Alarm.UNREADABLE, Alarm.FOREIGN_CARD)
+        return self in (Alarm.UNREADABLE, Alarm.FOREIGN_CARD, Alarm.SHOE_REBOOTED)
 
 
 class Due(Enum):
@@ -379,7 +379,11 @@ class TableState:
                 return self._clear(Alarm.LINK_DOWN)
             return self._raise(Alarm.LINK_DOWN, "no frame from the shoe within the link timeout")
         if isinstance(event, ShoeRebooted):
-            return self._raise(Alarm.SHOE_REBOOTED, "the shoe started a new session; unacknowledged events lost")
+            if self.shoe.phase is not ShoePhase.DEALING:
+                return self._raise(Alarm.SHOE_REBOOTED, "the shoe started a new session; check the burn")
+            return self._raise(
+                Alarm.SHOE_REBOOTED, "the shoe started a new session; cards may be lost: hold VOID to void the coup"
+            )
         raise TypeError(f"not a table input: {event!r}")
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -405,7 +409,6 @@ class TableState:
         Alarm.MISDRAW,
         Alarm.EARLY_DECLARE,
         Alarm.NOTHING_TO_DECLARE,
-        Alarm.SHOE_REBOOTED,
         Alarm.FOREIGN_BURN_CARD,
     )
 
