@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -60,8 +60,8 @@ def run_table(h: Harness, *sim_args: str, seed: int = 7, decks: int = 1) -> Alar
 
 
 @pytest.fixture
-def script(tmp_path: Path) -> Iterator[Path]:
-    yield tmp_path / "script.jsonl"
+def script(tmp_path: Path) -> Path:
+    return tmp_path / "script.jsonl"
 
 
 def alarm_rows(h: Harness) -> list[dict]:  # type: ignore[type-arg]
