@@ -1,0 +1,485 @@
+"""The dealer's character LCD (an HD44780 on an I2C backpack, driven through RPLCD) as a table sink.
+
+Two parts, kept apart so the picture can be tested without any LCD:
+
+* :func:`render` - a pure function from the table's view to the display's lines, each exactly ``cols``
+  characters of plain ASCII (what every HD44780 character ROM holds):
+
+  ======  ===================================================================================
+  line 1  both totals as the cards arrive (``P 5   B 7``; a hand's total is blank before its first
+          card). On a two-line display the right end carries ``CUT`` / ``LAST`` (the cut card is out /
+          this coup is the last of the shoe) or a ``DRAGON 7`` / ``PANDA 8`` that hit.
+  line 2  the most severe standing alarm (``UNREADABLE CARD``, ``LINK DOWN``, ``MISDRAW`` ...), else the
+          coup's result with a payout hint once it is complete (``BANKER 7-5 PAYS .95``,
+          ``BANKER 7-5 EZ PUSH``, ``BANKER 6-4 PAYS 1:2``, ``TIE 6-6 PAYS 8:1``), else what is due
+          (``DEAL``, ``PLAYER DRAWS``, ``BANKER DRAWS``, ``BURN 7 LEFT``, ``HOLD VOID``, ``NEW SHOE``).
+  line 3  (four-line displays) the cards, ``P 2H AD 8D  B KS 7C`` (``2H AD 8D | KS 7C 9H`` when both
+          hands hold three); ``DRAGON 7 PAYS 40:1`` instead once it hit.
+  line 4  (four-line displays) the shoe, ``SHOE 1 COUP 12 R380`` and ``CUT`` / ``LAST``.
+  ======  ===================================================================================
+
+  Hints are chosen longest first among those that fit, so a 16-column display gets the short forms
+  (``BANKER 7-5 -5%``, ``BANKER 7-5 PUSH``, ``BANKER 6-4 1:2``).
+
+* :class:`LcdSink` - the sink the table loop feeds. It compares each line with the last frame and sends
+  only the characters that changed (through a PCF8574 each character costs eight bus writes). Hardware
+  trouble never reaches the table loop: an LCD that is absent at start-up, or that fails later, is logged
+  once, recorded in :attr:`LcdSink.fault`, and the sink goes inert; the daemon carries on without it.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal, Protocol
+
+from controller.config import LcdSection
+from controller.game.coup import CoupResult, Winner
+from controller.game.rules import CommissionCollection, Ruleset
+from controller.game.table import Alarm, Due, Notice, TableView
+
+__all__ = [
+    "ALARM_PRECEDENCE",
+    "CharLcd",
+    "LcdFactory",
+    "LcdFault",
+    "LcdSink",
+    "alarm_text",
+    "open_rplcd",
+    "render",
+    "top_alarm",
+]
+
+logger = logging.getLogger(__name__)
+
+# ---------------------------------------------------------------------------------------------------------
+# The picture (pure)
+
+#: The alarms that are neither halting nor the link, most severe first: a foreign card among the burn
+#: cards (call the supervisor), the dealer errors with a house procedure, then the notices.
+_LESSER_ALARMS: tuple[Alarm, ...] = (
+    Alarm.FOREIGN_BURN_CARD,
+    Alarm.MISDRAW,
+    Alarm.EARLY_DECLARE,
+    Alarm.SHOE_CLOSED,
+    Alarm.UNREADABLE_EXPOSED,
+    Alarm.NOTHING_TO_DECLARE,
+    Alarm.SHOE_REBOOTED,
+)
+
+
+def _precedence() -> tuple[Alarm, ...]:
+    halting = [a for a in Alarm if a.halts_coup]  # the table's own rule, so the two never disagree
+    order = [*halting, Alarm.LINK_DOWN, *(a for a in _LESSER_ALARMS if a not in halting)]
+    return (*order, *(a for a in Alarm if a not in order))  # an alarm added later still gets a place
+
+
+#: Standing alarms in the order the display shows them, most severe first: the halting ones (the coup
+#: waits for VOID), then a dead link (no card can be acknowledged), then the dealer errors, then notices.
+ALARM_PRECEDENCE: tuple[Alarm, ...] = _precedence()
+_RANK = {alarm: i for i, alarm in enumerate(ALARM_PRECEDENCE)}
+
+#: Shorter texts for the alarms whose display text does not fit a 16-column line.
+_SHORT_ALARM: dict[Alarm, str] = {
+    Alarm.EARLY_DECLARE: "EARLY DECLARE",
+    Alarm.FOREIGN_BURN_CARD: "FOREIGN BURNED",
+    Alarm.NOTHING_TO_DECLARE: "NOTHING TO DECL",
+    Alarm.UNREADABLE_EXPOSED: "BURN UNREADABLE",
+}
+
+_DUE_TEXT: dict[Due, str] = {
+    Due.DEAL: "DEAL",
+    Due.PLAYER_THIRD: "PLAYER DRAWS",
+    Due.BANKER_THIRD: "BANKER DRAWS",
+    Due.DECLARE: "DECLARE",
+    Due.VOID: "HOLD VOID",
+    Due.NEW_SHOE: "NEW SHOE",
+}
+
+#: What the HD44780's ROM (A00 and A02 alike) draws as in ASCII: 0x20-0x7D except 0x5C (a yen sign on A00).
+_ROM_SAFE = frozenset(chr(c) for c in range(0x20, 0x7E)) - {"\\"}
+
+
+def top_alarm(alarms: Sequence[Alarm]) -> Alarm | None:
+    """The most severe of the standing alarms (see :data:`ALARM_PRECEDENCE`), ``None`` for none."""
+    return min(alarms, key=lambda a: _RANK.get(a, len(_RANK)), default=None)
+
+
+def alarm_text(alarm: Alarm, cols: int) -> str:
+    """The alarm's display text, or its short form when the full text is wider than ``cols``."""
+    if len(alarm.value) <= cols:
+        return alarm.value
+    return _SHORT_ALARM.get(alarm, alarm.value)
+
+
+def render(view: TableView, ruleset: Ruleset, cols: int, rows: int) -> list[str]:
+    """The display's lines for ``view``: ``rows`` strings of exactly ``cols`` ROM-safe characters."""
+    if cols < 1 or rows < 1:
+        raise ValueError(f"an LCD of {cols}x{rows} characters has nothing to show")
+    badge = _badge(view.result, ruleset)
+    status = _status_line(view, ruleset, cols)
+    if rows >= 4:
+        cards = _badge_line(badge, ruleset) if badge is not None else _cards_line(view, cols)
+        lines = [_totals(view, "", cols), status, cards, _shoe_line(view, cols)]
+    else:
+        mark = _shoe_mark(view)
+        if badge is not None:
+            suffixed = f"{status.rstrip()} {_BADGE_TEXT[badge]}"
+            if len(suffixed) <= cols:
+                status = suffixed
+            else:
+                mark = _BADGE_TEXT[badge]
+        lines = [_totals(view, mark, cols), status]
+    lines += [""] * (rows - len(lines))
+    return [_fit(line, cols) for line in lines[:rows]]
+
+
+def _fit(text: str, cols: int) -> str:
+    """``text`` made safe for the ROM, cut or padded to exactly ``cols`` characters."""
+    safe = "".join(ch if ch in _ROM_SAFE else "?" for ch in text)
+    return safe[:cols].ljust(cols)
+
+
+def _first_fit(candidates: Sequence[str], cols: int) -> str:
+    """The first candidate that fits ``cols`` (the last one, to be cut, if none does)."""
+    for text in candidates:
+        if len(text) <= cols:
+            return text
+    return candidates[-1]
+
+
+def _totals(view: TableView, mark: str, cols: int) -> str:
+    p = str(view.player_total) if view.player else " "
+    b = str(view.banker_total) if view.banker else " "
+    wide, narrow = f"P {p}   B {b}", f"P {p} B {b}"
+    if not mark:
+        return wide
+    for left in (wide, narrow):
+        if len(left) + 1 + len(mark) <= cols:
+            return left + mark.rjust(cols - len(left))
+    return wide
+
+
+def _status_line(view: TableView, ruleset: Ruleset, cols: int) -> str:
+    alarm = top_alarm(view.alarms)
+    if alarm is not None:
+        text = alarm_text(alarm, cols)
+        more = len(view.alarms) - 1
+        if more and len(text) + 2 + len(str(more)) <= cols:
+            text += f"+{more}".rjust(cols - len(text))
+        return text
+    if view.result is not None:
+        return _result_text(view.result, ruleset, cols)
+    if view.due is Due.BURN:
+        return f"BURN {view.burn_left} LEFT" if view.burn_left else "EXPOSE BURN CARD"
+    text = _DUE_TEXT[view.due]
+    if view.due is Due.DEAL and view.last_coup:
+        text = _first_fit([f"{text} LAST COUP", f"{text} LAST"], cols)
+    return text
+
+
+def _result_text(result: CoupResult, ruleset: Ruleset, cols: int) -> str:
+    """``BANKER 7-5`` with the longest payout hint that fits."""
+    pt, bt = result.player_total, result.banker_total
+    winner = result.winner
+    name = "TIE" if winner is Winner.TIE else winner.value.upper()
+    head = f"{name} {max(pt, bt)}-{min(pt, bt)}"
+    candidates = [f"{head} {hint}" for hint in _hints(result, ruleset)]
+    return _first_fit([*candidates, head], cols)
+
+
+def _hints(result: CoupResult, rules: Ruleset) -> list[str]:
+    """Payout hints for the winning main wager, longest first (mirrors settlement's rules)."""
+    winner = result.winner
+    if winner is Winner.TIE:
+        return [f"PAYS {_odds(rules.tie_pays)}", _odds(rules.tie_pays)]
+    if winner is Winner.PLAYER:
+        return [f"PAYS {_odds(rules.player_pays)}", _odds(rules.player_pays)]
+    if rules.banker_three_card_seven_pushes and result.banker_three_cards and result.banker_total == 7:
+        return ["EZ PUSH", "PUSH"]
+    pays = rules.banker_pays
+    if rules.banker_six_pays is not None and result.banker_total == 6:
+        pays = rules.banker_six_pays
+    rate = rules.commission_rate
+    if rate:
+        pct = _decimal(rate * 100, leading_zero=True) + "%"
+        if rules.commission_collection is CommissionCollection.AT_SHOE_END:
+            return [f"{_odds(pays)} +{pct}", f"+{pct}"]
+        return [f"PAYS {_decimal(pays * (1 - rate))}", f"-{pct}"]
+    return [f"PAYS {_odds(pays)}", _odds(pays)]
+
+
+def _odds(pays: Fraction) -> str:
+    """Odds "N to 1" as the casino writes them: ``8:1``, ``1:2``, ``3:2``."""
+    if pays.denominator == 1:
+        return f"{pays.numerator}:1"
+    return f"{pays.numerator}:{pays.denominator}"
+
+
+def _decimal(value: Fraction, *, leading_zero: bool = False) -> str:
+    """``.95``, ``.975``, ``1.5`` - exact to four places, else the fraction ``n/d``. Never a float."""
+    for places in range(5):
+        scaled = value * 10**places
+        if scaled.denominator == 1:
+            break
+    else:
+        return f"{value.numerator}/{value.denominator}"
+    whole, frac = divmod(scaled.numerator, 10**places)
+    if not places:
+        return str(whole)
+    digits = f"{frac:0{places}d}"
+    return f"{whole}.{digits}" if whole or leading_zero else f".{digits}"
+
+
+Badge = Literal["dragon_7", "panda_8"]
+_BADGE_TEXT: dict[Badge, str] = {"dragon_7": "DRAGON 7", "panda_8": "PANDA 8"}
+
+
+def _badge(result: CoupResult | None, rules: Ruleset) -> Badge | None:
+    """Dragon 7 (Banker wins with three cards totalling 7) or Panda 8 (Player, three cards, 8) if it hit."""
+    if result is None:
+        return None
+    winner = result.winner
+    if (
+        winner is Winner.BANKER
+        and result.banker_three_cards
+        and result.banker_total == 7
+        and rules.dragon_7_pays
+    ):
+        return "dragon_7"
+    if (
+        winner is Winner.PLAYER
+        and result.player_three_cards
+        and result.player_total == 8
+        and rules.panda_8_pays
+    ):
+        return "panda_8"
+    return None
+
+
+def _badge_line(badge: Badge, rules: Ruleset) -> str:
+    pays = rules.dragon_7_pays if badge == "dragon_7" else rules.panda_8_pays
+    return f"{_BADGE_TEXT[badge]} PAYS {_odds(pays)}"
+
+
+def _cards_line(view: TableView, cols: int) -> str:
+    if not view.player and not view.banker:
+        return ""
+    p = " ".join(c.token for c in view.player)
+    b = " ".join(c.token for c in view.banker)
+    # Both hands of three cards do not fit 20 columns with their letters: the hands are split by a bar.
+    return _first_fit([f"P {p}  B {b}", f"P {p} B {b}", f"{p} | {b}"], cols)
+
+
+def _shoe_mark(view: TableView) -> str:
+    if view.last_coup:
+        return "LAST"
+    return "CUT" if view.cut_card_out else ""
+
+
+def _shoe_line(view: TableView, cols: int) -> str:
+    s, c, r, mark = view.shoe_number, view.coup_number, view.cards_remaining, _shoe_mark(view)
+    tail = f" {mark}" if mark else ""
+    return _first_fit(
+        [
+            f"SHOE {s} COUP {c} R{r}{tail}",
+            f"SHOE {s} C{c} R{r}{tail}",
+            f"S{s} C{c} R{r}{tail}",
+            f"S{s} C{c} R{r}",
+        ],
+        cols,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The hardware (a thin shell round RPLCD)
+
+
+class CharLcd(Protocol):
+    """The part of RPLCD's ``CharLCD`` the sink uses (tests provide a fake with the same shape)."""
+
+    @property
+    def cursor_pos(self) -> tuple[int, int]: ...
+
+    @cursor_pos.setter
+    def cursor_pos(self, value: tuple[int, int]) -> None: ...
+
+    @property
+    def backlight_enabled(self) -> bool: ...
+
+    @backlight_enabled.setter
+    def backlight_enabled(self, value: bool) -> None: ...
+
+    def write_string(self, value: str) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def close(self, clear: bool = False) -> None: ...
+
+
+#: Opens the LCD the settings describe; raises (OSError, ImportError ...) when it cannot.
+LcdFactory = Callable[[LcdSection], CharLcd]
+
+
+@dataclass(frozen=True)
+class LcdFault:
+    """Why the LCD sink went inert: at which stage, on which bus and address, and the cause."""
+
+    stage: Literal["open", "write", "close"]
+    bus: int
+    address: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"dealer LCD at 0x{self.address:02x} on I2C bus {self.bus}: {self.stage} failed: {self.reason}"
+
+
+def open_rplcd(settings: LcdSection) -> CharLcd:
+    """RPLCD's ``CharLCD`` on the configured I2C bus, after checking that a device answers there."""
+    from RPLCD import i2c as rplcd_i2c  # deferred: a controller without an LCD needs no RPLCD
+
+    bus = rplcd_i2c.SMBus(settings.i2c_bus)  # FileNotFoundError: no /dev/i2c-N
+    try:
+        bus.read_byte(settings.i2c_address)  # OSError (EREMOTEIO / ENXIO): nothing at the address
+    finally:
+        bus.close()
+    params = {"gpio_bank": "A"} if settings.expander == "MCP23017" else None
+    lcd: CharLcd = rplcd_i2c.CharLCD(
+        settings.expander,
+        settings.i2c_address,
+        expander_params=params,
+        port=settings.i2c_bus,
+        cols=settings.cols,
+        rows=settings.rows,
+        charmap="A00",
+        auto_linebreaks=False,  # the sink positions every write itself; no line wrap commands
+        backlight_enabled=True,
+    )
+    return lcd
+
+
+def _reason(exc: BaseException, settings: LcdSection) -> str:
+    if isinstance(exc, ImportError):
+        return f"RPLCD is not installed ({exc})"
+    if isinstance(exc, FileNotFoundError):
+        return f"no /dev/i2c-{settings.i2c_bus} (is I2C enabled?)"
+    if isinstance(exc, OSError) and exc.errno in (errno.EREMOTEIO, errno.ENXIO, errno.EIO):
+        return f"no device answers at 0x{settings.i2c_address:02x} ({exc})"
+    return f"{type(exc).__name__}: {exc}"
+
+
+class LcdSink:
+    """The dealer's LCD as a sink. Never raises into the table loop: hardware trouble makes it inert."""
+
+    name = "lcd"
+
+    def __init__(
+        self, lcd_settings: LcdSection, ruleset: Ruleset, *, lcd_factory: LcdFactory | None = None
+    ) -> None:
+        self.settings = lcd_settings
+        self.ruleset = ruleset
+        self.cols = lcd_settings.cols
+        self.rows = lcd_settings.rows
+        #: Why the sink is inert, ``None`` while the LCD works.
+        self.fault: LcdFault | None = None
+        #: What the display shows now, line by line (as far as the sink knows).
+        self.shown: list[str] = [" " * self.cols] * self.rows
+        #: Characters sent since start-up (a measure of I2C traffic).
+        self.chars_written = 0
+        self._lcd: CharLcd | None = None
+        self._closed = False
+        try:
+            lcd = (lcd_factory or open_rplcd)(lcd_settings)
+        except Exception as exc:  # any hardware or driver trouble (OSError, ImportError ...): inert
+            self._fail("open", exc)
+            return
+        try:
+            lcd.clear()  # a known, blank state: ``shown`` is true from here on
+        except Exception as exc:  # the device went away between the probe and the first command
+            self._fail("open", exc)
+            self._release(lcd)
+            return
+        self._lcd = lcd
+        s = lcd_settings
+        logger.info("dealer LCD %dx%d at 0x%02x on I2C bus %d", s.cols, s.rows, s.i2c_address, s.i2c_bus)
+
+    @property
+    def active(self) -> bool:
+        """The sink drives an LCD (not faulted, not closed)."""
+        return self._lcd is not None
+
+    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
+        """Show ``view``, sending only the characters that changed since the last frame."""
+        lcd = self._lcd
+        if lcd is None:
+            return
+        frame = render(view, self.ruleset, self.cols, self.rows)
+        try:
+            for row, (new, old) in enumerate(zip(frame, self.shown, strict=True)):
+                if new == old:
+                    continue
+                for start, end in _changed_runs(old, new):
+                    lcd.cursor_pos = (row, start)
+                    lcd.write_string(new[start:end])
+                    self.chars_written += end - start
+                self.shown[row] = new
+        except Exception as exc:  # a bus error must not reach the table loop
+            self._fail("write", exc)
+            self._release(lcd)
+
+    def close(self) -> None:
+        """Clear the display and turn the backlight off. Idempotent; never raises."""
+        lcd, self._lcd = self._lcd, None
+        if self._closed:
+            return
+        self._closed = True
+        if lcd is None:
+            return
+        try:
+            lcd.clear()
+            lcd.backlight_enabled = False
+            self.shown = [" " * self.cols] * self.rows
+        except Exception as exc:  # shutting down: report and carry on
+            self._fail("close", exc)
+        self._release(lcd)
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _fail(self, stage: Literal["open", "write", "close"], exc: BaseException) -> None:
+        self._lcd = None
+        s = self.settings
+        self.fault = LcdFault(stage, s.i2c_bus, s.i2c_address, _reason(exc, s))
+        if stage == "close":
+            logger.error("%s", self.fault)
+        else:
+            logger.error("%s; the dealer LCD stays off until the daemon restarts", self.fault)
+
+    @staticmethod
+    def _release(lcd: CharLcd) -> None:
+        """Let go of the driver and its I2C file (RPLCD's own close leaves the bus open)."""
+        try:
+            lcd.close(clear=False)
+            bus = getattr(lcd, "bus", None)
+            if bus is not None:
+                bus.close()
+        except Exception:  # releasing a broken device: nothing more to do
+            logger.debug("closing the dealer LCD failed", exc_info=True)
+
+
+def _changed_runs(old: str, new: str) -> list[tuple[int, int]]:
+    """The half-open column ranges to rewrite so that ``old`` becomes ``new`` (lines of equal width).
+
+    Each run costs one cursor move, as much as one character, so runs one unchanged character apart are
+    merged and longer stretches of unchanged characters are skipped.
+    """
+    runs: list[tuple[int, int]] = []
+    for col, (a, b) in enumerate(zip(old, new, strict=True)):
+        if a == b:
+            continue
+        if runs and col - runs[-1][1] <= 1:
+            runs[-1] = (runs[-1][0], col + 1)
+        else:
+            runs.append((col, col + 1))
+    return runs
