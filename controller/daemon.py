@@ -106,6 +106,10 @@ class Daemon:
             active_high=s.gpio.active_high,
         )
         sinks.append(PanelSink(self.panel))
+        if s.lcd.enabled:
+            from controller.displays.lcd import LcdSink
+
+            sinks.append(LcdSink(s.lcd, s.ruleset()))  # absent hardware: a logged fault, the sink goes inert
         sinks.extend(self.extra_sinks)
         self.link = ShoeLink(s.shoe.port, s.shoe.baud, self._put, backoff_max=s.shoe.reconnect_backoff_max)
         self.loop = TableLoop(
