@@ -6,6 +6,7 @@ uses ``T`` for ten (``TH``). Baccarat values: ace 1, two to nine their face, ten
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 
@@ -135,6 +136,6 @@ def parse_cards(tokens: list[str] | tuple[str, ...]) -> list[Card]:
     return [Card.parse(t) for t in tokens]
 
 
-def hand_total(cards: tuple[Card, ...] | list[Card]) -> int:
+def hand_total(cards: Sequence[Card]) -> int:
     """A hand's total: the sum of the card values mod 10."""
     return sum(c.value for c in cards) % 10

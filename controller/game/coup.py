@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from controller.game.cards import Card
+from controller.game.cards import Card, hand_total
 from controller.game.errors import CardNotDue, RulesViolation
 from controller.game.tableau import TABLEAU
 
@@ -91,11 +91,11 @@ class CoupResult:
 
     @property
     def player_total(self) -> int:
-        return sum(c.value for c in self.player) % 10
+        return hand_total(self.player)
 
     @property
     def banker_total(self) -> int:
-        return sum(c.value for c in self.banker) % 10
+        return hand_total(self.banker)
 
     @property
     def winner(self) -> Winner:
@@ -244,12 +244,12 @@ class Coup:
     @property
     def player_total(self) -> int:
         """The Player's running total."""
-        return sum(c.value for c in self._player) % 10
+        return hand_total(self._player)
 
     @property
     def banker_total(self) -> int:
         """The Banker's running total."""
-        return sum(c.value for c in self._banker) % 10
+        return hand_total(self._banker)
 
     def deal(self, card: Card) -> Position | None:
         """Place the next card; return what is due next. Raises :class:`CardNotDue` if none is due."""

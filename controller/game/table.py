@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from controller.game.cards import Card
+from controller.game.cards import Card, hand_total
 from controller.game.coup import Coup, CoupResult, Position, Winner
 from controller.game.shoe import BurnRule, CardUse, CutCardRule, InventoryCheck, Shoe, ShoePhase
 
@@ -178,11 +178,11 @@ class TableView:
 
     @property
     def player_total(self) -> int:
-        return sum(c.value for c in self.player) % 10
+        return hand_total(self.player)
 
     @property
     def banker_total(self) -> int:
-        return sum(c.value for c in self.banker) % 10
+        return hand_total(self.banker)
 
     @property
     def lamps(self) -> frozenset[Lamp]:

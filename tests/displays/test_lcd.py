@@ -267,10 +267,7 @@ def test_the_more_severe_alarm_is_shown_whatever_the_order_raised(higher: Alarm,
 
 @pytest.mark.parametrize("alarm", list(Alarm), ids=lambda a: a.name)
 def test_an_alarm_takes_precedence_over_the_due_and_the_result(alarm: Alarm) -> None:
-    assert (
-        line(view(due=Due.PLAYER_THIRD, player="2H 3S", banker="4D 3C", alarms=(alarm,)), 2, 20, 4)
-        == alarm.value
-    )
+    assert line(view(due=Due.PLAYER_THIRD, player="2H 3S", banker="4D 3C", alarms=(alarm,)), 2, 20, 4) == alarm.value
     assert line(view(result=BANKER_7_5, alarms=(alarm,)), 2, 20, 4) == alarm.value
     assert line(view(result=BANKER_7_5, alarms=(alarm,)), 2) == alarm_text(alarm, 16)
 
@@ -399,9 +396,7 @@ def play(rules: TableRules, inputs: list[TableInput]) -> list[TableView]:
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(table_rules, st.lists(table_inputs, max_size=60), st.sampled_from([COMMISSION, EZ, SUPER6]))
-def test_every_frame_is_exact_width_and_rom_safe(
-    rules: TableRules, inputs: list[TableInput], ruleset: Ruleset
-) -> None:
+def test_every_frame_is_exact_width_and_rom_safe(rules: TableRules, inputs: list[TableInput], ruleset: Ruleset) -> None:
     """Whatever happened at the table, each line has exactly ``cols`` characters the HD44780 ROM has."""
     for v in play(rules, inputs):
         for cols, rows in GEOMETRIES:
@@ -476,9 +471,7 @@ def lcd_settings(cols: int = 16, rows: int = 2, **kw: Any) -> LcdSection:
     return LcdSection(enabled=True, cols=cols, rows=rows, **kw)
 
 
-def fake_sink(
-    cols: int = 16, rows: int = 2, rules: Ruleset = COMMISSION, **kw: Any
-) -> tuple[LcdSink, FakeLcd]:
+def fake_sink(cols: int = 16, rows: int = 2, rules: Ruleset = COMMISSION, **kw: Any) -> tuple[LcdSink, FakeLcd]:
     fake = FakeLcd(cols, rows, **kw)
     sink = LcdSink(lcd_settings(cols, rows), rules, lcd_factory=lambda s: fake)
     return sink, fake
