@@ -87,8 +87,9 @@ def rig() -> Iterator[tuple[Any, Presses, Panel]]:
 
 
 @pytest.fixture
-def panel(rig: tuple[Any, Presses, Panel]) -> Panel:
-    """The shared panel, reset: buttons released, everything off, histories and presses cleared."""
+def panel(rig: tuple[Any, Presses, Panel]) -> Iterator[Panel]:
+    """The shared panel, reset: buttons released, everything off, histories and presses cleared. Turned off
+    again afterwards, so that no blink thread outlives its test."""
     factory, presses, p = rig
     for gpio in INPUTS:
         factory.pin(gpio).drive_high()
@@ -96,7 +97,8 @@ def panel(rig: tuple[Any, Presses, Panel]) -> Panel:
     for gpio in OUTPUTS + INPUTS:
         factory.pin(gpio).clear_states()
     presses.actions.clear()
-    return p
+    yield p
+    p.off()
 
 
 @pytest.fixture

@@ -1,0 +1,44 @@
+"""Suite-wide guards: no test may leave a thread or a child process behind (STYLE.md, practice 9)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def _children() -> set[int]:
+    """Live child processes of this process (zombies included: an unreaped child is a leak too)."""
+    kids: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
+        try:
+            kids.update(int(pid) for pid in task.read_text().split())
+        except OSError:
+            continue
+    return kids
+
+
+def _threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.is_alive()}
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads_or_children(request: pytest.FixtureRequest) -> Iterator[None]:
+    threads_before = _threads()
+    children_before = _children()
+    yield
+    deadline = time.monotonic() + 3.0
+    while True:
+        leaked_threads = {t for t in _threads() - threads_before if not t.name.startswith("pydevd")}
+        leaked_children = _children() - children_before
+        if not leaked_threads and not leaked_children:
+            return
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    names = sorted(t.name for t in leaked_threads)
+    pytest.fail(f"{request.node.nodeid} left behind threads {names} and child processes {sorted(leaked_children)}")
