@@ -374,9 +374,13 @@ def test_install_system_deps_reports_what_is_missing_and_exits_0(tmp_path: Path)
 
 
 def test_install_system_deps_does_nothing_when_all_is_present(tmp_path: Path) -> None:
-    stub = tmp_path / "systemd-analyze"
-    stub.write_text("#!/bin/sh\nexit 0\n")
-    stub.chmod(0o755)
+    script = (ROOT / "scripts" / "install-system-deps").read_text()
+    commands = re.findall(r'^\s+"\S+ (\S+)"', script, flags=re.MULTILINE)
+    assert "systemd-analyze" in commands
+    for command in commands:  # every tool the script requires is "present"
+        stub = tmp_path / command
+        stub.write_text("#!/bin/sh\nexit 0\n")
+        stub.chmod(0o755)
     apt = tmp_path / "apt-get"  # would record a call; must not be called
     apt.write_text(f"#!/bin/sh\necho called >> {tmp_path}/apt-called\nexit 1\n")
     apt.chmod(0o755)
