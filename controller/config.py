@@ -589,6 +589,22 @@ class Settings(_Section):
         gpio = _override(self.gpio, {"pin_factory": ("--pin-factory", pin_factory)}, "gpio")
         return self.model_copy(update={"shoe": shoe, "journal": journal_section, "gpio": gpio})
 
+    def with_scoreboard(
+        self, *, bind: str | None = None, reveal: str | None = None, enabled: bool | None = None
+    ) -> Settings:
+        """These settings with the command line's ``--scoreboard``, ``--reveal`` and ``--no-scoreboard``."""
+        changes = {
+            "bind": ("--scoreboard", bind),
+            "reveal": ("--reveal", reveal),
+            "enabled": ("--no-scoreboard", enabled),
+        }
+        return self.model_copy(update={"scoreboard": _override(self.scoreboard, changes, "scoreboard")})
+
+    def with_table(self, *, decks: int | None = None, auto_declare: bool | None = None) -> Settings:
+        """These settings with another deck count or auto-declare (the demo's options)."""
+        changes = {"decks": ("--decks", decks), "auto_declare": ("--auto-declare", auto_declare)}
+        return self.model_copy(update={"table": _override(self.table, changes, "table")})
+
     def summary(self) -> list[str]:
         """A few lines for ``check-config`` and the daemon's start-up log."""
         t, s = self.table, self.shoe

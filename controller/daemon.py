@@ -76,6 +76,7 @@ class Daemon:
 
     def __post_init__(self) -> None:
         self.journal: Journal | None = None
+        self.scoreboard: Any = None
         self.panel: Panel | None = None
         self.link: ShoeLink | None = None
         self.loop: TableLoop | None = None
@@ -124,6 +125,8 @@ class Daemon:
         loop_holder.append(self.loop)
         replayed = self.loop.replay()
         view = self.loop.view()
+        if s.scoreboard.enabled:
+            self.scoreboard = self._open_scoreboard(view.shoe_number)
         log.info(
             "journal %s: replayed %d inputs; resumed shoe %d coup %d, due %s, cards %s | %s, lamps %s",
             s.journal.path,
@@ -136,6 +139,26 @@ class Daemon:
             ",".join(sorted(lamp.value for lamp in view.lamps)) or "none",
         )
         return self.loop
+
+    def _open_scoreboard(self, shoe_number: int) -> Any:
+        """The scoreboard sink, with the current shoe's coups from the journal so that a reload after a
+        restart shows the whole shoe. A bind failure is a logged fault, never the end of the table."""
+        from controller.displays.scoreboard import ScoreboardSink
+
+        s = self.settings
+        assert self.journal is not None and self.loop is not None
+        board = ScoreboardSink(
+            s.scoreboard,
+            table_name=s.table.name,
+            limits=s.table_limits(),
+            ruleset=s.ruleset(),
+            history=self.journal.coups(shoe=shoe_number),
+        )
+        if board.start():
+            host, port = board.address
+            log.info("scoreboard on http://%s:%d/ (reveal %s)", host, port, s.scoreboard.reveal)
+        self.loop.sinks.append(board)  # close_sinks() closes it
+        return board
 
     def _put(self, event: LoopEvent) -> None:
         assert self.loop is not None

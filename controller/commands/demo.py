@@ -27,6 +27,10 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--dialect", choices=("binary", "ascii"), default="binary", help="the shoe's protocol")
     p.add_argument("--journal", metavar="PATH", help="keep the journal here (default: a temporary file)")
     p.add_argument("--fault", action="append", default=[], metavar="NAME=RATE", help="simulator fault (repeatable)")
+    p.add_argument(
+        "--scoreboard", default="127.0.0.1:8080", metavar="HOST:PORT", help="scoreboard address (default %(default)s)"
+    )
+    p.add_argument("--reveal", choices=("on_read", "on_declare"), default="on_read", help="on_declare: squeeze game")
     p.set_defaults(handler=run)
 
 
@@ -85,13 +89,24 @@ def run(args: argparse.Namespace) -> int:
             settings = default_settings().with_overrides(
                 port=str(link), dialect=args.dialect, journal=str(journal), pin_factory="mock"
             )
-            settings = settings.model_copy(
-                update={"table": settings.table.model_copy(update={"decks": args.decks})}
-            )
+            # The ASCII dialect has no buttons: the demo declares each coup itself.
+            settings = settings.with_table(decks=args.decks, auto_declare=True if args.dialect == "ascii" else None)
+            settings = settings.with_scoreboard(bind=args.scoreboard, reveal=args.reveal)
             footer = f"seed {seed} · {args.dialect} dialect · journal {journal} · Ctrl-C to stop"
             display = TerminalDisplay(footer=footer)
             logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-            daemon = Daemon(settings, extra_sinks=[display])
+
+            def show_scoreboard(d: Daemon) -> None:
+                board = d.scoreboard
+                if board is not None and board.fault is None:
+                    host, port = board.address
+                    where = f"scoreboard http://{host}:{port}/ ({args.reveal})"
+                else:
+                    where = f"scoreboard off: {board.fault if board is not None else 'disabled'}"
+                display.footer = f"{where} · {footer}"
+                print(f"demo: {where}", flush=True)
+
+            daemon = Daemon(settings, extra_sinks=[display], on_ready=show_scoreboard)
 
             def stop_when_dealt() -> None:
                 sim.wait()

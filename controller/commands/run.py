@@ -28,6 +28,9 @@ def add_daemon_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--journal", metavar="PATH", help="the journal's SQLite file")
     p.add_argument("--pin-factory", choices=("lgpio", "rpigpio", "native", "mock"), help="GPIO backend")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), help="log level")
+    p.add_argument("--scoreboard", metavar="HOST:PORT", help="serve the scoreboard here (overrides scoreboard.bind)")
+    p.add_argument("--no-scoreboard", action="store_true", help="do not serve the scoreboard")
+    p.add_argument("--reveal", choices=("on_read", "on_declare"), help="scoreboard reveal (on_declare: squeeze)")
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -38,8 +41,11 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         settings = load_config(DEFAULT_PATH)
     else:
         settings = default_settings()
-    return settings.with_overrides(
+    settings = settings.with_overrides(
         port=args.port, dialect=args.dialect, journal=args.journal, pin_factory=args.pin_factory
+    )
+    return settings.with_scoreboard(
+        bind=args.scoreboard, reveal=args.reveal, enabled=False if args.no_scoreboard else None
     )
 
 

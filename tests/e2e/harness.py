@@ -47,6 +47,10 @@ class Harness:
             time.sleep(0.01)
 
     def start_daemon(self, *args: str, dialect: str = "binary") -> subprocess.Popen[bytes]:
+        """``shoe-controller run`` on the simulator's link; without a ``--config`` the scoreboard is off (the
+        tests that want it pass a config binding a free port)."""
+        if "--config" not in args:
+            args = (*args, "--no-scoreboard")
         log = self.tmp / f"daemon-{len(self.daemon_logs)}.log"
         self.daemon_logs.append(log)
         cmd = [

@@ -66,7 +66,7 @@ def test_binary_shoe_every_card_and_coup_exactly_once(harness: Harness) -> None:
 
 def test_ascii_shoe_every_card_and_coup_exactly_once(harness: Harness, tmp_path: Path) -> None:
     config = tmp_path / "ascii.toml"
-    config.write_text('[table]\nauto_declare = true\n[shoe]\ndialect = "ascii"\n')
+    config.write_text('[table]\nauto_declare = true\n[shoe]\ndialect = "ascii"\n[scoreboard]\nenabled = false\n')
     harness.start_sim("--decks", "2", "--pace", "0.002", dialect="ascii", seed=5)
     harness.start_daemon("--config", str(config), dialect="ascii")
     assert harness.wait_sim(timeout=120) == 0

@@ -44,7 +44,7 @@ class AlarmRecorder:
 def run_table(h: Harness, *sim_args: str, seed: int = 7, decks: int = 1) -> AlarmRecorder:
     h.start_sim("--decks", str(decks), *sim_args, seed=seed)
     settings = default_settings().with_overrides(port=str(h.link), journal=str(h.journal), pin_factory="mock")
-    settings = settings.model_copy(update={"table": settings.table.model_copy(update={"decks": decks})})
+    settings = settings.with_table(decks=decks).with_scoreboard(enabled=False)
     recorder = AlarmRecorder()
     daemon = Daemon(settings, extra_sinks=[recorder], ready_wait=0)
     recorder.daemon = daemon

@@ -1,0 +1,97 @@
+"""Fixtures for the browser tests: Debian's headless Chromium driven by Playwright, and the full table.
+
+Chromium is the system's ``/usr/bin/chromium`` (``scripts/install-system-deps`` installs it); Playwright's
+own browser downloads are never used. Without Chromium (or the ``playwright`` package) the tests skip,
+except under ``CI=true`` where they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.harness import Harness
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} (required under CI=true; see scripts/install-system-deps)")
+    pytest.skip(what)
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """A fresh Chromium per test: everything it starts (driver, browser, threads) is gone after the test."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the playwright package is not installed (.venv/bin/pip install playwright)")
+    if not CHROMIUM.exists():
+        _missing(f"{CHROMIUM} is missing (apt-get install chromium)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[Harness]:
+    h = Harness(tmp_path)
+    try:
+        yield h
+    finally:
+        h.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def write_config(tmp: Path, port: int, reveal: str, decks: int = 1, name: str = "Browser Table") -> Path:
+    path = tmp / "config.toml"
+    path.write_text(
+        f'[table]\nname = "{name}"\ndecks = {decks}\n\n[scoreboard]\nbind = "127.0.0.1:{port}"\nreveal = "{reveal}"\n'
+    )
+    return path
+
+
+def start_scoreboard_daemon(harness: Harness, config: Path) -> None:
+    """The daemon with the scoreboard on (from the config's ``[scoreboard]``), as a real process."""
+    harness.start_daemon("--config", str(config))
+
+
+def wait_state(port: int, timeout: float = 20.0) -> dict[str, Any]:
+    """Wait until the scoreboard answers; return its snapshot."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as resp:
+                return dict(json.loads(resp.read()))
+        except (urllib.error.URLError, ConnectionError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
