@@ -25,7 +25,7 @@ from controller.journal import Journal
 from controller.notify import Notifier
 from controller.panel import ButtonAction, Panel, PinMap, make_pin_factory
 from controller.shoe_link import ShoeLink
-from controller.sinks import Sink
+from controller.sinks import LatestViewSink, Sink
 from controller.table import LoopEvent, PanelPress, PortState, Stop, TableLoop
 from controller.wire import AsciiWire, BinaryWire, Wire
 from firmware_protocol.session import ControllerSession
@@ -110,7 +110,8 @@ class Daemon:
         if s.lcd.enabled:
             from controller.displays.lcd import LcdSink
 
-            sinks.append(LcdSink(s.lcd, s.ruleset()))  # absent hardware: a logged fault, the sink goes inert
+            # I2C writes take tens of milliseconds a frame: the LCD gets its own thread and the latest view.
+            sinks.append(LatestViewSink(LcdSink(s.lcd, s.ruleset())))  # absent hardware: logged, inert
         sinks.extend(self.extra_sinks)
         self.link = ShoeLink(s.shoe.port, s.shoe.baud, self._put, backoff_max=s.shoe.reconnect_backoff_max)
         self.loop = TableLoop(

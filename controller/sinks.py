@@ -23,3 +23,57 @@ class Sink(Protocol):
 
     def close(self) -> None:
         """Turn off and release whatever the sink holds."""
+
+
+class LatestViewSink:
+    """Runs a slow sink (an I2C display: tens of milliseconds a frame) on its own thread, so that it never
+    holds up the table loop. Only the newest view matters to such a sink: views that arrive while it is busy
+    are coalesced into the latest one. Not for sinks that need every notice."""
+
+    def __init__(self, inner: Sink) -> None:
+        import threading
+
+        self.inner = inner
+        self.name = f"{inner.name} (own thread)"
+        self._cond = threading.Condition()
+        self._pending: tuple[TableView, Sequence[Notice]] | None = None
+        self._closing = False
+        self.frames = 0
+        self._thread = threading.Thread(target=self._run, name=f"sink-{inner.name}", daemon=True)
+        self._thread.start()
+
+    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
+        with self._cond:
+            self._pending = (view, notices)
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while self._pending is None and not self._closing:
+                    self._cond.wait()
+                if self._pending is None:
+                    return
+                view, notices = self._pending
+                self._pending = None
+            self.inner.update(view, notices)
+            self.frames += 1
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until the latest view has been handed to the inner sink (for tests and shutdown)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._cond:
+                if self._pending is None:
+                    return True
+            time.sleep(0.005)
+        return False
+
+    def close(self) -> None:
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+        self._thread.join(timeout=5.0)
+        self.inner.close()
