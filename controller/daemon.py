@@ -25,7 +25,7 @@ from controller.journal import Journal
 from controller.notify import Notifier
 from controller.panel import ButtonAction, Panel, PinMap, make_pin_factory
 from controller.shoe_link import ShoeLink
-from controller.sinks import LatestViewSink, Sink
+from controller.sinks import LatestViewSink, QueuedSink, Sink
 from controller.table import LoopEvent, PanelPress, PortState, Stop, TableLoop
 from controller.wire import AsciiWire, BinaryWire, Wire
 from firmware_protocol.session import ControllerSession
@@ -158,7 +158,8 @@ class Daemon:
         if board.start():
             host, port = board.address
             log.info("scoreboard on http://%s:%d/ (reveal %s)", host, port, s.scoreboard.reveal)
-        self.loop.sinks.append(board)  # close_sinks() closes it
+        # Snapshots (roads, JSON) are built on the scoreboard's own thread, in order: never before the ACK.
+        self.loop.sinks.append(QueuedSink(board))  # close_sinks() closes it
         return board
 
     def _put(self, event: LoopEvent) -> None:

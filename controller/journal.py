@@ -158,6 +158,17 @@ class Record:
 
 
 Derived = Mapping[str, Any] | tuple[str, Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class PendingInput:
+    """One input for :meth:`Journal.append_many`, with the records it produced."""
+
+    input_body: Mapping[str, Any]
+    session: int | None = None
+    number: int | None = None
+    ts: str | None = None
+    derived: Sequence[Derived] = ()
 """A derived record for :meth:`Journal.append`: a coup body, or a ``(kind, body)`` pair for another kind."""
 
 
@@ -360,15 +371,7 @@ class Journal:
         stamp = _check_ts(ts) if ts is not None else utc_now()
         _check_optional_int("session", session)
         _check_optional_int("number", number)
-        rows: list[tuple[str, str]] = [(INPUT, canonical_json(input_body))]
-        for item in derived:
-            if isinstance(item, tuple):
-                kind, body = item
-                if _check_kind(kind) == INPUT:
-                    raise ValueError("a derived record cannot be an input")
-            else:
-                kind, body = COUP, item
-            rows.append((kind, canonical_json(body)))
+        rows = self._rows(input_body, derived)
         return self._write(stamp, rows, session, number)
 
     def note(self, body: Mapping[str, Any], *, ts: str | None = None) -> int:
@@ -378,40 +381,84 @@ class Journal:
         assert record_id is not None
         return record_id
 
+    def append_many(self, inputs: Sequence[PendingInput]) -> list[int | None]:
+        """Group commit: several inputs, each with its derived records, in ONE transaction.
+
+        Each input stays atomic with what it produced and the chain is the same as if each had been appended
+        alone; only the fsync is shared. Returns each input's id, or None for a duplicate (session, number).
+        """
+        if not inputs:
+            return []
+        events = [
+            (
+                _check_ts(i.ts) if i.ts is not None else utc_now(),
+                self._rows(i.input_body, i.derived),
+                _check_optional_int("session", i.session),
+                _check_optional_int("number", i.number),
+            )
+            for i in inputs
+        ]
+        return self._write_batch(events)
+
+    @staticmethod
+    def _rows(input_body: Mapping[str, Any], derived: Sequence[Derived]) -> list[tuple[str, str]]:
+        rows: list[tuple[str, str]] = [(INPUT, canonical_json(input_body))]
+        for item in derived:
+            if isinstance(item, tuple):
+                kind, body = item
+                if _check_kind(kind) == INPUT:
+                    raise ValueError("a derived record cannot be an input")
+            else:
+                kind, body = COUP, item
+            rows.append((kind, canonical_json(body)))
+        return rows
+
     def _write(
         self, ts: str, rows: list[tuple[str, str]], session: int | None, number: int | None
     ) -> int | None:
+        return self._write_batch([(ts, rows, session, number)])[0]
+
+    def _write_batch(
+        self, events: Sequence[tuple[str, list[tuple[str, str]], int | None, int | None]]
+    ) -> list[int | None]:
         if self.read_only:
             raise JournalError(self.path, JournalFault.WRITE_FAILED, "opened read-only")
         conn = self._conn
+        ids: list[int | None] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                if session is not None and number is not None and rows[0][0] == INPUT:
-                    dup = conn.execute(
-                        "SELECT 1 FROM records WHERE kind = 'input' AND session = ? AND number = ?",
-                        (session, number),
-                    ).fetchone()
-                    if dup is not None:
-                        conn.execute("ROLLBACK")
-                        return None
                 last_id, prev = conn.execute("SELECT last_id, hash FROM chain_head WHERE one = 1").fetchone()
-                first_id = int(last_id) + 1
-                cause: int | None = None
-                for i, (kind, body) in enumerate(rows):
-                    rid = first_id + i
-                    s, n = (session, number) if i == 0 else (None, None)
-                    h = record_hash(prev, rid, ts, kind, s, n, cause, body)
-                    conn.execute(
-                        "INSERT INTO records (id, ts, kind, session, number, cause, body, prev_hash, hash)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (rid, ts, kind, s, n, cause, body, prev, h),
-                    )
-                    prev = h
-                    if i == 0 and kind == INPUT:
-                        cause = rid
-                head = (first_id + len(rows) - 1, prev)
-                conn.execute("UPDATE chain_head SET last_id = ?, hash = ? WHERE one = 1", head)
+                next_id = int(last_id) + 1
+                for ts, rows, session, number in events:
+                    if session is not None and number is not None and rows[0][0] == INPUT:
+                        dup = conn.execute(
+                            "SELECT 1 FROM records WHERE kind = 'input' AND session = ? AND number = ?",
+                            (session, number),
+                        ).fetchone()
+                        if dup is not None:
+                            ids.append(None)
+                            continue
+                    first_id = next_id
+                    cause: int | None = None
+                    for i, (kind, body) in enumerate(rows):
+                        rid = first_id + i
+                        s, n = (session, number) if i == 0 else (None, None)
+                        h = record_hash(prev, rid, ts, kind, s, n, cause, body)
+                        conn.execute(
+                            "INSERT INTO records (id, ts, kind, session, number, cause, body, prev_hash, hash)"
+                            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (rid, ts, kind, s, n, cause, body, prev, h),
+                        )
+                        prev = h
+                        if i == 0 and kind == INPUT:
+                            cause = rid
+                    next_id = first_id + len(rows)
+                    ids.append(first_id)
+                if all(i is None for i in ids):
+                    conn.execute("ROLLBACK")
+                    return ids
+                conn.execute("UPDATE chain_head SET last_id = ?, hash = ? WHERE one = 1", (next_id - 1, prev))
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -421,7 +468,7 @@ class Journal:
             raise JournalError(
                 self.path, JournalFault.WRITE_FAILED, f"commit failed, nothing written: {exc}"
             ) from exc
-        return first_id
+        return ids
 
     # -- reading -------------------------------------------------------------------------------------
     def records(self, *, after: int = 0) -> Iterator[Record]:

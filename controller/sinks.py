@@ -77,3 +77,53 @@ class LatestViewSink:
             self._cond.notify()
         self._thread.join(timeout=5.0)
         self.inner.close()
+
+
+class QueuedSink:
+    """Runs a sink that needs every update, in order (the scoreboard: its history follows the notices), on its
+    own thread, so that building and encoding its snapshots never delays the journal commit and the shoe's ACK.
+    A failure inside the inner sink is logged and the sink carries on with the next update."""
+
+    def __init__(self, inner: Sink) -> None:
+        import queue
+        import threading
+
+        self.inner = inner
+        self.name = f"{inner.name} (own thread)"
+        self._queue: queue.SimpleQueue[tuple[TableView, Sequence[Notice]] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=f"sink-{inner.name}", daemon=True)
+        self._thread.start()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)  # address, fault, snapshot ... of the inner sink
+
+    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
+        self._queue.put((view, notices))
+
+    def _run(self) -> None:
+        import logging
+
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            try:
+                self.inner.update(*item)
+            except Exception:
+                logging.getLogger(__name__).exception("sink %s failed on an update", self.inner.name)
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every queued update has been handed to the inner sink."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._queue.empty():
+                return True
+            time.sleep(0.005)
+        return False
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=5.0)
+        self.inner.close()

@@ -36,6 +36,7 @@ from controller.game.table import (
     input_from_dict,
     input_to_dict,
 )
+from controller.journal import PendingInput
 from controller.sinks import Sink
 from controller.wire import Wire, WireDuplicate, WireInput, WireLink, WireNoise, WireReboot
 
@@ -94,6 +95,8 @@ class JournalLike(Protocol):
         derived: Sequence[tuple[str, dict[str, Any]]] = (),
     ) -> int | None: ...
 
+    def append_many(self, inputs: Sequence[PendingInput]) -> list[int | None]: ...
+
     def inputs(self) -> Iterable[tuple[int, dict[str, Any]]]: ...
 
 
@@ -145,6 +148,7 @@ class LoopStats:
     """Counters for the status line, the displays and the benchmarks."""
 
     inputs: int = 0
+    commits: int = 0
     duplicates: int = 0
     noise: int = 0
     sink_errors: int = 0
@@ -166,6 +170,7 @@ class TableLoop:
         watchdog: Callable[[], object] | None = None,
         watchdog_interval: float | None = None,
         tick: float = 0.25,
+        max_batch: int = 64,
     ) -> None:
         self.state = state
         self.wire = wire
@@ -179,6 +184,10 @@ class TableLoop:
         self.tick = tick
         self.queue: queue.Queue[LoopEvent] = queue.Queue()
         self.stats = LoopStats()
+        self.max_batch = max_batch
+        self._pending: list[PendingInput] = []
+        self._ack_after_commit: int | None = None
+        self._owed = b""  # bytes to send after the next commit (re-ACKs of duplicates)
         self._last_prompt: object = None
         self._next_watchdog = 0.0
         self.running = False
@@ -220,13 +229,29 @@ class TableLoop:
         try:
             while True:
                 try:
-                    event = self.queue.get(timeout=self.tick)
+                    event: LoopEvent | None = self.queue.get(timeout=self.tick)
                 except queue.Empty:
                     event = None
-                if isinstance(event, Stop):
-                    break
-                if event is not None:
+                stop = False
+                # Group commit: take everything already waiting (a read often holds a whole deal), apply it
+                # event by event, then commit it in one transaction and acknowledge once.
+                for _ in range(self.max_batch):
+                    if event is None:
+                        break
+                    if isinstance(event, Stop):
+                        stop = True
+                        break
                     self.handle(event)
+                    try:
+                        event = self.queue.get_nowait()
+                    except queue.Empty:
+                        event = None
+                else:
+                    if event is not None:
+                        self.queue.put(event)  # the batch is full: the rest waits for the next round
+                self.flush()
+                if stop:
+                    break
                 self._poll()
                 if on_tick is not None:
                     on_tick()
@@ -234,7 +259,7 @@ class TableLoop:
             self.running = False
 
     def run_pending(self) -> None:
-        """Process everything queued now without blocking (for tests and the demo's own loop)."""
+        """Process everything queued now without blocking (for tests and tools)."""
         while True:
             try:
                 event = self.queue.get_nowait()
@@ -242,6 +267,7 @@ class TableLoop:
                 break
             if not isinstance(event, Stop):
                 self.handle(event)
+        self.flush()
         self._poll()
 
     def handle(self, event: LoopEvent) -> None:
@@ -283,15 +309,12 @@ class TableLoop:
         elif isinstance(ev, WireDuplicate):
             # Already committed before a crash or a lost ACK: acknowledge again, apply nothing.
             self.stats.duplicates += 1
-            self.write(self.wire.acknowledge(ev.number))
+            self._owed += self.wire.acknowledge(ev.number)
         elif isinstance(ev, WireLink):
-            self._link(ev.up, ev.detail)
-            if ev.up:
-                self._send_prompt(force=True)
+            self._link(ev.up, ev.detail)  # staged: the PROMPT follows the commit
         elif isinstance(ev, WireReboot):
             body = {"kind": "shoe_rebooted", "old_session": ev.old_session, "new_session": ev.new_session}
             self._apply(ShoeRebooted(), body, None, None)
-            self._send_prompt(force=True)
         elif isinstance(ev, WireNoise):
             self.stats.noise += 1
             log.debug("wire noise %s: %s (%s)", ev.reason, ev.detail, ev.raw.hex())
@@ -303,34 +326,53 @@ class TableLoop:
     def _apply(
         self, table_input: TableInput | None, body: dict[str, Any], session: int | None, number: int | None
     ) -> None:
+        """Apply one input and stage it for the next commit; the LEDs change now, the ACK after the commit."""
         notices: list[Notice] = []
         if table_input is not None:
             notices = self.state.apply(table_input)
             self.show(notices)  # LEDs may change before the commit ...
-        derived = derived_records(notices)
-        record = self.journal.append(body, session=session, number=number, ts=self.wall(), derived=derived)
-        self.stats.inputs += 1
-        if record is None:
-            # The journal already had (session, number) although the session did not flag it as a duplicate.
-            # The journal is the truth: rebuild the state from it rather than keep a card applied twice.
-            log.error("journal refused duplicate event %s/%s; rebuilding the table state", session, number)
-            self.stats.duplicates += 1
-            self.state = TableState(self.state.rules)
-            self.replay()
-            self.show()
+        self._pending.append(PendingInput(body, session, number, self.wall(), derived_records(notices)))
         if number is not None:
-            self.write(self.wire.acknowledge(number))  # ... the commit gates the ACK.
-        # PROMPT is state, not an edge: repeat it after every input so that a shoe that missed one (or
-        # that waits for a prompt per card) always knows what is due.
-        self._send_prompt(force=True)
+            self._ack_after_commit = number if self._ack_after_commit is None else max(self._ack_after_commit, number)
+
+    def flush(self) -> None:
+        """Commit what is staged (one transaction), then ACK the highest event number and send the PROMPT."""
+        out = b""
+        if self._pending:
+            batch, self._pending = self._pending, []
+            ids = self.journal.append_many(batch)
+            self.stats.inputs += len(batch)
+            self.stats.commits += 1
+            if any(i is None for i in ids):
+                # The journal already had an event the session did not flag as a duplicate. The journal is
+                # the truth: rebuild the state from it rather than keep a card applied twice.
+                log.error("journal refused a duplicate event; rebuilding the table state from the journal")
+                self.stats.duplicates += sum(i is None for i in ids)
+                self.state = TableState(self.state.rules)
+                self.replay()
+                self.show()
+            if self._ack_after_commit is not None:
+                out += self.wire.acknowledge(self._ack_after_commit)  # ... the commit gates the ACK.
+                self._ack_after_commit = None
+            # PROMPT is state, not an edge: repeat it after every commit so that a shoe that missed one (or
+            # that waits for a prompt per card) always knows what is due. One write for both.
+            out += self._prompt_bytes(force=True)
+        out += self._owed
+        self._owed = b""
+        if out:
+            self.write(out)
+
+    def _prompt_bytes(self, force: bool = False) -> bytes:
+        due = self.state.due
+        if force or due != self._last_prompt:
+            self._last_prompt = due
+            return self.wire.prompt(due)
+        return b""
 
     def _send_prompt(self, force: bool = False) -> None:
-        due = self.state.view().due
-        if force or due != self._last_prompt:
-            data = self.wire.prompt(due)
-            if data:
-                self.write(data)
-            self._last_prompt = due
+        data = self._prompt_bytes(force)
+        if data:
+            self.write(data)
 
     def close_sinks(self) -> None:
         for sink in self.sinks:
