@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -184,6 +185,9 @@ class Daemon:
     def run(self) -> None:
         """Open, start the link and run the loop until SIGTERM/SIGINT or :meth:`stop`."""
         previous: dict[signal.Signals, Any] = {}
+        # The loop must get the GIL back quickly when a card arrives, even while a display thread is busy
+        # encoding (the default switch interval is 5 ms, five times the card-to-LED budget).
+        sys.setswitchinterval(0.0005)
         try:
             loop = self.open()
             if threading.current_thread() is threading.main_thread():
