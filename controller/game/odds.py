@@ -51,6 +51,7 @@ import numpy.typing as npt
 from controller.game.cards import RANKS
 from controller.game.composition import Composition
 from controller.game.coup import Winner
+from controller.game.payouts import PAIR_BETS, net_per_unit
 from controller.game.rules import Bet, Ruleset
 from controller.game.tableau import TABLEAU
 
@@ -142,6 +143,22 @@ class CoupOutcome:
         return abs(self.player_total - self.banker_total)
 
     @property
+    def player_three_cards(self) -> bool:
+        return self.player_cards == 3
+
+    @property
+    def banker_three_cards(self) -> bool:
+        return self.banker_cards == 3
+
+    @property
+    def player_pair(self) -> bool:
+        raise ValueError("a pair needs the first two cards' ranks, which an outcome does not keep")
+
+    @property
+    def banker_pair(self) -> bool:
+        raise ValueError("a pair needs the first two cards' ranks, which an outcome does not keep")
+
+    @property
     def player_natural(self) -> bool:
         return self.player_cards == 2 and TABLEAU.is_natural(self.player_total)
 
@@ -162,54 +179,14 @@ OUTCOME_BETS: tuple[Bet, ...] = (
     Bet.DRAGON_7,
     Bet.PANDA_8,
 )
-PAIR_BETS: tuple[Bet, ...] = (Bet.PLAYER_PAIR, Bet.BANKER_PAIR)
-
-_LOSE = Fraction(-1)
-_PUSH = Fraction(0)
 
 
 def payoff(bet: Bet, outcome: CoupOutcome, rules: Ruleset) -> Fraction:
-    """Net win per unit staked on ``bet`` when the coup ends as ``outcome`` (-1 lose, 0 push).
-
-    Pair wagers are not decided by the outcome and raise :class:`ValueError`.
-    """
-    winner = outcome.winner
-    if bet is Bet.BANKER:
-        if winner is Winner.TIE:
-            return _PUSH if rules.tie_pushes_main_bets else _LOSE
-        if winner is Winner.PLAYER:
-            return _LOSE
-        if rules.banker_three_card_seven_pushes and outcome.banker_cards == 3 and outcome.banker_total == 7:
-            return _PUSH
-        pays = rules.banker_pays
-        if rules.banker_six_pays is not None and outcome.banker_total == 6:
-            pays = rules.banker_six_pays
-        return pays * (1 - rules.commission_rate)
-    if bet is Bet.PLAYER:
-        if winner is Winner.TIE:
-            return _PUSH if rules.tie_pushes_main_bets else _LOSE
-        return rules.player_pays if winner is Winner.PLAYER else _LOSE
-    if bet is Bet.TIE:
-        return rules.tie_pays if winner is Winner.TIE else _LOSE
-    if bet in (Bet.DRAGON_BONUS_PLAYER, Bet.DRAGON_BONUS_BANKER):
-        side = Winner.PLAYER if bet is Bet.DRAGON_BONUS_PLAYER else Winner.BANKER
-        db = rules.dragon_bonus
-        if winner is Winner.TIE:
-            both_natural = outcome.player_natural and outcome.banker_natural
-            return _PUSH if both_natural and db.natural_tie_pushes else _LOSE
-        if winner is not side:
-            return _LOSE
-        natural = outcome.player_natural if side is Winner.PLAYER else outcome.banker_natural
-        if natural:
-            return db.natural_win
-        return db.ladder.get(outcome.margin, _LOSE)
-    if bet is Bet.DRAGON_7:
-        hit = winner is Winner.BANKER and outcome.banker_cards == 3 and outcome.banker_total == 7
-        return rules.dragon_7_pays if hit else _LOSE
-    if bet is Bet.PANDA_8:
-        hit = winner is Winner.PLAYER and outcome.player_cards == 3 and outcome.player_total == 8
-        return rules.panda_8_pays if hit else _LOSE
-    raise ValueError(f"{bet.value} is not decided by the coup's outcome")
+    """Net win per unit staked on ``bet`` when the coup ends as ``outcome`` (-1 lose, 0 push), by the one pay
+    table logic in :mod:`controller.game.payouts`. Pair wagers are not decided by the outcome: ValueError."""
+    if bet in PAIR_BETS:
+        raise ValueError(f"{bet.value} is not decided by the coup's outcome")
+    return net_per_unit(bet, outcome, rules)
 
 
 def pair_probability(comp: Composition) -> Fraction:

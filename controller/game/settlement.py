@@ -32,9 +32,10 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-from controller.game.coup import CoupResult, Hand, Winner
+from controller.game.coup import CoupResult
 from controller.game.errors import RulesViolation
-from controller.game.rules import Bet, CommissionCollection, DragonBonus, Ruleset
+from controller.game.payouts import Outcome, decide
+from controller.game.rules import Bet, CommissionCollection, Ruleset
 
 __all__ = [
     "MAIN_BETS",
@@ -66,14 +67,6 @@ _SIDE_OF: Mapping[Bet, Bet] = {
     Bet.PANDA_8: Bet.PLAYER,
     Bet.DRAGON_7: Bet.BANKER,
 }
-
-
-class Outcome(Enum):
-    """How one wager came out."""
-
-    WIN = "win"
-    LOSE = "lose"
-    PUSH = "push"
 
 
 class WagerRule(Enum):
@@ -352,71 +345,6 @@ class Settlement:
         }
 
 
-_LOSE = (Outcome.LOSE, Fraction(0))
-_PUSH = (Outcome.PUSH, Fraction(0))
-
-
-def _main(result: CoupResult, side: Winner, pays: Fraction, rules: Ruleset) -> tuple[Outcome, Fraction]:
-    winner = result.winner
-    if winner is Winner.TIE:
-        return _PUSH if rules.tie_pushes_main_bets else _LOSE
-    if winner is not side:
-        return _LOSE
-    return Outcome.WIN, pays
-
-
-def _banker(result: CoupResult, rules: Ruleset) -> tuple[Outcome, Fraction]:
-    if result.winner is Winner.BANKER:
-        if rules.banker_three_card_seven_pushes and result.banker_three_cards and result.banker_total == 7:
-            return _PUSH
-        if rules.banker_six_pays is not None and result.banker_total == 6:
-            return Outcome.WIN, rules.banker_six_pays
-    return _main(result, Winner.BANKER, rules.banker_pays, rules)
-
-
-def _dragon_bonus(result: CoupResult, hand: Hand, bonus: DragonBonus) -> tuple[Outcome, Fraction]:
-    winner = result.winner
-    if winner is Winner.TIE:
-        both_natural = result.player_natural and result.banker_natural
-        return _PUSH if both_natural and bonus.natural_tie_pushes else _LOSE
-    if winner.value != hand.value:
-        return _LOSE
-    natural = result.player_natural if hand is Hand.PLAYER else result.banker_natural
-    if natural:
-        return Outcome.WIN, bonus.natural_win
-    pays = bonus.ladder.get(result.margin)
-    return _LOSE if pays is None else (Outcome.WIN, pays)
-
-
-def _if(condition: bool, pays: Fraction) -> tuple[Outcome, Fraction]:
-    return (Outcome.WIN, pays) if condition else _LOSE
-
-
-def _decide(bet: Bet, result: CoupResult, rules: Ruleset) -> tuple[Outcome, Fraction]:
-    """The outcome of a wager on ``bet`` and the odds it pays, by the ruleset."""
-    if bet is Bet.BANKER:
-        return _banker(result, rules)
-    if bet is Bet.PLAYER:
-        return _main(result, Winner.PLAYER, rules.player_pays, rules)
-    if bet is Bet.TIE:
-        return _if(result.winner is Winner.TIE, rules.tie_pays)
-    if bet is Bet.PLAYER_PAIR:
-        return _if(result.player_pair, rules.pair_pays)
-    if bet is Bet.BANKER_PAIR:
-        return _if(result.banker_pair, rules.pair_pays)
-    if bet is Bet.DRAGON_BONUS_PLAYER:
-        return _dragon_bonus(result, Hand.PLAYER, rules.dragon_bonus)
-    if bet is Bet.DRAGON_BONUS_BANKER:
-        return _dragon_bonus(result, Hand.BANKER, rules.dragon_bonus)
-    if bet is Bet.DRAGON_7:
-        won = result.winner is Winner.BANKER and result.banker_three_cards and result.banker_total == 7
-        return _if(won, rules.dragon_7_pays)
-    if bet is Bet.PANDA_8:
-        won = result.winner is Winner.PLAYER and result.player_three_cards and result.player_total == 8
-        return _if(won, rules.panda_8_pays)
-    raise AssertionError(f"unhandled bet {bet}")  # pragma: no cover - every Bet is handled above
-
-
 def _commission(paid_cents: int, rate: Fraction, rounding_cents: int) -> int:
     """``rate`` of the winnings, rounded up to ``rounding_cents``, never more than the winnings."""
     if not rate or not paid_cents:
@@ -441,7 +369,7 @@ def settle(
         stake = w.amount_cents
         if stake <= 0:
             raise WagerError(WagerRule.NOT_POSITIVE, w.bet, stake, "a wager must be positive")
-        outcome, pays = _decide(w.bet, result, rules)
+        outcome, pays = decide(w.bet, result, rules)
         if outcome is Outcome.WIN:
             paid = stake * pays.numerator // pays.denominator  # rounds down to the cent
             commission = _commission(paid, rules.commission_rate, rounding) if w.bet is Bet.BANKER else 0
