@@ -290,7 +290,6 @@ class TableLoop:
             elif event.up and self.wire.dialect == "ascii":
                 self._link(True, event.detail)
             if event.up:
-                self.write(self.wire.resume())  # ask for what the shoe holds now, not at its next timer
                 self._send_prompt(force=True)
 
     def _poll(self) -> None:

@@ -141,8 +141,6 @@ class Wire(Protocol):
 
     def prompt(self, due: Due) -> bytes: ...
 
-    def resume(self) -> bytes: ...
-
     def poll(self, now: float) -> tuple[list[WireEvent], bytes]: ...
 
 
@@ -194,9 +192,6 @@ class BinaryWire:
     def prompt(self, due: Due) -> bytes:
         return self.session.prompt(PROMPT_FOR_DUE[due])
 
-    def resume(self) -> bytes:
-        return self.session.resume()
-
     def poll(self, now: float) -> tuple[list[WireEvent], bytes]:
         events, data = self.session.poll(now)
         return self._translate(list(events)), data
@@ -230,9 +225,6 @@ class AsciiWire:
         return b""
 
     def prompt(self, due: Due) -> bytes:
-        return b""
-
-    def resume(self) -> bytes:
         return b""
 
     def poll(self, now: float) -> tuple[list[WireEvent], bytes]:

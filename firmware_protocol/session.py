@@ -414,14 +414,6 @@ class ControllerSession:
         """A PROMPT frame telling the shoe what is due."""
         return self._frame(Prompt(due))
 
-    def resume(self) -> bytes:
-        """A RESEND for when the port (re)opens: from the first event not yet delivered in a known session, or
-        everything the shoe holds when no session is known. The shoe's unacknowledged events then arrive at
-        once instead of after its resend timer or next heartbeat (a restart resumes sooner)."""
-        if self.session_id is None:
-            return self._frame(Resend(RESEND_ALL))
-        return self._frame(Resend(seq_of(self._expected)))
-
     def reset(self) -> bytes:
         """A RESET frame: the shoe starts a new session (a HELLO with a new id follows)."""
         return self._frame(Reset())

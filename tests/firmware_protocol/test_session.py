@@ -527,21 +527,3 @@ def test_exactly_once_across_controller_restarts_on_a_hostile_line(seed: int) ->
     assert [e.number for e in table.delivered] == list(range(1, len(sent) + 2))
     assert [e.message for e in table.delivered][1:] == sent
     assert table.shoe.unacked == 0
-
-
-def test_resume_asks_for_everything_not_yet_delivered() -> None:
-    from firmware_protocol.binary import BinaryDecoder, FrameReceived
-    from firmware_protocol.messages import Resend
-    from firmware_protocol.session import RESEND_ALL, ControllerSession, seq_of
-
-    def resend_of(data: bytes) -> int:
-        (event,) = BinaryDecoder().feed(data)
-        assert isinstance(event, FrameReceived)
-        assert isinstance(event.message, Resend)
-        return event.message.from_seq
-
-    assert resend_of(ControllerSession().resume()) == RESEND_ALL
-    resumed = ControllerSession(known_session=0xABCD, last_number=41)
-    assert resend_of(resumed.resume()) == seq_of(42)
-    wrapped = ControllerSession(known_session=0xABCD, last_number=0xFFFF)
-    assert resend_of(wrapped.resume()) == seq_of(0x10000)
