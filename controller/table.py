@@ -85,15 +85,7 @@ _PANEL_INPUTS: dict[str, Callable[[], TableInput]] = {
 
 
 class JournalLike(Protocol):
-    def append(
-        self,
-        input_body: dict[str, Any],
-        *,
-        session: int | None = None,
-        number: int | None = None,
-        ts: str | None = None,
-        derived: Sequence[tuple[str, dict[str, Any]]] = (),
-    ) -> int | None: ...
+    """What the loop needs of the journal (controller.journal.Journal; a fake in tests)."""
 
     def append_many(self, inputs: Sequence[PendingInput]) -> list[int | None]: ...
 
