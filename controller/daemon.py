@@ -195,6 +195,7 @@ class Daemon:
                     previous[sig] = signal.signal(sig, _raise_system_exit)
             assert self.link is not None
             self.link.start()
+            loop.assume_link_down("controller started; waiting for the shoe")
             # READY waits for the port, but not forever: with the shoe unplugged we still want to be up
             # and showing LINK DOWN rather than restarted by systemd in a loop.
             deadline = time.monotonic() + self.ready_wait

@@ -476,11 +476,32 @@ class Journal:
         for row in self._conn.execute(f"{_SELECT} WHERE id > ? ORDER BY id", (after,)):
             yield Record(*row)
 
-    def inputs(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        """``(record id, body)`` of every input in journal order: what a restart replays."""
-        rows = self._conn.execute("SELECT id, body FROM records WHERE kind = 'input' ORDER BY id")
+    def inputs(self, *, after: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(record id, body)`` of every input with id > ``after``, in journal order: what a restart replays."""
+        rows = self._conn.execute(
+            "SELECT id, body FROM records WHERE kind = 'input' AND id > ? ORDER BY id", (after,)
+        )
         for record_id, body in rows:
             yield record_id, json.loads(body)
+
+    def last_input(self, kind: str, *, before: int) -> dict[str, Any] | None:
+        """The newest input body of ``kind`` (its ``"kind"`` field) with id < ``before``, or None."""
+        row = self._conn.execute(
+            "SELECT body FROM records WHERE kind = 'input' AND id < ? AND json_extract(body, '$.kind') = ?"
+            " ORDER BY id DESC LIMIT 1",
+            (before, kind),
+        ).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def last_shoe_start(self) -> tuple[int, int] | None:
+        """``(input id, shoe number)`` of the input that started the newest shoe (its derived ``shoe`` record
+        says ``"event": "start"``), or None. A restart replays from there: a new shoe resets the table."""
+        rows = self._conn.execute("SELECT cause, body FROM records WHERE kind = 'shoe' ORDER BY id DESC")
+        for cause, body in rows:
+            data = json.loads(body)
+            if data.get("event") == "start" and cause is not None:
+                return int(cause), int(data["shoe"])
+        return None
 
     def last_event(self, session: int | None = None) -> tuple[int, int] | None:
         """The most recent ``(session, number)`` stored (of ``session`` when given), or None."""

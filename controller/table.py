@@ -89,7 +89,11 @@ class JournalLike(Protocol):
 
     def append_many(self, inputs: Sequence[PendingInput]) -> list[int | None]: ...
 
-    def inputs(self) -> Iterable[tuple[int, dict[str, Any]]]: ...
+    def inputs(self, *, after: int = 0) -> Iterable[tuple[int, dict[str, Any]]]: ...
+
+    def last_shoe_start(self) -> tuple[int, int] | None: ...
+
+    def last_input(self, kind: str, *, before: int) -> dict[str, Any] | None: ...
 
 
 def derived_records(notices: Iterable[Notice]) -> list[tuple[str, dict[str, Any]]]:
@@ -190,9 +194,21 @@ class TableLoop:
 
     # -- start-up --------------------------------------------------------------------------------
     def replay(self) -> int:
-        """Rebuild the state from the journal's inputs through the pure core. Returns inputs replayed."""
+        """Rebuild the state from the journal's inputs through the pure core. Returns inputs replayed.
+
+        A new shoe resets the table but for the link's state, so the replay starts at the input that started
+        the newest shoe, with the link as it was then: a restart costs one shoe's inputs, however old the
+        journal, and ends in exactly the state a replay from the first input would."""
         n = 0
-        for _record, body in self.journal.inputs():
+        after = 0
+        start = self.journal.last_shoe_start()
+        if start is not None:
+            after, shoe_number = start
+            self.state = TableState.at_shoe_start(self.state.rules, shoe_number)
+            link = self.journal.last_input("link", before=after)
+            if link is not None and not link.get("up", True):
+                self.state.apply(LinkChanged(False))
+        for _record, body in self.journal.inputs(after=after):
             if body.get("kind") in REPLAYED_KINDS:
                 self.state.apply(input_from_dict(body))
                 n += 1
@@ -200,6 +216,10 @@ class TableLoop:
 
     def view(self) -> TableView:
         return self.state.view()
+
+    def assume_link_down(self, detail: str) -> None:
+        """At start the link is down until the shoe is heard: LINK DOWN shows (and is journaled) until then."""
+        self._link(False, detail)
 
     def show(self, notices: Sequence[Notice] = ()) -> None:
         """Hand the current view to every sink; a failing sink is detached, never fatal."""

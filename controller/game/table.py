@@ -321,6 +321,14 @@ class TableState:
         self.alarms: list[Alarm] = []
         self.dummy_hand: list[Card] = []
 
+    @classmethod
+    def at_shoe_start(cls, rules: TableRules, shoe_number: int) -> TableState:
+        """The state right after NEW SHOE started shoe ``shoe_number`` (no alarm, the link aside): where a
+        replay can begin instead of at the journal's first input, since a new shoe resets everything else."""
+        state = cls(rules)
+        state.shoe_number = shoe_number
+        return state
+
     def _new_shoe(self) -> Shoe:
         r = self.rules
         return Shoe(r.decks, r.burn_rule, r.cut_card_rule)
