@@ -84,6 +84,8 @@ DialectName = Literal["binary", "ascii"]
 PinFactoryName = Literal["lgpio", "rpigpio", "native", "mock"]
 ExpanderName = Literal["PCF8574", "MCP23008", "MCP23017"]
 RevealName = Literal["on_read", "on_declare"]
+#: ``table.side_bets`` names (``dragon_bonus`` is both sides' Dragon Bonus).
+SIDE_BET_NAMES: tuple[str, ...] = ("player_pair", "banker_pair", "dragon_bonus", "dragon_7", "panda_8")
 LogLevelName = Literal["info", "debug", "warning", "error"]
 
 #: The shoe's line speed when ``shoe.baud`` is not given, by dialect.
@@ -186,6 +188,17 @@ def _int_in(lo: int, hi: int) -> Callable[[object], int]:
         return value
 
     return check
+
+
+def _side_bets(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"must be a list of side bet names, got {_show(value)}")
+    for name in value:
+        if name not in SIDE_BET_NAMES:
+            raise ValueError(f"unknown side bet {_show(name)} (choose from {', '.join(SIDE_BET_NAMES)})")
+    if len(set(value)) != len(value):
+        raise ValueError("a side bet is listed twice")
+    return tuple(value)
 
 
 def _one_of(choices: tuple[Any, ...]) -> Callable[[object], Any]:
@@ -421,6 +434,7 @@ class TableSection(_Section):
     burn_fixed_count: Annotated[int, PlainValidator(_int_in(0, 20))] = 0
     cut_card: Annotated[CutCardName, _choice(CutCardName)] = "one_more"
     auto_declare: Annotated[bool, PlainValidator(_bool)] = False
+    side_bets: Annotated[tuple[str, ...], PlainValidator(_side_bets)] = SIDE_BET_NAMES
     limits: LimitsSection = Field(default_factory=lambda: LimitsSection.model_validate({}))
 
     @model_validator(mode="after")
@@ -566,10 +580,15 @@ class Settings(_Section):
         )
 
     def ruleset(self) -> Ruleset:
-        """The shipped ruleset named by ``table.rules``, with ``table.tie_pays``."""
+        """The shipped ruleset named by ``table.rules``, with ``table.tie_pays`` and the side bets this table
+        offers (``table.side_bets``)."""
+        from controller.game.rules import Bet
         from controller.rulebook import get_ruleset
 
-        return get_ruleset(self.table.rules, self.table.tie_pays)
+        offered = {Bet(name) for name in self.table.side_bets if name != "dragon_bonus"}
+        if "dragon_bonus" in self.table.side_bets:
+            offered |= {Bet.DRAGON_BONUS_PLAYER, Bet.DRAGON_BONUS_BANKER}
+        return get_ruleset(self.table.rules, self.table.tie_pays).with_side_bets(frozenset(offered))
 
     def with_overrides(
         self,

@@ -592,3 +592,32 @@ def test_the_physical_pin_map_is_a_bijection_onto_gpio_header_pins() -> None:
     assert sorted(PHYSICAL_PIN) == list(range(28))
     assert len(set(PHYSICAL_PIN.values())) == 28
     assert set(PHYSICAL_PIN.values()) == set(range(1, 41)) - not_gpio
+
+
+def test_side_bets_choose_what_the_table_offers() -> None:
+    from controller.game.rules import Bet
+
+    everything = default_settings().ruleset()
+    assert all(everything.offers(b) for b in Bet)
+    some = parse_config('[table]\nside_bets = ["dragon_bonus", "panda_8"]\n').ruleset()
+    assert some.offers(Bet.DRAGON_BONUS_PLAYER)
+    assert some.offers(Bet.DRAGON_BONUS_BANKER)
+    assert some.offers(Bet.PANDA_8)
+    assert some.offers(Bet.TIE)
+    assert not some.offers(Bet.DRAGON_7)
+    assert not some.offers(Bet.PLAYER_PAIR)
+    assert not parse_config("[table]\nside_bets = []\n").ruleset().offers(Bet.BANKER_PAIR)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('[table]\nside_bets = ["lucky_6"]\n', "table.side_bets: unknown side bet \"lucky_6\""),
+        ('[table]\nside_bets = ["dragon_7", "dragon_7"]\n', "table.side_bets: a side bet is listed twice"),
+        ('[table]\nside_bets = "dragon_7"\n', "table.side_bets: must be a list"),
+    ],
+)
+def test_bad_side_bets_name_the_key(text: str, fragment: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(text)
+    assert fragment in str(err.value)

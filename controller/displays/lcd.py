@@ -38,7 +38,7 @@ from typing import Literal, Protocol
 
 from controller.config import LcdSection
 from controller.game.coup import CoupResult, Winner
-from controller.game.rules import CommissionCollection, Ruleset
+from controller.game.rules import Bet, CommissionCollection, Ruleset
 from controller.game.table import Alarm, Due, Notice, TableView
 
 __all__ = [
@@ -248,6 +248,7 @@ def _badge(result: CoupResult | None, rules: Ruleset) -> Badge | None:
         and result.banker_three_cards
         and result.banker_total == 7
         and rules.dragon_7_pays
+        and rules.offers(Bet.DRAGON_7)
     ):
         return "dragon_7"
     if (
@@ -255,6 +256,7 @@ def _badge(result: CoupResult | None, rules: Ruleset) -> Badge | None:
         and result.player_three_cards
         and result.player_total == 8
         and rules.panda_8_pays
+        and rules.offers(Bet.PANDA_8)
     ):
         return "panda_8"
     return None

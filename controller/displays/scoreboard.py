@@ -186,7 +186,7 @@ def payout_guide(rules: Ruleset) -> list[dict[str, str]]:
         (Bet.DRAGON_7, odds(rules.dragon_7_pays), "3-card 7 Banker win"),
         (Bet.PANDA_8, odds(rules.panda_8_pays), "3-card 8 Player win"),
     ]
-    return [{"bet": b.value, "label": _BET_LABELS[b], "pays": p, "note": n} for b, p, n in rows]
+    return [{"bet": b.value, "label": _BET_LABELS[b], "pays": p, "note": n} for b, p, n in rows if rules.offers(b)]
 
 
 def settle_result(result: CoupResult, rules: Ruleset) -> list[dict[str, str]]:
@@ -195,7 +195,7 @@ def settle_result(result: CoupResult, rules: Ruleset) -> list[dict[str, str]]:
     Uses :func:`~controller.game.settlement.settle` (a notional one-unit wager on every bet) so that the
     board and the settlement can never disagree.
     """
-    settlement = settle(result, [Wager(bet, 100) for bet in Bet], rules)
+    settlement = settle(result, [Wager(bet, 100) for bet in Bet if rules.offers(bet)], rules)
     rows = []
     for o in settlement.outcomes:
         pays = _banker_pays(rules, o.pays) if o.bet is Bet.BANKER else o.pays

@@ -27,6 +27,11 @@ class Bet(Enum):
     PANDA_8 = "panda_8"
 
 
+#: The three wagers every table offers; the others are side bets a table may or may not offer.
+ALWAYS_OFFERED: frozenset[Bet] = frozenset({Bet.BANKER, Bet.PLAYER, Bet.TIE})
+SIDE_BETS: frozenset[Bet] = frozenset(Bet) - ALWAYS_OFFERED
+
+
 class CommissionCollection(Enum):
     """When the Banker commission is collected (both appear on casino rule cards)."""
 
@@ -79,13 +84,26 @@ class Ruleset:
     dragon_7_pays: Fraction = Fraction(40)
     panda_8_pays: Fraction = Fraction(25)
     commission_collection: CommissionCollection = CommissionCollection.AT_PAYOUT
+    #: The side bets this table offers (the table's configuration, ``table.side_bets``); all by default.
+    offered_side_bets: frozenset[Bet] = SIDE_BETS
 
     def __post_init__(self) -> None:
+        if not self.offered_side_bets <= SIDE_BETS:
+            extra = ", ".join(sorted(b.value for b in self.offered_side_bets - SIDE_BETS))
+            raise ValueError(f"not side bets: {extra}")
         if not 0 <= self.commission_rate < 1:
             raise ValueError(f"commission_rate {self.commission_rate} outside [0, 1)")
         for name in ("banker_pays", "player_pays", "tie_pays", "pair_pays", "dragon_7_pays", "panda_8_pays"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} is negative")
+
+    def offers(self, bet: Bet) -> bool:
+        """Whether a wager on ``bet`` may be placed at this table."""
+        return bet in ALWAYS_OFFERED or bet in self.offered_side_bets
+
+    def with_side_bets(self, offered: frozenset[Bet]) -> Ruleset:
+        """The same ruleset at a table that offers only these side bets."""
+        return replace(self, offered_side_bets=frozenset(offered))
 
     def with_tie_pays(self, pays: Fraction | int) -> Ruleset:
         """The same ruleset with another Tie pay (8:1 or 9:1 are usual)."""

@@ -82,6 +82,7 @@ class WagerRule(Enum):
     SIDE_BELOW_MINIMUM = "side_below_minimum"
     SIDE_ABOVE_MAXIMUM = "side_above_maximum"
     NEEDS_MAIN_WAGER = "needs_main_wager"
+    NOT_OFFERED = "not_offered"
 
 
 class WagerError(RulesViolation):
@@ -165,15 +166,20 @@ class TableLimits:
             raise ValueError("needs_main_wager may list side bets only")
 
 
-def validate_wagers(wagers: Sequence[Wager], limits: TableLimits | None = None) -> None:
+def validate_wagers(
+    wagers: Sequence[Wager], limits: TableLimits | None = None, rules: Ruleset | None = None
+) -> None:
     """Check one seat's wagers for one coup; raise :class:`WagerError` for the first rule broken.
 
-    Checks, in order: each wager's amount (positive, a multiple of the unit) and that no bet appears
-    twice; Banker with Player; each wager's minimum and maximum; side bets that need a main wager.
+    Checks, in order: each wager's bet is offered at this table (when ``rules`` is given), its amount
+    (positive, a multiple of the unit) and that no bet appears twice; Banker with Player; each wager's
+    minimum and maximum; side bets that need a main wager.
     """
     limits = limits or TableLimits()
     seen: set[Bet] = set()
     for w in wagers:
+        if rules is not None and not rules.offers(w.bet):
+            raise WagerError(WagerRule.NOT_OFFERED, w.bet, w.amount_cents, "this table does not offer this bet")
         if w.amount_cents <= 0:
             raise WagerError(WagerRule.NOT_POSITIVE, w.bet, w.amount_cents, "a wager must be positive")
         if w.amount_cents % limits.unit_cents:

@@ -229,6 +229,14 @@ def test_dragon_and_panda_are_not_shown_when_the_table_does_not_offer_them() -> 
     assert line(view(result=PLAYER_3_CARD_8), 1, rules=rules) == "P 8   B 5"
 
 
+def test_side_bets_the_table_does_not_offer_get_no_badge() -> None:
+    from controller.game.rules import SIDE_BETS, Bet
+
+    rules = EZ.with_side_bets(SIDE_BETS - {Bet.DRAGON_7, Bet.PANDA_8})
+    assert render(view(result=BANKER_3_CARD_7), rules, 20, 4)[2].rstrip() == "2H 3S KD | AD 2C 4H"
+    assert line(view(result=PLAYER_3_CARD_8), 1, rules=rules) == "P 8   B 5"
+
+
 def test_no_badge_without_a_hit() -> None:
     """A two-card Banker 7 is no Dragon 7; a two-card Player 8 would be no Panda 8."""
     assert render(view(result=BANKER_7_5), EZ, 20, 4)[2].rstrip() == "P 2H 3S KD  B 4D 3C"

@@ -489,3 +489,11 @@ def test_bind_failure_is_a_fault_not_a_crash() -> None:
         assert sink.snapshot()["counters"]["coups"] == 1
         sink.close()
     assert set(threading.enumerate()) - before == set()
+
+
+def test_payout_guide_lists_only_offered_bets() -> None:
+    from controller.game.rules import COMMISSION, SIDE_BETS, Bet
+
+    table = COMMISSION.with_side_bets(SIDE_BETS - {Bet.DRAGON_7, Bet.PANDA_8, Bet.PLAYER_PAIR})
+    bets = [row["bet"] for row in payout_guide(table)]
+    assert bets == ["banker", "player", "tie", "banker_pair", "dragon_bonus_player", "dragon_bonus_banker"]

@@ -546,3 +546,18 @@ def test_settlement_invariants(result: CoupResult, wagers: list[Wager], rules: R
         if o.outcome is Outcome.LOSE:
             assert o.payout_cents == 0
     assert s.commission_owed_cents == (s.commission_cents if rules is COMMISSION_AT_SHOE_END else 0)
+
+
+def test_a_bet_the_table_does_not_offer_is_refused() -> None:
+    from controller.game.rules import COMMISSION, SIDE_BETS
+
+    table = COMMISSION.with_side_bets(SIDE_BETS - {Bet.DRAGON_7, Bet.PANDA_8})
+    assert table.offers(Bet.TIE)
+    assert not table.offers(Bet.PANDA_8)
+    validate_wagers([Wager(Bet.BANKER, 2_500), Wager(Bet.PLAYER_PAIR, 500)], rules=table)
+    with pytest.raises(WagerError) as err:
+        validate_wagers([Wager(Bet.BANKER, 2_500), Wager(Bet.PANDA_8, 500)], rules=table)
+    assert err.value.rule is WagerRule.NOT_OFFERED
+    assert err.value.bet is Bet.PANDA_8
+    with pytest.raises(ValueError, match="not side bets: banker"):
+        COMMISSION.with_side_bets(frozenset({Bet.BANKER}))
