@@ -183,7 +183,6 @@ class TableLoop:
         self.max_batch = max_batch
         self._pending: list[PendingInput] = []
         self._ack_after_commit: int | None = None
-        self._owed = b""  # bytes to send after the next commit (re-ACKs of duplicates)
         self._last_prompt: object = None
         self._next_watchdog = 0.0
         self.running = False
@@ -238,33 +237,37 @@ class TableLoop:
         self.running = True
         self.show()
         self._send_prompt(force=True)
+        carry: LoopEvent | None = None  # an event taken from the queue that did not fit the last batch
         try:
             while True:
-                try:
-                    event: LoopEvent | None = self.queue.get(timeout=self.tick)
-                except queue.Empty:
-                    event = None
-                stop = False
+                event = carry
+                carry = None
+                if event is None:
+                    try:
+                        event = self.queue.get(timeout=self.tick)
+                    except queue.Empty:
+                        event = None
                 # Group commit: take everything already waiting (a read often holds a whole deal), apply it
                 # event by event, then commit it in one transaction and acknowledge once.
-                for _ in range(self.max_batch):
-                    if event is None:
-                        break
+                stop = False
+                taken = 0
+                while event is not None:
                     if isinstance(event, Stop):
                         stop = True
                         break
+                    if taken == self.max_batch:
+                        carry = event  # the batch is full: this one opens the next (order kept)
+                        break
                     self.handle(event)
+                    taken += 1
                     try:
                         event = self.queue.get_nowait()
                     except queue.Empty:
                         event = None
-                else:
-                    if event is not None:
-                        self.queue.put(event)  # the batch is full: the rest waits for the next round
+                self._poll()
                 self.flush()
                 if stop:
                     break
-                self._poll()
                 if on_tick is not None:
                     on_tick()
         finally:
@@ -279,8 +282,8 @@ class TableLoop:
                 break
             if not isinstance(event, Stop):
                 self.handle(event)
-        self.flush()
         self._poll()
+        self.flush()
 
     def handle(self, event: LoopEvent) -> None:
         if isinstance(event, WireBytes):
@@ -319,9 +322,9 @@ class TableLoop:
         if isinstance(ev, WireInput):
             self._apply(ev.table_input, ev.body, ev.session, ev.number)
         elif isinstance(ev, WireDuplicate):
-            # Already committed before a crash or a lost ACK: acknowledge again, apply nothing.
+            # A resend of an event already delivered: nothing to apply. The session itself re-ACKs it once
+            # it is committed (never before: write-ahead).
             self.stats.duplicates += 1
-            self._owed += self.wire.acknowledge(ev.number)
         elif isinstance(ev, WireLink):
             self._link(ev.up, ev.detail)  # staged: the PROMPT follows the commit
         elif isinstance(ev, WireReboot):
@@ -369,8 +372,6 @@ class TableLoop:
             # PROMPT is state, not an edge: repeat it after every commit so that a shoe that missed one (or
             # that waits for a prompt per card) always knows what is due. One write for both.
             out += self._prompt_bytes(force=True)
-        out += self._owed
-        self._owed = b""
         if out:
             self.write(out)
 

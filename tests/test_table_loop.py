@@ -119,3 +119,18 @@ def test_one_commit_per_batch(tmp_path: Path) -> None:
         assert loop.stats.commits == 1
         assert loop.stats.inputs == 4
         assert len(list(journal.inputs())) == 4
+
+
+def test_a_full_batch_keeps_the_order_of_what_waits(tmp_path: Path) -> None:
+    from controller.table import Stop, WireBytes
+
+    tokens = ["9H", "2S", "KD", "5C", "4H", "3S", "TD", "8C", "7D", "6S", "AH"]
+    with Journal.open(tmp_path / "j.db") as journal:
+        loop = new_loop(journal)
+        loop.max_batch = 3
+        for token in tokens:  # ASCII lines: suit letter, then rank
+            loop.put(WireBytes(f"{token[1]}{token[0]}\r\n".encode().replace(b"T", b"10"), 0.0))
+        loop.put(Stop())
+        loop.run()
+        assert [b["card"] for _id, b in journal.inputs() if b["kind"] == "card"] == tokens
+        assert loop.stats.commits >= 4  # 11 events in batches of at most 3
