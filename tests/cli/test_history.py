@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from controller.journal import SCHEMA_VERSION, Journal
+from tests.test_journal import coup_body
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,24 +46,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def declared(shoe: int, coup: int, **extra: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "shoe": shoe,
-        "coup": coup,
-        "declared": True,
-        "void": False,
-        "misdraw": False,
-        "dummy_hand": [],
-        "player": ["2H", "3S"],
-        "banker": ["AD", "KC", "8D"],
-        "player_total": 5,
-        "banker_total": 9,
-        "winner": "banker",
-        "natural": False,
-        "player_pair": False,
-        "banker_pair": False,
-    }
-    body.update(extra)
-    return body
+    return coup_body(shoe, coup, **extra)
 
 
 #: A voided coup as the daemon's table loop records it: the cards dealt, no hands, no result.
