@@ -160,7 +160,8 @@ class Daemon:
             host, port = board.address
             log.info("scoreboard on http://%s:%d/ (reveal %s)", host, port, s.scoreboard.reveal)
         # Snapshots (roads, JSON) are built on the scoreboard's own thread, in order: never before the ACK.
-        self.loop.sinks.append(QueuedSink(board))  # close_sinks() closes it
+        # At most some 50 snapshots a second: a fast shoe's updates are gathered for 20 ms and built once.
+        self.loop.sinks.append(QueuedSink(board, gather_seconds=0.02))  # close_sinks() closes it
         return board
 
     def _put(self, event: LoopEvent) -> None:

@@ -58,3 +58,35 @@ def test_updates_return_at_once_and_the_last_view_wins() -> None:
         sink.close()
     assert inner.closed
     assert not any(t.name == "sink-slow" for t in threading.enumerate())
+
+
+class BatchSink:
+    name = "batch"
+
+    def __init__(self) -> None:
+        self.batches: list[list[TableView]] = []
+        self.closed = False
+
+    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
+        self.batches.append([view])
+
+    def update_many(self, updates: Sequence[tuple[TableView, Sequence[Notice]]]) -> None:
+        self.batches.append([v for v, _ in updates])
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_queued_sink_hands_over_every_update_in_order_gathered() -> None:
+    from controller.sinks import QueuedSink
+
+    inner = BatchSink()
+    sink = QueuedSink(inner, gather_seconds=0.05)
+    vs = views(5)
+    for v in vs:
+        sink.update(v, ())
+    assert sink.flush()
+    sink.close()
+    assert [v for batch in inner.batches for v in batch] == vs  # all of them, in order
+    assert len(inner.batches) < len(vs)  # gathered
+    assert inner.closed

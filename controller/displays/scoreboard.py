@@ -42,7 +42,7 @@ from typing import Any, Protocol
 
 from controller.game.cards import Card
 from controller.game.coup import CoupResult
-from controller.game.roads import DERIVED_ROADS, bead_plate_grid, big_road_grid, compute_roads
+from controller.game.roads import DERIVED_ROADS, Roads, RoadsBuilder, bead_plate_grid, big_road_grid
 from controller.game.rules import Bet, CommissionCollection, Ruleset
 from controller.game.settlement import Wager, settle
 from controller.game.table import (
@@ -244,34 +244,47 @@ class SnapshotBuilder:
         self.shoe: int | None = max(shoes) if shoes else None
         self.records: list[dict[str, Any]] = [dict(r) for r in history if r.get("shoe") == self.shoe]
         self._roads: dict[str, Any] | None = None  # last, counters, roads: they change with the records only
+        # The roads kept coup by coup (O(1) a declare); rebuilt from the records only when the shoe changes.
+        self._road_builder = RoadsBuilder(self._declared())
         self._static = self._table_part()
         self._frozen_remaining: int | None = None
 
     # -- state from the loop ---------------------------------------------------------------------
+    def follow(self, view: TableView | None, notices: Sequence[Notice]) -> None:
+        """Take in a view and its notices without building a snapshot (for updates that are coalesced)."""
+        self._follow(view, notices)
+
     def _follow(self, view: TableView | None, notices: Sequence[Notice]) -> None:
         if view is not None and view.shoe_number != self.shoe:
             # The first view after a restart, or a shoe started: keep only this shoe's coups.
             self.records = [r for r in self.records if r.get("shoe") == view.shoe_number]
             self.shoe = view.shoe_number
             self._roads = None
+            self._road_builder = RoadsBuilder(self._declared())
         for n in notices:
             if isinstance(n, ShoeStarted):
                 self.shoe = n.shoe_number
                 self.records = []
                 self._roads = None
+                self._road_builder = RoadsBuilder()
             elif isinstance(n, CoupDeclared | CoupVoided):
                 for _kind, body in derived_records([n]):
                     self.records.append(body)
+                    if body.get("declared") and not body.get("void"):
+                        self._road_builder.add(body)
                 self._roads = None
+
+    def _declared(self) -> list[dict[str, Any]]:
+        return [r for r in self.records if r.get("declared") and not r.get("void")]
 
     def build(self, view: TableView | None, notices: Sequence[Notice] = ()) -> dict[str, Any]:
         self._follow(view, notices)
         if self._roads is None:  # the shoe's declared coups changed: redo what depends on them only
-            declared = [r for r in self.records if r.get("declared") and not r.get("void")]
+            declared = self._declared()
             self._roads = {
                 "last": self._last_part(declared[-1] if declared else None),
                 "counters": self._counters(declared),
-                "roads": self._roads_part(declared),
+                "roads": self._roads_part(self._road_builder.roads),
             }
         return {
             "table": self._static,
@@ -393,8 +406,7 @@ class SnapshotBuilder:
         return out
 
     @staticmethod
-    def _roads_part(declared: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        roads = compute_roads(declared)
+    def _roads_part(roads: Roads) -> dict[str, Any]:
         data = roads.to_dict()
         beads = [
             [c, r, b.winner.value, b.player_pair, b.banker_pair, b.natural]
@@ -422,9 +434,11 @@ class Board:
         self.closing = False
 
     def publish(self, snapshot: Mapping[str, Any]) -> None:
-        body = json.dumps(snapshot, separators=(",", ":")).encode()
+        self.publish_body(int(snapshot["version"]), json.dumps(snapshot, separators=(",", ":")).encode())
+
+    def publish_body(self, version: int, body: bytes) -> None:
         with self.cond:
-            self.version = int(snapshot["version"])
+            self.version = version
             self.body = body
             self.cond.notify_all()
 
@@ -477,6 +491,8 @@ class ScoreboardSink:
         self.board = Board()
         self.fault: str | None = None
         self._content: dict[str, Any] | None = None
+        self._roads_obj: object = None
+        self._roads_json = "null"
         self._version = 0
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -486,12 +502,28 @@ class ScoreboardSink:
     def update(self, view: TableView, notices: Sequence[Notice]) -> None:
         self._publish(self.builder.build(view, notices))
 
+    def update_many(self, updates: Sequence[tuple[TableView, Sequence[Notice]]]) -> None:
+        """Several updates that queued up while the last snapshot was built (a fast shoe): follow every one
+        in order, publish one snapshot of the newest. A board only ever shows the current state."""
+        for view, notices in updates[:-1]:
+            self.builder.follow(view, notices)
+        if updates:
+            self._publish(self.builder.build(*updates[-1]))
+
     def _publish(self, content: dict[str, Any]) -> None:
-        if content == self._content:
+        if content == self._content:  # the cached road parts compare by identity: cheap
             return  # nothing visible changed: no new version (in a squeeze game not even a tick)
         self._content = content
         self._version += 1
-        self.board.publish({"version": self._version, "ts_ms": self.wall_ms(), **content})
+        # The roads only change on a declare: encode them once and splice them into each snapshot.
+        roads = content["roads"]
+        if roads is not self._roads_obj:
+            self._roads_obj = roads
+            self._roads_json = json.dumps(roads, separators=(",", ":"))
+        rest = {"version": self._version, "ts_ms": self.wall_ms(), **content}
+        del rest["roads"]
+        head = json.dumps(rest, separators=(",", ":"))
+        self.board.publish_body(self._version, f'{head[:-1]},"roads":{self._roads_json}}}'.encode())
 
     def snapshot(self) -> dict[str, Any]:
         """The latest published snapshot (decoded; for tests and tools)."""
