@@ -54,11 +54,16 @@ class DragonBonus:
     ladder: Mapping[int, Fraction] = field(default_factory=_default_ladder)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "ladder", MappingProxyType(dict(self.ladder)))  # read-only, whatever was given
         for margin, pays in self.ladder.items():
             if not 1 <= margin <= 9:
                 raise ValueError(f"dragon bonus margin {margin} outside 1-9")
             if pays < 0:
                 raise ValueError(f"dragon bonus pay for margin {margin} is negative")
+
+    def __reduce__(self) -> tuple[type[DragonBonus], tuple[Fraction, bool, dict[int, Fraction]]]:
+        # A mappingproxy cannot be pickled; the scoreboard's process receives the ruleset pickled.
+        return (DragonBonus, (self.natural_win, self.natural_tie_pushes, dict(self.ladder)))
 
 
 @dataclass(frozen=True)
