@@ -25,7 +25,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any
 
-from gpiozero import LED, Button, Buzzer
+from gpiozero import LED, Button, Buzzer, DigitalInputDevice
 
 from controller.game.table import Alarm, Lamp
 
@@ -333,10 +333,10 @@ class Panel:
                 Buzzer, "buzzer", pins.buzzer, factory, active_high=active_high, initial_value=False
             )
             self._declare = self._open(
-                Button, "declare", pins.declare, factory, pull_up=True, bounce_time=bounce_seconds or None
+                DigitalInputDevice, "declare", pins.declare, factory, pull_up=True, bounce_time=bounce_seconds or None
             )
             self._new_shoe = self._open(
-                Button, "new_shoe", pins.new_shoe, factory, pull_up=True, bounce_time=bounce_seconds or None
+                DigitalInputDevice, "new_shoe", pins.new_shoe, factory, pull_up=True, bounce_time=bounce_seconds or None
             )
             self._void = self._open(
                 Button,
@@ -351,8 +351,10 @@ class Panel:
         except BaseException:
             self._close_devices()
             raise
-        self._declare.when_pressed = self._declare_pressed
-        self._new_shoe.when_pressed = self._new_shoe_pressed
+        # DECLARE and NEW SHOE act on the press: plain inputs, without the hold thread (10 wake-ups a second
+        # each) that gpiozero's Button runs; only VOID, which must be held, is a Button.
+        self._declare.when_activated = self._declare_pressed
+        self._new_shoe.when_activated = self._new_shoe_pressed
         self._void.when_held = self._void_held
 
     def _open(self, cls: Any, function: str, pin: int, factory: PinFactory, **kwargs: Any) -> Any:
