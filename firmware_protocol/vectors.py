@@ -170,3 +170,18 @@ def markdown() -> str:
         events = "; ".join(_outcome_text(o) for o in v.outcomes)
         lines.append(f"| {_cell(v.name)} | `{v.wire}` | {_cell(events)} |")
     return "\n".join(lines) + "\n"
+
+
+def accounted(data: bytes) -> bytes:
+    """The spec's rule for what a decoder must hand back in its events' ``raw``: every byte of ``data`` but
+    idle delimiters (empty frames) and an unfinished tail. Shared by the tests and the fuzz target."""
+    out = bytearray()
+    frame = bytearray()
+    for byte in data:
+        if byte == 0:
+            if frame:
+                out += frame + b"\x00"
+                frame.clear()
+        else:
+            frame.append(byte)
+    return bytes(out + frame)

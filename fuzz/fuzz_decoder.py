@@ -19,22 +19,9 @@ import sys
 
 from firmware_protocol.ascii import AsciiCard, AsciiDecoder
 from firmware_protocol.binary import BinaryDecoder, FrameReceived, decode_frame, encode
-from firmware_protocol.vectors import FRAMES
+from firmware_protocol.vectors import FRAMES, accounted
 
 CAP = 64
-
-
-def _accounted(data: bytes) -> bytes:
-    out = bytearray()
-    frame = bytearray()
-    for byte in data:
-        if byte == 0:
-            if frame:
-                out += frame + b"\x00"
-                frame.clear()
-        else:
-            frame.append(byte)
-    return bytes(out + frame)
 
 
 def check(data: bytes) -> None:
@@ -58,7 +45,7 @@ def check(data: bytes) -> None:
             if isinstance(line, AsciiCard):
                 assert len(line.raw.strip(b" \t")) in (2, 3), line
         assert ascii_.buffered <= 16
-    expected = _accounted(payload)
+    expected = accounted(payload)
     assert expected.startswith(raws) and len(raws) + binary.buffered == len(expected)
 
 

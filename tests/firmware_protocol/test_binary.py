@@ -26,27 +26,13 @@ from firmware_protocol.binary import (
     frame_body,
 )
 from firmware_protocol.messages import Ack, ButtonPressed, CardRead, Hello, Status, StatusFlags
-from firmware_protocol.vectors import FRAMES, SINGLE, STREAMS, FrameVector, Outcome, StreamVector
+from firmware_protocol.vectors import FRAMES, SINGLE, STREAMS, FrameVector, Outcome, StreamVector, accounted
 
 from .strategies import messages, u16
 
 
 def outcomes(events: list[BinaryEvent]) -> tuple[Outcome, ...]:
     return tuple(e.reason if isinstance(e, FrameRejected) else (e.seq, e.message) for e in events)
-
-
-def accounted(data: bytes) -> bytes:
-    """What a decoder must hand back in ``raw``s: every byte but idle delimiters and an unfinished tail."""
-    out = bytearray()
-    frame = bytearray()
-    for byte in data:
-        if byte == 0:
-            if frame:
-                out += frame + b"\x00"
-                frame.clear()
-        else:
-            frame.append(byte)
-    return bytes(out + frame)
 
 
 def feed_all(decoder: BinaryDecoder, chunks: list[bytes]) -> list[BinaryEvent]:
