@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.harness import Harness
+
 
 def _children() -> set[int]:
     """Live child processes of this process (zombies included: an unreaped child is a leak too)."""
@@ -42,3 +44,13 @@ def no_leaked_threads_or_children(request: pytest.FixtureRequest) -> Iterator[No
         time.sleep(0.05)
     names = sorted(t.name for t in leaked_threads)
     pytest.fail(f"{request.node.nodeid} left behind threads {names} and child processes {sorted(leaked_children)}")
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[Harness]:
+    """A temporary table of real processes (the simulated shoe, the daemon), always killed and reaped."""
+    h = Harness(tmp_path)
+    try:
+        yield h
+    finally:
+        h.close()

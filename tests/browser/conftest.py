@@ -56,15 +56,6 @@ def browser() -> Iterator[Any]:
             b.close()
 
 
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(tmp_path)
-    try:
-        yield h
-    finally:
-        h.close()
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
