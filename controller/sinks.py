@@ -98,9 +98,6 @@ class QueuedSink:
         self._thread = threading.Thread(target=self._run, name=f"sink-{inner.name}", daemon=True)
         self._thread.start()
 
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.inner, name)  # address, fault, snapshot ... of the inner sink
-
     def update(self, view: TableView, notices: Sequence[Notice]) -> None:
         self._queue.put((view, notices))
 

@@ -100,28 +100,19 @@ def derived_records(notices: Iterable[Notice]) -> list[tuple[str, dict[str, Any]
     """The journal's derived records for these notices: coups (declared or void), shoe events, alarms."""
     out: list[tuple[str, dict[str, Any]]] = []
     for n in notices:
-        if isinstance(n, CoupDeclared):
-            body = {
+        if isinstance(n, CoupDeclared | CoupVoided):
+            body: dict[str, Any] = {
                 "shoe": n.shoe_number,
                 "coup": n.coup_number,
-                "declared": True,
-                "void": False,
+                "declared": isinstance(n, CoupDeclared),
+                "void": isinstance(n, CoupVoided),
                 "misdraw": bool(n.dummy_hand),
                 "dummy_hand": [c.token for c in n.dummy_hand],
-                **n.result.to_dict(),
             }
-            out.append(("coup", body))
-        elif isinstance(n, CoupVoided):
-            body = {
-                "shoe": n.shoe_number,
-                "coup": n.coup_number,
-                "declared": False,
-                "void": True,
-                "misdraw": bool(n.dummy_hand),
-                "dummy_hand": [c.token for c in n.dummy_hand],
-                "cards": [c.token for c in n.cards],
-                "winner": None,
-            }
+            if isinstance(n, CoupDeclared):
+                body |= n.result.to_dict()
+            else:
+                body |= {"cards": [c.token for c in n.cards], "winner": None}
             out.append(("coup", body))
         elif isinstance(n, ShoeStarted):
             out.append(("shoe", {"event": "start", "shoe": n.shoe_number, "decks": n.decks}))
@@ -272,18 +263,6 @@ class TableLoop:
                     on_tick()
         finally:
             self.running = False
-
-    def run_pending(self) -> None:
-        """Process everything queued now without blocking (for tests and tools)."""
-        while True:
-            try:
-                event = self.queue.get_nowait()
-            except queue.Empty:
-                break
-            if not isinstance(event, Stop):
-                self.handle(event)
-        self._poll()
-        self.flush()
 
     def handle(self, event: LoopEvent) -> None:
         if isinstance(event, WireBytes):

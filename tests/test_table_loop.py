@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.game.cards import DECK
+from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import (
     CardDrawn,
     CutCardOut,
@@ -134,3 +135,38 @@ def test_a_full_batch_keeps_the_order_of_what_waits(tmp_path: Path) -> None:
         loop.run()
         assert [b["card"] for _id, b in journal.inputs() if b["kind"] == "card"] == tokens
         assert loop.stats.commits >= 4  # 11 events in batches of at most 3
+
+
+def test_derived_records_of_a_declared_and_a_voided_coup() -> None:
+    from controller.game.cards import Card
+    from controller.table import derived_records
+
+    state = TableState(TableRules(burn_rule=BurnRule(BurnMode.NONE)))
+    notices = []
+    for token in ["9H", "2S", "KD", "5C"]:
+        notices += state.apply(CardDrawn(Card.parse(token)))
+    notices += state.apply(CardDrawn(Card.parse("7H")))  # a misdraw: set aside
+    notices += state.apply(DeclarePressed())
+    notices += state.apply(CardDrawn(Card.parse("2H")))
+    notices += state.apply(VoidPressed())
+    coups = [body for kind, body in derived_records(notices) if kind == "coup"]
+    assert coups[0] == {
+        "shoe": 1, "coup": 1, "declared": True, "void": False, "misdraw": True, "dummy_hand": ["7H"],
+        **state_free_result(["9H", "KD"], ["2S", "5C"]),
+    }  # fmt: skip
+    assert coups[1] == {
+        "shoe": 1, "coup": 2, "declared": False, "void": True, "misdraw": False, "dummy_hand": [],
+        "cards": ["2H"], "winner": None,
+    }  # fmt: skip
+    alarms = [body for kind, body in derived_records(notices) if kind == "alarm"]
+    assert alarms == [
+        {"alarm": "misdraw", "text": "MISDRAW", "card": "7H",
+         "detail": "card 7H drawn when none was due; set aside (dummy hand)"},
+    ]  # fmt: skip
+
+
+def state_free_result(player: list[str], banker: list[str]) -> dict[str, object]:
+    from controller.game.cards import Card
+    from controller.game.coup import CoupResult
+
+    return CoupResult(tuple(map(Card.parse, player)), tuple(map(Card.parse, banker))).to_dict()

@@ -39,10 +39,6 @@ class Rank(IntEnum):
         """Baccarat value: ace 1, 2-9 face, ten and court cards 0."""
         return int(self) if int(self) < 10 else 0
 
-    @property
-    def code(self) -> int:
-        return int(self)
-
 
 class Suit(Enum):
     """Card suit; the value is the one-letter symbol used in tokens."""
