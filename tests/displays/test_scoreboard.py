@@ -21,13 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.config import Settings
-from controller.displays.scoreboard import (
-    ScoreboardSink,
-    money,
-    odds,
-    payout_guide,
-    settle_result,
-)
+from controller.displays.scoreboard import ScoreboardSink
+from controller.displays.snapshot import payout_guide, settle_result
+from controller.displays.wording import money, odds
 from controller.game.cards import DECK, Card
 from controller.game.coup import Coup, CoupResult, next_due
 from controller.game.roads import compute_roads
