@@ -10,7 +10,7 @@ Two parts, kept apart so the picture can be tested without any LCD:
           card). On a two-line display the right end carries ``CUT`` / ``LAST`` (the cut card is out /
           this coup is the last of the shoe) or a ``DRAGON 7`` / ``PANDA 8`` that hit.
   line 2  the most severe standing alarm (``UNREADABLE CARD``, ``LINK DOWN``, ``MISDRAW`` ...), else the
-          coup's result with a payout hint once it is complete (``BANKER 7-5 PAYS .95``,
+          coup's result with a payout hint once it is complete (``BANKER 7-5 0.95:1``,
           ``BANKER 7-5 EZ PUSH``, ``BANKER 6-4 PAYS 1:2``, ``TIE 6-6 PAYS 8:1``), else what is due
           (``DEAL``, ``PLAYER DRAWS``, ``BANKER DRAWS``, ``BURN 7 LEFT``, ``HOLD VOID``, ``NEW SHOE``).
   line 3  (four-line displays) the cards, ``P 2H AD 8D  B KS 7C`` (``2H AD 8D | KS 7C 9H`` when both
@@ -19,7 +19,10 @@ Two parts, kept apart so the picture can be tested without any LCD:
   ======  ===================================================================================
 
   Hints are chosen longest first among those that fit, so a 16-column display gets the short forms
-  (``BANKER 7-5 -5%``, ``BANKER 7-5 PUSH``, ``BANKER 6-4 1:2``).
+  (``BANKER 7-5 -5%``, ``BANKER 7-5 PUSH``, ``BANKER 6-4 1:2``). What a wager pays comes from
+  :func:`controller.game.payouts.decide` (the settlement's own rule, never restated here), written by
+  :func:`controller.displays.wording.odds` as the scoreboard writes it. An alarm is shown by its text
+  (``Alarm.value``); one without a short form that is too wide is cut after its last whole word that fits.
 
 * :class:`LcdSink` - the sink the table loop feeds. It compares each line with the last frame and sends
   only the characters that changed (through a PCF8574 each character costs eight bus writes). Hardware
