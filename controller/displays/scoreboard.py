@@ -23,6 +23,8 @@ What the standard library leaves to us is done here, each with a test:
   the last to go;
 * a stream whose client died frees its slot at once: one watcher thread waits (``selectors``) on every
   stream's socket, and end-of-file or a reset ends the stream immediately, not at the next heartbeat;
+* at most :data:`MAX_CONNECTIONS` connections are served at once (a thread each); one more is answered 503
+  on the spot and closed, so stalled clients cannot pile up threads;
 * a socket timeout on every connection, GET and HEAD only (405 otherwise), static files read once at start
   from a fixed list (no path from the request ever reaches the file system).
 """
@@ -62,6 +64,9 @@ STATIC_FILES: Mapping[str, str] = {
 MAX_STREAMS = 32
 #: Event streams per remote address: a browser opens at most six connections to one server anyway.
 MAX_STREAMS_PER_ADDRESS = 6
+#: Connections served at once (a thread each); more are answered 503 at once and closed.
+MAX_CONNECTIONS = 64
+_BUSY = b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 2\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
 class ScoreboardSettings(Protocol):
@@ -241,6 +246,8 @@ class ScoreboardSink:
 
     def close(self) -> None:
         """Stop the server: end the event streams, join every thread, close every socket. Idempotent."""
+        if self._server is not None and self.stats:
+            log.info("scoreboard: clients: %s", ", ".join(f"{k} {v}" for k, v in sorted(self.stats.items())))
         self.board.close()
         server, self._server = self._server, None
         if server is not None:
@@ -367,6 +374,7 @@ class _Server(ThreadingHTTPServer):
         self.static = _load_static()
         self.lock = threading.Lock()
         self.streams: list[_Stream] = []  # oldest first
+        self.active = 0  # connections being served (a thread each)
         self.connections: set[socket.socket] = set()
         self.watch = _StreamWatch(self)
         try:
@@ -379,10 +387,42 @@ class _Server(ThreadingHTTPServer):
         """A client that went away (or stalled) is counted, not a traceback; anything else is a bug."""
         exc = sys.exc_info()[1]
         if isinstance(exc, OSError):  # BrokenPipeError, ConnectionResetError, TimeoutError ...
-            self.sink.stats["clients_gone"] += 1
+            self.count("clients_gone")
             log.debug("scoreboard: client %s went away: %r", client_address[0], exc)
         else:
             log.error("scoreboard: request from %s failed", client_address[0], exc_info=exc)
+
+    def count(self, what: str) -> None:
+        with self.lock:
+            self.sink.stats[what] += 1
+
+    # -- connections: a thread each, at most MAX_CONNECTIONS at once ------------------------------------
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.lock:
+            full = self.active >= MAX_CONNECTIONS
+            if not full:
+                self.active += 1
+        if full:  # answered on the accepting thread: a few bytes into an empty socket buffer never block
+            self.count("connections_refused")
+            with contextlib.suppress(OSError):
+                request.sendall(_BUSY)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._done()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._done()
+
+    def _done(self) -> None:
+        with self.lock:
+            self.active -= 1
 
     def track(self, conn: socket.socket, add: bool) -> None:
         with self.lock:
@@ -427,7 +467,7 @@ class _Server(ThreadingHTTPServer):
             stream.ended = True
             self.streams.remove(stream)
         if why:
-            self.sink.stats[why] += 1
+            self.count(why)
         with contextlib.suppress(OSError):
             stream.conn.shutdown(socket.SHUT_RDWR)
         self.sink.board.wake()
@@ -550,7 +590,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self.wfile.write(_event(version, body))
                 self.wfile.flush()
         except OSError:
-            server.sink.stats["streams_lost"] += not stream.ended  # a write failed: the viewer went away
+            if not stream.ended:  # a write failed: the viewer went away
+                server.count("streams_lost")
         finally:
             server.watch.remove(stream)
             server.end_stream(stream, None)

@@ -181,3 +181,26 @@ def test_a_stream_client_that_closes_frees_its_slot(sink: ScoreboardSink) -> Non
     assert sink.streams == ["127.0.0.3"]
     stream.close()
     _wait(lambda: sink.streams == [], timeout=5)
+
+
+def test_connections_over_the_bound_get_503_and_the_server_recovers(sink: ScoreboardSink) -> None:
+    from controller.displays.scoreboard import MAX_CONNECTIONS
+
+    idle = [socket.create_connection(sink.address, timeout=5) for _ in range(MAX_CONNECTIONS)]
+    try:
+        _wait(lambda: sink.stats["connections_refused"] == 0 and _served(sink) == MAX_CONNECTIONS)
+        with socket.create_connection(sink.address, timeout=5) as extra:  # answered before it asks
+            assert extra.recv(4096).startswith(b"HTTP/1.0 503 ")
+        assert sink.stats["connections_refused"] == 1
+    finally:
+        for s in idle:
+            s.close()
+    _wait(lambda: _served(sink) == 0)
+    assert _get(sink, "/api/state")[0] == 200
+
+
+def _served(sink: ScoreboardSink) -> int:
+    server = sink._server
+    assert server is not None
+    with server.lock:
+        return server.active
