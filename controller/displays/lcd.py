@@ -10,7 +10,7 @@ Two parts, kept apart so the picture can be tested without any LCD:
           card). On a two-line display the right end carries ``CUT`` / ``LAST`` (the cut card is out /
           this coup is the last of the shoe) or a ``DRAGON 7`` / ``PANDA 8`` that hit.
   line 2  the most severe standing alarm (``UNREADABLE CARD``, ``LINK DOWN``, ``MISDRAW`` ...), else the
-          coup's result with a payout hint once it is complete (``BANKER 7-5 PAYS .95``,
+          coup's result with a payout hint once it is complete (``BANKER 7-5 0.95:1``,
           ``BANKER 7-5 EZ PUSH``, ``BANKER 6-4 PAYS 1:2``, ``TIE 6-6 PAYS 8:1``), else what is due
           (``DEAL``, ``PLAYER DRAWS``, ``BANKER DRAWS``, ``BURN 7 LEFT``, ``HOLD VOID``, ``NEW SHOE``).
   line 3  (four-line displays) the cards, ``P 2H AD 8D  B KS 7C`` (``2H AD 8D | KS 7C 9H`` when both
@@ -19,7 +19,10 @@ Two parts, kept apart so the picture can be tested without any LCD:
   ======  ===================================================================================
 
   Hints are chosen longest first among those that fit, so a 16-column display gets the short forms
-  (``BANKER 7-5 -5%``, ``BANKER 7-5 PUSH``, ``BANKER 6-4 1:2``).
+  (``BANKER 7-5 -5%``, ``BANKER 7-5 PUSH``, ``BANKER 6-4 1:2``). What a wager pays comes from
+  :func:`controller.game.payouts.decide` (the settlement's own rule, never restated here), written by
+  :func:`controller.displays.wording.odds` as the scoreboard writes it. An alarm is shown by its text
+  (``Alarm.value``); one without a short form that is too wide is cut after its last whole word that fits.
 
 * :class:`LcdSink` - the sink the table loop feeds. It compares each line with the last frame and sends
   only the characters that changed (through a PCF8574 each character costs eight bus writes). Hardware
@@ -37,7 +40,9 @@ from fractions import Fraction
 from typing import Literal, Protocol
 
 from controller.config import LcdSection
+from controller.displays.wording import odds, percent
 from controller.game.coup import CoupResult, Winner
+from controller.game.payouts import Outcome, decide, net_per_unit
 from controller.game.rules import Bet, CommissionCollection, Ruleset
 from controller.game.table import Alarm, Due, Notice, TableView
 
@@ -109,10 +114,16 @@ def top_alarm(alarms: Sequence[Alarm]) -> Alarm | None:
 
 
 def alarm_text(alarm: Alarm, cols: int) -> str:
-    """The alarm's display text, or its short form when the full text is wider than ``cols``."""
-    if len(alarm.value) <= cols:
-        return alarm.value
-    return _SHORT_ALARM.get(alarm, alarm.value)
+    """The alarm's display text, or when the full text is wider than ``cols`` its short form, or (an alarm
+    without one, such as an alarm added later) its text cut after the last whole word that fits."""
+    text = alarm.value
+    if len(text) <= cols:
+        return text
+    short = _SHORT_ALARM.get(alarm)
+    if short is not None and len(short) <= cols:
+        return short
+    cut = text[: cols + 1].rsplit(" ", 1)[0] if " " in text[: cols + 1] else ""
+    return cut or text[:cols]
 
 
 def render(view: TableView, ruleset: Ruleset, cols: int, rows: int) -> list[str]:
@@ -122,16 +133,16 @@ def render(view: TableView, ruleset: Ruleset, cols: int, rows: int) -> list[str]
     badge = _badge(view.result, ruleset)
     status = _status_line(view, ruleset, cols)
     if rows >= 4:
-        cards = _badge_line(badge, ruleset) if badge is not None else _cards_line(view, cols)
+        cards = f"{_BADGE_TEXT[badge[0]]} PAYS {odds(badge[1])}" if badge is not None else _cards_line(view, cols)
         lines = [_totals(view, "", cols), status, cards, _shoe_line(view, cols)]
     else:
         mark = _shoe_mark(view)
         if badge is not None:
-            suffixed = f"{status.rstrip()} {_BADGE_TEXT[badge]}"
+            suffixed = f"{status.rstrip()} {_BADGE_TEXT[badge[0]]}"
             if len(suffixed) <= cols:
                 status = suffixed
             else:
-                mark = _BADGE_TEXT[badge]
+                mark = _BADGE_TEXT[badge[0]]
         lines = [_totals(view, mark, cols), status]
     lines += [""] * (rows - len(lines))
     return [_fit(line, cols) for line in lines[:rows]]
@@ -192,79 +203,43 @@ def _result_text(result: CoupResult, ruleset: Ruleset, cols: int) -> str:
 
 
 def _hints(result: CoupResult, rules: Ruleset) -> list[str]:
-    """Payout hints for the winning main wager, longest first (mirrors settlement's rules)."""
-    winner = result.winner
-    if winner is Winner.TIE:
-        return [f"PAYS {_odds(rules.tie_pays)}", _odds(rules.tie_pays)]
-    if winner is Winner.PLAYER:
-        return [f"PAYS {_odds(rules.player_pays)}", _odds(rules.player_pays)]
-    if rules.banker_three_card_seven_pushes and result.banker_three_cards and result.banker_total == 7:
-        return ["EZ PUSH", "PUSH"]
-    pays = rules.banker_pays
-    if rules.banker_six_pays is not None and result.banker_total == 6:
-        pays = rules.banker_six_pays
-    rate = rules.commission_rate
+    """Payout hints for the winning main wager, longest first. The pay comes from
+    :func:`~controller.game.payouts.decide` (the settlement's own rule), the text from the one odds
+    formatter both displays share."""
+    bet = _MAIN_BET[result.winner]
+    outcome, pays = decide(bet, result, rules)
+    if outcome is Outcome.PUSH:  # a Banker win that pushes (EZ baccarat's three-card 7)
+        return ["EZ PUSH", "PUSH"] if rules.banker_three_card_seven_pushes else ["PUSH"]
+    rate = rules.commission_rate if bet is Bet.BANKER else Fraction(0)
     if rate:
-        pct = _decimal(rate * 100, leading_zero=True) + "%"
+        pct = percent(rate)
         if rules.commission_collection is CommissionCollection.AT_SHOE_END:
-            return [f"{_odds(pays)} +{pct}", f"+{pct}"]
-        return [f"PAYS {_decimal(pays * (1 - rate))}", f"-{pct}"]
-    return [f"PAYS {_odds(pays)}", _odds(pays)]
+            return [f"{odds(pays)} +{pct}", f"+{pct}"]
+        net = odds(net_per_unit(bet, result, rules))
+        return [f"PAYS {net}", net, f"-{pct}"]
+    return [f"PAYS {odds(pays)}", odds(pays)]
 
 
-def _odds(pays: Fraction) -> str:
-    """Odds "N to 1" as the casino writes them: ``8:1``, ``1:2``, ``3:2``."""
-    if pays.denominator == 1:
-        return f"{pays.numerator}:1"
-    return f"{pays.numerator}:{pays.denominator}"
-
-
-def _decimal(value: Fraction, *, leading_zero: bool = False) -> str:
-    """``.95``, ``.975``, ``1.5`` - exact to four places, else the fraction ``n/d``. Never a float."""
-    for places in range(5):
-        scaled = value * 10**places
-        if scaled.denominator == 1:
-            break
-    else:
-        return f"{value.numerator}/{value.denominator}"
-    whole, frac = divmod(scaled.numerator, 10**places)
-    if not places:
-        return str(whole)
-    digits = f"{frac:0{places}d}"
-    return f"{whole}.{digits}" if whole or leading_zero else f".{digits}"
+_MAIN_BET: dict[Winner, Bet] = {Winner.BANKER: Bet.BANKER, Winner.PLAYER: Bet.PLAYER, Winner.TIE: Bet.TIE}
 
 
 Badge = Literal["dragon_7", "panda_8"]
 _BADGE_TEXT: dict[Badge, str] = {"dragon_7": "DRAGON 7", "panda_8": "PANDA 8"}
 
 
-def _badge(result: CoupResult | None, rules: Ruleset) -> Badge | None:
-    """Dragon 7 (Banker wins with three cards totalling 7) or Panda 8 (Player, three cards, 8) if it hit."""
+_BADGE_BET: dict[Badge, Bet] = {"dragon_7": Bet.DRAGON_7, "panda_8": Bet.PANDA_8}
+
+
+def _badge(result: CoupResult | None, rules: Ruleset) -> tuple[Badge, Fraction] | None:
+    """Dragon 7 or Panda 8 and what it pays, if the table offers it and it won on ``result`` (by the
+    settlement's own rule)."""
     if result is None:
         return None
-    winner = result.winner
-    if (
-        winner is Winner.BANKER
-        and result.banker_three_cards
-        and result.banker_total == 7
-        and rules.dragon_7_pays
-        and rules.offers(Bet.DRAGON_7)
-    ):
-        return "dragon_7"
-    if (
-        winner is Winner.PLAYER
-        and result.player_three_cards
-        and result.player_total == 8
-        and rules.panda_8_pays
-        and rules.offers(Bet.PANDA_8)
-    ):
-        return "panda_8"
+    for badge, bet in _BADGE_BET.items():
+        outcome, pays = decide(bet, result, rules)
+        if rules.offers(bet) and outcome is Outcome.WIN and pays:  # a ruleset may zero a side bet out
+            return badge, pays
     return None
-
-
-def _badge_line(badge: Badge, rules: Ruleset) -> str:
-    pays = rules.dragon_7_pays if badge == "dragon_7" else rules.panda_8_pays
-    return f"{_BADGE_TEXT[badge]} PAYS {_odds(pays)}"
 
 
 def _cards_line(view: TableView, cols: int) -> str:
@@ -378,9 +353,7 @@ class LcdSink:
 
     name = "lcd"
 
-    def __init__(
-        self, lcd_settings: LcdSection, ruleset: Ruleset, *, lcd_factory: LcdFactory | None = None
-    ) -> None:
+    def __init__(self, lcd_settings: LcdSection, ruleset: Ruleset, *, lcd_factory: LcdFactory | None = None) -> None:
         self.settings = lcd_settings
         self.ruleset = ruleset
         self.cols = lcd_settings.cols

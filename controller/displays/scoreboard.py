@@ -1,27 +1,32 @@
-"""The scoreboard: a live web page of the table (coup in progress, results, payout guide, the five roads).
+"""The scoreboard's server: publishes each snapshot and serves the page, ``/api/state`` and ``/events``.
 
-The sink runs on the table loop's thread. Each :meth:`ScoreboardSink.update` builds one immutable
-**snapshot** (a plain JSON-able dict with a version number) with :class:`SnapshotBuilder` and publishes it
-to the HTTP server's threads; the server threads only ever read the latest published snapshot (under a
-condition variable) and never touch the table's state. The snapshot is the single source of the page:
-``/api/state`` returns it, ``/events`` pushes each new one as a Server-Sent Event, and the page's
-JavaScript only draws it.
-
-**Squeeze games** (``reveal = "on_declare"``): no card, total, what is due or result of the coup in
-progress may leave the daemon before the dealer declares it. The filtering is done here, in the snapshot
-builder, so the data never reaches a socket; the page only shows "coup N in play". The builder also
-withholds what would give the coup away indirectly: the cards-remaining count stays where it was when the
-coup opened, the alarms that say whether a card is due (MISDRAW, DECLARE TOO EARLY) are shown as a neutral
-DEALER CALL, and a snapshot whose (filtered) content did not change is not published at all, so the
-number of updates does not count the cards either.
+:class:`ScoreboardSink` is a table sink. The daemon wraps it in a :class:`~controller.sinks.QueuedSink`, so
+:meth:`ScoreboardSink.update` runs on the sink's own thread, never on the table loop's: it builds the
+snapshot with the pure :class:`~controller.displays.snapshot.SnapshotBuilder`, encodes it once, and
+publishes the bytes on a :class:`Board`. The HTTP threads only ever read the latest published bytes (under
+a condition variable) and never touch the table's state.
 
 **Server choice**: the standard library's :class:`http.server.ThreadingHTTPServer`. The load is one kiosk
 browser plus a few viewers on a private network, read-only, with a handful of routes; a thread per
 connection is fine at that scale, Server-Sent Events need nothing more than a long-lived response, and it
-adds no dependency to a Raspberry Pi install (no event loop to run beside the table loop's thread, no
-wheels to build). Limits kept deliberately: at most :data:`MAX_STREAMS` event streams at once (503 beyond),
-a socket timeout on every connection, GET and HEAD only (405 otherwise), static files read once at start
-from a fixed list (no path from the request ever reaches the file system).
+adds no dependency to a Raspberry Pi install (no event loop beside the table loop, no wheels to build).
+What the standard library leaves to us is done here, each with a test:
+
+* a client that goes away mid-request (``BrokenPipeError``, ``ConnectionResetError``, a timeout) is
+  counted in :attr:`ScoreboardSink.stats` and logged at debug level, never a traceback on stderr;
+* HTTP/0.9 (a request line without a version) is answered ``505`` with a proper HTTP/1.0 status line and
+  headers, and so is every malformed request (the standard library would answer those with a bare body);
+* event streams are bounded overall (:data:`MAX_STREAMS`) and per remote address
+  (:data:`MAX_STREAMS_PER_ADDRESS`); a new stream over a bound **evicts** the oldest stream of its own
+  address, or, when the whole board is full, the oldest stream of the address holding the most. One
+  client opening stream after stream therefore only ever displaces itself, and a kiosk's single stream is
+  the last to go;
+* a stream whose client died frees its slot at once: one watcher thread waits (``selectors``) on every
+  stream's socket, and end-of-file or a reset ends the stream immediately, not at the next heartbeat;
+* at most :data:`MAX_CONNECTIONS` connections are served at once (a thread each); one more is answered 503
+  on the spot and closed, so stalled clients cannot pile up threads;
+* a socket timeout on every connection, GET and HEAD only (405 otherwise), static files read once at start
+  from a fixed list (no path from the request ever reaches the file system).
 """
 
 from __future__ import annotations
@@ -29,32 +34,22 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import selectors
 import socket
+import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.game.cards import Card
-from controller.game.coup import CoupResult
-from controller.game.roads import DERIVED_ROADS, Roads, RoadsBuilder, bead_plate_grid, big_road_grid
-from controller.game.rules import Bet, CommissionCollection, Ruleset
-from controller.game.settlement import Wager, settle
-from controller.game.table import (
-    Alarm,
-    CoupDeclared,
-    CoupVoided,
-    Due,
-    Notice,
-    ShoeStarted,
-    TableView,
-)
-from controller.table import derived_records
+from controller.displays.snapshot import LimitsLike, SnapshotBuilder, TableInfo
+from controller.game.rules import Ruleset
+from controller.game.table import Notice, TableView
 
 log = logging.getLogger(__name__)
 
@@ -65,29 +60,13 @@ STATIC_FILES: Mapping[str, str] = {
     "scoreboard.css": "text/css; charset=utf-8",
     "scoreboard.js": "text/javascript; charset=utf-8",
 }
-#: Event streams served at once; more get 503 (a kiosk and a few viewers need far fewer).
+#: Event streams served at once (a kiosk and a few viewers need far fewer).
 MAX_STREAMS = 32
-#: Rows of the bead plate, the big road and the derived roads on the screen.
-ROAD_ROWS = 6
-
-_IN_PLAY_DUES = (Due.PLAYER_THIRD, Due.BANKER_THIRD, Due.DECLARE, Due.VOID)
-#: Alarms that tell whether a card is due now: in a squeeze game they would give the coup away.
-_TELLING_ALARMS = (Alarm.MISDRAW, Alarm.EARLY_DECLARE)
-_DEALER_CALL = {"name": "dealer_call", "text": "DEALER CALL"}
-
-
-class LimitsLike(Protocol):
-    """What the scoreboard shows of the table limits (:class:`~controller.game.settlement.TableLimits` or
-    the configuration's ``[table.limits]`` section)."""
-
-    @property
-    def unit_cents(self) -> int: ...
-
-    @property
-    def minimum_cents(self) -> int: ...
-
-    @property
-    def maximum_cents(self) -> int: ...
+#: Event streams per remote address: a browser opens at most six connections to one server anyway.
+MAX_STREAMS_PER_ADDRESS = 6
+#: Connections served at once (a thread each); more are answered 503 at once and closed.
+MAX_CONNECTIONS = 64
+_BUSY = b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 2\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
 class ScoreboardSettings(Protocol):
@@ -104,337 +83,17 @@ class ScoreboardSettings(Protocol):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Money and odds as the board writes them (exact: integers and fractions only)
-
-
-def money(cents: int) -> str:
-    """Cents as the board shows them: 2500 -> ``"$25"``, 500000 -> ``"$5,000"``, 250 -> ``"$2.50"``."""
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    text = f"{whole:,}" if not part else f"{whole:,}.{part:02d}"
-    return f"{sign}${text}"
-
-
-def odds(pays: Fraction) -> str:
-    """A pay as the rule card writes it: 8 -> ``"8:1"``, 1/2 -> ``"1:2"``, 19/20 -> ``"0.95:1"``."""
-    if pays.denominator == 1:
-        return f"{pays.numerator}:1"
-    if pays.numerator == 1:
-        return f"1:{pays.denominator}"
-    return f"{_decimal(pays)}:1"
-
-
-def _decimal(value: Fraction) -> str:
-    """Exact decimal text of a fraction whose denominator divides a power of ten (else ``a/b``)."""
-    whole, rest = divmod(value.numerator, value.denominator)
-    digits = ""
-    for _ in range(6):
-        if not rest:
-            break
-        rest *= 10
-        digit, rest = divmod(rest, value.denominator)
-        digits += str(digit)
-    if rest:
-        return f"{value.numerator}/{value.denominator}"
-    return f"{whole}.{digits}"
-
-
-def _banker_pays(rules: Ruleset, pays: Fraction) -> Fraction:
-    """A Banker win's pay after commission (what the player nets per unit)."""
-    return pays * (1 - rules.commission_rate)
-
-
-_BET_LABELS: Mapping[Bet, str] = {
-    Bet.BANKER: "Banker",
-    Bet.PLAYER: "Player",
-    Bet.TIE: "Tie",
-    Bet.PLAYER_PAIR: "Player Pair",
-    Bet.BANKER_PAIR: "Banker Pair",
-    Bet.DRAGON_BONUS_PLAYER: "Dragon Bonus P",
-    Bet.DRAGON_BONUS_BANKER: "Dragon Bonus B",
-    Bet.DRAGON_7: "Dragon 7",
-    Bet.PANDA_8: "Panda 8",
-}
-
-
-def payout_guide(rules: Ruleset) -> list[dict[str, str]]:
-    """What each wager pays under ``rules``: one row per bet, ``{"bet", "label", "pays", "note"}``."""
-    percent = _decimal(rules.commission_rate * 100).removesuffix(".")
-    if rules.commission_rate:
-        banker_note = f"{odds(rules.banker_pays)} less {percent}% commission"
-        if rules.commission_collection is CommissionCollection.AT_SHOE_END:
-            banker_note += ", collected at the shoe's end"
-    elif rules.banker_three_card_seven_pushes:
-        banker_note = "pushes on a three-card 7 win"
-    elif rules.banker_six_pays is not None:
-        banker_note = f"a winning 6 pays {odds(rules.banker_six_pays)}"
-    else:
-        banker_note = "no commission"
-    bonus = rules.dragon_bonus
-    steps = " · ".join(f"{m} {odds(p)}" for m, p in sorted(bonus.ladder.items(), reverse=True))
-    bonus_note = f"natural {odds(bonus.natural_win)}; win by {steps}"
-    if bonus.natural_tie_pushes:
-        bonus_note += "; natural tie pushes"
-    rows = [
-        (Bet.BANKER, odds(_banker_pays(rules, rules.banker_pays)), banker_note),
-        (Bet.PLAYER, odds(rules.player_pays), ""),
-        (Bet.TIE, odds(rules.tie_pays), "Banker and Player push" if rules.tie_pushes_main_bets else ""),
-        (Bet.PLAYER_PAIR, odds(rules.pair_pays), "first two cards"),
-        (Bet.BANKER_PAIR, odds(rules.pair_pays), "first two cards"),
-        (Bet.DRAGON_BONUS_PLAYER, "ladder", bonus_note),
-        (Bet.DRAGON_BONUS_BANKER, "ladder", bonus_note),
-        (Bet.DRAGON_7, odds(rules.dragon_7_pays), "3-card 7 Banker win"),
-        (Bet.PANDA_8, odds(rules.panda_8_pays), "3-card 8 Player win"),
-    ]
-    return [{"bet": b.value, "label": _BET_LABELS[b], "pays": p, "note": n} for b, p, n in rows if rules.offers(b)]
-
-
-def settle_result(result: CoupResult, rules: Ruleset) -> list[dict[str, str]]:
-    """How each wager came out on ``result`` under ``rules``: ``{"bet", "label", "outcome", "pays"}``.
-
-    Uses :func:`~controller.game.settlement.settle` (a notional one-unit wager on every bet) so that the
-    board and the settlement can never disagree.
-    """
-    settlement = settle(result, [Wager(bet, 100) for bet in Bet if rules.offers(bet)], rules)
-    rows = []
-    for o in settlement.outcomes:
-        pays = _banker_pays(rules, o.pays) if o.bet is Bet.BANKER else o.pays
-        rows.append(
-            {
-                "bet": o.bet.value,
-                "label": _BET_LABELS[o.bet],
-                "outcome": o.outcome.value,
-                "pays": odds(pays) if o.outcome.value == "win" else "",
-            }
-        )
-    return rows
-
-
-# ---------------------------------------------------------------------------------------------------------
-# The snapshot builder (loop thread only)
-
-
-def _result_of(record: Mapping[str, Any]) -> CoupResult:
-    return CoupResult(
-        tuple(Card.parse(str(t)) for t in record["player"]),
-        tuple(Card.parse(str(t)) for t in record["banker"]),
-    )
-
-
-@dataclass(frozen=True)
-class TableInfo:
-    """What the board says of the table itself."""
-
-    name: str
-    limits: LimitsLike
-    ruleset: Ruleset
-
-
-class SnapshotBuilder:
-    """Builds the board's snapshots from the table's views and notices. Owned by one thread (the loop).
-
-    :meth:`build` returns the snapshot's content without ``version`` and ``ts_ms``; the sink adds those
-    when the content changed.
-    """
-
-    def __init__(self, info: TableInfo, *, squeeze: bool, history: Sequence[Mapping[str, Any]] = ()) -> None:
-        self.info = info
-        self.squeeze = squeeze
-        shoes = [int(r["shoe"]) for r in history if "shoe" in r]
-        self.shoe: int | None = max(shoes) if shoes else None
-        self.records: list[dict[str, Any]] = [dict(r) for r in history if r.get("shoe") == self.shoe]
-        self._roads: dict[str, Any] | None = None  # last, counters, roads: they change with the records only
-        # The roads kept coup by coup (O(1) a declare); rebuilt from the records only when the shoe changes.
-        self._road_builder = RoadsBuilder(self._declared())
-        self._static = self._table_part()
-        self._frozen_remaining: int | None = None
-
-    # -- state from the loop ---------------------------------------------------------------------
-    def follow(self, view: TableView | None, notices: Sequence[Notice]) -> None:
-        """Take in a view and its notices without building a snapshot (for updates that are coalesced)."""
-        self._follow(view, notices)
-
-    def _follow(self, view: TableView | None, notices: Sequence[Notice]) -> None:
-        if view is not None and view.shoe_number != self.shoe:
-            # The first view after a restart, or a shoe started: keep only this shoe's coups.
-            self.records = [r for r in self.records if r.get("shoe") == view.shoe_number]
-            self.shoe = view.shoe_number
-            self._roads = None
-            self._road_builder = RoadsBuilder(self._declared())
-        for n in notices:
-            if isinstance(n, ShoeStarted):
-                self.shoe = n.shoe_number
-                self.records = []
-                self._roads = None
-                self._road_builder = RoadsBuilder()
-            elif isinstance(n, CoupDeclared | CoupVoided):
-                for _kind, body in derived_records([n]):
-                    self.records.append(body)
-                    if body.get("declared") and not body.get("void"):
-                        self._road_builder.add(body)
-                self._roads = None
-
-    def _declared(self) -> list[dict[str, Any]]:
-        return [r for r in self.records if r.get("declared") and not r.get("void")]
-
-    def build(self, view: TableView | None, notices: Sequence[Notice] = ()) -> dict[str, Any]:
-        self._follow(view, notices)
-        if self._roads is None:  # the shoe's declared coups changed: redo what depends on them only
-            declared = self._declared()
-            self._roads = {
-                "last": self._last_part(declared[-1] if declared else None),
-                "counters": self._counters(declared),
-                "roads": self._roads_part(self._road_builder.roads),
-            }
-        return {
-            "table": self._static,
-            "reveal": "on_declare" if self.squeeze else "on_read",
-            "shoe": self._shoe_part(view),
-            "coup": self._coup_part(view),
-            "last": self._roads["last"],
-            "counters": self._roads["counters"],
-            "alarms": self._alarms(view),
-            "roads": self._roads["roads"],
-        }
-
-    # -- the parts -------------------------------------------------------------------------------
-    def _table_part(self) -> dict[str, Any]:
-        lim, rules = self.info.limits, self.info.ruleset
-        return {
-            "name": self.info.name,
-            "ruleset": rules.name,
-            "description": rules.description,
-            "limits": {
-                "minimum": money(lim.minimum_cents),
-                "maximum": money(lim.maximum_cents),
-                "unit": money(lim.unit_cents),
-                "minimum_cents": lim.minimum_cents,
-                "maximum_cents": lim.maximum_cents,
-            },
-            "guide": payout_guide(rules),
-        }
-
-    def _in_play(self, view: TableView) -> bool:
-        return bool(view.player or view.banker or view.dummy_hand) or view.due in _IN_PLAY_DUES
-
-    def _shoe_part(self, view: TableView | None) -> dict[str, Any]:
-        if view is None:
-            return {"number": self.shoe, "coup": None, "cards_remaining": None, "cut_card_out": False,
-                    "last_coup": False, "burn_left": 0}  # fmt: skip
-        remaining = view.cards_remaining
-        if self.squeeze:
-            if self._in_play(view) and self._frozen_remaining is not None:
-                remaining = self._frozen_remaining  # the count would tell how many cards the coup took
-            else:
-                self._frozen_remaining = remaining
-        return {
-            "number": view.shoe_number,
-            "coup": view.coup_number,
-            "cards_remaining": remaining,
-            "cut_card_out": view.cut_card_out,
-            "last_coup": view.last_coup,
-            "burn_left": view.burn_left,
-        }
-
-    def _coup_part(self, view: TableView | None) -> dict[str, Any]:
-        if view is None:
-            return {"number": None, "state": "starting"}
-        number = view.coup_number
-        if view.due is Due.BURN:
-            return {"number": number, "state": "burn"}
-        if view.due is Due.NEW_SHOE:
-            return {"number": number, "state": "shoe_closed"}
-        in_play = self._in_play(view)
-        if self.squeeze:
-            # Nothing of the coup leaves the daemon before the declare.
-            return {"number": number, "state": "in_play" if in_play else "waiting"}
-        if not in_play:
-            return {"number": number, "state": "waiting"}
-        state = {Due.DECLARE: "complete", Due.VOID: "halted"}.get(view.due, "dealing")
-        return {
-            "number": number,
-            "state": state,
-            "player": [c.token for c in view.player],
-            "banker": [c.token for c in view.banker],
-            "player_total": view.player_total if view.player else None,
-            "banker_total": view.banker_total if view.banker else None,
-            "due": view.due.value,
-            "result": view.result.winner.value if view.result is not None else None,
-        }
-
-    def _last_part(self, record: Mapping[str, Any] | None) -> dict[str, Any] | None:
-        if record is None:
-            return None
-        result = _result_of(record)
-        return {
-            "shoe": record.get("shoe"),
-            "coup": record.get("coup"),
-            "winner": result.winner.value,
-            "player": [c.token for c in result.player],
-            "banker": [c.token for c in result.banker],
-            "player_total": result.player_total,
-            "banker_total": result.banker_total,
-            "natural": result.natural_hand,
-            "player_pair": result.player_pair,
-            "banker_pair": result.banker_pair,
-            "payouts": settle_result(result, self.info.ruleset),
-        }
-
-    @staticmethod
-    def _counters(declared: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-        counts = {"coups": len(declared), "banker": 0, "player": 0, "tie": 0,
-                  "player_pair": 0, "banker_pair": 0, "natural": 0}  # fmt: skip
-        for r in declared:
-            counts[str(r["winner"])] += 1
-            counts["player_pair"] += bool(r.get("player_pair"))
-            counts["banker_pair"] += bool(r.get("banker_pair"))
-            counts["natural"] += bool(r.get("natural"))
-        return counts
-
-    def _alarms(self, view: TableView | None) -> list[dict[str, str]]:
-        if view is None:
-            return []
-        hide = self.squeeze and self._in_play(view)
-        out: list[dict[str, str]] = []
-        for alarm in view.alarms:
-            if hide and alarm in _TELLING_ALARMS:
-                item = _DEALER_CALL
-            else:
-                item = {"name": alarm.name.lower(), "text": alarm.value}
-            if item not in out:
-                out.append(dict(item))
-        return out
-
-    @staticmethod
-    def _roads_part(roads: Roads) -> dict[str, Any]:
-        data = roads.to_dict()
-        beads = [
-            [c, r, b.winner.value, b.player_pair, b.banker_pair, b.natural]
-            for c, r, b in bead_plate_grid(roads.bead_plate, ROAD_ROWS)
-        ]
-        big = [[c, r, cell.winner.value, cell.ties] for c, r, cell in big_road_grid(roads.big_road, ROAD_ROWS)]
-        data["layout"] = {"rows": ROAD_ROWS, "bead_plate": beads, "big_road": big}
-        for name, k in DERIVED_ROADS:
-            marks = big_road_grid(roads.derived(k), ROAD_ROWS)
-            data["layout"][name] = [[c, r, mark.value] for c, r, mark in marks]
-        return data
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Publication (loop thread writes, server threads read)
+# Publication (the sink's thread writes, the server's threads read)
 
 
 class Board:
-    """The latest published snapshot and a condition variable the event streams wait on."""
+    """The latest published snapshot (encoded) and a condition variable the event streams wait on."""
 
     def __init__(self) -> None:
         self.cond = threading.Condition()
         self.version = 0
         self.body = b"{}"
         self.closing = False
-
-    def publish(self, snapshot: Mapping[str, Any]) -> None:
-        self.publish_body(int(snapshot["version"]), json.dumps(snapshot, separators=(",", ":")).encode())
 
     def publish_body(self, version: int, body: bytes) -> None:
         with self.cond:
@@ -446,13 +105,21 @@ class Board:
         with self.cond:
             return self.version, self.body
 
-    def wait_newer(self, seen: int, timeout: float) -> tuple[int, bytes] | None:
-        """The snapshot once its version differs from ``seen``, or ``None`` on timeout or closing."""
+    def wait_newer(
+        self, seen: int, timeout: float, ended: Callable[[], bool] = lambda: False
+    ) -> tuple[int, bytes] | None:
+        """The snapshot once its version differs from ``seen``; ``None`` on timeout, on closing, or once
+        ``ended()`` (the stream was evicted or its client died)."""
         with self.cond:
-            self.cond.wait_for(lambda: self.version != seen or self.closing, timeout)
-            if self.closing or self.version == seen:
+            self.cond.wait_for(lambda: self.version != seen or self.closing or ended(), timeout)
+            if self.closing or ended() or self.version == seen:
                 return None
             return self.version, self.body
+
+    def wake(self) -> None:
+        """Wake every waiting stream so that each checks whether it has ended."""
+        with self.cond:
+            self.cond.notify_all()
 
     def close(self) -> None:
         with self.cond:
@@ -464,7 +131,8 @@ class ScoreboardSink:
     """The scoreboard as a table sink with its own small HTTP server.
 
     ``ScoreboardSink(settings, table_name=..., limits=..., ruleset=..., history=journal.coups(shoe=N))``,
-    then :meth:`start`; the table loop calls :meth:`update`; :meth:`close` stops the server.
+    then :meth:`start`; :meth:`update` (or :meth:`update_many`) for each table update; :meth:`close` stops
+    the server.
     """
 
     name = "scoreboard"
@@ -480,16 +148,22 @@ class ScoreboardSink:
         heartbeat: float = 15.0,
         retry_ms: int = 2000,
         wall_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
+        max_streams: int = MAX_STREAMS,
+        max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
     ) -> None:
         self.settings = settings
         self.heartbeat = heartbeat
         self.retry_ms = retry_ms
         self.wall_ms = wall_ms
+        self.max_streams = max_streams
+        self.max_streams_per_address = max_streams_per_address
         self.builder = SnapshotBuilder(
             TableInfo(table_name, limits, ruleset), squeeze=settings.reveal == "on_declare", history=history
         )
         self.board = Board()
         self.fault: str | None = None
+        #: What the server has seen go wrong on the clients' side (for tests, tools and the logs).
+        self.stats: Counter[str] = Counter()
         self._content: dict[str, Any] | None = None
         self._roads_obj: object = None
         self._roads_json = "null"
@@ -533,6 +207,15 @@ class ScoreboardSink:
     def version(self) -> int:
         return self._version
 
+    @property
+    def streams(self) -> list[str]:
+        """The remote address of each open event stream, oldest first."""
+        server = self._server
+        if server is None:
+            return []
+        with server.lock:
+            return [s.address for s in server.streams]
+
     # -- the server ------------------------------------------------------------------------------
     def start(self) -> bool:
         """Bind and serve in a thread. A bind failure is logged and kept in :attr:`fault`; returns False."""
@@ -544,6 +227,7 @@ class ScoreboardSink:
             log.error("scoreboard: %s; the table runs without it", self.fault)
             return False
         self._server = server
+        server.watch.start()
         self._thread = threading.Thread(
             target=server.serve_forever, name="scoreboard-http", kwargs={"poll_interval": 0.2}
         )
@@ -562,15 +246,111 @@ class ScoreboardSink:
 
     def close(self) -> None:
         """Stop the server: end the event streams, join every thread, close every socket. Idempotent."""
+        if self._server is not None and self.stats:
+            log.info("scoreboard: clients: %s", ", ".join(f"{k} {v}" for k, v in sorted(self.stats.items())))
         self.board.close()
         server, self._server = self._server, None
         if server is not None:
             server.shutdown()
             server.drop_connections()
             server.server_close()  # joins the request threads
+            server.watch.close()
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Event streams: bounded, evicted oldest-first, ended at once when their client dies
+
+
+@dataclass(eq=False)
+class _Stream:
+    address: str
+    conn: socket.socket
+    ended: bool = field(default=False)
+
+    def __post_init__(self) -> None:
+        self.fd = self.conn.fileno()  # kept: the watcher may see the socket only after it is closed
+
+
+class _StreamWatch:
+    """One thread that waits on every event stream's socket and ends a stream the moment its client
+    closes or resets the connection (a stream's own thread only writes, so it would notice at its next
+    heartbeat). Bytes a client sends on a stream are read and dropped."""
+
+    def __init__(self, server: _Server) -> None:
+        self.server = server
+        self.selector = selectors.DefaultSelector()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self.selector.register(self._wake_r, selectors.EVENT_READ)
+        self._lock = threading.Lock()
+        self._pending: list[tuple[bool, _Stream]] = []
+        self._closing = False
+        self._thread = threading.Thread(target=self._run, name="scoreboard-streams")
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def add(self, stream: _Stream) -> None:
+        self._change(True, stream)
+
+    def remove(self, stream: _Stream) -> None:
+        self._change(False, stream)
+
+    def _change(self, add: bool, stream: _Stream) -> None:
+        with self._lock:
+            self._pending.append((add, stream))
+        self._poke()
+
+    def _poke(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):  # a full wake pipe already wakes the thread
+            self._wake_w.send(b"\0")
+
+    def close(self) -> None:
+        with self._lock:
+            self._closing = True
+        self._poke()
+        if self._thread.is_alive():
+            self._thread.join()
+        self.selector.close()
+        self._wake_r.close()
+        self._wake_w.close()
+
+    def _run(self) -> None:
+        watched: dict[int, _Stream] = {}
+        while True:
+            with self._lock:
+                pending, self._pending = self._pending, []
+                closing = self._closing
+            if closing:
+                return
+            for add, stream in pending:
+                fd = stream.fd
+                if add and fd not in watched and not stream.ended:
+                    self.selector.register(fd, selectors.EVENT_READ, stream)
+                    watched[fd] = stream
+                elif not add and watched.get(fd) is stream:
+                    self.selector.unregister(fd)
+                    del watched[fd]
+            for key, _events in self.selector.select():
+                if key.fileobj is self._wake_r:
+                    with contextlib.suppress(BlockingIOError):
+                        self._wake_r.recv(4096)
+                    continue
+                stream = key.data
+                try:
+                    gone = not stream.conn.recv(4096, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    gone = False
+                except OSError:
+                    gone = True
+                if gone:
+                    self.selector.unregister(key.fd)
+                    watched.pop(key.fd, None)
+                    self.server.end_stream(stream, "streams_lost")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -585,17 +365,64 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = False  # so that server_close() joins the request threads
     block_on_close = True
     allow_reuse_address = True
-    request_queue_size = 16
+    request_queue_size = 64
 
     def __init__(self, address: tuple[str, int], sink: ScoreboardSink) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.sink = sink
         self.static = _load_static()
-        self.streams = 0
         self.lock = threading.Lock()
+        self.streams: list[_Stream] = []  # oldest first
+        self.active = 0  # connections being served (a thread each)
         self.connections: set[socket.socket] = set()
-        super().__init__(address, _Handler)
+        self.watch = _StreamWatch(self)
+        try:
+            super().__init__(address, _Handler)
+        except BaseException:
+            self.watch.close()
+            raise
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (or stalled) is counted, not a traceback; anything else is a bug."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, OSError):  # BrokenPipeError, ConnectionResetError, TimeoutError ...
+            self.count("clients_gone")
+            log.debug("scoreboard: client %s went away: %r", client_address[0], exc)
+        else:
+            log.error("scoreboard: request from %s failed", client_address[0], exc_info=exc)
+
+    def count(self, what: str) -> None:
+        with self.lock:
+            self.sink.stats[what] += 1
+
+    # -- connections: a thread each, at most MAX_CONNECTIONS at once ------------------------------------
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.lock:
+            full = self.active >= MAX_CONNECTIONS
+            if not full:
+                self.active += 1
+        if full:  # answered on the accepting thread: a few bytes into an empty socket buffer never block
+            self.count("connections_refused")
+            with contextlib.suppress(OSError):
+                request.sendall(_BUSY)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._done()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._done()
+
+    def _done(self) -> None:
+        with self.lock:
+            self.active -= 1
 
     def track(self, conn: socket.socket, add: bool) -> None:
         with self.lock:
@@ -612,6 +439,39 @@ class _Server(ThreadingHTTPServer):
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
 
+    # -- event streams ---------------------------------------------------------------------------
+    def open_stream(self, address: str, conn: socket.socket) -> _Stream:
+        """Register a new stream, evicting one first if a bound is reached (see the module's notes)."""
+        stream = _Stream(address, conn)
+        victim: _Stream | None = None
+        with self.lock:
+            mine = [s for s in self.streams if s.address == address]
+            if len(mine) >= self.sink.max_streams_per_address:
+                victim = mine[0]
+            elif len(self.streams) >= self.sink.max_streams:
+                holders = Counter(s.address for s in self.streams)
+                most = max(holders.values())
+                victim = next(s for s in self.streams if holders[s.address] == most)
+            self.streams.append(stream)
+        if victim is not None:
+            log.info("scoreboard: event streams full; ending the oldest one of %s", victim.address)
+            self.end_stream(victim, "streams_evicted")
+        self.watch.add(stream)
+        return stream
+
+    def end_stream(self, stream: _Stream, why: str | None) -> None:
+        """Free the stream's slot now, close its connection and wake its thread. Idempotent."""
+        with self.lock:
+            if stream.ended:
+                return
+            stream.ended = True
+            self.streams.remove(stream)
+        if why:
+            self.count(why)
+        with contextlib.suppress(OSError):
+            stream.conn.shutdown(socket.SHUT_RDWR)
+        self.sink.board.wake()
+
 
 _SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -624,6 +484,8 @@ _SECURITY_HEADERS = {
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.0"
+    #: Errors in a request line without a version still get a status line and headers.
+    default_request_version = "HTTP/1.0"
     server_version = "shoe-controller-scoreboard"
     sys_version = ""
     timeout = 10.0  # socket timeout: a stalled client cannot hold a thread for long
@@ -640,6 +502,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("scoreboard %s: " + format, self.client_address[0], *args)
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        if len(self.requestline.split()) == 2:  # "GET /": HTTP/0.9, which has no status line or headers
+            self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED, "HTTP/0.9 is not served; use HTTP/1.0 or 1.1")
+            return False
+        return True
 
     # GET and HEAD only: every other method is answered 405 (BaseHTTPRequestHandler looks up do_<METHOD>).
     def __getattr__(self, name: str) -> Any:
@@ -693,15 +563,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _events(self, head: bool) -> None:
-        server, board = self.server, self.server.sink.board
-        with server.lock:
-            full = server.streams >= MAX_STREAMS
-            if not full and not head:
-                server.streams += 1
-        if full:
-            self._send(HTTPStatus.SERVICE_UNAVAILABLE, b"too many viewers\n", "text/plain; charset=utf-8",
-                       extra={"Retry-After": "10"})  # fmt: skip
-            return
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-store")
@@ -710,15 +571,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if head:
             return
+        server, board = self.server, self.server.sink.board
+        stream = server.open_stream(str(self.client_address[0]), self.connection)
         try:
             # Whatever Last-Event-ID a reconnecting page sends (versions restart with the daemon), it gets
             # the current snapshot at once.
             version, body = board.current()
-            self.wfile.write(f"retry: {self.server.sink.retry_ms}\n".encode() + _event(version, body))
+            self.wfile.write(f"retry: {server.sink.retry_ms}\n".encode() + _event(version, body))
             self.wfile.flush()
             while True:
-                news = board.wait_newer(version, self.server.sink.heartbeat)
-                if board.closing:
+                news = board.wait_newer(version, server.sink.heartbeat, lambda: stream.ended)
+                if board.closing or stream.ended:
                     break
                 if news is None:
                     self.wfile.write(b": heartbeat\n\n")
@@ -727,10 +590,11 @@ class _Handler(BaseHTTPRequestHandler):
                     self.wfile.write(_event(version, body))
                 self.wfile.flush()
         except OSError:
-            pass  # the viewer went away (or the server is closing)
+            if not stream.ended:  # a write failed: the viewer went away
+                server.count("streams_lost")
         finally:
-            with server.lock:
-                server.streams -= 1
+            server.watch.remove(stream)
+            server.end_stream(stream, None)
 
 
 def _event(version: int, body: bytes) -> bytes:

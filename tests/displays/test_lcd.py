@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import logging
 from dataclasses import replace
+from enum import Enum
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -180,8 +181,8 @@ COMMISSION_AT_SHOE_END = replace(COMMISSION, commission_collection=CommissionCol
 @pytest.mark.parametrize(
     ("rules", "result", "on_20", "on_16"),
     [
-        (COMMISSION, BANKER_7_5, "BANKER 7-5 PAYS .95", "BANKER 7-5 -5%"),
-        (COMMISSION, BANKER_6_4, "BANKER 6-4 PAYS .95", "BANKER 6-4 -5%"),
+        (COMMISSION, BANKER_7_5, "BANKER 7-5 0.95:1", "BANKER 7-5 -5%"),
+        (COMMISSION, BANKER_6_4, "BANKER 6-4 0.95:1", "BANKER 6-4 -5%"),
         (COMMISSION_AT_SHOE_END, BANKER_7_5, "BANKER 7-5 1:1 +5%", "BANKER 7-5 +5%"),
         (COMMISSION, PLAYER_9_2, "PLAYER 9-2 PAYS 1:1", "PLAYER 9-2 1:1"),
         (COMMISSION, TIE_6_6, "TIE 6-6 PAYS 8:1", "TIE 6-6 PAYS 8:1"),
@@ -204,11 +205,11 @@ def test_result_and_payout_hint(rules: Ruleset, result: CoupResult, on_20: str, 
 
 def test_commission_hint_is_exact_for_other_rates() -> None:
     rules = replace(COMMISSION, commission_rate=Fraction(25, 1000))
-    assert line(view(result=BANKER_7_5), 2, 20, 4, rules) == "BANKER 7-5 PAYS .975"
+    assert line(view(result=BANKER_7_5), 2, 20, 4, rules) == "BANKER 7-5 0.975:1"
     assert line(view(result=BANKER_7_5), 2, 16, 2, rules) == "BANKER 7-5 -2.5%"
     # Super 6 with a commission: the 6 pays half, less the commission.
     rules = replace(SUPER6, commission_rate=Fraction(5, 100))
-    assert line(view(result=BANKER_6_4), 2, 20, 4, rules) == "BANKER 6-4 PAYS .475"
+    assert line(view(result=BANKER_6_4), 2, 20, 4, rules) == "BANKER 6-4 0.475:1"
 
 
 def test_dragon_7_on_line_3_of_a_20x4_and_on_line_1_of_a_16x2() -> None:
@@ -285,16 +286,31 @@ def test_every_alarm_fits_a_16_column_line_in_words(alarm: Alarm) -> None:
     text = alarm_text(alarm, 16)
     assert len(text) <= 16
     assert text == alarm.value or len(alarm.value) > 16
-    assert alarm_text(alarm, 20) == alarm.value  # a 20-column line has room for every full text
+    assert alarm_text(alarm, 20) == alarm.value or len(alarm.value) > 20
 
 
 def test_the_short_alarm_texts() -> None:
-    assert [alarm_text(a, 16) for a in Alarm if len(a.value) > 16] == [
+    long = (Alarm.EARLY_DECLARE, Alarm.FOREIGN_BURN_CARD, Alarm.NOTHING_TO_DECLARE, Alarm.UNREADABLE_EXPOSED)
+    assert [alarm_text(a, 16) for a in long] == [
         "EARLY DECLARE",
         "FOREIGN BURNED",
         "NOTHING TO DECL",
         "BURN UNREADABLE",
     ]
+
+
+def test_an_alarm_without_a_short_form_is_cut_after_a_whole_word() -> None:
+    """An alarm added later (NOISY LINE, JOURNAL FULL, a protocol alarm ...) needs no entry here: its text
+    is shown as it is, or cut after the last whole word that fits."""
+
+    class Later(Enum):
+        SPEAKS_V2 = "SHOE SPEAKS PROTOCOL V2"
+        LONGWORD = "ABCDEFGHIJKLMNOPQRSTU"
+
+    assert alarm_text(Later.SPEAKS_V2, 16) == "SHOE SPEAKS"
+    assert alarm_text(Later.SPEAKS_V2, 20) == "SHOE SPEAKS PROTOCOL"
+    assert alarm_text(Later.LONGWORD, 16) == "ABCDEFGHIJKLMNOP"
+    assert top_alarm([Alarm.MISDRAW, Later.SPEAKS_V2]) is Alarm.MISDRAW
 
 
 def test_more_alarms_are_counted_when_there_is_room() -> None:
@@ -883,3 +899,22 @@ def test_rplcd_write_error_mid_coup_is_a_fault(
     assert sink.fault is not None
     assert sink.fault.stage == "write"
     assert len(caplog.records) == 1
+
+
+# ---------------------------------------------------------------------------------------------------------
+# One odds convention on both displays
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [COMMISSION, EZ, SUPER6, replace(COMMISSION, commission_rate=Fraction(25, 1000)), SUPER6.with_tie_pays(9)],
+    ids=["commission", "ez", "super6", "commission-2.5", "super6-tie-9"],
+)
+@pytest.mark.parametrize("result", [BANKER_7_5, BANKER_6_4, PLAYER_9_2, TIE_6_6], ids=["b75", "b64", "p92", "t66"])
+def test_the_lcd_writes_the_same_odds_as_the_scoreboard(rules: Ruleset, result: CoupResult) -> None:
+    from controller.displays.snapshot import settle_result
+
+    winner = result.winner.value
+    board = next(row for row in settle_result(result, rules) if row["bet"] == winner)
+    assert board["outcome"] == "win"
+    assert line(view(result=result), 2, 20, 4, rules).endswith(board["pays"])

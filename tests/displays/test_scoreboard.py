@@ -12,7 +12,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.config import Settings
-from controller.displays.scoreboard import (
-    ScoreboardSink,
-    money,
-    odds,
-    payout_guide,
-    settle_result,
-)
+from controller.displays.scoreboard import ScoreboardSink
+from controller.displays.snapshot import SnapshotBuilder, TableInfo, payout_guide, settle_result
+from controller.displays.wording import money, odds
 from controller.game.cards import DECK, Card
 from controller.game.coup import Coup, CoupResult, next_due
 from controller.game.roads import compute_roads
@@ -35,6 +31,7 @@ from controller.game.rules import COMMISSION, EZ, SUPER6
 from controller.game.settlement import TableLimits
 from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import (
+    Alarm,
     CardDrawn,
     DeclarePressed,
     NewShoePressed,
@@ -270,6 +267,14 @@ def test_on_read_shows_the_misdraw_alarm_by_name() -> None:
     table = Table(make_sink())
     table.deal("4H 7S 4D KD 5C", declare=False)
     assert table.sink.snapshot()["alarms"] == [{"name": "misdraw", "text": "MISDRAW"}]
+
+
+@pytest.mark.parametrize("alarm", list(Alarm), ids=lambda a: a.name)
+def test_every_alarm_is_shown_by_its_text(alarm: Alarm) -> None:
+    """No list of alarms in the snapshot or the page: any alarm (one added later too) shows its text."""
+    builder = SnapshotBuilder(TableInfo("T", TableLimits(), COMMISSION), squeeze=False)
+    view = replace(TableState(TableRules(decks=8)).view(), alarms=(alarm,))
+    assert builder.build(view)["alarms"] == [{"name": alarm.name.lower(), "text": alarm.value}]
 
 
 # ---------------------------------------------------------------------------------------------------------

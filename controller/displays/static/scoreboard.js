@@ -12,6 +12,8 @@
   const WINNER = { banker: "BANKER WINS", player: "PLAYER WINS", tie: "TIE" };
   const LETTER = { banker: "B", player: "P", tie: "T" };
   const ROADS = ["bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"];
+  const ROWS = 6;
+  let latest = null;
   const stats = { version: 0, latencies: [], paints: [], renders: 0 };
   window.scoreboard = stats;
 
@@ -153,23 +155,10 @@
     return cell;
   }
 
+  // A road's cells are squares sized from the height the page gives it (six rows), never under the
+  // road's minimum; the newest columns (and one free) stay on screen, older ones scroll off to the left.
   function roads(r) {
-    for (const name of ROADS) {
-      const box = $("road-" + name);
-      const items = r.layout[name];
-      const key = JSON.stringify(items);
-      if (box.dataset.key === key) continue;
-      box.dataset.key = key;
-      const size = Number(box.dataset.cell);
-      const grid = box.querySelector(".grid");
-      grid.replaceChildren(...items.map((it) => roadCell(name, it, size)));
-      let maxCol = -1;
-      for (const it of items) if (it[0] > maxCol) maxCol = it[0];
-      const visible = Math.floor(box.clientWidth / size) || 1;
-      const shift = Math.max(0, maxCol + 2 - visible);  // keep the newest column and one free on screen
-      grid.style.transform = "translateX(" + -shift * size + "px)";
-      box.dataset.count = String(items.length);
-    }
+    // The ask marks first: their column's width is part of the layout the road cells are sized in.
     for (const side of ["banker", "player"]) {
       const row = $("ask-" + side);
       const marks = r.ask[side];
@@ -182,9 +171,29 @@
       }
       row.replaceChildren(...nodes);
     }
+    for (const name of ROADS) {
+      const box = $("road-" + name);
+      const size = Math.max(Number(box.dataset.minCell), Math.floor(box.clientHeight / ROWS));
+      const items = r.layout[name];
+      const key = size + "|" + box.clientWidth + "|" + JSON.stringify(items);
+      if (box.dataset.key === key) continue;
+      box.dataset.key = key;
+      box.style.setProperty("--cell", size + "px");
+      const grid = box.querySelector(".grid");
+      grid.replaceChildren(...items.map((it) => roadCell(name, it, size)));
+      let maxCol = -1;
+      for (const it of items) if (it[0] > maxCol) maxCol = it[0];
+      const visible = Math.floor(box.clientWidth / size) || 1;
+      const shift = Math.max(0, maxCol + 2 - visible);  // keep the newest column and one free on screen
+      grid.style.transform = "translateX(" + -shift * size + "px)";
+      box.dataset.count = String(items.length);
+      box.dataset.cellPx = String(size);
+      box.dataset.columns = String(visible);
+    }
   }
 
   function render(s) {
+    latest = s;
     header(s);
     alarms(s.alarms);
     coup(s.coup);
@@ -212,6 +221,11 @@
     };
     source.onerror = () => { $("connection").hidden = false; };  // EventSource reconnects by itself
   }
+
+  // A new screen size, a rotated trend board, an alarm bar that came or went: redraw the roads for the
+  // room they now have (roads() skips a road whose size and content did not change).
+  const resized = new ResizeObserver(() => { if (latest) roads(latest.roads); });
+  for (const name of ROADS) resized.observe($("road-" + name));
 
   connect();
 })();

@@ -1,0 +1,206 @@
+"""The scoreboard's HTTP server against rude clients, over real sockets on 127.0.0.1.
+
+Half-finished and aborted requests at full speed, HTTP/0.9, one client opening stream after stream, and an
+event-stream client killed with SIGKILL (a real process). Other loopback addresses (127.0.0.2, ...) stand
+for other machines: the server bounds event streams per remote address.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from controller.displays.scoreboard import ScoreboardSink
+from tests.displays.test_scoreboard import EventStream, _get, make_sink
+
+
+@pytest.fixture
+def sink() -> Iterator[ScoreboardSink]:
+    board = make_sink(heartbeat=60.0, max_streams=8, max_streams_per_address=3)
+    assert board.start()
+    try:
+        yield board
+    finally:
+        board.close()
+
+
+def _stream_from(sink: ScoreboardSink, source: str) -> EventStream:
+    """An event stream opened from ``source`` (a loopback address standing for another machine)."""
+    s = socket.create_connection(sink.address, timeout=5, source_address=(source, 0))
+    stream = EventStream.__new__(EventStream)
+    stream.sock = s
+    s.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+    stream.file = s.makefile("rb")
+    stream.headers = stream._block()
+    stream.next()  # the current snapshot: the stream is registered
+    return stream
+
+
+def _wait(condition: Any, timeout: float = 10.0) -> float:
+    """Wait for ``condition()``; return the seconds it took."""
+    start = time.monotonic()
+    while not condition():
+        assert time.monotonic() - start < timeout, "timed out"
+        time.sleep(0.01)
+    return time.monotonic() - start
+
+
+def _raw(sink: ScoreboardSink, request: bytes) -> bytes:
+    with socket.create_connection(sink.address, timeout=5) as s:
+        s.sendall(request)
+        s.shutdown(socket.SHUT_WR)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+        return out
+
+
+def _abort(sink: ScoreboardSink, request: bytes) -> None:
+    """Send ``request`` and reset the connection at once (SO_LINGER 0: an RST, not a FIN)."""
+    s = socket.create_connection(sink.address, timeout=5)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    try:
+        s.sendall(request)
+    finally:
+        s.close()
+
+
+@pytest.mark.slow
+def test_aborted_requests_at_full_speed_print_no_traceback(
+    sink: ScoreboardSink, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="controller.displays.scoreboard")
+    page = _get(sink, "/")[2]
+    kinds = [
+        b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",  # whole request, gone before the answer
+        b"GET /api/state HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost:",  # half a request
+        b"GE",
+    ]
+    threads = [
+        threading.Thread(target=lambda k=k: [_abort(sink, kinds[(i + k) % 4]) for i in range(500)]) for k in range(4)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    status, _headers, body = _get(sink, "/")
+    assert (status, body) == (200, page)  # the server still answers
+    _wait(lambda: not sink.streams and sink.stats["clients_gone"] > 0)
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err
+    assert "Error" not in err
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
+
+
+def test_http_0_9_gets_a_status_line_and_headers(sink: ScoreboardSink) -> None:
+    answer = _raw(sink, b"GET /\r\n")
+    head, _, _body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 505 ")
+    assert b"\r\nContent-Type: " in head
+
+
+@pytest.mark.parametrize("line", [b"FOO\r\n", b"GET / HTTP/x.y\r\n\r\n", b"POST /\r\n"])
+def test_malformed_request_lines_get_a_status_line(sink: ScoreboardSink, line: bytes) -> None:
+    assert _raw(sink, line).startswith(b"HTTP/1.0 4")
+
+
+def test_one_client_with_many_streams_cannot_lock_out_another(sink: ScoreboardSink) -> None:
+    greedy = [_stream_from(sink, "127.0.0.1") for _ in range(40)]
+    assert sink.streams == ["127.0.0.1"] * 3  # its own oldest streams were ended
+    assert sink.stats["streams_evicted"] == 37
+    with pytest.raises((EOFError, OSError)):
+        greedy[0].next()  # an evicted stream is closed, not left hanging
+    other = _stream_from(sink, "127.0.0.2")
+    assert sorted(sink.streams) == ["127.0.0.1"] * 3 + ["127.0.0.2"]
+    for s in [*greedy, other]:
+        s.close()
+
+
+def test_a_full_board_evicts_the_oldest_stream_of_the_biggest_holder(sink: ScoreboardSink) -> None:
+    # max 8 streams, 3 per address: kiosk .1 (1), .2 (3), .3 (3), .4 (1) fill it.
+    opened = [_stream_from(sink, a) for a in ["127.0.0.1", *["127.0.0.2"] * 3, *["127.0.0.3"] * 3, "127.0.0.4"]]
+    assert len(sink.streams) == 8
+    newcomer = _stream_from(sink, "127.0.0.5")
+    assert len(sink.streams) == 8
+    assert sink.streams.count("127.0.0.2") == 2  # .2 and .3 hold the most; .2's oldest went first
+    assert sink.streams[0] == "127.0.0.1"  # the kiosk's single stream stays
+    for s in [*opened, newcomer]:
+        s.close()
+
+
+CLIENT = """
+import socket, sys
+s = socket.create_connection(("{host}", {port}))
+s.sendall(b"GET /events HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+f = s.makefile("rb")
+while f.readline() != b"\\r\\n":
+    pass
+while not f.readline().startswith(b"data:"):
+    pass
+print("open", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_killed_stream_client_frees_its_slot_at_once(sink: ScoreboardSink) -> None:
+    host, port = sink.address
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLIENT.format(host=host, port=port)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "open\n"
+        _wait(lambda: len(sink.streams) == 1)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        took = _wait(lambda: sink.streams == [])
+        assert took < 30  # the heartbeat is 60 s: only the watcher can have freed it (about 10 ms here)
+        assert sink.stats["streams_lost"] == 1
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_stream_client_that_closes_frees_its_slot(sink: ScoreboardSink) -> None:
+    stream = _stream_from(sink, "127.0.0.3")
+    assert sink.streams == ["127.0.0.3"]
+    stream.close()
+    _wait(lambda: sink.streams == [], timeout=5)
+
+
+def test_connections_over_the_bound_get_503_and_the_server_recovers(sink: ScoreboardSink) -> None:
+    from controller.displays.scoreboard import MAX_CONNECTIONS
+
+    idle = [socket.create_connection(sink.address, timeout=5) for _ in range(MAX_CONNECTIONS)]
+    try:
+        _wait(lambda: sink.stats["connections_refused"] == 0 and _served(sink) == MAX_CONNECTIONS)
+        with socket.create_connection(sink.address, timeout=5) as extra:  # answered before it asks
+            assert extra.recv(4096).startswith(b"HTTP/1.0 503 ")
+        assert sink.stats["connections_refused"] == 1
+    finally:
+        for s in idle:
+            s.close()
+    _wait(lambda: _served(sink) == 0)
+    assert _get(sink, "/api/state")[0] == 200
+
+
+def _served(sink: ScoreboardSink) -> int:
+    server = sink._server
+    assert server is not None
+    with server.lock:
+        return server.active
