@@ -249,6 +249,7 @@ ALARM_SIGNALS: Mapping[Alarm, AlarmSignal] = MappingProxyType(
         Alarm.LINK_DOWN: AlarmSignal(LampPattern.SLOW_BLINK, LONG_BEEP),
         # call the supervisor, but the shoe carries on
         Alarm.FOREIGN_BURN_CARD: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_3),
+        Alarm.SHOE_PROTOCOL_V2: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_3),  # wrong firmware in the shoe
         # dealer errors with a house procedure
         Alarm.MISDRAW: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_2),
         Alarm.EARLY_DECLARE: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_2),

@@ -20,6 +20,8 @@ from typing import Any, Protocol
 
 from controller.game.table import (
     AlarmRaised,
+    BurnCard,
+    CardsSetAside,
     CoupDeclared,
     CoupVoided,
     DeclarePressed,
@@ -43,7 +45,9 @@ from controller.wire import Wire, WireDuplicate, WireInput, WireLink, WireNoise,
 log = logging.getLogger(__name__)
 
 #: Journal body kinds that are table inputs (replayed); other kinds (hello, status ...) are a record only.
-REPLAYED_KINDS = frozenset({"card", "unreadable", "cut_card", "declare", "void", "new_shoe", "link", "shoe_rebooted"})
+REPLAYED_KINDS = frozenset(
+    {"card", "unreadable", "cut_card", "declare", "void", "new_shoe", "link", "shoe_rebooted", "shoe_protocol"}
+)
 
 
 # -- what threads put on the queue -------------------------------------------------------------------------
@@ -114,6 +118,26 @@ def derived_records(notices: Iterable[Notice]) -> list[tuple[str, dict[str, Any]
             else:
                 body |= {"cards": [c.token for c in n.cards], "winner": None}
             out.append(("coup", body))
+        elif isinstance(n, CardsSetAside):
+            # cards drawn after the shoe ended: a record of their own that ``history`` lists (no coup)
+            out.append(
+                (
+                    "coup",
+                    {
+                        "shoe": n.shoe_number,
+                        "coup": None,
+                        "declared": False,
+                        "void": True,
+                        "set_aside": True,
+                        "misdraw": True,
+                        "dummy_hand": [c.token for c in n.cards],
+                        "cards": [],
+                        "winner": None,
+                    },
+                )
+            )
+        elif isinstance(n, BurnCard):
+            out.append(("burn", {"card": None if n.card is None else n.card.token, "exposed": n.exposed}))
         elif isinstance(n, ShoeStarted):
             out.append(("shoe", {"event": "start", "shoe": n.shoe_number, "decks": n.decks}))
         elif isinstance(n, ShoeEnded):
@@ -173,7 +197,7 @@ class TableLoop:
         self.stats = LoopStats()
         self.max_batch = max_batch
         self._pending: list[PendingInput] = []
-        self._ack_after_commit: int | None = None
+        self._ack_after_commit: tuple[int | None, int] | None = None  # (session key, event number)
         self._last_prompt: object = None
         self._next_watchdog = 0.0
         self.running = False
@@ -327,7 +351,11 @@ class TableLoop:
             self.show(notices)  # LEDs may change before the commit ...
         self._pending.append(PendingInput(body, session, number, self.wall(), derived_records(notices)))
         if number is not None:
-            self._ack_after_commit = number if self._ack_after_commit is None else max(self._ack_after_commit, number)
+            # One ACK per commit, for the newest session's highest event: a HELLO may follow an uncommitted
+            # card in the same batch, and the old session's events are then journaled but not acknowledged.
+            pending = self._ack_after_commit
+            if pending is None or pending[0] != session or number > pending[1]:
+                self._ack_after_commit = (session, number)
 
     def flush(self) -> None:
         """Commit what is staged (one transaction), then ACK the highest event number and send the PROMPT."""
@@ -346,7 +374,8 @@ class TableLoop:
                 self.replay()
                 self.show()
             if self._ack_after_commit is not None:
-                out += self.wire.acknowledge(self._ack_after_commit)  # ... the commit gates the ACK.
+                session, number = self._ack_after_commit
+                out += self.wire.acknowledge(number, session)  # ... the commit gates the ACK.
                 self._ack_after_commit = None
             # PROMPT is state, not an edge: repeat it after every commit so that a shoe that missed one (or
             # that waits for a prompt per card) always knows what is due. One write for both.

@@ -22,6 +22,7 @@ from controller.game.table import (
     DeclarePressed,
     Due,
     NewShoePressed,
+    ShoeProtocol,
     TableInput,
     UnreadableCard,
     VoidPressed,
@@ -33,10 +34,12 @@ from firmware_protocol.session import (
     ControllerSession,
     DuplicateDropped,
     GapDetected,
+    HeartbeatSeen,
     LinkDown,
     LinkUp,
     SessionJoined,
     ShoeEvent,
+    session_key,
 )
 from firmware_protocol.session import ShoeRebooted as SessionRebooted
 
@@ -137,7 +140,7 @@ class Wire(Protocol):
 
     def receive(self, data: bytes, now: float) -> list[WireEvent]: ...
 
-    def acknowledge(self, number: int) -> bytes: ...
+    def acknowledge(self, number: int, session: int | None = None) -> bytes: ...
 
     def prompt(self, due: Due) -> bytes: ...
 
@@ -151,16 +154,21 @@ class BinaryWire:
 
     def __init__(self, session: ControllerSession) -> None:
         self.session = session
+        self.foreign_version: int | None = None  # the version of the shoe's frames while it is not ours
 
     def _translate(self, events: list[Any]) -> list[WireEvent]:
         out: list[WireEvent] = []
         for ev in events:
+            if self.foreign_version is not None and isinstance(ev, ShoeEvent | HeartbeatSeen):
+                # a valid version-1 frame again: the alarm clears
+                self.foreign_version = None
+                out.append(WireInput({"kind": "shoe_protocol", "version": 1}, ShoeProtocol(1)))
             if isinstance(ev, ShoeEvent):
                 body, table_input = shoe_message_input(ev.message)
                 body["seq"] = ev.seq
-                out.append(WireInput(body, table_input, ev.session_id, ev.number))
+                out.append(WireInput(body, table_input, ev.key, ev.number))
             elif isinstance(ev, DuplicateDropped):
-                out.append(WireDuplicate(ev.session_id, ev.number))
+                out.append(WireDuplicate(session_key(ev.session_id, ev.epoch), ev.number))
             elif isinstance(ev, SessionRebooted) and ev.old_session is not None:
                 # (old_session None is first contact with a fresh controller, not a reboot)
                 detail = f"shoe session {ev.old_session} replaced by {ev.new_session}"
@@ -171,6 +179,12 @@ class BinaryWire:
                 out.append(WireLink(False, f"no frame for {ev.silent_for:.1f} s"))
             elif isinstance(ev, FrameRejected):
                 out.append(WireNoise(ev.reason.value, ev.raw, ev.detail))
+                if ev.reason is RejectReason.UNSUPPORTED_VERSION and ev.version != self.foreign_version:
+                    # §2.5: not acknowledged, not guessed at, but the dealer is told (once per version)
+                    self.foreign_version = ev.version
+                    version = ev.version if ev.version is not None else 0
+                    body = {"kind": "shoe_protocol", "version": version, "raw": ev.raw.hex()}
+                    out.append(WireInput(body, ShoeProtocol(version)))
                 if ev.reason is RejectReason.BAD_PAYLOAD and ev.message_type == m.MessageType.CARD:
                     # A sequenced CARD frame with a good CRC whose payload we cannot read: a card left the
                     # shoe and we do not know which. The session acknowledges it in turn; the table halts.
@@ -186,8 +200,10 @@ class BinaryWire:
     def receive(self, data: bytes, now: float) -> list[WireEvent]:
         return self._translate(list(self.session.receive(data, now)))
 
-    def acknowledge(self, number: int) -> bytes:
-        return self.session.acknowledge(number)
+    def acknowledge(self, number: int, session: int | None = None) -> bytes:
+        """The ACK for event ``number`` of ``session`` (a journal key); empty if the shoe has moved on to
+        another session since (its old events are journaled; the shoe no longer holds them)."""
+        return self.session.acknowledge(number, session)
 
     def prompt(self, due: Due) -> bytes:
         return self.session.prompt(PROMPT_FOR_DUE[due])
@@ -221,7 +237,7 @@ class AsciiWire:
                 out.append(WireInput(body, UnreadableCard()))
         return out
 
-    def acknowledge(self, number: int) -> bytes:
+    def acknowledge(self, number: int, session: int | None = None) -> bytes:
         return b""
 
     def prompt(self, due: Due) -> bytes:

@@ -89,6 +89,7 @@ class FrameRejected:
     detail: str
     seq: int | None = None
     message_type: int | None = None
+    version: int | None = None  # the frame's version byte, for UNSUPPORTED_VERSION
 
 
 BinaryEvent = FrameReceived | FrameRejected
@@ -372,7 +373,8 @@ def _decode(frame: bytes, raw: bytes) -> BinaryEvent:
     version, mtype, seq = _HEADER.unpack_from(body)
     if version != PROTOCOL_VERSION:
         return FrameRejected(
-            RejectReason.UNSUPPORTED_VERSION, raw, f"protocol version {version}", seq=seq, message_type=mtype
+            RejectReason.UNSUPPORTED_VERSION, raw, f"protocol version {version}", seq=seq, message_type=mtype,
+            version=version,
         )
     decoder = _DECODERS.get(mtype)
     if decoder is None:

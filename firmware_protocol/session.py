@@ -43,6 +43,23 @@ def seq_of(number: int) -> int:
     return (number - 1) % MAX_SEQ + 1
 
 
+def session_key(session_id: int, epoch: int = 0) -> int:
+    """The journal's key for a shoe session: the 32-bit session id, plus ``epoch << 32`` when a shoe that
+    repeats its session id at boot has started the same id again (``epoch`` counts those restarts, 0 first)."""
+    return (epoch << 32) | session_id
+
+
+def split_key(key: int) -> tuple[int, int]:
+    """Inverse of :func:`session_key`: ``(session_id, epoch)``."""
+    return key & 0xFFFFFFFF, key >> 32
+
+
+#: Delivered frames kept per session (its first events) to tell a resent HELLO from a shoe that rebooted
+#: with the same session id. A HELLO is resent only while the shoe holds it, so only a session's first
+#: window of events can come again behind it.
+KEEP_FRAMES = 512
+
+
 def next_seq(seq: int) -> int:
     """The seq after ``seq`` (0xFFFF -> 1; 0 is never an event's seq)."""
     return 1 if seq >= MAX_SEQ else seq + 1
@@ -272,6 +289,12 @@ class ShoeEvent:
     seq: int
     number: int
     message: ShoeMessage
+    epoch: int = 0  # > 0 when the shoe started this session id again (a repeated id)
+
+    @property
+    def key(self) -> int:
+        """The journal's key for the session (:func:`session_key`)."""
+        return session_key(self.session_id, self.epoch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +304,7 @@ class DuplicateDropped:
     session_id: int
     seq: int
     number: int
+    epoch: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +324,7 @@ class ShoeRebooted:
     old_session: int | None
     new_session: int
     hello: Hello
+    epoch: int = 0  # of the new session: > 0 when the shoe repeated the old session's id
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,8 +390,10 @@ class ControllerSession:
     ) -> None:
         if last_number < 0:
             raise ValueError(f"last_number {last_number} is negative")
-        #: The session whose numbering is tracked (from the journal until the shoe names one).
-        self.session_id = known_session
+        #: The session whose numbering is tracked (from the journal until the shoe names one). ``known_session``
+        #: is the journal's key (:func:`session_key`): the session id, and the epoch of a repeated id.
+        self.session_id = None if known_session is None else split_key(known_session)[0]
+        self.epoch = 0 if known_session is None else split_key(known_session)[1]
         #: Highest event number committed by the caller (ACKed, or to be ACKed).
         self.committed = last_number if known_session is not None else 0
         self.link_up = False
@@ -379,12 +406,20 @@ class ControllerSession:
         self._gap_at: int | None = None  # the number missing when the current gap was detected
         self._gap_resend_at: float | None = None
         self._consumed: set[int] = set()  # numbers taken by frames we could not deliver (auto-ACKed)
+        self._frames: dict[int, bytes] = {}  # raw frames of this session's first events, by number
+        self._suspect: tuple[int, Hello, bytes] | None = None  # a HELLO naming the current session again
+        self._suspect_next = 2  # the next number a resend behind that HELLO would carry
         self._ack_owed = False
         self._out: list[bytes] = []
         self._last_valid: float | None = None
         self._tx_seq = 0
         self._now = 0.0
         self._decoder = BinaryDecoder()
+
+    @property
+    def session_key(self) -> int | None:
+        """The journal's key for the current session, or None before one is known."""
+        return None if self.session_id is None else session_key(self.session_id, self.epoch)
 
     @property
     def last_number(self) -> int:
@@ -398,10 +433,16 @@ class ControllerSession:
         self._tx_seq = (self._tx_seq + 1) & MAX_SEQ
         return frame
 
-    def acknowledge(self, number: int) -> bytes:
-        """Call AFTER committing event ``number`` (write-ahead); returns the ACK frame to send."""
+    def acknowledge(self, number: int, key: int | None = None) -> bytes:
+        """Call AFTER committing event ``number`` (write-ahead); returns the ACK frame to send.
+
+        ``key`` is the session (:attr:`ShoeEvent.key`) the event came from. If the shoe has started another
+        session since (a HELLO right behind a card not yet committed), the old session's events are in the
+        journal but the shoe no longer holds them: nothing is acknowledged and ``b""`` is returned."""
         if number < 1:
             raise ValueError(f"event numbers start at 1, got {number}")
+        if key is not None and key != self.session_key:
+            return b""
         if number > self.last_number:
             raise AcknowledgeAhead(number, self.last_number)
         if number > self.committed:
@@ -478,6 +519,12 @@ class ControllerSession:
         events.append(HeartbeatSeen(session_id, seq))
         if session_id == self.session_id and self._joining is None:
             self._confirmed = True
+            if self._suspect is not None:
+                if seq != 0 and seq >= self.last_number:
+                    return  # as far as the shoe has sent: consistent with a resend, the frames decide
+                # A heartbeat names the latest event its boot has sent: below what this session delivered,
+                # it cannot come from the boot that sent those events. The shoe rebooted with the same id.
+                self._rebooted_with_same_id(events)
             if seq != 0 and self._number(seq) >= self._expected:
                 self._open_gap(seq, events)
             return
@@ -485,6 +532,7 @@ class ControllerSession:
             # a session we have no state for: the shoe rebooted unseen, or we have no journal for it
             self._joining = session_id
             self._confirmed = False
+            self._suspect = None
             self._gap_at = None
             self._out.append(self._frame(Resend(RESEND_ALL)))
             self._join_resend_at = self._now + self.resend_every
@@ -492,9 +540,27 @@ class ControllerSession:
     def _hello(self, seq: int, hello: Hello, raw: bytes, events: list[LinkEvent]) -> None:
         if hello.session_id == self.session_id and self._joining is None:
             self._confirmed = True
-            self._sequenced(seq, hello, raw, events)
+            if self.last_number < 2:
+                # Nothing but the HELLO itself was delivered: a resend and a reboot with the same id mean the
+                # same thing (the next event is number 2); take it as the duplicate.
+                self._sequenced(seq, hello, raw, events)
+                return
+            # The same id again after later events: either the shoe resends a HELLO it still holds (its ACKs
+            # were lost, or this controller restarted) or it rebooted and repeated its id. Hold everything,
+            # ACK nothing, until the evidence decides (_suspected).
+            self._suspect = (seq, hello, raw)
+            self._suspect_next = 2
+            self._gap_at = None
+            self._gap_resend_at = None
+            events.append(DuplicateDropped(hello.session_id, seq, 1, self.epoch))
             return
+        self._start_session(seq, hello, raw, events, epoch=0)
+
+    def _start_session(self, seq: int, hello: Hello, raw: bytes, events: list[LinkEvent], *, epoch: int) -> None:
         old = self.session_id
+        self.epoch = epoch
+        self._suspect = None
+        self._frames.clear()
         self.session_id = hello.session_id
         self._confirmed = True
         self._joining = None
@@ -506,8 +572,34 @@ class ControllerSession:
         start = seq if seq != 0 else 1  # HELLO is seq 1; a firmware that numbers it otherwise starts there
         self._expected = start
         self.committed = start - 1
-        events.append(ShoeRebooted(old, hello.session_id, hello))
+        events.append(ShoeRebooted(old, hello.session_id, hello, epoch))
         self._sequenced(seq, hello, raw, events)
+
+    def _rebooted_with_same_id(self, events: list[LinkEvent]) -> None:
+        """The evidence says the suspected HELLO was a new boot: start the session again, one epoch on."""
+        assert self._suspect is not None
+        seq, hello, raw = self._suspect
+        self._start_session(seq, hello, raw, events, epoch=self.epoch + 1)
+
+    def _suspected(self, seq: int, message: ShoeMessage | None, raw: bytes, events: list[LinkEvent]) -> bool:
+        """A sequenced event while a HELLO naming the current session is unexplained. A resend of that HELLO
+        brings the frames delivered before, byte for byte, in order; a shoe that rebooted with the same id
+        sends other events. Returns True when the event was dealt with here."""
+        assert self.session_id is not None
+        number = seq  # behind a HELLO, numbering restarts at 1
+        if number != self._suspect_next:
+            return True  # out of order: dropped; the shoe resends everything from the HELLO on its timer
+        known = self._frames.get(number)
+        if known is not None and known != raw:
+            self._rebooted_with_same_id(events)  # a different event: a new boot
+            self._sequenced(seq, message, raw, events)
+            return True
+        events.append(DuplicateDropped(self.session_id, seq, number, self.epoch))
+        self._suspect_next += 1
+        if number >= self.last_number:
+            self._suspect = None  # every delivered event came again: it was a resend; ACK it all again
+            self._ack_owed = self.committed >= 1
+        return True
 
     def _sequenced(self, seq: int, message: ShoeMessage | None, raw: bytes, events: list[LinkEvent]) -> None:
         if seq == 0:
@@ -521,13 +613,17 @@ class ControllerSession:
             self._join_resend_at = None
             self._confirmed = True
             self._consumed.clear()
+            self._frames.clear()
+            self.epoch = 0
             self._expected = seq
             self.committed = seq - 1
             events.append(SessionJoined(self.session_id, seq))
         assert self.session_id is not None
+        if self._suspect is not None and self._suspected(seq, message, raw, events):
+            return
         number = self._number(seq)
         if number < self._expected:
-            events.append(DuplicateDropped(self.session_id, seq, number))
+            events.append(DuplicateDropped(self.session_id, seq, number, self.epoch))
             if number <= self.committed:
                 self._ack_owed = True
             return
@@ -537,11 +633,13 @@ class ControllerSession:
         self._expected += 1
         self._gap_at = None
         self._gap_resend_at = None
+        if number <= KEEP_FRAMES:
+            self._frames[number] = raw
         if message is None:
             self._consumed.add(number)
             self._advance_committed()
         else:
-            events.append(ShoeEvent(self.session_id, seq, number, message))
+            events.append(ShoeEvent(self.session_id, seq, number, message, self.epoch))
 
     def _open_gap(self, got_seq: int, events: list[LinkEvent]) -> None:
         if self._gap_at == self._expected:

@@ -93,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--truth", type=Path, help="write the record of truth here (JSON Lines)")
     p.add_argument("--disconnect-for", type=_seconds, default=4.0, metavar="SECONDS")
     p.add_argument("--linger", type=_seconds, metavar="SECONDS", help="after the last shoe (see docs)")
+    p.add_argument(
+        "--repeat-session-id",
+        action="store_true",
+        help="draw the same session id at every boot (a firmware with a fixed random seed; breaks the spec)",
+    )
     p.add_argument("--settle", type=_seconds, default=0.3, metavar="SECONDS", help="wait after a client appears")
     return p
 
@@ -126,6 +131,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
             disconnect_for=args.disconnect_for,
             one_more_coup=not args.no_extra_coup,
             linger=args.linger,
+            repeat_session_id=args.repeat_session_id,
         )
     except ConfigError as exc:
         raise UsageError(f"--{exc.key.replace('_', '-')}: {exc.reason}") from None

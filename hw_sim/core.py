@@ -92,6 +92,7 @@ class SimConfig:
     heartbeat_every: float = 1.0
     firmware_version: str = "sim-1.0"
     serial_number: str = "SIM-0001"
+    repeat_session_id: bool = False  # every boot draws the same id (a fixed-seed firmware; against the spec)
 
     def __post_init__(self) -> None:
         try:
@@ -168,6 +169,7 @@ class ShoeSimulator:
         self._next_action_at = 0.0
         self._waiting = False
         self._disconnected_until: float | None = None
+        self._reboot_pending = False
         self.reboots = 0
 
     # -- power, link ---------------------------------------------------------------------------------
@@ -205,6 +207,8 @@ class ShoeSimulator:
         self._next_action_at = now
 
     def _boot(self, now: float) -> None:
+        if self.config.repeat_session_id:
+            self._session_rng = random.Random(f"{self.config.seed}:session")  # as from a fixed seed at boot
         sid = self._session_rng.getrandbits(32)
         session = ShoeSession(
             sid,
@@ -261,6 +265,12 @@ class ShoeSimulator:
             self.truth.write("reconnect", now)
         self._run_dealer(now)
         units = self._units(now)
+        if self._reboot_pending:
+            # The card that preceded the reboot went out first: the new session's HELLO follows right
+            # behind it, before the controller can have committed it (issue 8: that must never crash it).
+            self._reboot_pending = False
+            self._reboot(now, "fault")
+            units += self._units(now)
         items: list[bytes] = []
         if self.disconnected:
             for _unit, info in units:
@@ -335,7 +345,7 @@ class ShoeSimulator:
 
     def _run_dealer(self, now: float) -> None:
         budget = 64
-        while self.dealing_done_at is None and now >= self._next_action_at and budget:
+        while self.dealing_done_at is None and now >= self._next_action_at and budget and not self._reboot_pending:
             budget -= 1
             action = self._decide()
             if action is None:
@@ -479,7 +489,10 @@ class ShoeSimulator:
             self.truth.write("fault", now, kind="disconnect", seconds=self.config.disconnect_for, at_card=n_run)
         elif fault is Fault.REBOOT:
             self.truth.write("fault", now, kind="reboot", at_card=n_run)
-            self._reboot(now, "fault")
+            if self.binary:
+                self._reboot_pending = True  # on the next poll, once this card is on the wire
+            else:
+                self._reboot(now, "fault")
         elif fault is Fault.MISDRAW:
             self.dealer.misdraw_armed = True
             self.truth.write("fault", now, kind="misdraw", at_card=n_run)

@@ -76,6 +76,8 @@ def shape(coup: dict[str, Any]) -> dict[str, Any]:
 
 
 def _result(c: dict[str, Any]) -> str:
+    if c.get("set_aside"):
+        return "SET ASIDE"  # cards drawn after the shoe ended: no coup
     if c["void"]:
         return "VOID"
     winner, pt, bt = c["winner"], c["player_total"], c["banker_total"]
@@ -125,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         ts = str(c["ts"])[:19].replace("T", " ")
         player = " ".join(c["player"])
         banker = " ".join(c["banker"])
-        shoe, coup = f"{c['shoe']!s:>4}", f"{c['coup']!s:>4}"
+        shoe, coup = f"{c['shoe']!s:>4}", f"{'-' if c['coup'] is None else c['coup']!s:>4}"
         line = f"{ts:<19}  {shoe} {coup}  {_result(c):<11} {player:<9} {banker:<9} {_flags(c)}"
         out.write(line.rstrip() + "\n")
     return 0

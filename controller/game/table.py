@@ -69,6 +69,13 @@ class ShoeRebooted:
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class ShoeProtocol:
+    """The shoe's frames carry protocol ``version``: 1 clears the alarm, anything else raises it."""
+
+    version: int
+
+
 TableInput = (
     CardDrawn
     | UnreadableCard
@@ -78,6 +85,7 @@ TableInput = (
     | NewShoePressed
     | LinkChanged
     | ShoeRebooted
+    | ShoeProtocol
 )
 
 
@@ -87,6 +95,8 @@ def input_to_dict(event: TableInput) -> dict[str, Any]:
         return {"kind": "card", "card": event.card.token}
     if isinstance(event, LinkChanged):
         return {"kind": "link", "up": event.up}
+    if isinstance(event, ShoeProtocol):
+        return {"kind": "shoe_protocol", "version": event.version}
     return {"kind": _INPUT_KINDS[type(event)]}
 
 
@@ -97,6 +107,8 @@ def input_from_dict(data: dict[str, Any]) -> TableInput:
         return CardDrawn(Card.parse(str(data["card"])))
     if kind == "link":
         return LinkChanged(bool(data["up"]))
+    if kind == "shoe_protocol":
+        return ShoeProtocol(int(data["version"]))
     for cls, name in _INPUT_KINDS.items():
         if name == kind:
             return cls()  # type: ignore[no-any-return]
@@ -129,6 +141,7 @@ class Alarm(Enum):
     UNREADABLE_EXPOSED = "BURN CARD UNREADABLE"  # the exposed burn card is unknown: press NEW SHOE again
     LINK_DOWN = "LINK DOWN"
     SHOE_REBOOTED = "SHOE REBOOTED"  # events not yet acknowledged were lost: void the coup in progress
+    SHOE_PROTOCOL_V2 = "SHOE PROTOCOL V2"  # the shoe speaks another protocol version: nothing is acknowledged
 
     @property
     def halts_coup(self) -> bool:
@@ -283,6 +296,15 @@ class ShoeEnded(Notice):
 
 
 @dataclass(frozen=True)
+class CardsSetAside(Notice):
+    """Cards drawn after the shoe ended, set aside when NEW SHOE starts the next one: they belong to no
+    coup, and this is their record."""
+
+    shoe_number: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
 class AlarmRaised(Notice):
     alarm: Alarm
     detail: str
@@ -387,10 +409,18 @@ class TableState:
                 return self._clear(Alarm.LINK_DOWN)
             return self._raise(Alarm.LINK_DOWN, "no frame from the shoe within the link timeout")
         if isinstance(event, ShoeRebooted):
-            if self.shoe.phase is not ShoePhase.DEALING:
-                return self._raise(Alarm.SHOE_REBOOTED, "the shoe started a new session; check the burn")
+            if self.shoe.phase is not ShoePhase.DEALING or not (self.coup.cards_dealt or self.dummy_hand):
+                # Between coups (or during the burn, or with the shoe closed) nothing is on the layout that
+                # a lost event could belong to: a reboot there halts nothing (issue 8).
+                return []
             return self._raise(
                 Alarm.SHOE_REBOOTED, "the shoe started a new session; cards may be lost: hold VOID to void the coup"
+            )
+        if isinstance(event, ShoeProtocol):
+            if event.version == 1:
+                return self._clear(Alarm.SHOE_PROTOCOL_V2)
+            return self._raise(
+                Alarm.SHOE_PROTOCOL_V2, f"shoe speaks protocol v{event.version}; this controller speaks v1"
             )
         raise TypeError(f"not a table input: {event!r}")
 
@@ -517,6 +547,9 @@ class TableState:
         out: list[Notice] = []
         if self.shoe.phase is ShoePhase.DEALING:
             out += self._void()  # a coup in progress is voided (nothing if none)
+        elif self.dummy_hand:
+            # cards drawn after the shoe ended: every card read ends up in the record
+            out.append(CardsSetAside(self.shoe_number, tuple(self.dummy_hand)))
         if self.shoe.cards_seen or self.shoe.phase is ShoePhase.CLOSED:
             if self.shoe.phase is not ShoePhase.CLOSED:
                 out.append(ShoeEnded(self.shoe_number, self.coups_declared))

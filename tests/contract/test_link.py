@@ -41,7 +41,7 @@ def play_controller(link: Link) -> list[ShoeEvent]:
             for event in ctrl.receive(chunk, link.now()):
                 if isinstance(event, ShoeEvent):
                     delivered.append(event)
-                    link.write(ctrl.acknowledge(event.number))
+                    link.write(ctrl.acknowledge(event.number, event.key))
         _, out = ctrl.poll(link.now())
         if out:
             link.write(out)

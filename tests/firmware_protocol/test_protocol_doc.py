@@ -22,3 +22,19 @@ def test_every_hex_vector_in_the_doc_is_a_checked_vector() -> None:
     assert found
     assert set(found) <= known, set(found) - known
     assert len(set(found)) == len(known)
+
+
+def test_the_doc_s_254_byte_cobs_vector_is_what_the_encoder_writes_and_both_forms_decode() -> None:
+    """§2.1: a run of exactly 254 non-zero bytes. The doc states the reference encoder's bytes and that the
+    form without the final 0x01 decodes to the same body; both claims are checked here."""
+    from firmware_protocol.binary import cobs_decode, cobs_encode
+
+    text = DOC.read_text(encoding="utf-8")
+    assert "the reference encoder writes `ff 01 02 … fe 01` and then the delimiter `00`" in text
+    assert "(257 bytes on the wire)" in text
+    run = bytes(range(1, 255))
+    wire = cobs_encode(run) + b"\x00"
+    assert wire == b"\xff" + run + b"\x01\x00"
+    assert len(wire) == 257
+    assert cobs_decode(b"\xff" + run + b"\x01") == run
+    assert cobs_decode(b"\xff" + run) == run  # the classic form, without the empty last block

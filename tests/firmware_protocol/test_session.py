@@ -527,3 +527,80 @@ def test_exactly_once_across_controller_restarts_on_a_hostile_line(seed: int) ->
     assert [e.number for e in table.delivered] == list(range(1, len(sent) + 2))
     assert [e.message for e in table.delivered][1:] == sent
     assert table.shoe.unacked == 0
+
+
+# ------------------------------------------------------------- sessions that end behind a card (issue 8)
+
+
+def test_a_hello_right_behind_a_card_not_yet_committed_is_never_an_error() -> None:
+    """Issue 8: a shoe obeying RESET (or rebooting) sends HELLO while the controller is still committing the
+    card before it. The old session's card is delivered (the caller journals it); acknowledging it later is
+    a no-op, never AcknowledgeAhead, because the shoe no longer holds that session."""
+    old = ShoeSession(SESSION)
+    old.start(0.0)
+    controller = ControllerSession()
+    controller.receive(old.poll(0.0), 0.0)
+    controller.acknowledge(1)
+    old.send(CardRead(4, "D"), 0.1)
+    new = ShoeSession(0x00C0FFEE)
+    new.start(0.1)
+    events = controller.receive(old.poll(0.1) + new.poll(0.1), 0.1)
+    card, hello = shoe_events(events)
+    assert (card.session_id, card.number, card.message) == (SESSION, 2, CardRead(4, "D"))
+    assert (hello.session_id, hello.number) == (0x00C0FFEE, 1)
+    assert controller.acknowledge(card.number, card.key) == b""  # committed, but nobody to tell
+    assert decoded(controller.acknowledge(hello.number, hello.key)) == [(1, Ack(1))]
+
+
+def test_a_shoe_that_repeats_its_session_id_at_boot_starts_a_new_session() -> None:
+    """Issue 8: a microcontroller with a fixed random seed draws the same id at every boot. Its HELLO must
+    start a session (the next epoch of that id), not be taken for a duplicate that re-ACKs a seq the
+    rebooted shoe does not hold (which wedged it for good)."""
+    table = make_table(11)
+    for rank in range(1, 6):
+        table.shoe.send(CardRead(rank, "S"), table.now)
+    table.run(2.0)
+    assert [e.number for e in table.delivered] == [1, 2, 3, 4, 5, 6]
+    table.shoe = ShoeSession(SESSION)  # the same id again
+    table.shoe.start(table.now)
+    for rank in (7, 8):
+        table.shoe.send(CardRead(rank, "H"), table.now)
+    table.run(3.0)
+    assert table.shoe.unacked == 0  # not wedged
+    reboots = [e for e in table.link_events if isinstance(e, ShoeRebooted)]
+    assert [(r.old_session, r.new_session, r.epoch) for r in reboots] == [(None, SESSION, 0), (SESSION, SESSION, 1)]
+    after = [(e.number, e.message, e.epoch) for e in table.delivered[6:]]
+    assert after == [(1, reboots[1].hello, 1), (2, CardRead(7, "H"), 1), (3, CardRead(8, "H"), 1)]
+    assert len({e.key for e in table.delivered}) == 2  # the journal keeps the two boots apart
+
+
+def test_a_repeated_id_whose_first_event_matches_the_old_one_is_told_by_the_heartbeat() -> None:
+    """The new boot's first event can be byte-identical to the old one's (NEW SHOE pressed both times): the
+    HEARTBEAT that follows HELLO names seq 2, below what the old boot had sent, so it is a new boot."""
+    table = make_table(12)
+    table.shoe.send(ButtonPressed(Button.NEW_SHOE), table.now)
+    for rank in range(1, 4):
+        table.shoe.send(CardRead(rank, "C"), table.now)
+    table.run(2.0)
+    table.shoe = ShoeSession(SESSION)
+    table.shoe.start(table.now)
+    table.shoe.send(ButtonPressed(Button.NEW_SHOE), table.now)
+    table.run(3.0)
+    assert table.shoe.unacked == 0
+    assert [(e.epoch, e.number, e.message) for e in table.delivered[5:]][1:] == [(1, 2, ButtonPressed(Button.NEW_SHOE))]
+
+
+def test_a_resent_hello_is_still_a_duplicate_when_every_ack_was_lost() -> None:
+    """The other reading of a HELLO naming the current session: the shoe still holds it because every ACK
+    since was lost. Its resend brings the same frames again: nothing is delivered twice, all is re-ACKed."""
+    table = make_table(13)
+    table.down.cut = True  # no ACK reaches the shoe
+    for rank in range(1, 5):
+        table.shoe.send(CardRead(rank, "D"), table.now)
+    table.run(2.6)  # several resends of HELLO and the four cards
+    table.down.cut = False
+    table.run(2.0)
+    assert table.shoe.unacked == 0
+    assert [e.number for e in table.delivered] == [1, 2, 3, 4, 5]
+    assert not [e for e in table.link_events if isinstance(e, ShoeRebooted)][1:]
+    assert sum(isinstance(e, DuplicateDropped) for e in table.link_events) >= 10

@@ -233,3 +233,40 @@ def test_replay_rebuilds_the_same_view(events: list[TableInput]) -> None:
     v = a.view()
     assert len(v.player) <= 3
     assert len(v.banker) <= 3
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Issue 8: reboots, set-aside cards, the protocol-version alarm
+
+
+def test_a_reboot_between_coups_halts_nothing() -> None:
+
+    from controller.game.table import ShoeRebooted
+
+    table = TableState(TableRules(burn_rule=BurnRule(mode=BurnMode.NONE)))
+    assert table.apply(ShoeRebooted()) == []
+    assert table.due is Due.DEAL and not table.alarms
+    table.apply(CardDrawn(Card.parse("2H")))
+    table.apply(ShoeRebooted())
+    assert table.due is Due.VOID  # mid-coup: cards may be lost, the coup halts
+
+
+def test_cards_drawn_after_the_shoe_ended_are_set_aside_when_new_shoe_is_pressed() -> None:
+
+    from controller.game.table import CardsSetAside
+
+    table = TableState(TableRules(burn_rule=BurnRule(mode=BurnMode.NONE)))
+    table.shoe.close()
+    table.apply(CardDrawn(Card.parse("9S")))
+    notices = table.apply(NewShoePressed())
+    assert CardsSetAside(1, (Card.parse("9S"),)) in notices
+
+
+def test_frames_of_another_protocol_version_raise_an_alarm_until_version_1_returns() -> None:
+    from controller.game.table import Alarm, ShoeProtocol
+
+    table = TableState()
+    table.apply(ShoeProtocol(2))
+    assert Alarm.SHOE_PROTOCOL_V2 in table.alarms
+    table.apply(ShoeProtocol(1))
+    assert Alarm.SHOE_PROTOCOL_V2 not in table.alarms

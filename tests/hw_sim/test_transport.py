@@ -110,7 +110,7 @@ def test_tcp_client_that_reconnects_resumes_the_same_session(tmp_path: Path) -> 
                     for event in ctrl.receive(data, time.monotonic()):
                         if isinstance(event, ShoeEvent):
                             delivered.append(event)
-                            port.write(ctrl.acknowledge(event.number))
+                            port.write(ctrl.acknowledge(event.number, event.key))
                     _, out = ctrl.poll(time.monotonic())
                     if out:
                         port.write(out)
