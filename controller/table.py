@@ -408,7 +408,7 @@ class TableLoop:
         alarm = Alarm.JOURNAL_FULL if exc.fault is JournalFault.FULL else Alarm.JOURNAL_FAULT
         if alarm is self.journal_alarm and exc.problem == self._journal_problem:
             return
-        log.error("JOURNAL %s, nothing acknowledged, %d inputs waiting: %s", alarm.value, len(self._pending), exc)
+        log.error("%s: nothing acknowledged, %d inputs waiting: %s", alarm.value, len(self._pending), exc)
         notices: list[Notice] = []
         previous = self.journal_alarm
         if previous is not alarm:
