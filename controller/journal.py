@@ -683,15 +683,21 @@ class Journal:
             _remove(tmp)
             fault = JournalFault.FULL if _is_full_os(exc) else JournalFault.WRITE_FAILED
             raise JournalError(self.path, fault, f"restoring the deleted journal failed: {exc}") from exc
-        # Close the old connection first: its WAL and shared-memory files at the path belong to the
-        # deleted file and must not be read as the restored file's.
+        # The -wal and -shm at the path belong to the deleted file (SQLite neither checkpoints nor removes them
+        # when it closes a file that was unlinked): move them aside before the copy takes the path, so that they
+        # are never read as the restored file's. Until the copy is in place the old connection stays open and
+        # usable, so a failure here loses nothing and the next try starts again.
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        try:
+            for suffix in ("-wal", "-shm"):
+                if os.path.exists(self.path + suffix):
+                    os.replace(self.path + suffix, f"{self.path}{suffix}.stale-{stamp}")
+            os.replace(tmp, self.path)
+            _fsync_dir(self.path)
+        except OSError as exc:
+            fault = JournalFault.FULL if _is_full_os(exc) else JournalFault.WRITE_FAILED
+            raise JournalError(self.path, fault, f"putting the restored journal in place failed: {exc}") from exc
         self._conn.close()
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        for suffix in ("-wal", "-shm"):
-            if os.path.exists(self.path + suffix):
-                os.replace(self.path + suffix, f"{self.path}{suffix}.stale-{stamp}")
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path)
         fresh = Journal.open(self.path, create=False)
         if fresh.head() != head:
             fresh.close()

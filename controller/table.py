@@ -192,7 +192,7 @@ class TableLoop:
         # The journal's own fault (a shell fault, not a dealer input): merged into every view shown.
         self.journal_alarm: Alarm | None = None
         self.journal_retry = JOURNAL_RETRY_SECONDS
-        self._journal_problem = ""
+        self._journal_fault = ""
         self._next_journal_try = 0.0
 
     # -- for threads -----------------------------------------------------------------------------
@@ -406,7 +406,8 @@ class TableLoop:
         self.stats.journal_faults += 1
         self._next_journal_try = self.clock() + self.journal_retry
         alarm = Alarm.JOURNAL_FULL if exc.fault is JournalFault.FULL else Alarm.JOURNAL_FAULT
-        if alarm is self.journal_alarm and exc.problem == self._journal_problem:
+        if alarm is self.journal_alarm and exc.fault.value == self._journal_fault:
+            log.debug("journal still at fault: %s", exc)
             return
         log.error("%s: nothing acknowledged, %d inputs waiting: %s", alarm.value, len(self._pending), exc)
         notices: list[Notice] = []
@@ -416,7 +417,7 @@ class TableLoop:
                 notices.append(AlarmCleared(previous))
             notices.append(AlarmRaised(alarm, exc.problem))
         self.journal_alarm = alarm
-        self._journal_problem = exc.problem
+        self._journal_fault = exc.fault.value  # a new record and log line only when the fault changes
         # Kept in order with the inputs: the journal will say when the fault began, and why.
         self._pending.append(self._journal_record("raised", alarm, exc.problem, fault=exc.fault.value))
         if notices:
@@ -427,7 +428,7 @@ class TableLoop:
         assert alarm is not None
         log.warning("journal writes again: %s cleared", alarm.value)
         self.journal_alarm = None
-        self._journal_problem = ""
+        self._journal_fault = ""
         self.show([AlarmCleared(alarm)])
 
     def _journal_record(self, event: str, alarm: Alarm, detail: str, **extra: str) -> PendingInput:
