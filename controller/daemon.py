@@ -89,7 +89,8 @@ class Daemon:
         """Open everything and replay the journal; the loop is ready to run. Raises on a fatal fault."""
         s = self.settings
         self._started = time.monotonic()
-        self.journal = Journal.open(s.journal.path)
+        # A full disk is not fatal: the journal opens for reading, the table replays and shows JOURNAL FULL.
+        self.journal = Journal.open_for_table(s.journal.path)
         state = TableState(s.table_rules())
         wire = make_wire(s, self.journal)
         sinks: list[Sink] = []
@@ -125,6 +126,8 @@ class Daemon:
             watchdog_interval=self.notifier.watchdog_interval(),
         )
         loop_holder.append(self.loop)
+        if self.journal.degraded is not None:
+            self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second
         replayed = self.loop.replay()
         view = self.loop.view()
         if s.scoreboard.enabled:

@@ -46,6 +46,8 @@ A journal instance has one owner (the table loop); it is not for concurrent use 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -111,7 +113,10 @@ class JournalFault(Enum):
     NEWER_SCHEMA = "newer_schema"  # written by a newer shoe-controller
     NOT_A_JOURNAL = "not_a_journal"  # a SQLite database, but not ours
     UNAVAILABLE = "unavailable"  # cannot be opened now: permissions, a lock, an I/O error
-    WRITE_FAILED = "write_failed"  # a commit failed (disk full, I/O error): nothing was written
+    WRITE_FAILED = "write_failed"  # a commit failed (an I/O error): nothing was written
+    FULL = "full"  # the disk is full (or below the journal's headroom): nothing was written
+    DELETED = "deleted"  # the open file was unlinked from its path: nothing was written
+    REPLACED = "replaced"  # another file now stands at the journal's path: nothing was written
 
 
 class JournalError(Exception):
@@ -128,6 +133,26 @@ def _is_damage(exc: sqlite3.Error) -> bool:
     """Whether an error at open means the file itself is bad (else it cannot be opened just now)."""
     name = str(getattr(exc, "sqlite_errorname", ""))
     return name.startswith("SQLITE_CORRUPT") or name in ("SQLITE_NOTADB", "SQLITE_IOERR_SHORT_READ")
+
+
+def _is_full(exc: sqlite3.Error) -> bool:
+    """Whether a SQLite error means the disk (or the file system's quota) is full."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    return name.startswith("SQLITE_FULL") or "disk is full" in str(exc)
+
+
+def free_bytes(path: str) -> int:
+    """Bytes an unprivileged writer may still use on the file system holding ``path`` (its directory)."""
+    st = os.statvfs(os.path.dirname(os.path.abspath(path)) or ".")
+    return st.f_bavail * st.f_frsize
+
+
+#: Free space the table's journal keeps in hand: no commit is attempted below it (JOURNAL FULL instead).
+#: It covers the WAL's own needs: the WAL grows to the auto-checkpoint size (1000 pages of 4 KiB, 4 MiB)
+#: before it is reused, and the checkpoint that copies those pages into the main file may grow that
+#: file by as much again. A commit that passed the check can still meet a full disk (another process
+#: filled it): SQLite then rolls the transaction back and the same fault is raised.
+DEFAULT_MIN_FREE = 8 * 1024 * 1024
 
 
 def _damaged(path: str, problem: str) -> JournalError:
@@ -223,6 +248,30 @@ def _check_optional_int(name: str, value: int | None) -> int | None:
     return value
 
 
+def _identity(path: str) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
+
+
+def _is_full_os(exc: BaseException) -> bool:
+    if isinstance(exc, sqlite3.Error):
+        return _is_full(exc)
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _fsync_dir(path: str) -> None:
+    fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 _SELECT = "SELECT id, ts, kind, session, number, cause, body, prev_hash, hash FROM records"
 
 
@@ -233,6 +282,14 @@ class Journal:
         self._conn = conn
         self.path = path
         self.read_only = read_only
+        #: No commit is attempted while the file system has less than this free (0: no check).
+        self.min_free = 0
+        #: Why a table journal opened without being able to write (a full disk at start), else None.
+        #: Each commit first tries to reopen the file for writing.
+        self.degraded: JournalError | None = None
+        self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file this connection wrote
+        self._lost: JournalFault | None = None  # DELETED or REPLACED, once seen
+        self._rescue: str | None = None  # where the records were copied when the file was replaced
 
     # -- opening -------------------------------------------------------------------------------------
     @classmethod
@@ -285,6 +342,56 @@ class Journal:
             if _is_damage(exc):
                 raise _damaged(p, str(exc)) from None
             raise JournalError(p, JournalFault.UNAVAILABLE, f"cannot open: {exc}") from None
+        if not read_only:
+            journal._identity = _identity(p)
+        return journal
+
+    @classmethod
+    def open_for_table(cls, path: str | os.PathLike[str], *, min_free: int = DEFAULT_MIN_FREE) -> Journal:
+        """The daemon's open: :meth:`open` with ``create``, but a full disk is not the end of the table.
+
+        If the file cannot be opened for writing and the disk holds less than ``min_free`` bytes, the
+        journal opens for reading only (SQLite's ``immutable`` mode when no WAL frames are waiting, since a
+        full disk cannot even hold the WAL's shared-memory file), or as an empty journal when there is no
+        file yet: the table replays what is there and :attr:`degraded` says why it cannot write. Every
+        commit then first tries to reopen the file for writing (and raises ``FULL`` until it can). Any other
+        fault raises as :meth:`open` does.
+        """
+        p = os.fspath(path)
+        try:
+            journal = cls.open(p)
+        except JournalError as exc:
+            if exc.fault is not JournalFault.UNAVAILABLE or not os.path.isdir(os.path.dirname(os.path.abspath(p))):
+                raise
+            if free_bytes(p) >= max(min_free, 1):
+                raise
+            journal = cls._open_degraded(p, exc)
+        journal.min_free = min_free
+        return journal
+
+    @classmethod
+    def _open_degraded(cls, p: str, cause: JournalError) -> Journal:
+        problem = f"disk full, cannot open for writing ({cause.problem}); {free_bytes(p)} bytes free"
+        if not os.path.exists(p) or os.path.getsize(p) == 0:  # none yet (or the failed open left it empty)
+            conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            journal = cls(conn, p, read_only=True)
+            journal._create_schema()
+        else:
+            wal = f"{p}-wal"
+            frames_waiting = os.path.exists(wal) and os.path.getsize(wal) > 0
+            try:
+                journal = cls.open(p, read_only=True)
+            except JournalError:
+                if frames_waiting:
+                    raise cause from None  # committed frames in the WAL: reading without them would lose them
+                uri = f"file:{quote(os.path.abspath(p))}?mode=ro&immutable=1"
+                try:
+                    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+                    journal = cls(conn, p, read_only=True)
+                    journal._prepare(create=False, durable=True)
+                except sqlite3.Error as exc:
+                    raise JournalError(p, JournalFault.UNAVAILABLE, f"cannot open: {exc}") from None
+        journal.degraded = JournalError(p, JournalFault.FULL, problem)
         return journal
 
     def _prepare(self, *, create: bool, durable: bool) -> None:
@@ -347,7 +454,8 @@ class Journal:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
 
     # -- writing -------------------------------------------------------------------------------------
@@ -421,8 +529,7 @@ class Journal:
     def _write_batch(
         self, events: Sequence[tuple[str, list[tuple[str, str]], int | None, int | None]]
     ) -> list[int | None]:
-        if self.read_only:
-            raise JournalError(self.path, JournalFault.WRITE_FAILED, "opened read-only")
+        self._ensure_writable()
         conn = self._conn
         ids: list[int | None] = []
         try:
@@ -465,10 +572,138 @@ class Journal:
                     conn.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
-            raise JournalError(
-                self.path, JournalFault.WRITE_FAILED, f"commit failed, nothing written: {exc}"
-            ) from exc
+            fault = JournalFault.FULL if _is_full(exc) else JournalFault.WRITE_FAILED
+            raise JournalError(self.path, fault, f"commit failed, nothing written: {exc}") from exc
         return ids
+
+    # -- faults of the file under us -----------------------------------------------------------------
+    def _ensure_writable(self) -> None:
+        """Before each commit: reopen a degraded journal, check that the path still names the file this
+        connection writes (a deleted one is restored from the open copy on the next try; a replaced one is
+        copied aside and never written again), and that the disk keeps its headroom. Raises
+        :class:`JournalError` (nothing written) when the commit must not be attempted."""
+        if self.degraded is not None:
+            self._reopen()
+        if self.read_only:
+            raise JournalError(self.path, JournalFault.WRITE_FAILED, "opened read-only")
+        if self._identity is not None:
+            self._check_identity()
+        if self.min_free:
+            try:
+                free = free_bytes(self.path)
+            except OSError as exc:
+                raise JournalError(self.path, JournalFault.WRITE_FAILED, f"cannot check free space: {exc}") from exc
+            if free < self.min_free:
+                raise JournalError(
+                    self.path,
+                    JournalFault.FULL,
+                    f"disk full: {free} bytes free, the journal keeps {self.min_free} in hand; nothing written",
+                )
+
+    def _reopen(self) -> None:
+        assert self.degraded is not None
+        if free_bytes(self.path) < self.min_free:
+            raise self.degraded
+        try:
+            fresh = Journal.open(self.path)
+        except JournalError as exc:
+            raise JournalError(self.path, JournalFault.FULL, f"still cannot open for writing: {exc.problem}") from exc
+        if self._conn.execute("SELECT count(*) FROM records").fetchone()[0] and fresh.head() != self.head():
+            fresh.close()
+            raise JournalError(
+                self.path, JournalFault.REPLACED, "the file changed while the disk was full; not writing to it"
+            )
+        self._conn.close()
+        self._conn, self.read_only, self._identity = fresh._conn, False, fresh._identity
+        self.degraded = None
+
+    def _check_identity(self) -> None:
+        try:
+            now: tuple[int, int] | None = _identity(self.path)
+        except FileNotFoundError:
+            now = None
+        if now == self._identity:
+            if self._lost is not None:  # the technician put our file back in place
+                self._lost = None
+            return
+        if now is None:
+            if self._lost is JournalFault.DELETED:
+                self._restore()  # second try onwards: put the file back, then write
+                return
+            self._lost = JournalFault.DELETED
+            raise JournalError(
+                self.path,
+                JournalFault.DELETED,
+                "the journal file was deleted while open; restoring it from the open copy, nothing written",
+            )
+        if self._rescue is None:
+            self._rescue = self._copy_aside()
+        self._lost = JournalFault.REPLACED
+        raise JournalError(
+            self.path,
+            JournalFault.REPLACED,
+            f"another file was put in place of the open journal; every record is kept in {self._rescue};"
+            " nothing written (see docs/operations.md)",
+        )
+
+    def _backup_to(self, target: str) -> None:
+        """A complete copy of what this connection sees (WAL included) in a new file ``target``."""
+        dest = sqlite3.connect(target, isolation_level=None)
+        try:
+            self._conn.backup(dest)
+            dest.execute("PRAGMA journal_mode = WAL")
+        finally:
+            dest.close()
+        fd = os.open(target, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _copy_aside(self) -> str:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        target = f"{self.path}.rescued-{stamp}"
+        try:
+            self._backup_to(target)
+        except (sqlite3.Error, OSError) as exc:
+            _remove(target)
+            fault = JournalFault.FULL if _is_full_os(exc) else JournalFault.WRITE_FAILED
+            problem = f"the journal file was replaced and copying it aside failed: {exc}"
+            raise JournalError(self.path, fault, problem) from exc
+        return target
+
+    def _restore(self) -> None:
+        """Put the deleted journal back at its path from the open connection, which still reads it."""
+        head = self.head()
+        tmp = f"{self.path}.restoring"
+        _remove(tmp)
+        try:
+            self._backup_to(tmp)
+        except (sqlite3.Error, OSError) as exc:
+            _remove(tmp)
+            fault = JournalFault.FULL if _is_full_os(exc) else JournalFault.WRITE_FAILED
+            raise JournalError(self.path, fault, f"restoring the deleted journal failed: {exc}") from exc
+        # The -wal and -shm at the path belong to the deleted file (SQLite neither checkpoints nor removes them
+        # when it closes a file that was unlinked): move them aside before the copy takes the path, so that they
+        # are never read as the restored file's. Until the copy is in place the old connection stays open and
+        # usable, so a failure here loses nothing and the next try starts again.
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        try:
+            for suffix in ("-wal", "-shm"):
+                if os.path.exists(self.path + suffix):
+                    os.replace(self.path + suffix, f"{self.path}{suffix}.stale-{stamp}")
+            os.replace(tmp, self.path)
+            _fsync_dir(self.path)
+        except OSError as exc:
+            fault = JournalFault.FULL if _is_full_os(exc) else JournalFault.WRITE_FAILED
+            raise JournalError(self.path, fault, f"putting the restored journal in place failed: {exc}") from exc
+        self._conn.close()
+        fresh = Journal.open(self.path, create=False)
+        if fresh.head() != head:
+            fresh.close()
+            raise _damaged(self.path, "the restored journal's head differs from the open copy's")
+        self._conn, self._identity, self._lost = fresh._conn, fresh._identity, None
+        self.note({"note": "journal_restored", "reason": "the file was deleted while open", "head": list(head)})
 
     # -- reading -------------------------------------------------------------------------------------
     def records(self, *, after: int = 0) -> Iterator[Record]:

@@ -247,6 +247,9 @@ ALARM_SIGNALS: Mapping[Alarm, AlarmSignal] = MappingProxyType(
         Alarm.SHOE_REBOOTED: AlarmSignal(LampPattern.FAST_BLINK, SHORT_BEEPS_3),
         # the shoe is not talking to the controller: no card can be acknowledged
         Alarm.LINK_DOWN: AlarmSignal(LampPattern.SLOW_BLINK, LONG_BEEP),
+        # the journal cannot take a commit: no card can be acknowledged either (call the technician)
+        Alarm.JOURNAL_FULL: AlarmSignal(LampPattern.SLOW_BLINK, LONG_BEEP),
+        Alarm.JOURNAL_FAULT: AlarmSignal(LampPattern.SLOW_BLINK, LONG_BEEP),
         # call the supervisor, but the shoe carries on
         Alarm.FOREIGN_BURN_CARD: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_3),
         Alarm.SHOE_PROTOCOL_V2: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_3),  # wrong firmware in the shoe

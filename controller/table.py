@@ -14,11 +14,13 @@ import logging
 import queue
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from controller.game.table import (
+    Alarm,
+    AlarmCleared,
     AlarmRaised,
     BurnCard,
     CardsSetAside,
@@ -38,7 +40,7 @@ from controller.game.table import (
     input_from_dict,
     input_to_dict,
 )
-from controller.journal import PendingInput
+from controller.journal import JournalError, JournalFault, PendingInput
 from controller.sinks import Sink
 from controller.wire import Wire, WireDuplicate, WireInput, WireLink, WireNoise, WireReboot
 
@@ -48,6 +50,14 @@ log = logging.getLogger(__name__)
 REPLAYED_KINDS = frozenset(
     {"card", "unreadable", "cut_card", "declare", "void", "new_shoe", "link", "shoe_rebooted", "shoe_protocol"}
 )
+
+#: Inputs kept in memory while the journal cannot take a commit (some 12 shoes of cards, a few MB). The binary
+#: shoe stops long before (it holds at most its window of unacknowledged events); the bound is for the ASCII
+#: dialect, which has no ACK, and for panel presses. An input beyond it is refused: neither applied nor kept.
+MAX_STAGED = 5000
+
+#: How often a commit is retried while the journal is at fault (seconds, monotonic).
+JOURNAL_RETRY_SECONDS = 1.0
 
 
 # -- what threads put on the queue -------------------------------------------------------------------------
@@ -163,6 +173,8 @@ class LoopStats:
     duplicates: int = 0
     noise: int = 0
     sink_errors: int = 0
+    journal_faults: int = 0  # commits that failed (each raises or keeps the JOURNAL alarm)
+    refused: int = 0  # inputs refused because MAX_STAGED inputs were waiting for the journal
 
 
 class TableLoop:
@@ -201,6 +213,11 @@ class TableLoop:
         self._last_prompt: object = None
         self._next_watchdog = 0.0
         self.running = False
+        # The journal's own fault (a shell fault, not a dealer input): merged into every view shown.
+        self.journal_alarm: Alarm | None = None
+        self.journal_retry = JOURNAL_RETRY_SECONDS
+        self._journal_fault = ""
+        self._next_journal_try = 0.0
 
     # -- for threads -----------------------------------------------------------------------------
     def put(self, event: LoopEvent) -> None:
@@ -229,7 +246,11 @@ class TableLoop:
         return n
 
     def view(self) -> TableView:
-        return self.state.view()
+        """The pure state's view, with the shell's journal alarm (if one stands) added to its alarms."""
+        view = self.state.view()
+        if self.journal_alarm is not None and self.journal_alarm not in view.alarms:
+            view = replace(view, alarms=(*view.alarms, self.journal_alarm))
+        return view
 
     def assume_link_down(self, detail: str) -> None:
         """At start the link is down until the shoe is heard: LINK DOWN shows (and is journaled) until then."""
@@ -237,7 +258,7 @@ class TableLoop:
 
     def show(self, notices: Sequence[Notice] = ()) -> None:
         """Hand the current view to every sink; a failing sink is detached, never fatal."""
-        view = self.state.view()
+        view = self.view()
         for sink in list(self.sinks):
             try:
                 sink.update(view, notices)
@@ -345,6 +366,14 @@ class TableLoop:
         self, table_input: TableInput | None, body: dict[str, Any], session: int | None, number: int | None
     ) -> None:
         """Apply one input and stage it for the next commit; the LEDs change now, the ACK after the commit."""
+        if len(self._pending) >= MAX_STAGED:
+            # The journal has refused commits for a long while: the alarm stands; the input is neither applied
+            # nor kept (binary: never acknowledged, so the shoe still holds it and resends it after a restart).
+            self.stats.refused += 1
+            if self.stats.refused == 1 or self.stats.refused % 100 == 0:
+                refused = self.stats.refused
+                log.error("journal fault: %d inputs waiting, input refused (%d so far): %s", MAX_STAGED, refused, body)
+            return
         notices: list[Notice] = []
         if table_input is not None:
             notices = self.state.apply(table_input)
@@ -358,11 +387,26 @@ class TableLoop:
                 self._ack_after_commit = (session, number)
 
     def flush(self) -> None:
-        """Commit what is staged (one transaction), then ACK the highest event number and send the PROMPT."""
+        """Commit what is staged (one transaction), then ACK the highest event number and send the PROMPT.
+
+        Write-ahead: if the commit fails nothing is acknowledged and the staged inputs stay staged, in order,
+        to be retried every :attr:`journal_retry` seconds; the table state (which already holds them) stays
+        the journal plus the staged inputs, so it never diverges from what the journal will hold. The fault
+        shows as JOURNAL FULL or JOURNAL FAULT and is journaled (raised, then cleared) once a commit passes.
+        """
         out = b""
-        if self._pending:
-            batch, self._pending = self._pending, []
-            ids = self.journal.append_many(batch)
+        if self._pending and (self.journal_alarm is None or self.clock() >= self._next_journal_try):
+            batch = self._pending
+            if self.journal_alarm is not None:
+                batch = [*batch, self._journal_record("cleared", self.journal_alarm, "the journal takes commits again")]
+            try:
+                ids = self.journal.append_many(batch)
+            except JournalError as exc:
+                self._journal_failed(exc)
+                return
+            self._pending = []
+            if self.journal_alarm is not None:
+                self._journal_recovered()
             self.stats.inputs += len(batch)
             self.stats.commits += 1
             if any(i is None for i in ids):
@@ -382,6 +426,44 @@ class TableLoop:
             out += self._prompt_bytes(force=True)
         if out:
             self.write(out)
+
+    def journal_failed(self, exc: JournalError) -> None:
+        """The journal cannot take commits (a failed commit, or a journal opened on a full disk)."""
+        self._journal_failed(exc)
+
+    def _journal_failed(self, exc: JournalError) -> None:
+        self.stats.journal_faults += 1
+        self._next_journal_try = self.clock() + self.journal_retry
+        alarm = Alarm.JOURNAL_FULL if exc.fault is JournalFault.FULL else Alarm.JOURNAL_FAULT
+        if alarm is self.journal_alarm and exc.fault.value == self._journal_fault:
+            log.debug("journal still at fault: %s", exc)
+            return
+        log.error("%s: nothing acknowledged, %d inputs waiting: %s", alarm.value, len(self._pending), exc)
+        notices: list[Notice] = []
+        previous = self.journal_alarm
+        if previous is not alarm:
+            if previous is not None:
+                notices.append(AlarmCleared(previous))
+            notices.append(AlarmRaised(alarm, exc.problem))
+        self.journal_alarm = alarm
+        self._journal_fault = exc.fault.value  # a new record and log line only when the fault changes
+        # Kept in order with the inputs: the journal will say when the fault began, and why.
+        self._pending.append(self._journal_record("raised", alarm, exc.problem, fault=exc.fault.value))
+        if notices:
+            self.show(notices)
+
+    def _journal_recovered(self) -> None:
+        alarm = self.journal_alarm
+        assert alarm is not None
+        log.warning("journal writes again: %s cleared", alarm.value)
+        self.journal_alarm = None
+        self._journal_fault = ""
+        self.show([AlarmCleared(alarm)])
+
+    def _journal_record(self, event: str, alarm: Alarm, detail: str, **extra: str) -> PendingInput:
+        """A record of the journal's own fault: an input of kind "journal_fault", never replayed."""
+        body = {"kind": "journal_fault", "event": event, "alarm": alarm.name.lower(), "detail": detail, **extra}
+        return PendingInput(body, None, None, self.wall())
 
     def _prompt_bytes(self, force: bool = False) -> bytes:
         due = self.state.due

@@ -78,7 +78,8 @@ _LESSER_ALARMS: tuple[Alarm, ...] = (
 
 def _precedence() -> tuple[Alarm, ...]:
     halting = [a for a in Alarm if a.halts_coup]  # the table's own rule, so the two never disagree
-    order = [*halting, Alarm.LINK_DOWN, *(a for a in _LESSER_ALARMS if a not in halting)]
+    no_ack = [Alarm.LINK_DOWN, Alarm.JOURNAL_FULL, Alarm.JOURNAL_FAULT]  # no card can be acknowledged
+    order = [*halting, *no_ack, *(a for a in _LESSER_ALARMS if a not in halting)]
     return (*order, *(a for a in Alarm if a not in order))  # an alarm added later still gets a place
 
 

@@ -142,6 +142,9 @@ class Alarm(Enum):
     LINK_DOWN = "LINK DOWN"
     SHOE_REBOOTED = "SHOE REBOOTED"  # events not yet acknowledged were lost: void the coup in progress
     SHOE_PROTOCOL_V2 = "SHOE PROTOCOL V2"  # the shoe speaks another protocol version: nothing is acknowledged
+    # Faults of the shell, never raised by TableState: the table loop merges them into the view it shows.
+    JOURNAL_FULL = "JOURNAL FULL"  # the disk is full: nothing is acknowledged, the shoe holds the cards
+    JOURNAL_FAULT = "JOURNAL FAULT"  # the journal file was deleted, replaced or cannot be written
 
     @property
     def halts_coup(self) -> bool:
