@@ -5,11 +5,13 @@ gpiozero's MockPin, which records every state change of a pin in ``states`` fore
 ``pin_factory = "mock"`` (the demo, the benchmarks, a bench table without GPIO) lit its lamps through such
 pins, some 300 changes a shoe. These tests deal whole shoes through the real pure core, show every view on
 a real :class:`~controller.panel.Panel` built on :func:`~controller.panel.make_pin_factory` ("mock"), and
-count what the pins keep. They count items, not bytes, and time nothing.
+count what the pins keep; the demo's terminal display, its other sink, is counted the same way. They count items,
+not bytes, and time nothing.
 """
 
 from __future__ import annotations
 
+import io
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 import pytest
 
 from controller.daemon import PanelSink
+from controller.displays.terminal import BEAD_CELLS, TerminalDisplay
 from controller.game.cards import Card, Rank, Suit
 from controller.game.table import (
     CardDrawn,
@@ -116,3 +119,14 @@ def test_mock_pin_history_is_still_a_history(mock_panel: tuple[Any, Panel]) -> N
     assert [s.state for s in pin.states] == [False, True, False, True, False, True, False]
     pin.clear_states()
     assert [s.state for s in pin.states] == [False]
+
+
+def test_the_demo_terminal_display_keeps_one_bead_line_over_many_shoes() -> None:
+    """The demo's display drew the last 60 results but kept every result since start."""
+    display = TerminalDisplay(io.StringIO())
+    state = TableState(TableRules())
+    for notices in Dealer(state, seed=9).deal_shoes(shoes=3):
+        display.update(state.view(), notices)
+    assert display.coups > 3 * BEAD_CELLS
+    assert len(display.history) == BEAD_CELLS
+    assert len(display.events) <= 6
