@@ -19,6 +19,7 @@ reproduces it (``alarm_table_markdown()``) and a test keeps the two equal.
 from __future__ import annotations
 
 import importlib
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from enum import Enum
@@ -154,11 +155,31 @@ _FACTORIES: Mapping[str, tuple[str, str, str]] = MappingProxyType(
 )
 
 
+#: State changes each mock pin remembers (gpiozero's ``MockPin.states``): the newest ones, oldest dropped first.
+#: gpiozero keeps them all, which a daemon on mock pins (the demo, the benchmarks, a bench table) would
+#: accumulate without end: the busiest lamp changes some 80 times a shoe. 1024 is a dozen shoes of it, more
+#: than any test or benchmark reads back.
+MOCK_PIN_HISTORY = 1024
+
+
+def _mock_factory(module: Any) -> PinFactory:
+    """gpiozero's MockFactory making mock pins whose state history is bounded (:data:`MOCK_PIN_HISTORY`)."""
+    mock_pin = module.MockPin
+
+    def clear_states(pin: Any) -> None:  # MockPin.clear_states, then the history in a bounded deque
+        mock_pin.clear_states(pin)
+        pin.states = deque(pin.states, maxlen=MOCK_PIN_HISTORY)
+
+    pin_class = type("BoundedMockPin", (mock_pin,), {"clear_states": clear_states})
+    return module.MockFactory(pin_class=pin_class)
+
+
 def make_pin_factory(name: str) -> PinFactory:
     """Build the gpiozero pin factory called ``name`` (mock, lgpio, rpigpio, native).
 
-    Raises :class:`PanelError` with one line naming the factory when it is unknown or cannot be
-    loaded here (its library missing, or not on a Raspberry Pi).
+    ``mock`` is gpiozero's MockFactory, but its pins remember only their last :data:`MOCK_PIN_HISTORY`
+    state changes. Raises :class:`PanelError` with one line naming the factory when it is unknown or
+    cannot be loaded here (its library missing, or not on a Raspberry Pi).
     """
     try:
         module_name, class_name, hint = _FACTORIES[name]
@@ -167,6 +188,8 @@ def make_pin_factory(name: str) -> PinFactory:
         raise PanelError(f"unknown pin factory {name!r} (known: {known})", factory=name) from None
     try:
         module = importlib.import_module(module_name)
+        if name == "mock":
+            return _mock_factory(module)
         return getattr(module, class_name)()
     except Exception as exc:  # the libraries raise anything from ImportError to RuntimeError or OSError
         reason = " ".join(str(exc).split()) or type(exc).__name__

@@ -26,6 +26,9 @@ from controller.game.table import (
     TableView,
 )
 
+#: Results on the bead line (the display keeps no more than it draws).
+BEAD_CELLS = 60
+
 _LAMP_LABELS = {
     Lamp.PLAYER_DRAW: "PLAYER DRAW",
     Lamp.BANKER_DRAW: "BANKER DRAW",
@@ -77,6 +80,7 @@ class TerminalDisplay:
             self.coups += 1
             self.wins[n.result.winner] += 1
             self.history.append(n.result.winner.letter)
+            del self.history[:-BEAD_CELLS]
             extra = f"  (dummy hand: {' '.join(c.token for c in n.dummy_hand)})" if n.dummy_hand else ""
             self.last_line = f"shoe {n.shoe_number} coup {n.coup_number:3d}: {n.result.describe()}{extra}"
             return self.last_line
@@ -121,7 +125,7 @@ class TerminalDisplay:
             f"  ALARMS  {alarms}",
             "",
             f"  {counts}",
-            f"  bead    {''.join(self.history[-60:])}",
+            f"  bead    {''.join(self.history)}",
             "",
             *[f"  {e}" for e in self.events],
         ]
