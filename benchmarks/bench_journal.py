@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.game.cards import Card, Rank, Suit
+from controller.game.records import derived_records, input_body, input_from_body
 from controller.game.table import (
     CardDrawn,
     CutCardOut,
@@ -31,11 +32,8 @@ from controller.game.table import (
     TableInput,
     TableState,
     VoidPressed,
-    input_from_dict,
-    input_to_dict,
 )
 from controller.journal import Journal
-from controller.table import derived_records
 
 
 def table_session(seed: int) -> Iterator[tuple[TableInput, list[tuple[str, dict[str, Any]]]]]:
@@ -80,7 +78,7 @@ def bench_appends(directory: Path, count: int) -> None:
         start = time.perf_counter()
         for number in range(1, count + 1):
             event, derived = next(events)
-            body = input_to_dict(event)
+            body = input_body(event)
             t0 = time.perf_counter()
             journal.append(body, session=1, number=number, derived=derived)
             latencies.append(time.perf_counter() - t0)
@@ -104,7 +102,7 @@ def bench_replay(directory: Path, count: int) -> None:
         for number in range(1, count + 1):
             event, derived = next(events)
             coups += sum(kind == "coup" for kind, _ in derived)
-            journal.append(input_to_dict(event), session=1, number=number, derived=derived)
+            journal.append(input_body(event), session=1, number=number, derived=derived)
     build = time.perf_counter() - t0
     size = path.stat().st_size / 1024 / 1024
     print(f"replay journal: {count:,} inputs + {coups:,} coups, {size:.1f} MiB")
@@ -120,7 +118,7 @@ def bench_replay(directory: Path, count: int) -> None:
         t0 = time.perf_counter()
         state = TableState()
         for body in bodies:
-            state.apply(input_from_dict(body))
+            state.apply(input_from_body(body))
         apply = time.perf_counter() - t0
         t0 = time.perf_counter()
         problems = journal.verify()
@@ -148,9 +146,7 @@ def bench_replay(directory: Path, count: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--appends", type=int, default=2000)
     parser.add_argument("--replay", type=int, default=100_000)
     parser.add_argument("--dir", type=Path, default=Path.cwd())

@@ -18,38 +18,26 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from controller.game.records import InputKind, Source, derived_records, input_body, input_from_body, record_body
 from controller.game.table import (
     Alarm,
     AlarmCleared,
     AlarmRaised,
-    BurnCard,
-    CardsSetAside,
-    CoupDeclared,
-    CoupVoided,
     DeclarePressed,
     LinkChanged,
     NewShoePressed,
     Notice,
-    ShoeEnded,
     ShoeRebooted,
-    ShoeStarted,
     TableInput,
     TableState,
     TableView,
     VoidPressed,
-    input_from_dict,
-    input_to_dict,
 )
 from controller.journal import JournalError, JournalFault, PendingInput
 from controller.sinks import Sink
 from controller.wire import Wire, WireDuplicate, WireInput, WireLink, WireNoise, WireReboot
 
 log = logging.getLogger(__name__)
-
-#: Journal body kinds that are table inputs (replayed); other kinds (hello, status ...) are a record only.
-REPLAYED_KINDS = frozenset(
-    {"card", "unreadable", "cut_card", "declare", "void", "new_shoe", "link", "shoe_rebooted", "shoe_protocol"}
-)
 
 #: Inputs kept in memory while the journal cannot take a commit (some 12 shoes of cards, a few MB). The binary
 #: shoe stops long before (it holds at most its window of unacknowledged events); the bound is for the ASCII
@@ -108,56 +96,6 @@ class JournalLike(Protocol):
     def last_shoe_start(self) -> tuple[int, int] | None: ...
 
     def last_input(self, kind: str, *, before: int) -> dict[str, Any] | None: ...
-
-
-def derived_records(notices: Iterable[Notice]) -> list[tuple[str, dict[str, Any]]]:
-    """The journal's derived records for these notices: coups (declared or void), shoe events, alarms."""
-    out: list[tuple[str, dict[str, Any]]] = []
-    for n in notices:
-        if isinstance(n, CoupDeclared | CoupVoided):
-            body: dict[str, Any] = {
-                "shoe": n.shoe_number,
-                "coup": n.coup_number,
-                "declared": isinstance(n, CoupDeclared),
-                "void": isinstance(n, CoupVoided),
-                "misdraw": bool(n.dummy_hand),
-                "dummy_hand": [c.token for c in n.dummy_hand],
-            }
-            if isinstance(n, CoupDeclared):
-                body |= n.result.to_dict()
-            else:
-                body |= {"cards": [c.token for c in n.cards], "winner": None}
-            out.append(("coup", body))
-        elif isinstance(n, CardsSetAside):
-            # cards drawn after the shoe ended: a record of their own that ``history`` lists (no coup)
-            out.append(
-                (
-                    "coup",
-                    {
-                        "shoe": n.shoe_number,
-                        "coup": None,
-                        "declared": False,
-                        "void": True,
-                        "set_aside": True,
-                        "misdraw": True,
-                        "dummy_hand": [c.token for c in n.cards],
-                        "cards": [],
-                        "winner": None,
-                    },
-                )
-            )
-        elif isinstance(n, BurnCard):
-            out.append(("burn", {"card": None if n.card is None else n.card.token, "exposed": n.exposed}))
-        elif isinstance(n, ShoeStarted):
-            out.append(("shoe", {"event": "start", "shoe": n.shoe_number, "decks": n.decks}))
-        elif isinstance(n, ShoeEnded):
-            out.append(("shoe", {"event": "end", "shoe": n.shoe_number, "coups": n.coups}))
-        elif isinstance(n, AlarmRaised):
-            body = {"alarm": n.alarm.name.lower(), "text": n.alarm.value, "detail": n.detail}
-            if n.card is not None:
-                body["card"] = n.card.token
-            out.append(("alarm", body))
-    return out
 
 
 def wall_clock() -> str:
@@ -240,8 +178,9 @@ class TableLoop:
             if link is not None and not link.get("up", True):
                 self.state.apply(LinkChanged(False))
         for _record, body in self.journal.inputs(after=after):
-            if body.get("kind") in REPLAYED_KINDS:
-                self.state.apply(input_from_dict(body))
+            table_input = input_from_body(body)
+            if table_input is not None:
+                self.state.apply(table_input)
                 n += 1
         return n
 
@@ -319,7 +258,7 @@ class TableLoop:
                 log.warning("unknown panel action %r", event.action)
                 return
             table_input = factory()
-            body = input_to_dict(table_input) | {"source": "panel"}
+            body = input_body(table_input, source=Source.PANEL)
             self._apply(table_input, body, None, None)
         elif isinstance(event, PortState):
             log.info("shoe port %s: %s", "open" if event.up else "down", event.detail)
@@ -352,7 +291,7 @@ class TableLoop:
         elif isinstance(ev, WireLink):
             self._link(ev.up, ev.detail)  # staged: the PROMPT follows the commit
         elif isinstance(ev, WireReboot):
-            body = {"kind": "shoe_rebooted", "old_session": ev.old_session, "new_session": ev.new_session}
+            body = input_body(ShoeRebooted(), old_session=ev.old_session, new_session=ev.new_session)
             self._apply(ShoeRebooted(), body, None, None)
         elif isinstance(ev, WireNoise):
             self.stats.noise += 1
@@ -360,7 +299,7 @@ class TableLoop:
 
     def _link(self, up: bool, detail: str) -> None:
         log.warning("shoe link %s: %s", "up" if up else "DOWN", detail)
-        self._apply(LinkChanged(up), {"kind": "link", "up": up, "detail": detail}, None, None)
+        self._apply(LinkChanged(up), input_body(LinkChanged(up), detail=detail), None, None)
 
     def _apply(
         self, table_input: TableInput | None, body: dict[str, Any], session: int | None, number: int | None
@@ -462,7 +401,7 @@ class TableLoop:
 
     def _journal_record(self, event: str, alarm: Alarm, detail: str, **extra: str) -> PendingInput:
         """A record of the journal's own fault: an input of kind "journal_fault", never replayed."""
-        body = {"kind": "journal_fault", "event": event, "alarm": alarm.name.lower(), "detail": detail, **extra}
+        body = record_body(InputKind.JOURNAL_FAULT, event=event, alarm=alarm.name.lower(), detail=detail, **extra)
         return PendingInput(body, None, None, self.wall())
 
     def _prompt_bytes(self, force: bool = False) -> bytes:

@@ -18,14 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.game.cards import Card
+from controller.game.records import input_body, input_from_body
 from controller.game.table import (
     CardDrawn,
     DeclarePressed,
     LinkChanged,
     TableInput,
     TableState,
-    input_from_dict,
-    input_to_dict,
 )
 from controller.journal import (
     GENESIS_HASH,
@@ -202,11 +201,11 @@ def test_replay_through_the_table_rebuilds_the_same_view(path: Path) -> None:
     with Journal.open(path) as j:
         for n, event in enumerate(events, start=1):
             live.apply(event)
-            j.append(input_to_dict(event), session=1, number=n)
+            j.append(input_body(event), session=1, number=n)
     replayed = TableState()
     with Journal.open(path, read_only=True) as j:
         for _, body in j.inputs():
-            replayed.apply(input_from_dict(body))
+            replayed.apply(input_from_body(body))
     assert replayed.view() == live.view()
 
 
@@ -274,9 +273,7 @@ KILL_CHILD = textwrap.dedent(
 
 @pytest.mark.parametrize("extra_appends", [0, 1, 2, 3, 4])
 def test_sigkill_mid_loop_leaves_a_whole_last_input(path: Path, extra_appends: int) -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-c", KILL_CHILD, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True
-    )
+    child = subprocess.Popen([sys.executable, "-c", KILL_CHILD, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
         assert child.stdout.readline() == "ready\n"

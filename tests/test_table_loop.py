@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.game.cards import DECK
+from controller.game.records import REPLAYED_KINDS, derived_records, input_body, input_from_body
 from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import (
     CardDrawn,
@@ -21,11 +22,9 @@ from controller.game.table import (
     TableState,
     UnreadableCard,
     VoidPressed,
-    input_from_dict,
-    input_to_dict,
 )
 from controller.journal import Journal
-from controller.table import REPLAYED_KINDS, TableLoop
+from controller.table import TableLoop
 from controller.wire import AsciiWire
 
 RULES = TableRules(decks=1)
@@ -55,7 +54,7 @@ def full_replay(journal: Journal) -> TableState:
     state = TableState(RULES)
     for _id, body in journal.inputs():
         if body["kind"] in REPLAYED_KINDS:
-            state.apply(input_from_dict(body))
+            state.apply(input_from_body(body))
     return state
 
 
@@ -68,7 +67,7 @@ def test_restart_replays_from_the_newest_shoe_to_the_same_state(
     with Journal.open(path) as journal:
         loop = new_loop(journal)
         for i, event in enumerate(events):
-            loop._apply(event, input_to_dict(event), None, None)
+            loop._apply(event, input_body(event), None, None)
             if i % batch == 0:
                 loop.flush()  # group commits of varying size
         loop.flush()
@@ -101,7 +100,7 @@ def test_a_link_down_before_the_newest_shoe_is_restored(tmp_path: Path) -> None:
     with Journal.open(tmp_path / "j.db") as journal:
         loop = new_loop(journal)
         for event in [CardDrawn(DECK[5]), LinkChanged(up=False), NewShoePressed(), CardDrawn(DECK[9])]:
-            loop._apply(event, input_to_dict(event), None, None)
+            loop._apply(event, input_body(event), None, None)
         loop.flush()
         assert loop.view().alarms
         restarted = new_loop(journal)
@@ -139,7 +138,6 @@ def test_a_full_batch_keeps_the_order_of_what_waits(tmp_path: Path) -> None:
 
 def test_derived_records_of_a_declared_and_a_voided_coup() -> None:
     from controller.game.cards import Card
-    from controller.table import derived_records
 
     state = TableState(TableRules(burn_rule=BurnRule(BurnMode.NONE)))
     notices = []

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.game.records import REPLAYED_KINDS, input_from_body
 from controller.game.table import (
     Alarm,
     AlarmCleared,
@@ -18,10 +19,9 @@ from controller.game.table import (
     TableRules,
     TableState,
     TableView,
-    input_from_dict,
 )
 from controller.journal import Journal
-from controller.table import REPLAYED_KINDS, TableLoop, WireBytes
+from controller.table import TableLoop, WireBytes
 from controller.wire import AsciiWire, BinaryWire
 from firmware_protocol import messages as m
 from firmware_protocol.session import Acked, ControllerSession, ShoeSession
@@ -65,7 +65,7 @@ def replayed(journal: Journal) -> TableState:
     state = TableState(RULES)
     for _id, body in journal.inputs():
         if body["kind"] in REPLAYED_KINDS:
-            state.apply(input_from_dict(body))
+            state.apply(input_from_body(body))
     return state
 
 

@@ -9,44 +9,17 @@ opened read-only, so this runs beside the live daemon.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 from typing import Any
 
 from controller.commands import Subparsers, UsageError
 from controller.commands.journal import add_journal_argument, open_read_only
+from controller.game.records import COUP_FIELDS
 
-#: The JSON Lines contract, in output order; other stored fields follow.
-FIELDS = (
-    "shoe",
-    "coup",
-    "ts",
-    "player",
-    "banker",
-    "player_total",
-    "banker_total",
-    "winner",
-    "natural",
-    "player_pair",
-    "banker_pair",
-    "declared",
-    "void",
-    "misdraw",
-    "dummy_hand",
-    "record",
-)
-
-_DEFAULTS: dict[str, Any] = {
-    "player": [],
-    "banker": [],
-    "natural": False,
-    "player_pair": False,
-    "banker_pair": False,
-    "declared": False,
-    "void": False,
-    "misdraw": False,
-    "dummy_hand": [],
-}
+#: The JSON Lines contract, in output order (the coup record's fields); other stored fields follow.
+FIELDS = tuple(COUP_FIELDS)
 
 
 def _count(text: str) -> int:
@@ -70,7 +43,7 @@ def register(sub: Subparsers) -> None:
 
 def shape(coup: dict[str, Any]) -> dict[str, Any]:
     """A stored coup record in the contract's field order, missing fields filled."""
-    out = {name: coup.get(name, _DEFAULTS.get(name)) for name in FIELDS}
+    out = {name: coup.get(name, copy.copy(default)) for name, default in COUP_FIELDS.items()}
     out.update((k, v) for k, v in coup.items() if k not in out)
     return out
 

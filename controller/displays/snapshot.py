@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from controller.displays.wording import money, odds, percent
 from controller.game.cards import Card
 from controller.game.coup import CoupResult
+from controller.game.records import coup_body
 from controller.game.roads import DERIVED_ROADS, Roads, RoadsBuilder, bead_plate_grid, big_road_grid
 from controller.game.rules import Bet, CommissionCollection, Ruleset
 from controller.game.settlement import Wager, settle
@@ -40,7 +41,6 @@ from controller.game.table import (
     ShoeStarted,
     TableView,
 )
-from controller.table import derived_records
 
 __all__ = ["LimitsLike", "SnapshotBuilder", "TableInfo", "money", "odds", "payout_guide", "settle_result"]
 
@@ -200,10 +200,10 @@ class SnapshotBuilder:
                 self._roads = None
                 self._road_builder = RoadsBuilder()
             elif isinstance(n, CoupDeclared | CoupVoided):
-                for _kind, body in derived_records([n]):
-                    self.records.append(body)
-                    if body.get("declared") and not body.get("void"):
-                        self._road_builder.add(body)
+                body = coup_body(n)
+                self.records.append(body)
+                if body.get("declared") and not body.get("void"):
+                    self._road_builder.add(body)
                 self._roads = None
 
     def _declared(self) -> list[dict[str, Any]]:

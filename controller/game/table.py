@@ -89,41 +89,6 @@ TableInput = (
 )
 
 
-def input_to_dict(event: TableInput) -> dict[str, Any]:
-    """The journal's form of an input."""
-    if isinstance(event, CardDrawn):
-        return {"kind": "card", "card": event.card.token}
-    if isinstance(event, LinkChanged):
-        return {"kind": "link", "up": event.up}
-    if isinstance(event, ShoeProtocol):
-        return {"kind": "shoe_protocol", "version": event.version}
-    return {"kind": _INPUT_KINDS[type(event)]}
-
-
-def input_from_dict(data: dict[str, Any]) -> TableInput:
-    """Inverse of :func:`input_to_dict`; raises ValueError naming an unknown kind."""
-    kind = data.get("kind")
-    if kind == "card":
-        return CardDrawn(Card.parse(str(data["card"])))
-    if kind == "link":
-        return LinkChanged(bool(data["up"]))
-    if kind == "shoe_protocol":
-        return ShoeProtocol(int(data["version"]))
-    for cls, name in _INPUT_KINDS.items():
-        if name == kind:
-            return cls()  # type: ignore[no-any-return]
-    raise ValueError(f"unknown table input kind {kind!r}")
-
-
-_INPUT_KINDS: dict[type, str] = {
-    UnreadableCard: "unreadable",
-    CutCardOut: "cut_card",
-    DeclarePressed: "declare",
-    VoidPressed: "void",
-    NewShoePressed: "new_shoe",
-    ShoeRebooted: "shoe_rebooted",
-}
-
 # ---------------------------------------------------------------------------------------------------------
 # What the table shows
 

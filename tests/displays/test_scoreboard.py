@@ -26,6 +26,7 @@ from controller.displays.snapshot import SnapshotBuilder, TableInfo, payout_guid
 from controller.displays.wording import money, odds
 from controller.game.cards import DECK, Card
 from controller.game.coup import Coup, CoupResult, next_due
+from controller.game.records import derived_records
 from controller.game.roads import compute_roads
 from controller.game.rules import COMMISSION, EZ, SUPER6
 from controller.game.settlement import TableLimits
@@ -41,7 +42,6 @@ from controller.game.table import (
     TableState,
     VoidPressed,
 )
-from controller.table import derived_records
 
 
 @dataclass(frozen=True)

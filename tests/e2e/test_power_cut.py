@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from controller.game.table import TableState, input_from_dict
+from controller.game.records import REPLAYED_KINDS, input_from_body
+from controller.game.table import TableState
 from controller.journal import Journal
-from controller.table import REPLAYED_KINDS
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
 
@@ -28,7 +28,7 @@ def replayed_view(h: Harness) -> tuple[str, ...]:
     with Journal.open(h.journal, read_only=True) as j:
         for _id, body in j.inputs():
             if body.get("kind") in REPLAYED_KINDS:
-                state.apply(input_from_dict(body))
+                state.apply(input_from_body(body))
     v = state.view()
     return (
         str(v.shoe_number),

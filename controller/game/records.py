@@ -1,0 +1,263 @@
+"""The table's record vocabulary: one typed, versioned set of records from the wire to the journal to the floor.
+
+Every record the table keeps is built here and read back here, nowhere else:
+
+* **inputs** (journal kind ``input``): what reached the table, in order. A body carries ``kind`` (an
+  :class:`InputKind`), the input's own fields (``card``, ``up``, ``version``) and facts about where it came
+  from (``source``, the shoe's ``seq``, a ``detail``, the ``raw`` bytes of a damaged frame ...). The kinds
+  in :data:`REPLAYED_KINDS` are table inputs: a restart replays them through
+  :meth:`~controller.game.table.TableState.apply` (:func:`input_from_body`); the others (``hello``,
+  ``status``, ``journal_fault``, ``noise``) are a record only.
+* **derived records** (journal kinds ``coup``, ``burn``, ``shoe``, ``alarm``): what an input gave rise
+  to, built from the pure core's notices by :func:`derived_records` and stored in the same transaction as
+  their input. A ``coup`` body is what ``shoe-controller history --json`` prints (:data:`COUP_FIELDS`).
+
+The vocabulary is versioned by :data:`RECORD_VERSION`. A journal written by this version holds bodies of
+this shape; the floor link puts the version in every record it publishes. Adding, removing or renaming a
+kind or a field is a new version: a test pins :func:`signature` to make that a conscious step.
+
+Pure: no I/O, no clock. Bodies are plain JSON-ready dicts (the journal hashes their canonical JSON).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+from typing import Any
+
+from controller.game.cards import Card
+from controller.game.table import (
+    AlarmRaised,
+    BurnCard,
+    CardDrawn,
+    CardsSetAside,
+    CoupDeclared,
+    CoupVoided,
+    CutCardOut,
+    DeclarePressed,
+    LinkChanged,
+    NewShoePressed,
+    Notice,
+    ShoeEnded,
+    ShoeProtocol,
+    ShoeRebooted,
+    ShoeStarted,
+    TableInput,
+    UnreadableCard,
+    VoidPressed,
+)
+
+#: The version of the record shapes below (bump it with any change to a kind or a field).
+RECORD_VERSION = 1
+
+
+class RecordKind(StrEnum):
+    """The journal's record kinds (its ``kind`` column)."""
+
+    INPUT = "input"  # something that reached the table (a card, a press, a link event ...)
+    COUP = "coup"  # a coup declared or voided, or cards set aside after the shoe ended
+    BURN = "burn"  # one burned card (the exposed card included)
+    SHOE = "shoe"  # a shoe started or ended
+    ALARM = "alarm"  # an alarm raised
+    NOTE = "note"  # the journal's own notes (restored, rescued ...)
+
+
+class InputKind(StrEnum):
+    """The ``kind`` of an input body."""
+
+    # table inputs, replayed
+    CARD = "card"
+    UNREADABLE = "unreadable"
+    CUT_CARD = "cut_card"
+    DECLARE = "declare"
+    VOID = "void"
+    NEW_SHOE = "new_shoe"
+    LINK = "link"
+    SHOE_REBOOTED = "shoe_rebooted"
+    SHOE_PROTOCOL = "shoe_protocol"
+    # a record only
+    HELLO = "hello"  # the shoe's HELLO: firmware, serial number, protocol version, session id
+    STATUS = "status"  # the shoe's STATUS flags
+    JOURNAL_FAULT = "journal_fault"  # the journal could not take a commit ("raised"), then could ("cleared")
+    NOISE = "noise"  # rejected frames or lines, summarised (count and reasons over an interval)
+    MESSAGE = "message"  # another message from the shoe, by its type's name
+
+    @property
+    def replayed(self) -> bool:
+        return self in _INPUT_OF_KIND
+
+
+class Source(StrEnum):
+    """Where a press came from."""
+
+    SHOE = "shoe"  # the shoe's own button
+    PANEL = "panel"  # the dealer's panel
+
+
+_KIND_OF_INPUT: dict[type, InputKind] = {
+    CardDrawn: InputKind.CARD,
+    UnreadableCard: InputKind.UNREADABLE,
+    CutCardOut: InputKind.CUT_CARD,
+    DeclarePressed: InputKind.DECLARE,
+    VoidPressed: InputKind.VOID,
+    NewShoePressed: InputKind.NEW_SHOE,
+    LinkChanged: InputKind.LINK,
+    ShoeRebooted: InputKind.SHOE_REBOOTED,
+    ShoeProtocol: InputKind.SHOE_PROTOCOL,
+}
+_INPUT_OF_KIND = {kind: cls for cls, kind in _KIND_OF_INPUT.items()}
+
+#: Input kinds that are table inputs: a restart replays them (as strings, for the journal's queries).
+REPLAYED_KINDS: frozenset[str] = frozenset(k.value for k in _INPUT_OF_KIND)
+
+#: The fields each input carries besides ``kind`` (the facts about where it came from are open).
+_INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
+    InputKind.CARD: ("card",),
+    InputKind.LINK: ("up",),
+    InputKind.SHOE_PROTOCOL: ("version",),
+}
+
+
+def input_kind(table_input: TableInput) -> InputKind:
+    return _KIND_OF_INPUT[type(table_input)]
+
+
+def input_body(table_input: TableInput, **facts: Any) -> dict[str, Any]:
+    """The journal body of a table input, with ``facts`` (source, seq, detail, raw ...) beside its fields."""
+    body: dict[str, Any] = {"kind": input_kind(table_input).value}
+    if isinstance(table_input, CardDrawn):
+        body["card"] = table_input.card.token
+    elif isinstance(table_input, LinkChanged):
+        body["up"] = table_input.up
+    elif isinstance(table_input, ShoeProtocol):
+        body["version"] = table_input.version
+    return _with_facts(body, facts)
+
+
+def record_body(kind: InputKind, **facts: Any) -> dict[str, Any]:
+    """The journal body of an input that is a record only (``hello``, ``status``, ``journal_fault`` ...)."""
+    if kind.replayed:
+        raise ValueError(f"{kind.value} is a table input: build it with input_body()")
+    return _with_facts({"kind": kind.value}, facts)
+
+
+def _with_facts(body: dict[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
+    for key, value in facts.items():
+        if key in body:
+            raise ValueError(f"fact {key!r} would overwrite the body's own field")
+        body[key] = value.value if isinstance(value, StrEnum) else value
+    return body
+
+
+def input_from_body(body: Mapping[str, Any]) -> TableInput | None:
+    """The table input a stored body carries, or None for a record-only kind.
+
+    Raises ValueError naming an unknown kind or a missing or bad field (a journal from a newer version)."""
+    raw_kind = body.get("kind")
+    try:
+        kind = InputKind(str(raw_kind))
+    except ValueError:
+        raise ValueError(f"unknown input kind {raw_kind!r}") from None
+    cls = _INPUT_OF_KIND.get(kind)
+    if cls is None:
+        return None
+    try:
+        if cls is CardDrawn:
+            return CardDrawn(Card.parse(str(body["card"])))
+        if cls is LinkChanged:
+            return LinkChanged(bool(body["up"]))
+        if cls is ShoeProtocol:
+            return ShoeProtocol(int(body["version"]))
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"{kind.value} input without a good field: {exc}") from None
+    return cls()  # type: ignore[no-any-return]
+
+
+# -- derived records ---------------------------------------------------------------------------------------
+
+#: The coup record's fields in ``history --json`` order (a contract other tools script against), with the
+#: value a record that lacks the field reads as. Further fields the daemon stored follow.
+COUP_FIELDS: dict[str, Any] = {
+    "shoe": None,
+    "coup": None,
+    "ts": None,
+    "player": [],
+    "banker": [],
+    "player_total": None,
+    "banker_total": None,
+    "winner": None,
+    "natural": False,
+    "player_pair": False,
+    "banker_pair": False,
+    "declared": False,
+    "void": False,
+    "misdraw": False,
+    "dummy_hand": [],
+    "record": None,
+}
+
+
+def _tokens(cards: Iterable[Card]) -> list[str]:
+    return [c.token for c in cards]
+
+
+def coup_body(notice: CoupDeclared | CoupVoided | CardsSetAside) -> dict[str, Any]:
+    """The ``coup`` record of a declared or voided coup, or of cards set aside after the shoe ended."""
+    if isinstance(notice, CardsSetAside):
+        return {
+            "shoe": notice.shoe_number,
+            "coup": None,
+            "declared": False,
+            "void": True,
+            "set_aside": True,
+            "misdraw": True,
+            "dummy_hand": _tokens(notice.cards),
+            "cards": [],
+            "winner": None,
+        }
+    body: dict[str, Any] = {
+        "shoe": notice.shoe_number,
+        "coup": notice.coup_number,
+        "declared": isinstance(notice, CoupDeclared),
+        "void": isinstance(notice, CoupVoided),
+        "misdraw": bool(notice.dummy_hand),
+        "dummy_hand": _tokens(notice.dummy_hand),
+    }
+    if isinstance(notice, CoupDeclared):
+        body |= notice.result.to_dict()
+    else:
+        body |= {"cards": _tokens(notice.cards), "winner": None}
+    return body
+
+
+def derived_records(notices: Iterable[Notice]) -> list[tuple[RecordKind, dict[str, Any]]]:
+    """The journal's derived records for these notices: coups, burns, shoe start and end, alarms."""
+    out: list[tuple[RecordKind, dict[str, Any]]] = []
+    for n in notices:
+        if isinstance(n, CoupDeclared | CoupVoided | CardsSetAside):
+            out.append((RecordKind.COUP, coup_body(n)))
+        elif isinstance(n, BurnCard):
+            out.append((RecordKind.BURN, {"card": None if n.card is None else n.card.token, "exposed": n.exposed}))
+        elif isinstance(n, ShoeStarted):
+            out.append((RecordKind.SHOE, {"event": "start", "shoe": n.shoe_number, "decks": n.decks}))
+        elif isinstance(n, ShoeEnded):
+            out.append((RecordKind.SHOE, {"event": "end", "shoe": n.shoe_number, "coups": n.coups}))
+        elif isinstance(n, AlarmRaised):
+            body: dict[str, Any] = {"alarm": n.alarm.name.lower(), "text": n.alarm.value, "detail": n.detail}
+            if n.card is not None:
+                body["card"] = n.card.token
+            out.append((RecordKind.ALARM, body))
+    return out
+
+
+def signature() -> str:
+    """A digest of the vocabulary's kinds and fixed fields: it changes when the shapes do (see the version)."""
+    parts = [
+        "records:" + ",".join(k.value for k in RecordKind),
+        "inputs:" + ",".join(f"{k.value}{'*' if k.replayed else ''}" for k in InputKind),
+        "fields:" + ";".join(f"{k.value}={','.join(v)}" for k, v in sorted(_INPUT_FIELDS.items())),
+        "sources:" + ",".join(s.value for s in Source),
+        "coup:" + ",".join(COUP_FIELDS),
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
