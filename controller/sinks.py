@@ -82,72 +82,100 @@ class LatestViewSink:
 class QueuedSink:
     """Runs a sink that needs every update, in order (the scoreboard: its history follows the notices), on its
     own thread, so that building and encoding its snapshots never delays the journal commit and the shoe's ACK.
-    A failure inside the inner sink is logged and the sink carries on with the next update."""
+    A failure inside the inner sink is logged and the sink carries on with the next update.
 
-    def __init__(self, inner: Sink, *, gather_seconds: float = 0.0) -> None:
+    The queue is bounded (``max_pending`` updates). At the bound nothing is lost and the table loop is never
+    held up: the new update is folded into the newest waiting one (its view replaces that view, its notices
+    are appended), so the inner sink still sees every notice in order, only in fewer, bigger updates. That is
+    counted in ``coalesced`` and logged once per episode: a display that far behind is stuck, and the
+    technician should know."""
+
+    def __init__(self, inner: Sink, *, gather_seconds: float = 0.0, max_pending: int = 4096) -> None:
         """``gather_seconds``: after an update arrives, wait this long for more before handing them over
         together (a display needs no more than some 50 frames a second, and fewer frames leave the GIL to
         the table loop while cards arrive fast). Only for an inner sink with ``update_many``."""
-        import queue
         import threading
+        from collections import deque
 
+        if max_pending < 1:
+            raise ValueError("max_pending must be at least 1")
         self.inner = inner
         self.gather_seconds = gather_seconds
+        self.max_pending = max_pending
         self.name = f"{inner.name} (own thread)"
-        self._queue: queue.SimpleQueue[tuple[TableView, Sequence[Notice]] | None] = queue.SimpleQueue()
+        self.coalesced = 0
+        self._behind = False
+        self._cond = threading.Condition()
+        self._pending: deque[tuple[TableView, list[Notice]]] = deque()
+        self._busy = False
+        self._closing = False
         self._thread = threading.Thread(target=self._run, name=f"sink-{inner.name}", daemon=True)
         self._thread.start()
 
     def update(self, view: TableView, notices: Sequence[Notice]) -> None:
-        self._queue.put((view, notices))
+        with self._cond:
+            if len(self._pending) >= self.max_pending:
+                _, kept = self._pending.pop()
+                self._pending.append((view, [*kept, *notices]))
+                self.coalesced += 1
+                if not self._behind:
+                    self._behind = True
+                    import logging
+
+                    logging.getLogger(__name__).warning(
+                        "sink %s is %d updates behind: folding new updates into the last",
+                        self.inner.name,
+                        len(self._pending),
+                    )
+            else:
+                self._pending.append((view, list(notices)))
+            self._cond.notify()
+
+    def _take(self, wait: bool) -> list[tuple[TableView, list[Notice]]] | None:
+        """Everything waiting (None when closing and nothing is left)."""
+        with self._cond:
+            while wait and not self._pending and not self._closing:
+                self._cond.wait()
+            if not self._pending:
+                return None if self._closing else []
+            batch = list(self._pending)
+            self._pending.clear()
+            self._busy = True
+            self._behind = False
+            return batch
 
     def _run(self) -> None:
         import logging
-        import queue
+        import time
 
         update_many = getattr(self.inner, "update_many", None)
         while True:
-            item = self._queue.get()
-            if item is None:
+            batch = self._take(wait=True)
+            if batch is None:
                 return
-            batch = [item]
-            closing = False
             if update_many is not None and self.gather_seconds > 0:
-                import time
-
-                time.sleep(self.gather_seconds)
-            if update_many is not None:  # take what queued up meanwhile: the inner sink coalesces it
-                while True:
-                    try:
-                        more = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
-                    if more is None:
-                        closing = True
-                        break
-                    batch.append(more)
+                time.sleep(self.gather_seconds)  # take what queues up meanwhile: the inner sink coalesces it
+                batch += self._take(wait=False) or []
             try:
                 if update_many is not None:
                     update_many(batch)
                 else:
-                    self.inner.update(*item)
+                    for view, notices in batch:
+                        self.inner.update(view, notices)
             except Exception:
                 logging.getLogger(__name__).exception("sink %s failed on an update", self.inner.name)
-            if closing:
-                return
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every queued update has been handed to the inner sink."""
-        import time
-
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._queue.empty():
-                return True
-            time.sleep(0.005)
-        return False
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._pending and not self._busy, timeout)
 
     def close(self) -> None:
-        self._queue.put(None)
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
         self._thread.join(timeout=5.0)
         self.inner.close()

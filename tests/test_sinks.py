@@ -1,4 +1,5 @@
-"""LatestViewSink: a slow sink never holds up the table loop and always ends on the latest view."""
+"""Sinks on their own threads: a slow sink never holds up the table loop; LatestViewSink ends on the latest
+view, QueuedSink hands over every notice in order and stays bounded when its sink is stuck."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def test_updates_return_at_once_and_the_last_view_wins() -> None:
         t0 = time.perf_counter()
         for v in vs:
             sink.update(v, ())
-        assert time.perf_counter() - t0 < 0.04  # never waited for the slow inner sink
+        assert time.perf_counter() - t0 < 1.0  # never waited for the inner sink (it is held for 5 s)
         inner.release.set()
         assert sink.flush()
         time.sleep(0.1)
@@ -90,3 +91,41 @@ def test_queued_sink_hands_over_every_update_in_order_gathered() -> None:
     assert [v for batch in inner.batches for v in batch] == vs  # all of them, in order
     assert len(inner.batches) < len(vs)  # gathered
     assert inner.closed
+
+
+class HeldBatchSink(BatchSink):
+    """A sink that is stuck until released, and records every notice it is handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.notices: list[Notice] = []
+
+    def update_many(self, updates: Sequence[tuple[TableView, Sequence[Notice]]]) -> None:
+        self.release.wait(10)
+        super().update_many(updates)
+        self.notices.extend(n for _, ns in updates for n in ns)
+
+
+def test_queued_sink_at_its_bound_folds_updates_and_loses_no_notice() -> None:
+    from controller.game.table import Alarm, AlarmCleared
+    from controller.sinks import QueuedSink
+
+    inner = HeldBatchSink()
+    sink = QueuedSink(inner, max_pending=8)
+    vs = views(5)
+    sent: list[Notice] = []
+    try:
+        for i in range(200):
+            notice = AlarmCleared(Alarm.MISDRAW if i % 2 else Alarm.LINK_DOWN)
+            sent.append(notice)
+            sink.update(vs[i % 5], [notice])
+        assert len(sink._pending) <= 8  # the bound held while the sink was stuck
+        assert sink.coalesced >= 200 - 8 - 1  # the first update may already be in the stuck sink's hands
+        inner.release.set()
+        assert sink.flush()
+    finally:
+        inner.release.set()
+        sink.close()
+    assert [id(n) for n in inner.notices] == [id(n) for n in sent]  # every notice, in order
+    assert inner.batches[-1][-1] == vs[199 % 5]  # and the latest view last
