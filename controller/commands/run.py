@@ -51,14 +51,13 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     )
 
 
-#: syslog priorities (sd-daemon(3)) for the logging levels: what ``journalctl -p`` filters on.
-JOURNALD_PRIORITY = {
-    logging.CRITICAL: 2,  # crit
-    logging.ERROR: 3,  # err
-    logging.WARNING: 4,  # warning
-    logging.INFO: 6,  # info
-    logging.DEBUG: 7,  # debug
-}
+#: syslog priorities (sd-daemon(3)) for the logging levels, highest level first: what ``journalctl -p`` filters on.
+JOURNALD_PRIORITY = (
+    (logging.CRITICAL, 2),  # crit
+    (logging.ERROR, 3),  # err
+    (logging.WARNING, 4),  # warning
+    (logging.INFO, 6),  # info
+)
 
 
 class JournaldFormatter(logging.Formatter):
@@ -69,8 +68,7 @@ class JournaldFormatter(logging.Formatter):
         super().__init__("%(name)s: %(message)s")
 
     def format(self, record: logging.LogRecord) -> str:
-        level = record.levelno
-        priority = next((p for lvl, p in sorted(JOURNALD_PRIORITY.items(), reverse=True) if level >= lvl), 7)
+        priority = next((p for level, p in JOURNALD_PRIORITY if record.levelno >= level), 7)  # else debug
         return "\n".join(f"<{priority}>{line}" for line in super().format(record).splitlines() or [""])
 
 
@@ -86,16 +84,20 @@ def stderr_is_journal(environ: Mapping[str, str], stream: TextIO) -> bool:
     return (st.st_dev, st.st_ino) == (dev, ino)
 
 
-def setup_logging(level: str, environ: Mapping[str, str] | None = None, stream: TextIO | None = None) -> None:
-    """Log to stderr: with journald priorities and no timestamp when stderr is the journal, else plain
+def log_handler(environ: Mapping[str, str], stream: TextIO) -> logging.Handler:
+    """A handler for *stream*: journald priorities and no timestamp when it is the journal, else plain
     lines with a timestamp."""
-    env = os.environ if environ is None else environ
-    out = sys.stderr if stream is None else stream
-    handler = logging.StreamHandler(out)
-    if stderr_is_journal(env, out):
+    handler = logging.StreamHandler(stream)
+    if stderr_is_journal(environ, stream):
         handler.setFormatter(JournaldFormatter())
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    return handler
+
+
+def setup_logging(level: str) -> None:
+    """The daemon's logging: to stderr, which systemd connects to the journal."""
+    handler = log_handler(os.environ, sys.stderr)
     logging.basicConfig(level=getattr(logging, level.upper()), handlers=[handler], force=True)
 
 

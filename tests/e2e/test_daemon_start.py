@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import io
 import logging
 import os
 import re
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.commands.run import setup_logging
+from controller.commands.run import log_handler
 from controller.journal import Journal
 
 
@@ -186,17 +185,29 @@ def test_log_lines_carry_journald_priorities_and_no_timestamp(
     assert any(line.startswith("<6>controller.daemon: ready in") for line in lines)
 
 
-def test_without_journal_stream_lines_keep_their_timestamp() -> None:
+def test_without_journal_stream_lines_keep_their_timestamp(tmp_path: Path) -> None:
     """From a shell, or with JOURNAL_STREAM inherited but stderr elsewhere: plain lines with a timestamp."""
-    stream = io.StringIO()
-    setup_logging("info", environ={"JOURNAL_STREAM": "1:2"}, stream=stream)
-    try:
-        logging.getLogger("controller.test").warning("shoe link DOWN: test")
-    finally:
-        setup_logging("warning", environ={}, stream=sys.stderr)
-    line = stream.getvalue().strip()
-    assert not line.startswith("<")
-    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} WARNING controller.test: shoe link DOWN: test", line)
+    logger = logging.getLogger("controller.test-journal-stream")
+    logger.propagate = False
+    with (tmp_path / "elsewhere").open("w+") as out:
+        st = os.fstat(out.fileno())
+        for environ in ({}, {"JOURNAL_STREAM": "1:2"}, {"JOURNAL_STREAM": "not-a-pair"}):
+            logger.handlers = [log_handler(environ, out)]
+            logger.warning("shoe link DOWN: test")
+        logger.handlers = [log_handler({"JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"}, out)]
+        logger.warning("shoe link DOWN: test")
+        logger.error("sink failed\nTraceback (most recent call last):\n  ...")
+        logger.handlers = []
+        out.seek(0)
+        lines = out.read().splitlines()
+    plain = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} WARNING controller.test-journal-stream: shoe link DOWN: test"
+    assert all(re.fullmatch(plain, line) for line in lines[:3]), lines
+    assert lines[3:] == [
+        "<4>controller.test-journal-stream: shoe link DOWN: test",
+        "<3>controller.test-journal-stream: sink failed",
+        "<3>Traceback (most recent call last):",
+        "<3>  ...",
+    ]
 
 
 def _mid_coup_journal(path: Path) -> list[str]:
