@@ -165,8 +165,8 @@ class Daemon:
         if self.ready:
             return
         self.ready = True
+        log.info("ready in %.3f s: %s", time.monotonic() - self._started, why)  # logged before systemd hears it
         self.notifier.ready()
-        log.info("ready in %.3f s: %s", time.monotonic() - self._started, why)
         if self.on_ready is not None:
             self.on_ready(self)
 
