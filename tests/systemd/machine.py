@@ -33,6 +33,8 @@ CACHE = Path(os.environ.get("SHOE_TEST_MACHINE_CACHE", "/var/cache/shoe-controll
 SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"
 PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-venv")
+#: Bump when base_root() builds a different tree from the same packages (it is part of the cache key).
+ROOT_RECIPE = "1: console-getty and apt timers masked, hostname shoe-test"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _SOURCE_SKIP = shutil.ignore_patterns(
     ".git", ".venv", "__pycache__", "*.egg-info", "build", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis"
@@ -52,13 +54,18 @@ def _atomic_build(target: Path, build: Callable[[Path], None]) -> Path:
     if scratch.exists():
         shutil.rmtree(scratch)
     build(scratch)
-    scratch.rename(target)
+    try:
+        scratch.rename(target)
+    except OSError:
+        if not target.exists():
+            raise
+        shutil.rmtree(scratch)  # another run built it meanwhile
     return target
 
 
 def base_root() -> Path:
     """The cached Debian root: debootstrap minbase with systemd, dbus and Python (about 300 MB, 2 minutes)."""
-    target = CACHE / f"root-{SUITE}-{_key(SUITE, *PACKAGES)}"
+    target = CACHE / f"root-{SUITE}-{_key(SUITE, ROOT_RECIPE, *PACKAGES)}"
 
     def build(scratch: Path) -> None:
         subprocess.run(
