@@ -2,10 +2,12 @@
 
 ``shoe-controller run`` and ``shoe-controller demo`` both build a :class:`Daemon` from validated
 :class:`~controller.config.Settings`. Start-up order: journal (integrity check, then replay through the pure
-core), panel (GPIO), serial link; READY goes to systemd once the port has opened (or after ``ready_wait``
-seconds without it, so that the LEDs can show LINK DOWN instead of systemd restarting us in a loop).
-SIGTERM becomes SystemExit in the main thread; the ``finally`` sends STOPPING, turns the LEDs off, closes
-the port and the journal.
+core), panel (GPIO), serial link. READY goes to systemd as soon as the journal is replayed, the panel's
+GPIO is claimed and the link's thread is started, whether or not the shoe is plugged in: a Pi that boots
+before the shoe is the normal case, and the panel then shows LINK DOWN until the shoe is heard (the link
+keeps trying to open the port). The ``Status:`` line of ``systemctl status`` follows the table
+(:class:`~controller.notify.StatusSink`). SIGTERM becomes SystemExit in the main thread; the ``finally``
+sends STOPPING, turns the LEDs off, closes the port and the journal.
 """
 
 from __future__ import annotations
@@ -21,35 +23,17 @@ from types import FrameType
 from typing import Any
 
 from controller.config import Settings
-from controller.game.table import AlarmRaised, Notice, TableState, TableView
+from controller.game.table import TableState, TableView
 from controller.journal import Journal
-from controller.notify import Notifier
-from controller.panel import ButtonAction, Panel, PinMap, make_pin_factory
+from controller.notify import Notifier, StatusSink
+from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.shoe_link import ShoeLink
 from controller.sinks import LatestViewSink, QueuedSink, Sink
-from controller.table import LoopEvent, PanelPress, PortState, Stop, TableLoop
+from controller.table import LoopEvent, PanelPress, Stop, TableLoop
 from controller.wire import AsciiWire, BinaryWire, Wire
 from firmware_protocol.session import ControllerSession
 
 log = logging.getLogger(__name__)
-
-
-class PanelSink:
-    """The dealer's LEDs and buzzer as a sink: lamps follow the view; each new alarm sounds once."""
-
-    name = "panel"
-
-    def __init__(self, panel: Panel) -> None:
-        self.panel = panel
-
-    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
-        self.panel.show(view.lamps, view.alarms)
-        for n in notices:
-            if isinstance(n, AlarmRaised):
-                self.panel.sound(n.alarm)
-
-    def close(self) -> None:
-        self.panel.close()
 
 
 def make_wire(settings: Settings, journal: Journal) -> Wire:
@@ -72,7 +56,6 @@ class Daemon:
     settings: Settings
     extra_sinks: Sequence[Sink] = ()
     notifier: Notifier = field(default_factory=Notifier)
-    ready_wait: float = 30.0
     on_ready: Callable[[Daemon], None] | None = None
 
     def __post_init__(self) -> None:
@@ -81,6 +64,7 @@ class Daemon:
         self.panel: Panel | None = None
         self.link: ShoeLink | None = None
         self.loop: TableLoop | None = None
+        self.status: StatusSink | None = None
         self.ready = False
         self._started = 0.0
 
@@ -115,6 +99,9 @@ class Daemon:
             # I2C writes take tens of milliseconds a frame: the LCD gets its own thread and the latest view.
             sinks.append(LatestViewSink(LcdSink(s.lcd, s.ruleset())))  # absent hardware: logged, inert
         sinks.extend(self.extra_sinks)
+        if self.notifier.enabled:
+            self.status = StatusSink(self.notifier, hide_cards=s.scoreboard.reveal == "on_declare")
+            sinks.append(self.status)
         self.link = ShoeLink(s.shoe.port, s.shoe.baud, self._put, backoff_max=s.shoe.reconnect_backoff_max)
         self.loop = TableLoop(
             state,
@@ -132,18 +119,24 @@ class Daemon:
         view = self.loop.view()
         if s.scoreboard.enabled:
             self.scoreboard = self._open_scoreboard(view.shoe_number)
-        log.info(
-            "journal %s: replayed %d inputs; resumed shoe %d coup %d, due %s, cards %s | %s, lamps %s",
-            s.journal.path,
-            replayed,
-            view.shoe_number,
-            view.coup_number,
+        log.info("journal %s: replayed %d inputs; resumed %s", s.journal.path, replayed, self._resumed(view))
+        return self.loop
+
+    def _resumed(self, view: TableView) -> str:
+        """Where the table stands after the replay, for the log. Under ``reveal = on_declare`` (a squeeze
+        game) the cards, what is due and the lamps of an undeclared coup are left out: the log is read by
+        more people than the dealer, and they must not learn a result before it is declared."""
+        where = f"shoe {view.shoe_number} coup {view.coup_number}"
+        dealt = len(view.player) + len(view.banker)
+        if self.settings.scoreboard.reveal == "on_declare" and dealt:
+            return f"{where}, {dealt} cards dealt (not shown: reveal on_declare)"
+        return "{}, due {}, cards {} | {}, lamps {}".format(
+            where,
             view.due.value,
             " ".join(c.token for c in view.player) or "-",
             " ".join(c.token for c in view.banker) or "-",
             ",".join(sorted(lamp.value for lamp in view.lamps)) or "none",
         )
-        return self.loop
 
     def _open_scoreboard(self, shoe_number: int) -> Any:
         """The scoreboard sink, with the current shoe's coups from the journal so that a reload after a
@@ -169,19 +162,14 @@ class Daemon:
 
     def _put(self, event: LoopEvent) -> None:
         assert self.loop is not None
-        if isinstance(event, PortState) and event.up and not self.ready:
-            self.loop.put(event)
-            self._mark_ready(f"shoe port {self.settings.shoe.port} open")
-            return
         self.loop.put(event)
 
     def _mark_ready(self, why: str) -> None:
         if self.ready:
             return
         self.ready = True
+        log.info("ready in %.3f s: %s", time.monotonic() - self._started, why)  # logged before systemd hears it
         self.notifier.ready()
-        self.notifier.status(why)
-        log.info("ready in %.3f s: %s", time.monotonic() - self._started, why)
         if self.on_ready is not None:
             self.on_ready(self)
 
@@ -200,15 +188,12 @@ class Daemon:
             assert self.link is not None
             self.link.start()
             loop.assume_link_down("controller started; waiting for the shoe")
-            # READY waits for the port, but not forever: with the shoe unplugged we still want to be up
-            # and showing LINK DOWN rather than restarted by systemd in a loop.
-            deadline = time.monotonic() + self.ready_wait
-
-            def ready_check() -> None:
-                if not self.ready and time.monotonic() >= deadline:
-                    self._mark_ready(f"shoe port {self.settings.shoe.port} not open yet; running without it")
-
-            loop.run(on_tick=ready_check)
+            # READY now, shoe or no shoe: the journal, the panel and the link's thread are up, and the panel
+            # shows LINK DOWN until the shoe is heard. Waiting for the port would outlast TimeoutStartSec=
+            # on a Pi that boots before the shoe is plugged in, and systemd would restart us in a loop.
+            self._mark_ready("journal, panel and shoe link started")
+            status = self.status
+            loop.run(on_tick=status.tick if status is not None else None)
         finally:
             self.close()
             for sig, handler in previous.items():

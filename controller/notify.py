@@ -6,7 +6,9 @@ The service runs as ``Type=notify`` with ``WatchdogSec=``. The daemon sends
   ``systemctl start`` returns only when the table can really take cards;
 * ``WATCHDOG=1`` from the table loop, at least every :meth:`Notifier.watchdog_interval` seconds; a loop
   stuck mid-coup stops the pings and systemd restarts the service (the journal replays the shoe);
-* ``STATUS=...`` with a one-line summary (``shoe 3, coup 41: banker third due``) for ``systemctl status``;
+* ``STATUS=...`` with a one-line summary (``shoe 3, coup 41: banker third due``, ``... | LINK DOWN``) for
+  ``systemctl status``, each time it changes but at most :attr:`StatusSink.min_interval` apart
+  (:class:`StatusSink`, a sink of the table loop);
 * ``STOPPING=1`` in the ``finally`` that runs after SIGTERM has become ``SystemExit``.
 
 Outside systemd (``NOTIFY_SOCKET`` unset, for example ``shoe-controller run`` from a shell or the tests)
@@ -20,9 +22,12 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping, Sequence
 
-__all__ = ["Notifier"]
+from controller.game.table import Due, Notice, TableView
+
+__all__ = ["Notifier", "StatusSink", "status_line"]
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +103,84 @@ class Notifier:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+
+_DUE_TEXT = {
+    Due.BURN: "burn due",
+    Due.DEAL: "deal",
+    Due.PLAYER_THIRD: "player third due",
+    Due.BANKER_THIRD: "banker third due",
+    Due.DECLARE: "declare due",
+    Due.VOID: "void due",
+    Due.NEW_SHOE: "shoe ended, new shoe due",
+}
+
+
+def status_line(view: TableView, *, hide_cards: bool = False) -> str:
+    """The one line for ``systemctl status``: ``shoe 3, coup 41: banker third due``, then the standing
+    alarms (``| LINK DOWN, MISDRAW``). With *hide_cards* (``reveal = on_declare``, a squeeze game) a coup in
+    progress shows only how many cards are out: what is due next would tell a reader the totals."""
+    dealt = len(view.player) + len(view.banker)
+    if hide_cards and dealt and view.due in (Due.PLAYER_THIRD, Due.BANKER_THIRD, Due.DECLARE):
+        what = f"{dealt} cards dealt"
+    elif view.due is Due.DEAL and dealt:
+        what = f"deal ({dealt} of 4 cards)"
+    else:
+        what = _DUE_TEXT[view.due]
+    line = f"shoe {view.shoe_number}, coup {view.coup_number}: {what}"
+    if view.alarms:
+        line += " | " + ", ".join(alarm.value for alarm in view.alarms)
+    return line
+
+
+class StatusSink:
+    """Keeps the ``Status:`` line of ``systemctl status`` current: a sink of the table loop.
+
+    Each view is turned into :func:`status_line`; a line that differs from the last one sent goes out at
+    once if the last was sent at least :attr:`min_interval` seconds ago, else it waits and :meth:`tick`
+    (called by the table loop after every event and idle tick, a quarter second at most) sends the newest
+    one when the interval is over. So a fast shoe costs at most ``1 / min_interval`` datagrams a second and
+    the line is never more than ``min_interval`` plus a tick behind the table.
+    """
+
+    name = "systemd status"
+
+    def __init__(
+        self,
+        notifier: Notifier,
+        *,
+        hide_cards: bool = False,
+        min_interval: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.notifier = notifier
+        self.hide_cards = hide_cards
+        self.min_interval = min_interval
+        self.clock = clock
+        self.sent = 0
+        self._last_text: str | None = None
+        self._last_at = float("-inf")
+        self._pending: str | None = None
+
+    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
+        text = status_line(view, hide_cards=self.hide_cards)
+        self._pending = None if text == self._last_text else text
+        self.tick()
+
+    def tick(self) -> None:
+        """Send the waiting line if the interval since the last one is over."""
+        if self._pending is None:
+            return
+        now = self.clock()
+        if now - self._last_at < self.min_interval:
+            return
+        text, self._pending = self._pending, None
+        self._last_text, self._last_at = text, now
+        self.sent += 1
+        self.notifier.status(text)
+
+    def close(self) -> None:
+        """Nothing to release: the daemon closes the notifier after STOPPING."""
 
 
 def _socket_address(value: str) -> str | None:

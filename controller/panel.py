@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
 from types import MappingProxyType
@@ -28,7 +28,7 @@ from typing import Any
 
 from gpiozero import LED, Button, Buzzer, DigitalInputDevice
 
-from controller.game.table import Alarm, Lamp
+from controller.game.table import Alarm, AlarmRaised, Lamp, Notice, TableView
 
 # gpiozero ships without type information; a pin factory is whatever gpiozero accepts as pin_factory.
 PinFactory = Any
@@ -41,6 +41,7 @@ __all__ = [
     "LampPattern",
     "Panel",
     "PanelError",
+    "PanelSink",
     "PinMap",
     "PinMapError",
     "alarm_table_markdown",
@@ -489,3 +490,21 @@ class Panel:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class PanelSink:
+    """The dealer's LEDs and buzzer as a table sink: lamps follow the view; each new alarm sounds once."""
+
+    name = "panel"
+
+    def __init__(self, panel: Panel) -> None:
+        self.panel = panel
+
+    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
+        self.panel.show(view.lamps, view.alarms)
+        for n in notices:
+            if isinstance(n, AlarmRaised):
+                self.panel.sound(n.alarm)
+
+    def close(self) -> None:
+        self.panel.close()

@@ -298,7 +298,7 @@ class TableLoop:
             log.debug("wire noise %s: %s (%s)", ev.reason, ev.detail, ev.raw.hex())
 
     def _link(self, up: bool, detail: str) -> None:
-        log.warning("shoe link %s: %s", "up" if up else "DOWN", detail)
+        log.log(logging.INFO if up else logging.WARNING, "shoe link %s: %s", "up" if up else "DOWN", detail)
         self._apply(LinkChanged(up), input_body(LinkChanged(up), detail=detail), None, None)
 
     def _apply(

@@ -15,7 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.notify import Notifier
+from controller.config import default_settings
+from controller.game.table import Card, CardDrawn, LinkChanged, NewShoePressed, TableState, TableView
+from controller.notify import Notifier, StatusSink, status_line
 
 _SUN_PATH_MAX = 107  # sizeof(sockaddr_un.sun_path) minus the terminating NUL
 
@@ -207,3 +209,97 @@ def test_watchdog_pid_defaults_to_our_own_pid() -> None:
 )
 def test_no_watchdog_without_a_valid_timeout(env: dict[str, str]) -> None:
     assert Notifier(env, pid=42).watchdog_interval() is None
+
+
+# -- the Status: line ------------------------------------------------------------------------------------
+
+
+def _state_after(*tokens: str, link_down: bool = False) -> TableView:
+    """A table after NEW SHOE, the exposed burn card 2C and two more burn cards, then *tokens* dealt."""
+    state = TableState(default_settings().table_rules())
+    for event in [NewShoePressed(), *(CardDrawn(Card.parse(t)) for t in ("2C", "5D", "6D", *tokens))]:
+        state.apply(event)
+    if link_down:
+        state.apply(LinkChanged(False))
+    return state.view()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _status_datagrams(listener: Listener) -> list[bytes]:
+    out = []
+    listener.sock.setblocking(False)
+    while True:
+        try:
+            out.append(listener.sock.recv(4096))
+        except BlockingIOError:
+            return out
+
+
+def test_status_line_names_shoe_coup_due_and_alarms() -> None:
+    assert status_line(_state_after()) == "shoe 1, coup 1: deal"
+    assert status_line(_state_after("9H", "8S")) == "shoe 1, coup 1: deal (2 of 4 cards)"
+    assert status_line(_state_after("4H", "3S", "QH", "3C")) == "shoe 1, coup 1: player third due"
+    assert status_line(_state_after("4H", "3S", "QH", "3C", "6S")) == "shoe 1, coup 1: banker third due"
+    assert status_line(_state_after(link_down=True)) == "shoe 1, coup 1: deal | LINK DOWN"
+
+
+def test_status_line_under_squeeze_tells_no_undeclared_result() -> None:
+    # P 4+10 = 4, B 3+3 = 6: the player draws; "player third due" would give the totals away.
+    assert status_line(_state_after("4H", "3S", "QH", "3C"), hide_cards=True) == "shoe 1, coup 1: 4 cards dealt"
+    assert status_line(_state_after("4H", "3S", "QH", "3C", "6S"), hide_cards=True) == "shoe 1, coup 1: 5 cards dealt"
+    natural = _state_after("9H", "8S", "QH", "7C")  # P 9 natural: declare due, player wins
+    assert status_line(natural, hide_cards=True) == "shoe 1, coup 1: 4 cards dealt"
+    assert status_line(natural) == "shoe 1, coup 1: declare due"
+
+
+def test_status_sink_sends_each_change_once(path_listener: Listener) -> None:
+    clock = Clock()
+    with Notifier({"NOTIFY_SOCKET": path_listener.notify_socket}) as notifier:
+        sink = StatusSink(notifier, min_interval=0.25, clock=clock)
+        sink.update(_state_after(), [])
+        clock.now += 1
+        sink.update(_state_after(), [])  # the same line: nothing sent
+        sink.update(_state_after(link_down=True), [])
+        clock.now += 1
+        sink.update(_state_after("9H"), [])
+    assert _status_datagrams(path_listener) == [
+        b"STATUS=shoe 1, coup 1: deal",
+        b"STATUS=shoe 1, coup 1: deal | LINK DOWN",
+        b"STATUS=shoe 1, coup 1: deal (1 of 4 cards)",
+    ]
+
+
+def test_status_sink_throttles_a_fast_shoe_and_sends_the_newest_on_tick(path_listener: Listener) -> None:
+    clock = Clock()
+    with Notifier({"NOTIFY_SOCKET": path_listener.notify_socket}) as notifier:
+        sink = StatusSink(notifier, min_interval=0.25, clock=clock)
+        sink.update(_state_after(), [])
+        for tokens in (("9H",), ("9H", "8S"), ("9H", "8S", "QH")):  # three cards within 30 ms
+            clock.now += 0.01
+            sink.update(_state_after(*tokens), [])
+        sink.tick()
+        assert _status_datagrams(path_listener) == [b"STATUS=shoe 1, coup 1: deal"]
+        clock.now += 0.25
+        sink.tick()  # the interval is over: the newest line, not the ones in between
+        sink.tick()
+    assert _status_datagrams(path_listener) == [b"STATUS=shoe 1, coup 1: deal (3 of 4 cards)"]
+    assert sink.sent == 2
+
+
+def test_status_sink_drops_a_change_that_was_undone_before_it_went_out(path_listener: Listener) -> None:
+    clock = Clock()
+    with Notifier({"NOTIFY_SOCKET": path_listener.notify_socket}) as notifier:
+        sink = StatusSink(notifier, min_interval=0.25, clock=clock)
+        sink.update(_state_after(), [])
+        sink.update(_state_after(link_down=True), [])  # a blink of LINK DOWN within the interval ...
+        sink.update(_state_after(), [])  # ... over before it could be sent
+        clock.now += 1
+        sink.tick()
+    assert _status_datagrams(path_listener) == [b"STATUS=shoe 1, coup 1: deal"]

@@ -6,6 +6,8 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Mapping
+from typing import TextIO
 
 from controller.commands import Subparsers
 from controller.config import DEFAULT_PATH, Settings, default_settings, load_config
@@ -49,12 +51,54 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     )
 
 
+#: syslog priorities (sd-daemon(3)) for the logging levels, highest level first: what ``journalctl -p`` filters on.
+JOURNALD_PRIORITY = (
+    (logging.CRITICAL, 2),  # crit
+    (logging.ERROR, 3),  # err
+    (logging.WARNING, 4),  # warning
+    (logging.INFO, 6),  # info
+)
+
+
+class JournaldFormatter(logging.Formatter):
+    """Every line of a record gets a ``<N>`` priority prefix, which journald takes off and keeps as the
+    entry's PRIORITY (a traceback's lines keep the record's priority too); no timestamp, journald adds it."""
+
+    def __init__(self) -> None:
+        super().__init__("%(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        priority = next((p for level, p in JOURNALD_PRIORITY if record.levelno >= level), 7)  # else debug
+        return "\n".join(f"<{priority}>{line}" for line in super().format(record).splitlines() or [""])
+
+
+def stderr_is_journal(environ: Mapping[str, str], stream: TextIO) -> bool:
+    """True when *stream* is the journald stream systemd connected (``JOURNAL_STREAM`` names its device
+    and inode, systemd.exec(5)); false for a shell, a pipe or a file even if the variable was inherited."""
+    value = environ.get("JOURNAL_STREAM", "")
+    try:
+        dev, ino = (int(part) for part in value.split(":"))
+        st = os.fstat(stream.fileno())
+    except (ValueError, OSError, AttributeError):
+        return False
+    return (st.st_dev, st.st_ino) == (dev, ino)
+
+
+def log_handler(environ: Mapping[str, str], stream: TextIO) -> logging.Handler:
+    """A handler for *stream*: journald priorities and no timestamp when it is the journal, else plain
+    lines with a timestamp."""
+    handler = logging.StreamHandler(stream)
+    if stderr_is_journal(environ, stream):
+        handler.setFormatter(JournaldFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    return handler
+
+
 def setup_logging(level: str) -> None:
-    # Under systemd the journal adds its own timestamps.
-    fmt = "%(levelname)s %(name)s: %(message)s"
-    if not os.environ.get("INVOCATION_ID"):
-        fmt = "%(asctime)s " + fmt
-    logging.basicConfig(level=getattr(logging, level.upper()), format=fmt, stream=sys.stderr)
+    """The daemon's logging: to stderr, which systemd connects to the journal."""
+    handler = log_handler(os.environ, sys.stderr)
+    logging.basicConfig(level=getattr(logging, level.upper()), handlers=[handler], force=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -46,7 +46,7 @@ def run_table(h: Harness, *sim_args: str, seed: int = 7, decks: int = 1) -> Alar
     settings = default_settings().with_overrides(port=str(h.link), journal=str(h.journal), pin_factory="mock")
     settings = settings.with_table(decks=decks).with_scoreboard(enabled=False)
     recorder = AlarmRecorder()
-    daemon = Daemon(settings, extra_sinks=[recorder], ready_wait=0)
+    daemon = Daemon(settings, extra_sinks=[recorder])
     recorder.daemon = daemon
     thread = threading.Thread(target=daemon.run, name="daemon-under-test")
     thread.start()
