@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from controller.daemon import PanelSink
 from controller.displays.terminal import BEAD_CELLS, TerminalDisplay
 from controller.game.cards import Card, Rank, Suit
 from controller.game.table import (
@@ -32,7 +31,7 @@ from controller.game.table import (
     TableState,
     VoidPressed,
 )
-from controller.panel import MOCK_PIN_HISTORY, Panel, PinMap, make_pin_factory
+from controller.panel import MOCK_PIN_HISTORY, Panel, PanelSink, PinMap, make_pin_factory
 
 
 class Dealer:
