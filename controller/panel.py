@@ -247,6 +247,8 @@ ALARM_SIGNALS: Mapping[Alarm, AlarmSignal] = MappingProxyType(
         Alarm.SHOE_REBOOTED: AlarmSignal(LampPattern.FAST_BLINK, SHORT_BEEPS_3),
         # the shoe is not talking to the controller: no card can be acknowledged
         Alarm.LINK_DOWN: AlarmSignal(LampPattern.SLOW_BLINK, LONG_BEEP),
+        # garbage on the shoe's line: cards may be lost in it
+        Alarm.NOISY_LINE: AlarmSignal(LampPattern.SLOW_BLINK, LONG_BEEP),
         # call the supervisor, but the shoe carries on
         Alarm.FOREIGN_BURN_CARD: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_3),
         # dealer errors with a house procedure

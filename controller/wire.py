@@ -7,6 +7,12 @@ line decoder (no sequence numbers, no acknowledgements, no heartbeat). Both turn
 went down), :class:`WireReboot`, :class:`WireDuplicate` and :class:`WireNoise` (a rejected frame or line,
 typed, never silence).
 
+Noise has a budget (:class:`NoiseGate`): past ``budget`` rejections within ``window`` seconds the line is
+*noisy*: :class:`WireNoisy` raises the NOISY LINE alarm, further rejections are only counted (an ASCII line
+no longer becomes an unreadable card, so a flood cannot halt coup after coup), one :class:`WireNoiseSummary`
+per ``summary_every`` seconds carries the counts to the journal, and after ``quiet`` seconds without a
+rejection a last summary and :class:`WireNoisy` (quiet) clear the alarm.
+
 No I/O here: the link thread hands bytes to the table loop, which calls these and writes what they return.
 """
 
@@ -80,7 +86,108 @@ class WireNoise:
     detail: str
 
 
-WireEvent = WireInput | WireLink | WireReboot | WireDuplicate | WireNoise
+@dataclass(frozen=True)
+class WireNoisy:
+    """The line turned noisy (rejections beyond the budget) or quiet again."""
+
+    noisy: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class WireNoiseSummary:
+    """What was rejected on a noisy line since the last summary: one journal record, not one per line."""
+
+    rejected: int  # frames or lines rejected
+    discarded: int  # bytes they held
+    reasons: dict[str, int]
+    seconds: float
+
+
+WireEvent = WireInput | WireLink | WireReboot | WireDuplicate | WireNoise | WireNoisy | WireNoiseSummary
+
+
+#: Rejections that are the rest of one already reported (an over-long line or frame): bytes, not events.
+_TAILS = frozenset({"too_long_tail", "oversize_tail"})
+
+
+class NoiseGate:
+    """The noise budget of one line; time is passed in. See the module's docstring."""
+
+    def __init__(
+        self, *, budget: int = 10, window: float = 1.0, quiet: float = 5.0, summary_every: float = 10.0
+    ) -> None:
+        self.budget = budget
+        self.window = window
+        self.quiet = quiet
+        self.summary_every = summary_every
+        self.noisy = False
+        self.rejected_total = 0
+        self._window_start = float("-inf")
+        self._window_count = 0
+        self._last = 0.0
+        self._since = 0.0  # start of the counts below
+        self._summary_at = 0.0
+        self._rejected = 0
+        self._discarded = 0
+        self._reasons: dict[str, int] = {}
+
+    def assume_noisy(self, now: float) -> None:
+        """Start noisy (the alarm stands from before a restart): it clears after ``quiet`` quiet seconds."""
+        self.noisy = True
+        self._last = self._since = now
+        self._summary_at = now + self.summary_every
+
+    def reject(self, reason: str, size: int, now: float) -> tuple[bool, list[WireEvent]]:
+        """Count one rejection. Returns whether to act on it on its own (within the budget) and the events
+        to pass on (the line turning noisy)."""
+        self._discarded += size
+        if reason in _TAILS:
+            return False, []  # part of a frame or line already counted
+        self.rejected_total += 1
+        self._rejected += 1
+        self._reasons[reason] = self._reasons.get(reason, 0) + 1
+        self._last = now
+        if now - self._window_start >= self.window:
+            self._window_start = now
+            self._window_count = 0
+        self._window_count += 1
+        if self.noisy:
+            return False, []
+        if self._window_count <= self.budget:
+            return True, []
+        self.noisy = True
+        self._summary_at = now + self.summary_every
+        detail = f"more than {self.budget} rejected frames or lines within {self.window:g} s"
+        return False, [WireNoisy(True, detail)]
+
+    def poll(self, now: float) -> list[WireEvent]:
+        """The periodic summary while noisy, and the all-clear after ``quiet`` seconds without noise."""
+        if not self.noisy:
+            if now - self._last >= self.window:
+                self._clear_counts(now)  # isolated rejections within the budget need no summary
+            return []
+        if now - self._last >= self.quiet:
+            out: list[WireEvent] = []
+            if self._rejected:
+                out.append(self._summary(now))
+            self.noisy = False
+            out.append(WireNoisy(False, f"no rejected frame or line for {self.quiet:g} s"))
+            return out
+        if now >= self._summary_at:
+            self._summary_at = now + self.summary_every
+            return [self._summary(now)]
+        return []
+
+    def _summary(self, now: float) -> WireNoiseSummary:
+        summary = WireNoiseSummary(self._rejected, self._discarded, dict(self._reasons), now - self._since)
+        self._clear_counts(now)
+        return summary
+
+    def _clear_counts(self, now: float) -> None:
+        self._since = now
+        self._rejected = self._discarded = 0
+        self._reasons = {}
 
 #: The table's "what is due" as the shoe's PROMPT code.
 PROMPT_FOR_DUE: dict[Due, m.Due] = {
@@ -127,6 +234,9 @@ def shoe_message_input(message: m.ShoeMessage) -> tuple[dict[str, Any], TableInp
     return {"kind": type(message).__name__.lower()}, None
 
 
+#: Bytes of a rejected line kept in its journal record.
+_RAW_KEPT = 64
+
 _BUTTON_KIND: dict[type, str] = {DeclarePressed: "declare", NewShoePressed: "new_shoe", VoidPressed: "void"}
 
 
@@ -134,6 +244,7 @@ class Wire(Protocol):
     """What the table loop needs from a dialect."""
 
     dialect: str
+    noise: NoiseGate
 
     def receive(self, data: bytes, now: float) -> list[WireEvent]: ...
 
@@ -149,10 +260,11 @@ class BinaryWire:
 
     dialect = "binary"
 
-    def __init__(self, session: ControllerSession) -> None:
+    def __init__(self, session: ControllerSession, noise: NoiseGate | None = None) -> None:
         self.session = session
+        self.noise = noise or NoiseGate()
 
-    def _translate(self, events: list[Any]) -> list[WireEvent]:
+    def _translate(self, events: list[Any], now: float) -> list[WireEvent]:
         out: list[WireEvent] = []
         for ev in events:
             if isinstance(ev, ShoeEvent):
@@ -170,7 +282,9 @@ class BinaryWire:
             elif isinstance(ev, LinkDown):
                 out.append(WireLink(False, f"no frame for {ev.silent_for:.1f} s"))
             elif isinstance(ev, FrameRejected):
+                _alone, noisy = self.noise.reject(ev.reason.value, len(ev.raw), now)
                 out.append(WireNoise(ev.reason.value, ev.raw, ev.detail))
+                out += noisy
                 if ev.reason is RejectReason.BAD_PAYLOAD and ev.message_type == m.MessageType.CARD:
                     # A sequenced CARD frame with a good CRC whose payload we cannot read: a card left the
                     # shoe and we do not know which. The session acknowledges it in turn; the table halts.
@@ -184,7 +298,7 @@ class BinaryWire:
         return out
 
     def receive(self, data: bytes, now: float) -> list[WireEvent]:
-        return self._translate(list(self.session.receive(data, now)))
+        return self._translate(list(self.session.receive(data, now)), now)
 
     def acknowledge(self, number: int) -> bytes:
         return self.session.acknowledge(number)
@@ -194,20 +308,23 @@ class BinaryWire:
 
     def poll(self, now: float) -> tuple[list[WireEvent], bytes]:
         events, data = self.session.poll(now)
-        return self._translate(list(events)), data
+        return self._translate(list(events), now) + self.noise.poll(now), data
 
 
 class AsciiWire:
     """The ASCII dialect: one card per line, no sequence numbers, nothing sent back.
 
     A damaged line is reported as noise AND applied as an unreadable card: a card very likely passed the
-    reader, and a halted coup is safer than a coup missing a card.
+    reader, and a halted coup is safer than a coup missing a card. Not so on a noisy line (beyond the
+    :class:`NoiseGate`'s budget: the NOISY LINE alarm stands, the lines are counted) nor for the rest of an
+    over-long line (one line, one unreadable card).
     """
 
     dialect = "ascii"
 
-    def __init__(self, decoder: AsciiDecoder | None = None) -> None:
+    def __init__(self, decoder: AsciiDecoder | None = None, noise: NoiseGate | None = None) -> None:
         self.decoder = decoder or AsciiDecoder()
+        self.noise = noise or NoiseGate()
 
     def receive(self, data: bytes, now: float) -> list[WireEvent]:
         out: list[WireEvent] = []
@@ -216,9 +333,13 @@ class AsciiWire:
                 card = Card.parse(ev.card.token)
                 out.append(WireInput({"kind": "card", "card": card.token}, CardDrawn(card)))
             elif isinstance(ev, LineRejected):
+                alone, noisy = self.noise.reject(ev.reason.value, len(ev.raw), now)
                 out.append(WireNoise(ev.reason.value, ev.raw, ev.detail))
-                body = {"kind": "unreadable", "raw": ev.raw.hex(), "reason": ev.reason.value}
-                out.append(WireInput(body, UnreadableCard()))
+                out += noisy
+                if alone:
+                    raw = ev.raw[:_RAW_KEPT].hex()
+                    body = {"kind": "unreadable", "raw": raw, "reason": ev.reason.value}
+                    out.append(WireInput(body, UnreadableCard()))
         return out
 
     def acknowledge(self, number: int) -> bytes:
@@ -228,4 +349,4 @@ class AsciiWire:
         return b""
 
     def poll(self, now: float) -> tuple[list[WireEvent], bytes]:
-        return [], b""
+        return self.noise.poll(now), b""

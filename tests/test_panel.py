@@ -318,7 +318,7 @@ def test_fault_pattern_is_the_most_severe_alarms(alarms: list[Alarm]) -> None:
         assert pattern is LampPattern.OFF
     elif any(a.halts_coup for a in alarms):
         assert pattern is LampPattern.FAST_BLINK
-    elif Alarm.LINK_DOWN in alarms:
+    elif Alarm.LINK_DOWN in alarms or Alarm.NOISY_LINE in alarms:
         assert pattern is LampPattern.SLOW_BLINK
     else:
         assert pattern is LampPattern.STEADY

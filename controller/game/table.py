@@ -69,6 +69,13 @@ class ShoeRebooted:
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class LineNoise:
+    """The shoe's line turned noisy (rejected frames or lines beyond the budget) or quiet again."""
+
+    noisy: bool
+
+
 TableInput = (
     CardDrawn
     | UnreadableCard
@@ -78,6 +85,7 @@ TableInput = (
     | NewShoePressed
     | LinkChanged
     | ShoeRebooted
+    | LineNoise
 )
 
 
@@ -87,6 +95,8 @@ def input_to_dict(event: TableInput) -> dict[str, Any]:
         return {"kind": "card", "card": event.card.token}
     if isinstance(event, LinkChanged):
         return {"kind": "link", "up": event.up}
+    if isinstance(event, LineNoise):
+        return {"kind": "line_noise", "noisy": event.noisy}
     return {"kind": _INPUT_KINDS[type(event)]}
 
 
@@ -97,6 +107,8 @@ def input_from_dict(data: dict[str, Any]) -> TableInput:
         return CardDrawn(Card.parse(str(data["card"])))
     if kind == "link":
         return LinkChanged(bool(data["up"]))
+    if kind == "line_noise":
+        return LineNoise(bool(data["noisy"]))
     for cls, name in _INPUT_KINDS.items():
         if name == kind:
             return cls()  # type: ignore[no-any-return]
@@ -129,11 +141,16 @@ class Alarm(Enum):
     UNREADABLE_EXPOSED = "BURN CARD UNREADABLE"  # the exposed burn card is unknown: press NEW SHOE again
     LINK_DOWN = "LINK DOWN"
     SHOE_REBOOTED = "SHOE REBOOTED"  # events not yet acknowledged were lost: void the coup in progress
+    NOISY_LINE = "NOISY LINE"  # the shoe's line carries garbage beyond the budget: check cable and baud
 
     @property
     def halts_coup(self) -> bool:
         """While this alarm stands no card is accepted into the coup (the dealer must void)."""
         return self in (Alarm.UNREADABLE, Alarm.FOREIGN_CARD, Alarm.SHOE_REBOOTED)
+
+
+#: Alarms about the line to the shoe, not the game: a new shoe keeps them.
+_LINE_ALARMS = (Alarm.LINK_DOWN, Alarm.NOISY_LINE)
 
 
 class Due(Enum):
@@ -386,6 +403,10 @@ class TableState:
             if event.up:
                 return self._clear(Alarm.LINK_DOWN)
             return self._raise(Alarm.LINK_DOWN, "no frame from the shoe within the link timeout")
+        if isinstance(event, LineNoise):
+            if not event.noisy:
+                return self._clear(Alarm.NOISY_LINE)
+            return self._raise(Alarm.NOISY_LINE, "garbage on the shoe's line; check the cable and the baud rate")
         if isinstance(event, ShoeRebooted):
             if self.shoe.phase is not ShoePhase.DEALING:
                 return self._raise(Alarm.SHOE_REBOOTED, "the shoe started a new session; check the burn")
@@ -528,7 +549,7 @@ class TableState:
         self.coups_declared = 0
         self.last_result = None
         self.dummy_hand = []
-        out += self._clear(*[a for a in self.alarms if a is not Alarm.LINK_DOWN])
+        out += self._clear(*[a for a in self.alarms if a not in _LINE_ALARMS])
         out.append(ShoeStarted(self.shoe_number, self.rules.decks))
         return out
 
