@@ -322,12 +322,23 @@ class AsciiWire:
 
     dialect = "ascii"
 
+    #: An unfinished line older than this is dropped when more bytes come (a shoe sends a line at once):
+    #: the tail of a flood must not glue itself to the next card's line.
+    stale_after = 1.0
+
     def __init__(self, decoder: AsciiDecoder | None = None, noise: NoiseGate | None = None) -> None:
         self.decoder = decoder or AsciiDecoder()
         self.noise = noise or NoiseGate()
+        self._last_rx = float("-inf")
 
     def receive(self, data: bytes, now: float) -> list[WireEvent]:
         out: list[WireEvent] = []
+        if now - self._last_rx > self.stale_after and self.decoder.buffered:
+            stale = self.decoder.discard()
+            _alone, noisy = self.noise.reject("stale_line", len(stale), now)
+            out.append(WireNoise("stale_line", stale, f"unfinished line {now - self._last_rx:.1f} s old dropped"))
+            out += noisy
+        self._last_rx = now
         for ev in self.decoder.feed(data):
             if isinstance(ev, AsciiCard):
                 card = Card.parse(ev.card.token)

@@ -93,6 +93,12 @@ class AsciiDecoder:
         """Bytes of an unfinished line held now (never more than ``max_line``)."""
         return len(self._buf)
 
+    def discard(self) -> bytes:
+        """Drop the unfinished line (a stale one: a shoe sends each line at once) and return its bytes."""
+        held, self._buf = self._buf, b""
+        self._discarding = False
+        return held
+
     def feed(self, data: bytes) -> list[AsciiEvent]:
         """Take bytes from the line; return the events of every line they complete."""
         events: list[AsciiEvent] = []
