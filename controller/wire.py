@@ -33,7 +33,7 @@ from controller.game.table import (
     VoidPressed,
 )
 from firmware_protocol import messages as m
-from firmware_protocol.ascii import AsciiCard, AsciiDecoder, LineRejected
+from firmware_protocol.ascii import AsciiCard, AsciiDecoder, LineRejected, LineRejectReason
 from firmware_protocol.binary import FrameRejected, RejectReason
 from firmware_protocol.session import (
     ControllerSession,
@@ -315,9 +315,13 @@ class AsciiWire:
     """The ASCII dialect: one card per line, no sequence numbers, nothing sent back.
 
     A damaged line is reported as noise AND applied as an unreadable card: a card very likely passed the
-    reader, and a halted coup is safer than a coup missing a card. Not so on a noisy line (beyond the
-    :class:`NoiseGate`'s budget: the NOISY LINE alarm stands, the lines are counted) nor for the rest of an
-    over-long line (one line, one unreadable card).
+    reader, and a halted coup is safer than a coup missing a card. But a flood must not halt the table nor
+    slip it phantom cards (random bytes spell a valid card line now and then, and there is no CRC), so a
+    read with a rejected line in it, and what follows it, is held for ``hold`` seconds: if the line turns
+    noisy meanwhile (past the :class:`NoiseGate`'s budget) what came with garbage is dropped (counted in the
+    noise summary) and only clean reads' cards pass; otherwise it is all released in order. While the line
+    is noisy a clean read (a real shoe's line after the flood) is dealt at once. The rest of an over-long
+    line is part of that line (one line, one unreadable card).
     """
 
     dialect = "ascii"
@@ -325,11 +329,15 @@ class AsciiWire:
     #: An unfinished line older than this is dropped when more bytes come (a shoe sends a line at once):
     #: the tail of a flood must not glue itself to the next card's line.
     stale_after = 1.0
+    #: How long a read with a rejected line in it waits for the verdict "flood" or "one damaged line".
+    hold = 0.25
 
     def __init__(self, decoder: AsciiDecoder | None = None, noise: NoiseGate | None = None) -> None:
         self.decoder = decoder or AsciiDecoder()
         self.noise = noise or NoiseGate()
         self._last_rx = float("-inf")
+        self._held: list[tuple[bool, list[WireEvent]]] = []  # (read had garbage, its inputs), in order
+        self._hold_until = 0.0
 
     def receive(self, data: bytes, now: float) -> list[WireEvent]:
         out: list[WireEvent] = []
@@ -339,19 +347,48 @@ class AsciiWire:
             out.append(WireNoise("stale_line", stale, f"unfinished line {now - self._last_rx:.1f} s old dropped"))
             out += noisy
         self._last_rx = now
+        inputs: list[WireEvent] = []
+        dirty = False
         for ev in self.decoder.feed(data):
             if isinstance(ev, AsciiCard):
                 card = Card.parse(ev.card.token)
-                out.append(WireInput({"kind": "card", "card": card.token}, CardDrawn(card)))
+                inputs.append(WireInput({"kind": "card", "card": card.token}, CardDrawn(card)))
             elif isinstance(ev, LineRejected):
-                alone, noisy = self.noise.reject(ev.reason.value, len(ev.raw), now)
+                dirty = True
+                _alone, noisy = self.noise.reject(ev.reason.value, len(ev.raw), now)
                 out.append(WireNoise(ev.reason.value, ev.raw, ev.detail))
                 out += noisy
-                if alone:
-                    raw = ev.raw[:_RAW_KEPT].hex()
-                    body = {"kind": "unreadable", "raw": raw, "reason": ev.reason.value}
-                    out.append(WireInput(body, UnreadableCard()))
+                if ev.reason is not LineRejectReason.TOO_LONG_TAIL:
+                    body = {"kind": "unreadable", "raw": ev.raw[:_RAW_KEPT].hex(), "reason": ev.reason.value}
+                    inputs.append(WireInput(body, UnreadableCard()))
+        if self.noise.noisy:
+            out += self._release(now)
+            out += self._trusted(dirty, inputs, now)
+        elif dirty or self._held:
+            if not self._held:
+                self._hold_until = now + self.hold
+            self._held.append((dirty, inputs))
+            out += self._release(now)
+        else:
+            out += inputs
         return out
+
+    def _trusted(self, dirty: bool, inputs: list[WireEvent], now: float) -> list[WireEvent]:
+        """On a noisy line: a clean read's inputs; nothing that came with garbage (its cards are counted)."""
+        if not dirty:
+            return inputs
+        for ev in inputs:
+            if isinstance(ev, WireInput) and ev.body["kind"] == "card":
+                self.noise.reject("card_in_noise", 0, now)
+        return []
+
+    def _release(self, now: float) -> list[WireEvent]:
+        if not self._held or (not self.noise.noisy and now < self._hold_until):
+            return []
+        held, self._held = self._held, []
+        if not self.noise.noisy:
+            return [ev for _dirty, inputs in held for ev in inputs]
+        return [ev for dirty, inputs in held for ev in self._trusted(dirty, inputs, now)]
 
     def acknowledge(self, number: int) -> bytes:
         return b""
@@ -360,4 +397,4 @@ class AsciiWire:
         return b""
 
     def poll(self, now: float) -> tuple[list[WireEvent], bytes]:
-        return self.noise.poll(now), b""
+        return self._release(now) + self.noise.poll(now), b""
