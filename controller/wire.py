@@ -326,9 +326,9 @@ class AsciiWire:
 
     dialect = "ascii"
 
-    #: An unfinished line older than this is dropped when more bytes come (a shoe sends a line at once):
-    #: the tail of a flood must not glue itself to the next card's line.
-    stale_after = 1.0
+    #: An unfinished line older than this is dropped when more bytes come (a shoe sends a line at once:
+    #: 5 bytes take 5 ms at 9600 baud): the tail of a flood must not glue itself to the next card's line.
+    stale_after = 0.2
     #: How long a read with a rejected line in it waits for the verdict "flood" or "one damaged line".
     hold = 0.25
 
@@ -341,7 +341,7 @@ class AsciiWire:
 
     def receive(self, data: bytes, now: float) -> list[WireEvent]:
         out: list[WireEvent] = []
-        if now - self._last_rx > self.stale_after and self.decoder.buffered:
+        if now - self._last_rx > self.stale_after and self.decoder.mid_line:
             stale = self.decoder.discard()
             _alone, noisy = self.noise.reject("stale_line", len(stale), now)
             out.append(WireNoise("stale_line", stale, f"unfinished line {now - self._last_rx:.1f} s old dropped"))

@@ -152,3 +152,12 @@ def test_phantom_cards_inside_a_flood_are_not_dealt_but_a_clean_line_after_it_is
     assert [e.noisy for e in events if isinstance(e, WireNoisy)] == [True]
     events = wire.receive(b"C8\r\n", 0.6)  # the real shoe, the line still marked noisy
     assert [e.table_input for e in events if isinstance(e, WireInput)] == [CardDrawn(Card.parse("8C"))]
+
+
+def test_the_stale_rest_of_an_over_long_line_does_not_swallow_the_next_card() -> None:
+    wire = AsciiWire()
+    events = wire.receive(b"x" * 500, 0.0)  # an over-long line, unfinished: its rest is being dropped
+    events += wire.receive(b"HT\r\n", 5.0)  # the shoe, seconds later
+    events += wire.poll(5.5)[0]
+    cards = [e.table_input for e in events if isinstance(e, WireInput) and e.body["kind"] == "card"]
+    assert cards == [CardDrawn(Card.parse("TH"))]

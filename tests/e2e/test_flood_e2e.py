@@ -1,0 +1,136 @@
+"""A flood of random bytes at full speed on the shoe's pty, through the real daemon process: its memory
+stays bounded, the journal gets a few records instead of one per rejected frame or line, NOISY LINE is
+raised (journaled), the link does not flap, and a real (simulated) shoe plugged in right after deals
+normally: every card journaled exactly once."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import select
+import threading
+import time
+import tty
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import Harness
+from tests.e2e.test_daemon_e2e import assert_matches_truth, journal_cards, truth_cards, wait_for
+
+pytestmark = pytest.mark.slow
+
+FLOOD_SECONDS = 6.0
+#: Growth of the daemon's resident memory allowed over the flood (the old unbounded queue grew by
+#: some 25 MB a second).
+RSS_GROWTH_MB = 25.0
+
+
+def vm_rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def flood(master: int, seconds: float, pid: int) -> tuple[int, int]:
+    """Write random bytes as fast as the pty takes them (and drain what the daemon writes back) for
+    ``seconds``; returns (bytes written, highest RSS of the daemon in kB)."""
+    rng = random.Random(99)
+    chunk = rng.randbytes(1 << 16)
+    os.set_blocking(master, False)
+    written = 0
+    peak = 0
+    next_sample = 0.0
+    deadline = time.monotonic() + seconds
+    while (now := time.monotonic()) < deadline:
+        if now >= next_sample:
+            peak = max(peak, vm_rss_kb(pid))
+            next_sample = now + 0.1
+        readable, writable, _ = select.select([master], [master], [], 0.1)
+        if readable:
+            try:
+                os.read(master, 65536)
+            except BlockingIOError:
+                pass
+        if writable:
+            try:
+                written += os.write(master, chunk[written % 4096 :])
+            except BlockingIOError:
+                pass
+    return written, max(peak, vm_rss_kb(pid))
+
+
+def relay(a: int, b: int, stop: threading.Event) -> None:
+    """Copy bytes both ways between two ttys (the simulated shoe's and the daemon's) until ``stop``."""
+    while not stop.is_set():
+        readable, _, _ = select.select([a, b], [], [], 0.05)
+        for fd in readable:
+            try:
+                data = os.read(fd, 4096)
+            except (BlockingIOError, OSError):
+                continue
+            if data:
+                os.set_blocking(b if fd == a else a, True)
+                os.write(b if fd == a else a, data)
+
+
+@pytest.mark.parametrize("dialect", ["binary", "ascii"])
+def test_a_flood_is_bounded_and_the_next_shoe_deals_normally(harness: Harness, tmp_path: Path, dialect: str) -> None:
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    port = tmp_path / "daemon-port"
+    port.symlink_to(os.ttyname(slave))
+    os.close(slave)
+    stop = threading.Event()
+    relay_thread: threading.Thread | None = None
+    sim_fd: int | None = None
+    try:
+        shoe_link = harness.link
+        harness.link = port  # the daemon reads our pty; the simulated shoe comes later, through a relay
+        args: tuple[str, ...] = ()
+        if dialect == "ascii":
+            config = tmp_path / "ascii.toml"
+            config.write_text('[table]\nauto_declare = true\n[shoe]\ndialect = "ascii"\n[scoreboard]\nenabled = false\n')
+            args = ("--config", str(config))
+        daemon = harness.start_daemon(*args, dialect=dialect)
+        harness.wait_daemon_log("ready in")
+        time.sleep(0.5)
+        rss_before = vm_rss_kb(daemon.pid)
+        written, rss_peak = flood(master, FLOOD_SECONDS, daemon.pid)
+        assert written > 1_000_000, f"only {written} bytes went in: not a flood"
+        growth_mb = (rss_peak - rss_before) / 1024
+        assert growth_mb < RSS_GROWTH_MB, f"RSS grew {growth_mb:.1f} MB under a flood of {written} bytes"
+
+        inputs = harness.journal_inputs()
+        assert [b["noisy"] for b in inputs if b["kind"] == "line_noise"] == [True]
+        assert len(inputs) < 40, f"{len(inputs)} journal inputs for one flood"
+        assert sum(1 for b in inputs if b["kind"] == "link") <= 2  # no flapping (down at start, maybe up)
+        alarms = [json.loads(r.body) for r in harness.journal_records() if r.kind == "alarm"]
+        assert any(a["alarm"] == "noisy_line" for a in alarms)
+        assert len(alarms) < 10
+
+        # the shoe is plugged in: relay the simulated shoe's pty to ours
+        harness.link = shoe_link
+        harness.start_sim("--decks", "1", "--pace", "0.002" if dialect == "ascii" else "fast", dialect=dialect, seed=4)
+        sim_fd = os.open(os.readlink(shoe_link), os.O_RDWR | os.O_NOCTTY)  # raw already (the simulator's)
+        started = time.monotonic()
+        relay_thread = threading.Thread(target=relay, args=(sim_fd, master, stop), name="test-relay")
+        relay_thread.start()
+        assert harness.wait_sim(timeout=120) == 0
+        n = len(truth_cards(harness))
+        wait_for(lambda: len(journal_cards(harness)) >= n, 30, "the daemon to journal every card")
+        dealt_in = time.monotonic() - started
+        assert dealt_in < 60, f"the shoe after the flood took {dealt_in:.1f} s"
+        assert_matches_truth(harness, sequenced=dialect == "binary")
+        assert harness.stop_daemon() == 0
+        log = harness.daemon_logs[-1].read_text()
+        assert "Traceback" not in log
+    finally:
+        stop.set()
+        if relay_thread is not None:
+            relay_thread.join(5)
+        if sim_fd is not None:
+            os.close(sim_fd)
+        os.close(master)
