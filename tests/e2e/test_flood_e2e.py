@@ -5,6 +5,7 @@ normally: every card journaled exactly once."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -50,15 +51,11 @@ def flood(master: int, seconds: float, pid: int) -> tuple[int, int]:
             next_sample = now + 0.1
         readable, writable, _ = select.select([master], [master], [], 0.1)
         if readable:
-            try:
+            with contextlib.suppress(BlockingIOError):
                 os.read(master, 65536)
-            except BlockingIOError:
-                pass
         if writable:
-            try:
+            with contextlib.suppress(BlockingIOError):
                 written += os.write(master, chunk[written % 4096 :])
-            except BlockingIOError:
-                pass
     return written, max(peak, vm_rss_kb(pid))
 
 
@@ -92,7 +89,9 @@ def test_a_flood_is_bounded_and_the_next_shoe_deals_normally(harness: Harness, t
         args: tuple[str, ...] = ()
         if dialect == "ascii":
             config = tmp_path / "ascii.toml"
-            config.write_text('[table]\nauto_declare = true\n[shoe]\ndialect = "ascii"\n[scoreboard]\nenabled = false\n')
+            config.write_text(
+                '[table]\nauto_declare = true\n[shoe]\ndialect = "ascii"\n[scoreboard]\nenabled = false\n'
+            )
             args = ("--config", str(config))
         daemon = harness.start_daemon(*args, dialect=dialect)
         harness.wait_daemon_log("ready in")
