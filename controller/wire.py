@@ -189,6 +189,7 @@ class NoiseGate:
         self._rejected = self._discarded = 0
         self._reasons = {}
 
+
 #: The table's "what is due" as the shoe's PROMPT code.
 PROMPT_FOR_DUE: dict[Due, m.Due] = {
     Due.BURN: m.Due.BURN,
