@@ -221,7 +221,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def daemon_cmd(port: str, journal: Path, level: str = "warning", scoreboard: int | None = None) -> list[str]:
+def daemon_cmd(
+    port: str, journal: Path, level: str = "warning", scoreboard: int | None = None, dialect: str = "binary"
+) -> list[str]:
     """``shoe-controller run`` on a pty with mock pins; its scoreboard on ``scoreboard`` (default: a free port)."""
     board = free_port() if scoreboard is None else scoreboard
     return [
@@ -234,7 +236,7 @@ def daemon_cmd(port: str, journal: Path, level: str = "warning", scoreboard: int
         "--pin-factory",
         "mock",
         "--dialect",
-        "binary",
+        dialect,
         "--log-level",
         level,
         "--scoreboard",
