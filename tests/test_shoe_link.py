@@ -161,3 +161,42 @@ def test_a_write_error_closes_the_port_and_the_link_reopens_it(mocker: MockerFix
     finally:
         link.stop()
         os.close(master)
+
+
+def test_a_socket_url_is_read_by_the_loop_through_its_descriptor() -> None:
+    import socket
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    events: list[LoopEvent] = []
+    link = ShoeLink(f"socket://127.0.0.1:{port}", 115200, events.append, backoff_initial=0.01)
+    link.start()
+    try:
+        server.settimeout(5)
+        conn, _ = server.accept()
+        assert link.wait_open(5)
+        assert wait_for(lambda: link.fileno() is not None)
+        conn.sendall(b"H9\r\n")
+        assert read_ready(link) == b"H9\r\n"
+        link.write(b"ok")
+        conn.settimeout(5)
+        assert conn.recv(16) == b"ok"
+        conn.close()  # the shoe hangs up
+        assert read_ready(link) is None
+        assert wait_for(lambda: any(isinstance(e, PortState) and not e.up for e in events))
+    finally:
+        link.stop()
+        server.close()
+
+
+def test_loop_url_has_no_descriptor_and_falls_back_to_the_reader_thread() -> None:
+    events: list[LoopEvent] = []
+    link = ShoeLink("loop://", 115200, events.append)
+    link.start()
+    try:
+        assert link.wait_open(5)
+        assert link.fileno() is None
+        link.write(b"SK\r\n")  # loop:// hands back what is written
+        assert wait_for(lambda: b"".join(e.data for e in events if isinstance(e, WireBytes)) == b"SK\r\n")
+    finally:
+        link.stop()
