@@ -1,7 +1,7 @@
 """The one table loop: the only owner of the table's state.
 
 The loop waits (:mod:`selectors`) on the shoe's port itself and on a wake-up pipe for everything else. When
-the port is readable it reads what is there (at most :data:`~controller.shoe_link.READ_SIZE` bytes) and
+the port is readable it reads what is there (at most :data:`READ_SIZE` bytes) and
 decodes it in this thread: one wake-up per card, and the bytes waiting are bounded by the kernel's buffer.
 Other threads (the panel's GPIO callbacks, the link's opener, the signal handler; the reader thread of a
 port without a descriptor) only put events on the loop's bounded queue. Each event runs through the wire

@@ -151,3 +151,41 @@ def test_a_flood_is_bounded_and_the_next_shoe_deals_normally(
         if sim_fd is not None:
             os.close(sim_fd)
         os.close(master)
+
+
+def test_noisy_line_blinks_the_fault_lamp_and_clears_when_the_line_is_quiet(tmp_path: Path) -> None:
+    """The daemon in this process with gpiozero's MockFactory: a flood makes the FAULT lamp blink slowly
+    (NOISY LINE: the mock pin really toggles), and a few quiet seconds later it is off again."""
+    from controller.config import default_settings
+    from controller.daemon import Daemon
+    from controller.game.table import Alarm, Lamp
+    from controller.panel import LampPattern
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    path = os.ttyname(slave)
+    os.close(slave)
+    settings = default_settings().with_overrides(
+        port=path, dialect="ascii", journal=str(tmp_path / "j.db"), pin_factory="mock"
+    )
+    daemon = Daemon(settings.with_scoreboard(enabled=False), ready_wait=0)
+    thread = threading.Thread(target=daemon.run, name="daemon-under-test")
+    thread.start()
+    try:
+        wait_for(lambda: daemon.ready and daemon.panel is not None, 15, "the daemon to be ready")
+        assert daemon.panel is not None and daemon.loop is not None
+        wait_for(lambda: daemon.panel is not None and daemon.panel.shown[Lamp.FAULT] is LampPattern.OFF, 5, "LINK up")
+        flood(master, 2.0, os.getpid(), random_bytes())
+        assert Alarm.NOISY_LINE in daemon.loop.view().alarms
+        assert daemon.panel.shown[Lamp.FAULT] is LampPattern.SLOW_BLINK
+        pin = daemon.panel._lamps[Lamp.FAULT].pin
+        changes = len(pin.states)
+        time.sleep(1.2)
+        assert len(pin.states) >= changes + 2  # it blinks: on and off at least once more
+        wait_for(lambda: Alarm.NOISY_LINE not in daemon.loop.view().alarms, 15, "NOISY LINE to clear")  # type: ignore[union-attr]
+        assert daemon.panel.shown[Lamp.FAULT] is LampPattern.OFF
+    finally:
+        daemon.stop()
+        thread.join(timeout=15)
+        os.close(master)
+    assert not thread.is_alive()
