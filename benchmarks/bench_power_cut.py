@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_daemon import Children, clean_env, console_script, daemon_cmd, fs_type, load, out
+from harness import Children, clean_env, console_script, daemon_cmd, fs_type, load, out
 
 from controller.journal import Journal
 

@@ -109,6 +109,7 @@ class Daemon:
             self.journal,
             self.link.write,
             sinks,
+            port=self.link,  # the loop waits on the port itself (one wake-up per card)
             watchdog=self.notifier.watchdog,
             watchdog_interval=self.notifier.watchdog_interval(),
         )

@@ -274,6 +274,8 @@ ALARM_SIGNALS: Mapping[Alarm, AlarmSignal] = MappingProxyType(
         # the journal cannot take a commit: no card can be acknowledged either (call the technician)
         Alarm.JOURNAL_FULL: AlarmSignal(LampPattern.SLOW_BLINK, LONG_BEEP),
         Alarm.JOURNAL_FAULT: AlarmSignal(LampPattern.SLOW_BLINK, LONG_BEEP),
+        # garbage on the shoe's line: cards may be lost in it
+        Alarm.NOISY_LINE: AlarmSignal(LampPattern.SLOW_BLINK, LONG_BEEP),
         # call the supervisor, but the shoe carries on
         Alarm.FOREIGN_BURN_CARD: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_3),
         Alarm.SHOE_PROTOCOL_V2: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_3),  # wrong firmware in the shoe

@@ -1,17 +1,24 @@
 """The one table loop: the only owner of the table's state.
 
-Threads (the serial link's reader, the panel's GPIO callbacks, the signal handler) only put events on the
-loop's queue. The loop takes them one at a time, runs them through the wire codec and the pure
-:class:`~controller.game.table.TableState`, shows the new view on every sink (LEDs first), commits the input
-and its derived records to the journal in one transaction, and only then acknowledges the shoe
-(write-ahead). After a restart :meth:`TableLoop.replay` rebuilds the state from the journal through the
-same pure core.
+The loop waits (:mod:`selectors`) on the shoe's port itself and on a wake-up pipe for everything else. When
+the port is readable it reads what is there (at most :data:`READ_SIZE` bytes) and
+decodes it in this thread: one wake-up per card, and the bytes waiting are bounded by the kernel's buffer.
+Other threads (the panel's GPIO callbacks, the link's opener, the signal handler; the reader thread of a
+port without a descriptor) only put events on the loop's bounded queue. Each event runs through the wire
+codec and the pure :class:`~controller.game.table.TableState`, the new view goes to every sink (LEDs
+first), the input and its derived records are committed to the journal in one transaction, and only then
+is the shoe acknowledged (write-ahead). After a restart :meth:`TableLoop.replay` rebuilds the state from
+the journal through the same pure core.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import queue
+import selectors
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -24,6 +31,7 @@ from controller.game.table import (
     AlarmCleared,
     AlarmRaised,
     DeclarePressed,
+    LineNoise,
     LinkChanged,
     NewShoePressed,
     Notice,
@@ -35,7 +43,16 @@ from controller.game.table import (
 )
 from controller.journal import JournalError, JournalFault, PendingInput
 from controller.sinks import Sink
-from controller.wire import Wire, WireDuplicate, WireInput, WireLink, WireNoise, WireReboot
+from controller.wire import (
+    Wire,
+    WireDuplicate,
+    WireInput,
+    WireLink,
+    WireNoise,
+    WireNoiseSummary,
+    WireNoisy,
+    WireReboot,
+)
 
 log = logging.getLogger(__name__)
 
@@ -104,15 +121,32 @@ def wall_clock() -> str:
 
 @dataclass
 class LoopStats:
-    """Counters for the status line, the displays and the benchmarks."""
+    """Counters read by the tests and the benchmarks."""
 
-    inputs: int = 0
-    commits: int = 0
-    duplicates: int = 0
-    noise: int = 0
-    sink_errors: int = 0
+    inputs: int = 0  # inputs committed to the journal
+    commits: int = 0  # journal transactions
+    noise: int = 0  # frames or lines the decoder rejected
+    reads: int = 0  # reads of the shoe's port by the loop
+    dropped: int = 0  # events refused because the queue was full (see TableLoop.put)
     journal_faults: int = 0  # commits that failed (each raises or keeps the JOURNAL alarm)
     refused: int = 0  # inputs refused because MAX_STAGED inputs were waiting for the journal
+
+
+class PortReader(Protocol):
+    """The shoe's port as the loop reads it (controller.shoe_link.ShoeLink)."""
+
+    def fileno(self) -> tuple[int, int] | None: ...
+
+    def read(self, size: int = ...) -> bytes | None: ...
+
+
+#: Events the other threads may have waiting at once. Panel presses are a few a minute and the link's
+#: opener posts one per change; a full queue means the loop is stalled (the watchdog's business).
+QUEUE_BOUND = 256
+#: Longest a thread waits for room on a full queue for an event that must not be dropped.
+PUT_WAIT = 5.0
+#: Most bytes the loop reads from the port at once (one read, then commit and acknowledge).
+READ_SIZE = 4096
 
 
 class TableLoop:
@@ -126,30 +160,34 @@ class TableLoop:
         write: Callable[[bytes], None],
         sinks: Sequence[Sink] = (),
         *,
+        port: PortReader | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], str] = wall_clock,
         watchdog: Callable[[], object] | None = None,
         watchdog_interval: float | None = None,
         tick: float = 0.25,
         max_batch: int = 64,
+        queue_bound: int = QUEUE_BOUND,
     ) -> None:
         self.state = state
         self.wire = wire
         self.journal = journal
         self.write = write
         self.sinks: list[Sink] = list(sinks)
+        self.port = port
         self.clock = clock
         self.wall = wall
         self.watchdog = watchdog
         self.watchdog_interval = watchdog_interval
         self.tick = tick
-        self.queue: queue.Queue[LoopEvent] = queue.Queue()
+        self.queue: queue.Queue[LoopEvent] = queue.Queue(maxsize=queue_bound)
         self.stats = LoopStats()
         self.max_batch = max_batch
         self._pending: list[PendingInput] = []
         self._ack_after_commit: tuple[int | None, int] | None = None  # (session key, event number)
-        self._last_prompt: object = None
         self._next_watchdog = 0.0
+        self._wake_lock = threading.Lock()
+        self._wake_w: int | None = None  # the write end of the wake-up pipe while the loop runs
         self.running = False
         # The journal's own fault (a shell fault, not a dealer input): merged into every view shown.
         self.journal_alarm: Alarm | None = None
@@ -159,7 +197,23 @@ class TableLoop:
 
     # -- for threads -----------------------------------------------------------------------------
     def put(self, event: LoopEvent) -> None:
-        self.queue.put(event)
+        """Queue an event for the loop and wake it. The queue is bounded: a panel press that finds it full
+        is dropped (logged and counted; the dealer sees nothing happen and presses again); other events
+        wait up to ``PUT_WAIT`` seconds for room (a reader thread is held back: the bytes wait in the
+        driver), then are dropped the same way."""
+        try:
+            if isinstance(event, PanelPress):
+                self.queue.put_nowait(event)
+            else:
+                self.queue.put(event, timeout=PUT_WAIT)
+        except queue.Full:
+            self.stats.dropped += 1
+            log.error("table loop queue full (%d waiting): %r dropped", self.queue.qsize(), event)
+            return
+        with self._wake_lock:
+            if self._wake_w is not None:
+                with contextlib.suppress(BlockingIOError):  # a full pipe: the loop is awake already
+                    os.write(self._wake_w, b"\0")
 
     # -- start-up --------------------------------------------------------------------------------
     def replay(self) -> int:
@@ -177,6 +231,9 @@ class TableLoop:
             link = self.journal.last_input("link", before=after)
             if link is not None and not link.get("up", True):
                 self.state.apply(LinkChanged(False))
+            noise = self.journal.last_input("line_noise", before=after)
+            if noise is not None and noise.get("noisy", False):
+                self.state.apply(LineNoise(True))
         for _record, body in self.journal.inputs(after=after):
             table_input = input_from_body(body)
             if table_input is not None:
@@ -203,42 +260,54 @@ class TableLoop:
                 sink.update(view, notices)
             except Exception:
                 log.exception("sink %s failed; detaching it", getattr(sink, "name", sink))
-                self.stats.sink_errors += 1
                 self.sinks.remove(sink)
 
     # -- the loop --------------------------------------------------------------------------------
     def run(self, on_tick: Callable[[], None] | None = None) -> None:
-        """Process events until :class:`Stop`; ``on_tick`` runs after each event or idle tick."""
+        """Process events until :class:`Stop`; ``on_tick`` runs after each wake-up or idle tick."""
         self.running = True
-        self.show()
-        self._send_prompt(force=True)
-        carry: LoopEvent | None = None  # an event taken from the queue that did not fit the last batch
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_r, False)
+        os.set_blocking(wake_w, False)
+        selector = selectors.DefaultSelector()
+        selector.register(wake_r, selectors.EVENT_READ, "wake")
+        with self._wake_lock:
+            self._wake_w = wake_w
+        watched: tuple[int, int] | None = None  # (generation, fd) of the port registered
         try:
+            if Alarm.NOISY_LINE in self.state.alarms:
+                self.wire.noise.assume_noisy(self.clock())  # cleared once the line is quiet
+            self.show()
+            self._send_prompt()
             while True:
-                event = carry
-                carry = None
-                if event is None:
-                    try:
-                        event = self.queue.get(timeout=self.tick)
-                    except queue.Empty:
-                        event = None
-                # Group commit: take everything already waiting (a read often holds a whole deal), apply it
-                # event by event, then commit it in one transaction and acknowledge once.
+                watched = self._watch_port(selector, watched)
+                timeout = 0.0 if not self.queue.empty() else self.tick
+                port_ready = False
+                for key, _mask in selector.select(timeout):
+                    if key.data == "wake":
+                        with contextlib.suppress(BlockingIOError):
+                            os.read(wake_r, 512)
+                    else:
+                        port_ready = True
                 stop = False
-                taken = 0
-                while event is not None:
-                    if isinstance(event, Stop):
-                        stop = True
-                        break
-                    if taken == self.max_batch:
-                        carry = event  # the batch is full: this one opens the next (order kept)
-                        break
-                    self.handle(event)
-                    taken += 1
+                # Group commit: everything read or queued now is applied event by event, then committed
+                # in one transaction and acknowledged once.
+                if port_ready and self.port is not None:
+                    self.stats.reads += 1
+                    data = self.port.read(READ_SIZE)
+                    if data is None:  # the port is gone: stop watching it now (its number may come back)
+                        watched = self._watch_port(selector, watched, gone=True)
+                    elif data:
+                        self.handle(WireBytes(data, self.clock()))
+                for _ in range(self.max_batch):
                     try:
                         event = self.queue.get_nowait()
                     except queue.Empty:
-                        event = None
+                        break
+                    if isinstance(event, Stop):
+                        stop = True
+                        break
+                    self.handle(event)
                 self._poll()
                 self.flush()
                 if stop:
@@ -247,6 +316,25 @@ class TableLoop:
                     on_tick()
         finally:
             self.running = False
+            with self._wake_lock:
+                self._wake_w = None
+            selector.close()
+            os.close(wake_r)
+            os.close(wake_w)
+
+    def _watch_port(
+        self, selector: selectors.BaseSelector, watched: tuple[int, int] | None, gone: bool = False
+    ) -> tuple[int, int] | None:
+        """Keep the selector on the port's current descriptor (or none); returns what is watched."""
+        current = None if gone or self.port is None else self.port.fileno()
+        if current == watched:
+            return watched
+        if watched is not None:
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                selector.unregister(watched[1])
+        if current is not None:
+            selector.register(current[1], selectors.EVENT_READ, "port")
+        return current
 
     def handle(self, event: LoopEvent) -> None:
         if isinstance(event, WireBytes):
@@ -262,13 +350,12 @@ class TableLoop:
             self._apply(table_input, body, None, None)
         elif isinstance(event, PortState):
             log.info("shoe port %s: %s", "open" if event.up else "down", event.detail)
-            if not event.up and self.wire.dialect == "ascii":
+            link_down = Alarm.LINK_DOWN in self.state.alarms
+            if self.wire.dialect == "ascii" and event.up == link_down:
                 # The ASCII dialect has no heartbeat: the port state is all we know of the link.
-                self._link(False, event.detail)
-            elif event.up and self.wire.dialect == "ascii":
-                self._link(True, event.detail)
+                self._link(event.up, event.detail)
             if event.up:
-                self._send_prompt(force=True)
+                self._send_prompt()
 
     def _poll(self) -> None:
         now = self.clock()
@@ -287,7 +374,7 @@ class TableLoop:
         elif isinstance(ev, WireDuplicate):
             # A resend of an event already delivered: nothing to apply. The session itself re-ACKs it once
             # it is committed (never before: write-ahead).
-            self.stats.duplicates += 1
+            pass
         elif isinstance(ev, WireLink):
             self._link(ev.up, ev.detail)  # staged: the PROMPT follows the commit
         elif isinstance(ev, WireReboot):
@@ -295,7 +382,21 @@ class TableLoop:
             self._apply(ShoeRebooted(), body, None, None)
         elif isinstance(ev, WireNoise):
             self.stats.noise += 1
-            log.debug("wire noise %s: %s (%s)", ev.reason, ev.detail, ev.raw.hex())
+            if log.isEnabledFor(logging.DEBUG):
+                # the length only: a rejected frame's bytes may spell a card not yet declared (squeeze games)
+                log.debug("wire noise %s: %s (%d bytes)", ev.reason, ev.detail, len(ev.raw))
+        elif isinstance(ev, WireNoisy):
+            log.warning("shoe line %s: %s", "NOISY" if ev.noisy else "quiet again", ev.detail)
+            self._apply(LineNoise(ev.noisy), input_body(LineNoise(ev.noisy), detail=ev.detail), None, None)
+        elif isinstance(ev, WireNoiseSummary):
+            summary = record_body(
+                InputKind.NOISE,
+                rejected=ev.rejected,
+                bytes=ev.discarded,
+                reasons=ev.reasons,
+                seconds=round(ev.seconds, 3),
+            )
+            self._apply(None, summary, None, None)
 
     def _link(self, up: bool, detail: str) -> None:
         log.log(logging.INFO if up else logging.WARNING, "shoe link %s: %s", "up" if up else "DOWN", detail)
@@ -352,7 +453,6 @@ class TableLoop:
                 # The journal already had an event the session did not flag as a duplicate. The journal is
                 # the truth: rebuild the state from it rather than keep a card applied twice.
                 log.error("journal refused a duplicate event; rebuilding the table state from the journal")
-                self.stats.duplicates += sum(i is None for i in ids)
                 self.state = TableState(self.state.rules)
                 self.replay()
                 self.show()
@@ -362,7 +462,7 @@ class TableLoop:
                 self._ack_after_commit = None
             # PROMPT is state, not an edge: repeat it after every commit so that a shoe that missed one (or
             # that waits for a prompt per card) always knows what is due. One write for both.
-            out += self._prompt_bytes(force=True)
+            out += self._prompt_bytes()
         if out:
             self.write(out)
 
@@ -404,15 +504,11 @@ class TableLoop:
         body = record_body(InputKind.JOURNAL_FAULT, event=event, alarm=alarm.name.lower(), detail=detail, **extra)
         return PendingInput(body, None, None, self.wall())
 
-    def _prompt_bytes(self, force: bool = False) -> bytes:
-        due = self.state.due
-        if force or due != self._last_prompt:
-            self._last_prompt = due
-            return self.wire.prompt(due)
-        return b""
+    def _prompt_bytes(self) -> bytes:
+        return self.wire.prompt(self.state.due)
 
-    def _send_prompt(self, force: bool = False) -> None:
-        data = self._prompt_bytes(force)
+    def _send_prompt(self) -> None:
+        data = self._prompt_bytes()
         if data:
             self.write(data)
 

@@ -93,6 +93,17 @@ class AsciiDecoder:
         """Bytes of an unfinished line held now (never more than ``max_line``)."""
         return len(self._buf)
 
+    @property
+    def mid_line(self) -> bool:
+        """Inside an unfinished line (bytes held, or the rest of an over-long line being dropped)."""
+        return bool(self._buf) or self._discarding
+
+    def discard(self) -> bytes:
+        """Drop the unfinished line (a stale one: a shoe sends each line at once) and return its bytes."""
+        held, self._buf = self._buf, b""
+        self._discarding = False
+        return held
+
     def feed(self, data: bytes) -> list[AsciiEvent]:
         """Take bytes from the line; return the events of every line they complete."""
         events: list[AsciiEvent] = []

@@ -168,3 +168,58 @@ def state_free_result(player: list[str], banker: list[str]) -> dict[str, object]
     from controller.game.coup import CoupResult
 
     return CoupResult(tuple(map(Card.parse, player)), tuple(map(Card.parse, banker))).to_dict()
+
+
+def test_the_loop_reads_the_shoes_port_itself(tmp_path: Path) -> None:
+    """No reader thread between the port and the loop: the loop waits on the port's descriptor, reads and
+    decodes in its own thread (one wake-up per card), and the cards are journaled."""
+    import os
+    import threading
+    import time
+    import tty
+
+    from controller.shoe_link import ShoeLink
+    from controller.table import Stop
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    path = os.ttyname(slave)
+    os.close(slave)
+    with Journal.open(tmp_path / "j.db") as journal:
+        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda b: None)
+        link = ShoeLink(path, 9600, loop.put)
+        loop.write = link.write
+        loop.port = link
+        runner = threading.Thread(target=loop.run, name="test-loop")
+        runner.start()
+        try:
+            link.start()
+            assert link.wait_open(5)
+            tokens = ["H9", "S2", "DK", "C5"]
+            for token in tokens:
+                os.write(master, token.encode() + b"\r\n")
+                time.sleep(0.02)
+            deadline = time.monotonic() + 5
+            while len([b for _i, b in journal.inputs() if b["kind"] == "card"]) < 4:
+                assert time.monotonic() < deadline, "the cards were not journaled"
+                time.sleep(0.01)
+        finally:
+            loop.put(Stop())
+            runner.join(5)
+            link.stop()
+            os.close(master)
+        assert [b["card"] for _i, b in journal.inputs() if b["kind"] == "card"] == ["9H", "2S", "KD", "5C"]
+        assert loop.stats.reads >= 1
+        assert link.bytes_in == 16
+        assert not runner.is_alive()
+
+
+def test_a_full_queue_drops_a_panel_press_and_counts_it(tmp_path: Path) -> None:
+    from controller.table import PanelPress
+
+    with Journal.open(tmp_path / "j.db") as journal:
+        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda b: None, queue_bound=2)
+        for _ in range(3):
+            loop.put(PanelPress("declare"))  # a GPIO callback must never block
+        assert loop.queue.qsize() == 2
+        assert loop.stats.dropped == 1

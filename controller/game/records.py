@@ -36,6 +36,7 @@ from controller.game.table import (
     CoupVoided,
     CutCardOut,
     DeclarePressed,
+    LineNoise,
     LinkChanged,
     NewShoePressed,
     Notice,
@@ -76,6 +77,7 @@ class InputKind(StrEnum):
     LINK = "link"
     SHOE_REBOOTED = "shoe_rebooted"
     SHOE_PROTOCOL = "shoe_protocol"
+    LINE_NOISE = "line_noise"  # the line turned noisy (NOISY LINE) or quiet again
     # a record only
     HELLO = "hello"  # the shoe's HELLO: firmware, serial number, protocol version, session id
     STATUS = "status"  # the shoe's STATUS flags
@@ -105,6 +107,7 @@ _KIND_OF_INPUT: dict[type, InputKind] = {
     LinkChanged: InputKind.LINK,
     ShoeRebooted: InputKind.SHOE_REBOOTED,
     ShoeProtocol: InputKind.SHOE_PROTOCOL,
+    LineNoise: InputKind.LINE_NOISE,
 }
 _INPUT_OF_KIND = {kind: cls for cls, kind in _KIND_OF_INPUT.items()}
 
@@ -116,6 +119,7 @@ _INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
     InputKind.CARD: ("card",),
     InputKind.LINK: ("up",),
     InputKind.SHOE_PROTOCOL: ("version",),
+    InputKind.LINE_NOISE: ("noisy",),
 }
 
 
@@ -132,6 +136,8 @@ def input_body(table_input: TableInput, **facts: Any) -> dict[str, Any]:
         body["up"] = table_input.up
     elif isinstance(table_input, ShoeProtocol):
         body["version"] = table_input.version
+    elif isinstance(table_input, LineNoise):
+        body["noisy"] = table_input.noisy
     return _with_facts(body, facts)
 
 
@@ -169,6 +175,8 @@ def input_from_body(body: Mapping[str, Any]) -> TableInput | None:
             return LinkChanged(bool(body["up"]))
         if cls is ShoeProtocol:
             return ShoeProtocol(int(body["version"]))
+        if cls is LineNoise:
+            return LineNoise(bool(body["noisy"]))
     except (KeyError, ValueError) as exc:
         raise ValueError(f"{kind.value} input without a good field: {exc}") from None
     return cls()  # type: ignore[no-any-return]

@@ -76,6 +76,13 @@ class ShoeProtocol:
     version: int
 
 
+@dataclass(frozen=True, slots=True)
+class LineNoise:
+    """The shoe's line turned noisy (rejected frames or lines beyond the budget) or quiet again."""
+
+    noisy: bool
+
+
 TableInput = (
     CardDrawn
     | UnreadableCard
@@ -86,6 +93,7 @@ TableInput = (
     | LinkChanged
     | ShoeRebooted
     | ShoeProtocol
+    | LineNoise
 )
 
 
@@ -107,6 +115,7 @@ class Alarm(Enum):
     LINK_DOWN = "LINK DOWN"
     SHOE_REBOOTED = "SHOE REBOOTED"  # events not yet acknowledged were lost: void the coup in progress
     SHOE_PROTOCOL_V2 = "SHOE PROTOCOL V2"  # the shoe speaks another protocol version: nothing is acknowledged
+    NOISY_LINE = "NOISY LINE"  # the shoe's line carries garbage beyond the budget: check cable and baud
     # Faults of the shell, never raised by TableState: the table loop merges them into the view it shows.
     JOURNAL_FULL = "JOURNAL FULL"  # the disk is full: nothing is acknowledged, the shoe holds the cards
     JOURNAL_FAULT = "JOURNAL FAULT"  # the journal file was deleted, replaced or cannot be written
@@ -115,6 +124,10 @@ class Alarm(Enum):
     def halts_coup(self) -> bool:
         """While this alarm stands no card is accepted into the coup (the dealer must void)."""
         return self in (Alarm.UNREADABLE, Alarm.FOREIGN_CARD, Alarm.SHOE_REBOOTED)
+
+
+#: Alarms about the line to the shoe, not the game: a new shoe keeps them.
+_LINE_ALARMS = (Alarm.LINK_DOWN, Alarm.NOISY_LINE)
 
 
 class Due(Enum):
@@ -376,6 +389,10 @@ class TableState:
             if event.up:
                 return self._clear(Alarm.LINK_DOWN)
             return self._raise(Alarm.LINK_DOWN, "no frame from the shoe within the link timeout")
+        if isinstance(event, LineNoise):
+            if not event.noisy:
+                return self._clear(Alarm.NOISY_LINE)
+            return self._raise(Alarm.NOISY_LINE, "garbage on the shoe's line; check the cable and the baud rate")
         if isinstance(event, ShoeRebooted):
             if self.shoe.phase is not ShoePhase.DEALING or not (self.coup.cards_dealt or self.dummy_hand):
                 # Between coups (or during the burn, or with the shoe closed) nothing is on the layout that
@@ -529,7 +546,7 @@ class TableState:
         self.coups_declared = 0
         self.last_result = None
         self.dummy_hand = []
-        out += self._clear(*[a for a in self.alarms if a is not Alarm.LINK_DOWN])
+        out += self._clear(*[a for a in self.alarms if a not in _LINE_ALARMS])
         out.append(ShoeStarted(self.shoe_number, self.rules.decks))
         return out
 

@@ -169,3 +169,30 @@ def test_stream_of_cards_and_faults_in_any_chunking(items: list[CardRead | str],
             expected.append(TOKENS[token])
     got = [e.card for e in feed_all(AsciiDecoder(), chunks) if isinstance(e, AsciiCard)]
     assert got == expected
+
+
+def test_a_one_mebibyte_line_is_capped_and_reported_once() -> None:
+    """A flood without a line end, read 4 KiB at a time as the table loop does: the decoder never holds
+    more than ``max_line`` bytes, reports the line once (TOO_LONG; the rest comes back as TOO_LONG_TAIL,
+    never parsed) and the next line after the line end decodes normally."""
+    decoder = AsciiDecoder()
+    flood = bytes(random_printable(1 << 20))
+    events: list[AsciiEvent] = []
+    held = 0
+    for at in range(0, len(flood), 4096):
+        events += decoder.feed(flood[at : at + 4096])
+        held = max(held, decoder.buffered)
+    events += decoder.feed(b"\r\nHK\r\n")
+    assert held <= decoder.max_line
+    reasons = [e.reason for e in events if isinstance(e, LineRejected)]
+    assert reasons.count(LineRejectReason.TOO_LONG) == 1
+    assert set(reasons) == {LineRejectReason.TOO_LONG, LineRejectReason.TOO_LONG_TAIL}
+    assert max(len(e.raw) for e in events) <= 4096 + decoder.max_line
+    assert events[-1] == AsciiCard(CardRead(13, "H"), b"HK")
+
+
+def random_printable(size: int) -> bytes:
+    import random
+
+    rng = random.Random(8)
+    return bytes(rng.choice(b"ABCDEFGHJKSXYZ0123456789 ") for _ in range(size))

@@ -263,3 +263,25 @@ def test_sampled_triple_bit_flips_are_rejected() -> None:
         bits = tuple(rng.sample(range(len(vector.data) * 8), 3))
         _assert_only_rejections(vector, bits)
 
+
+
+def test_a_one_mebibyte_run_without_a_delimiter_is_capped_and_reported_once() -> None:
+    """Read 4 KiB at a time as the table loop does: never more than ``max_buffer`` bytes held, one
+    OVERSIZE (the rest OVERSIZE_TAIL), and the frame after the next delimiter decodes."""
+    decoder = BinaryDecoder()
+    rng = random.Random(3)
+    flood = bytes(rng.randrange(1, 256) for _ in range(1 << 20))
+    events = []
+    held = 0
+    for at in range(0, len(flood), 4096):
+        events += decoder.feed(flood[at : at + 4096])
+        held = max(held, decoder.buffered)
+    events += decoder.feed(b"\x00" + encode(7, CardRead(12, "D")))
+    assert held <= decoder.max_buffer
+    reasons = [e.reason for e in events if isinstance(e, FrameRejected)]
+    assert reasons.count(RejectReason.OVERSIZE) == 1
+    assert set(reasons) == {RejectReason.OVERSIZE, RejectReason.OVERSIZE_TAIL}
+    assert max(len(e.raw) for e in events) <= 4096 + decoder.max_buffer + 1
+    assert isinstance(events[-1], FrameReceived)
+    assert events[-1].message == CardRead(12, "D")
+    assert b"".join(e.raw for e in events[:-1]) == flood + b"\x00"  # every byte accounted for
