@@ -168,7 +168,7 @@ def test_noisy_line_blinks_the_fault_lamp_and_clears_when_the_line_is_quiet(tmp_
     settings = default_settings().with_overrides(
         port=path, dialect="ascii", journal=str(tmp_path / "j.db"), pin_factory="mock"
     )
-    daemon = Daemon(settings.with_scoreboard(enabled=False), ready_wait=0)
+    daemon = Daemon(settings.with_scoreboard(enabled=False))
     thread = threading.Thread(target=daemon.run, name="daemon-under-test")
     thread.start()
     try:

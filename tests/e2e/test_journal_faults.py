@@ -71,7 +71,7 @@ def fs(tmp_path: Path) -> Iterator[SmallFs]:
 def start_table(h: Harness, watcher: Watcher) -> tuple[Daemon, threading.Thread]:
     settings = default_settings().with_overrides(port=str(h.link), journal=str(h.journal), pin_factory="mock")
     settings = settings.with_table(decks=1).with_scoreboard(enabled=False)
-    daemon = Daemon(settings, extra_sinks=[watcher], ready_wait=0)
+    daemon = Daemon(settings, extra_sinks=[watcher])
     watcher.daemon = daemon
     thread = threading.Thread(target=daemon.run, name="daemon-under-test")
     thread.start()
