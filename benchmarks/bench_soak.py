@@ -33,42 +33,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness import console_script, free_port, load, out, proc_status, status_kb
+
 #: What a flat line means here: growth over the second half, in KB per shoe (the leak was about 35).
 TARGET_SLOPE_KB = 2.0
 #: Longest wait for one shoe before the benchmark gives up (the daemon or the shoe is stuck).
 SHOE_TIMEOUT = 120.0
 SHOE_ENDED = re.compile(r"^shoe (\d+) ended after (\d+) coups$")
-
-
-def out(line: str = "") -> None:
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
-
-
-def load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
-
-
-def console_script(name: str, module: str) -> list[str]:
-    """The installed console script beside this interpreter, or ``python -m module``."""
-    path = Path(sys.executable).parent / name
-    return [str(path)] if path.exists() else [sys.executable, "-m", module]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def status_kb(pid: int, key: str) -> int:
-    """A ``kB`` field of /proc/PID/status (VmRSS, VmHWM ...)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name == key:
-            return int(value.split()[0])
-    raise KeyError(key)
 
 
 def slope(points: Sequence[tuple[int, int]]) -> float:
@@ -168,8 +139,9 @@ def soak(args: argparse.Namespace, tmp: Path) -> int:
             m = SHOE_ENDED.match(line)
             if not m:
                 continue
-            rss = status_kb(proc.pid, "VmRSS")
-            hwm = status_kb(proc.pid, "VmHWM")
+            status = proc_status(proc.pid)
+            rss = status_kb(status, "VmRSS")
+            hwm = status_kb(status, "VmHWM")
             shoe, shoe_coups = int(m.group(1)), int(m.group(2))
             samples.append((shoe, rss))
             coups += shoe_coups
@@ -232,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     out(f"  machine:  nproc {len(os.sched_getaffinity(0))}, {platform.machine()}, {platform.platform()}")
     out(f"  python:   {platform.python_version()} ({platform.python_implementation()})")
     out(f"  load:     {load()}")
+    args.dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bench-soak-", dir=args.dir) as name:
         out(f"  journal:  {name}")
         rc = soak(args, Path(name))
