@@ -49,16 +49,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Longest error line printed; the rest of a longer one (a megabyte "card" quoted back) is cut.
+MAX_MESSAGE = 400
+
+
+def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
+    """``message`` as one line of at most ``limit`` characters: line breaks become spaces, the middle of a
+    long message is cut (its start names the command and file, its end the problem)."""
+    text = " ".join(message.split("\n"))
+    if len(text) <= limit:
+        return text
+    keep = (limit - 5) // 2
+    return f"{text[:keep]} ... {text[-keep:]}"
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.handler(args))
     except UsageError as exc:
-        print(str(exc), file=sys.stderr)
+        print(one_line(str(exc)), file=sys.stderr)
         return 2
     except ValueError as exc:
         # Core validation errors (CardError, CompositionError, ConfigError ...) are user mistakes.
-        print(f"shoe-controller: {exc}", file=sys.stderr)
+        print(one_line(f"shoe-controller: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

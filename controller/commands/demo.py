@@ -15,7 +15,11 @@ import time
 from pathlib import Path
 
 from controller.commands import Subparsers, UsageError
+from controller.commands.run import check_journal_file
 from controller.config import default_settings
+
+#: Slowest pace the demo accepts, in seconds per card (also refuses nan and infinity).
+MAX_PACE = 3600.0
 
 
 def register(sub: Subparsers) -> None:
@@ -41,17 +45,23 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("shoe-controller demo: --decks must be 1-8")
     if args.pace not in ("real", "fast"):
         try:
-            if float(args.pace) < 0:
+            if not 0 <= float(args.pace) <= MAX_PACE:
                 raise ValueError
         except ValueError:
-            raise UsageError(f"shoe-controller demo: --pace must be real, fast or seconds, not {args.pace!r}") from None
+            raise UsageError(
+                f"shoe-controller demo: --pace must be real, fast or 0-{MAX_PACE:g} seconds, not {args.pace!r}"
+            ) from None
 
 
 def run(args: argparse.Namespace) -> int:
     from controller.daemon import Daemon
     from controller.displays.terminal import TerminalDisplay
+    from controller.journal import JournalError
+    from controller.panel import PanelError
 
     _check(args)
+    if args.journal:
+        check_journal_file(args.journal)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(2), "big")
     with tempfile.TemporaryDirectory(prefix="shoe-demo-") as tmp:
         link = Path(tmp) / "shoe"
@@ -114,8 +124,12 @@ def run(args: argparse.Namespace) -> int:
                 daemon.stop()
 
             threading.Thread(target=stop_when_dealt, name="demo-watch", daemon=True).start()
-            with contextlib.suppress(KeyboardInterrupt):
-                daemon.run()
+            try:
+                with contextlib.suppress(KeyboardInterrupt):
+                    daemon.run()
+            except (JournalError, PanelError) as exc:
+                print(f"shoe-controller demo: {exc}", file=sys.stderr)
+                return 1
             print(f"demo: {display.coups} coups dealt; {display.last_line}")
         finally:
             if sim.poll() is None:

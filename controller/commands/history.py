@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from controller.commands import Subparsers, UsageError
-from controller.commands.journal import add_journal_argument, open_read_only
+from controller.commands.journal import add_journal_argument, journal_path, open_read_only
 
 #: The JSON Lines contract, in output order; other stored fields follow.
 FIELDS = (
@@ -106,7 +106,8 @@ def _flags(c: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    with open_read_only(args.journal) as journal:
+    path = journal_path(args)
+    with open_read_only(path) as journal:
         try:
             coups = [shape(c) for c in journal.coups(last=args.last, shoe=args.shoe)]
         except ValueError as exc:
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             out.write(json.dumps(c) + "\n")
         return 0
     if not coups:
-        print(f"{args.journal}: no coups", file=sys.stderr)
+        print(f"{path}: no coups", file=sys.stderr)
         return 0
     head = f"{'time (UTC)':<19}  {'shoe':>4} {'coup':>4}  {'result':<11} {'player':<9} {'banker':<9} flags"
     out.write(head + "\n")
