@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from controller import __version__
 from controller.commands import UsageError
+from controller.userfile import one_line
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
@@ -49,20 +51,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Longest error line printed; the rest of a longer one (a megabyte "card" quoted back) is cut.
-MAX_MESSAGE = 400
-
-
-def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
-    """``message`` as one line of at most ``limit`` characters: line breaks become spaces, the middle of a
-    long message is cut (its start names the command and file, its end the problem)."""
-    text = " ".join(message.split("\n"))
-    if len(text) <= limit:
-        return text
-    keep = (limit - 5) // 2
-    return f"{text[:keep]} ... {text[-keep:]}"
-
-
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -76,8 +64,25 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (``| head``): not an error
+        _drop_stdout()
         return 0
+    except OSError as exc:
+        # The output cannot be written (``> /dev/full``, a disk error): one line, not a traceback.
+        _drop_stdout()
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(one_line(f"shoe-controller: {where}{exc.strerror or exc}"), file=sys.stderr)
+        return 1
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout closed or not a real file (in tests)
+        pass
 
 
 if __name__ == "__main__":

@@ -16,9 +16,20 @@ import os
 import stat
 from typing import BinaryIO
 
-__all__ = ["MiB", "UserFileError", "check_regular", "describe_kind", "read_bytes", "read_text"]
+__all__ = [
+    "MAX_MESSAGE",
+    "MiB",
+    "UserFileError",
+    "check_regular",
+    "describe_kind",
+    "one_line",
+    "read_bytes",
+    "read_text",
+]
 
 MiB = 1024 * 1024
+#: Longest error line a command prints; the middle of a longer one (a megabyte "card" quoted back) is cut.
+MAX_MESSAGE = 400
 
 
 class UserFileError(ValueError):
@@ -130,3 +141,13 @@ def read_text(path: str | os.PathLike[str], *, limit: int, stdin: BinaryIO | Non
 
 def _os_reason(exc: OSError) -> str:
     return f"cannot read: {exc.strerror or exc}"
+
+
+def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
+    """An error ``message`` as one line of at most ``limit`` characters: line breaks become spaces, and the
+    middle of a long message is cut (its start names the command and file, its end the problem)."""
+    text = " ".join(message.splitlines())
+    if len(text) <= limit:
+        return text
+    keep = (limit - 5) // 2
+    return f"{text[:keep]} ... {text[-keep:]}"

@@ -49,11 +49,22 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
-def _count(text: str) -> int:
+#: SQLite's largest INTEGER: a larger filter value cannot even be asked of the journal.
+_MAX_SQL_INT = 2**63 - 1
+
+
+def _whole(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+    if abs(value) > _MAX_SQL_INT:
+        raise argparse.ArgumentTypeError(f"out of range: {text[:40]}")
+    return value
+
+
+def _count(text: str) -> int:
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
@@ -63,7 +74,7 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("history", help="list the coups in the journal", description=__doc__)
     add_journal_argument(p)
     p.add_argument("--last", type=_count, metavar="N", help="only the last N coups")
-    p.add_argument("--shoe", type=int, metavar="ID", help="only the coups of shoe number ID")
+    p.add_argument("--shoe", type=_whole, metavar="ID", help="only the coups of shoe number ID")
     p.add_argument("--json", action="store_true", help="one JSON object per line per coup")
     p.set_defaults(handler=run)
 
