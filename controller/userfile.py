@@ -13,6 +13,7 @@ the journal commands (:func:`check_regular`) and ``shoe-sim --script``/``--truth
 from __future__ import annotations
 
 import os
+import re
 import stat
 from typing import BinaryIO
 
@@ -143,10 +144,17 @@ def _os_reason(exc: OSError) -> str:
     return f"cannot read: {exc.strerror or exc}"
 
 
+#: A run of this many non-space characters in a message is a value quoted back (a megabyte "card"), not a
+#: word or a path: its middle is cut so that the words around it survive.
+_LONG_WORD = re.compile(r"\S{201,}")
+
+
 def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
-    """An error ``message`` as one line of at most ``limit`` characters: line breaks become spaces, and the
-    middle of a long message is cut (its start names the command and file, its end the problem)."""
+    """An error ``message`` as one line of at most ``limit`` characters: line breaks become spaces, the
+    middle of each overlong quoted value is cut, then the middle of a message still too long (its start
+    names the command and file, its end the problem)."""
     text = " ".join(message.splitlines())
+    text = _LONG_WORD.sub(lambda m: f"{m[0][:40]}...{m[0][-20:]}", text)
     if len(text) <= limit:
         return text
     keep = (limit - 5) // 2
