@@ -37,6 +37,11 @@ ROOT = Path(__file__).resolve().parents[2]
         (["--link", "/tmp/x", "--script", "/nonexistent/script.jsonl"], "--script"),
         (["--link", "/nonexistent-dir/shoe0"], "does not exist"),
         (["--link", "/tmp/x", "--truth", "/nonexistent-dir/t.jsonl"], "--truth"),
+        (["--link", "/tmp/x", "--truth", "/dev/null"], "--truth /dev/null: not a regular file (a character device)"),
+        (["--link", "/tmp/x", "--script", "/dev/zero"], "--script /dev/zero: not a regular file (a character device)"),
+        (["--link", "/tmp/x", "--pace", "inf"], "--pace"),
+        (["--link", "/tmp/x", "--settle", "inf"], "--settle"),
+        (["--link", "/tmp/x", "--linger", "1e400"], "--linger"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line_naming_the_problem(
@@ -143,3 +148,33 @@ def test_a_stale_symlink_from_an_earlier_run_is_replaced(tmp_path: Path) -> None
         assert not link.is_symlink()
     finally:
         _stop(proc)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "binary", "deep", "huge"])
+def test_a_hostile_script_or_truth_file_is_one_line(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A FIFO is refused without opening it (reading waits for a writer; writing for a reader), binary bytes
+    and JSON nested past the parser's recursion are one line, and a huge script is not read whole."""
+    path = tmp_path / kind
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "binary":
+        path.write_bytes(bytes(range(128, 256)))
+    elif kind == "deep":
+        path.write_text('{"at_card": ' + "[" * 100_000 + "\n")
+    else:
+        with path.open("wb") as fh:
+            fh.truncate(1024**3)  # sparse
+    expected = {
+        "fifo": "not a regular file (a FIFO (named pipe))",
+        "binary": "line 1: not UTF-8 text",
+        "deep": "JSON nested too deeply",
+        "huge": "too large (more than 1 MiB)",
+    }[kind]
+    options = ["--script"] + (["--truth"] if kind == "fifo" else [])
+    for option in options:
+        assert main(["--link", str(tmp_path / "shoe"), option, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err == f"shoe-sim: error: {option} {path}: {expected}\n"
+    assert not (tmp_path / "shoe").exists()
