@@ -42,20 +42,25 @@ KINDS = (
 )
 NOT_REGULAR = ("directory", "fifo", "dev_zero")
 
+#: What a reader of a text file (configuration, cards, fault script) is given.
+TEXT = ("missing", *NOT_REGULAR, "binary", "huge", "latin1", "unreadable")
+#: What a reader of the SQLite journal is given (SQLite itself refuses bytes that are not a journal).
+JOURNAL = ("missing", *NOT_REGULAR, "binary", "empty")
+
 #: (id, argv with {f} for the hostile file and {tmp} for a scratch directory, the kinds it is given)
 READERS: list[tuple[str, list[str], tuple[str, ...]]] = [
-    ("check-config", ["shoe-controller", "check-config", "{f}"], ("missing", *NOT_REGULAR, "binary", "huge", "latin1", "deep_toml", "unreadable")),
-    ("run --config", ["shoe-controller", "run", "--config", "{f}"], ("missing", *NOT_REGULAR, "binary", "huge", "latin1", "deep_toml", "unreadable")),
-    ("replay", ["shoe-controller", "replay", "{f}"], ("missing", *NOT_REGULAR, "binary", "huge", "latin1", "deep_toml", "unreadable")),
-    ("journal verify --journal", ["shoe-controller", "journal", "verify", "--journal", "{f}"], ("missing", *NOT_REGULAR, "binary", "empty")),
-    ("journal verify --config", ["shoe-controller", "journal", "verify", "--config", "{f}"], ("missing", *NOT_REGULAR, "binary", "huge", "deep_toml")),
-    ("history --journal", ["shoe-controller", "history", "--journal", "{f}"], ("missing", *NOT_REGULAR, "binary", "empty")),
-    ("history --config", ["shoe-controller", "history", "--config", "{f}"], ("missing", *NOT_REGULAR, "latin1", "deep_toml")),
+    ("check-config", ["shoe-controller", "check-config", "{f}"], (*TEXT, "deep_toml")),
+    ("run --config", ["shoe-controller", "run", "--config", "{f}"], (*TEXT, "deep_toml")),
+    ("replay", ["shoe-controller", "replay", "{f}"], (*TEXT, "deep_toml")),
+    ("journal verify --journal", ["shoe-controller", "journal", "verify", "--journal", "{f}"], JOURNAL),
+    ("journal verify --config", ["shoe-controller", "journal", "verify", "--config", "{f}"], (*TEXT, "deep_toml")),
+    ("history --journal", ["shoe-controller", "history", "--journal", "{f}"], JOURNAL),
+    ("history --config", ["shoe-controller", "history", "--config", "{f}"], (*TEXT, "deep_toml")),
     ("run --journal", ["shoe-controller", "run", "--journal", "{f}", "--pin-factory", "mock"], NOT_REGULAR),
     ("demo --journal", ["shoe-controller", "demo", "--journal", "{f}", "--pace", "fast"], NOT_REGULAR),
-    ("shoe-sim --script", ["shoe-sim", "--link", "{tmp}/shoe", "--script", "{f}"], ("missing", *NOT_REGULAR, "binary", "huge", "latin1", "deep_json", "unreadable")),
+    ("shoe-sim --script", ["shoe-sim", "--link", "{tmp}/shoe", "--script", "{f}"], (*TEXT, "deep_json")),
     ("shoe-sim --truth", ["shoe-sim", "--link", "{tmp}/shoe", "--truth", "{f}"], NOT_REGULAR),
-]  # fmt: skip
+]
 
 CASES = [pytest.param(argv, kind, id=f"{name}-{kind}") for name, argv, kinds in READERS for kind in kinds]
 
