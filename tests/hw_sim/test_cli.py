@@ -178,3 +178,48 @@ def test_a_hostile_script_or_truth_file_is_one_line(
         err = capsys.readouterr().err
         assert err == f"shoe-sim: error: {option} {path}: {expected}\n"
     assert not (tmp_path / "shoe").exists()
+
+
+@pytest.mark.slow
+def test_a_truth_file_that_cannot_grow_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    """A full disk, as a file size limit (RLIMIT_FSIZE; Python ignores SIGXFSZ, so the write fails with
+    EFBIG): the simulator stops with one line naming --truth and exit 1, not a traceback."""
+    import resource
+    import time
+
+    truth, link = tmp_path / "truth.jsonl", tmp_path / "shoe"
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+
+    argv = [sys.executable, "-m", "hw_sim.cli", "--link", str(link), "--dialect", "ascii", "--pace", "fast"]
+    proc = subprocess.Popen(
+        [*argv, "--settle", "0", "--truth", str(truth)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=small_files,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not link.exists():
+            assert proc.poll() is None and time.monotonic() < deadline, "no port"
+            time.sleep(0.02)
+        port = os.open(link, os.O_RDWR | os.O_NOCTTY)  # a controller plugs in: the shoe starts dealing
+        try:
+            while proc.poll() is None and time.monotonic() < deadline:
+                if select.select([port], [], [], 0.2)[0]:
+                    try:
+                        os.read(port, 4096)
+                    except OSError:
+                        break
+            _, err = proc.communicate(timeout=60)
+        finally:
+            os.close(port)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 1
+    assert err == f"shoe-sim: error: --truth {truth}: File too large\n"
