@@ -12,9 +12,9 @@ class UsageError(Exception):
     """A user mistake on the command line: printed as one line, exit code 2."""
 
 
-#: Largest card file ``replay`` reads (about 1.4 million cards, thousands of shoes); a larger one is refused
-#: rather than read whole.
-MAX_TOKEN_FILE_BYTES = 4 * 1024 * 1024
+#: Largest card file ``replay`` reads: about 350,000 cards (some 850 eight-deck shoes), replayed in about
+#: 90 MB (benchmarks/bench_input_bounds.py); a larger file is refused unread (4 MiB took 210 MB).
+MAX_TOKEN_FILE_BYTES = 1024 * 1024
 
 
 def read_tokens(source: str, prog: str = "shoe-controller") -> list[str]:
