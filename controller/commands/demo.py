@@ -7,12 +7,14 @@ import argparse
 import contextlib
 import logging
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from types import FrameType
 
 from controller.commands import Subparsers, UsageError
 from controller.commands.run import check_journal_file
@@ -87,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
         ]
         for fault in args.fault:
             sim_cmd += ["--fault", fault]
+        # SIGTERM or SIGHUP from here on runs the finally below, which stops the simulator: before the daemon
+        # puts its own handler in place (and after it restores this one), the default would kill the demo
+        # outright and leave the simulator waiting for a controller forever.
+        previous = {sig: signal.signal(sig, _raise_system_exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
         sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 10
@@ -142,4 +148,10 @@ def run(args: argparse.Namespace) -> int:
             for stream in (sim.stdout, sim.stderr):
                 if stream is not None:
                     stream.close()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
     return 0
+
+
+def _raise_system_exit(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
