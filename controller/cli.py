@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from controller import __version__
 from controller.commands import UsageError
+from controller.userfile import one_line
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
@@ -54,16 +56,33 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return int(args.handler(args))
     except UsageError as exc:
-        print(str(exc), file=sys.stderr)
+        print(one_line(str(exc)), file=sys.stderr)
         return 2
     except ValueError as exc:
         # Core validation errors (CardError, CompositionError, ConfigError ...) are user mistakes.
-        print(f"shoe-controller: {exc}", file=sys.stderr)
+        print(one_line(f"shoe-controller: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (``| head``): not an error
+        _drop_stdout()
         return 0
+    except OSError as exc:
+        # The output cannot be written (``> /dev/full``, a disk error): one line, not a traceback.
+        _drop_stdout()
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(one_line(f"shoe-controller: {where}{exc.strerror or exc}"), file=sys.stderr)
+        return 1
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout closed or not a real file (in tests)
+        pass
 
 
 if __name__ == "__main__":

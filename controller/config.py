@@ -26,6 +26,7 @@ import ipaddress
 import json
 import math
 import re
+import reprlib
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal, InvalidOperation
@@ -44,8 +45,10 @@ from pydantic import (
     model_validator,
 )
 
+from controller.board import PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
 from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCardRule
 from controller.game.table import TableRules
+from controller.userfile import UserFileError, read_bytes
 
 if TYPE_CHECKING:
     from controller.game.rules import Ruleset
@@ -53,8 +56,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_BAUD",
+    "DEFAULT_JOURNAL_PATH",
     "DEFAULT_PATH",
+    "MAX_CONFIG_BYTES",
     "PHYSICAL_PIN",
+    "RESERVED_GPIOS",
     "ConfigError",
     "GpioPins",
     "GpioSection",
@@ -76,6 +82,11 @@ __all__ = [
 
 #: Where the daemon looks when ``--config`` is not given.
 DEFAULT_PATH = Path("/etc/shoe-controller/config.toml")
+#: ``journal.path`` when the file does not set it (the service's ``StateDirectory=``). Written only here:
+#: ``run``, ``history`` and ``journal verify`` all take it from the settings.
+DEFAULT_JOURNAL_PATH = Path("/var/lib/shoe-controller/journal.db")
+#: A configuration file is a few kilobytes; anything larger than this is not one (and is not read whole).
+MAX_CONFIG_BYTES = 1024 * 1024
 
 RulesName = Literal["commission", "ez", "super6"]
 BurnName = Literal["exposed", "fixed", "none"]
@@ -108,25 +119,6 @@ STANDARD_BAUDS = (
 
 #: pyserial's URL handlers (``serial.serial_for_url``): ``scheme://...``.
 SERIAL_URL_SCHEMES = ("socket", "rfc2217", "loop", "spy", "hwgrep", "alt", "cp2110")
-
-#: BCM GPIO number -> physical pin on the Raspberry Pi's 40-pin header.
-PHYSICAL_PIN: Mapping[int, int] = MappingProxyType(
-    {
-        0: 27, 1: 28, 2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32, 13: 33,
-        14: 8, 15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40, 22: 15, 23: 16, 24: 18, 25: 22,
-        26: 37, 27: 13,
-    }
-)  # fmt: skip
-
-#: BCM numbers the panel may not use, and why: the LCD's I2C bus and the UART.
-RESERVED_PINS: Mapping[int, str] = MappingProxyType(
-    {
-        2: "I2C SDA (the dealer LCD's bus)",
-        3: "I2C SCL (the dealer LCD's bus)",
-        14: "UART TXD",
-        15: "UART RXD",
-    }
-)
 
 _MAX_CENTS = 100_000_000_00  # a hundred million: anything above is a typo
 _DECIMAL = re.compile(r"\d+(\.\d+)?")
@@ -168,15 +160,21 @@ class _KeyedError(ValueError):
 # Value checks (each raises ValueError with the reason; the key is added from pydantic's location)
 
 
+#: Longest value quoted back in an error message; a longer one is cut (the message stays one short line).
+_SHOW_MAX = 60
+_REPR = reprlib.Repr()  # bounded nesting and length (Python 3.11's Repr takes no arguments)
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict = 3, 6, 4
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = _SHOW_MAX
+
+
 def _show(value: object) -> str:
-    """A value as TOML would write it: ``true``, ``"text"``, ``8``."""
+    """A value as TOML would write it: ``true``, ``"text"``, ``8``; a long one cut to :data:`_SHOW_MAX`."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
     if isinstance(value, dict):
         return "a table"
-    return repr(value)
+    text = json.dumps(value[: _SHOW_MAX + 1]) if isinstance(value, str) else _REPR.repr(value)
+    return text if len(text) <= _SHOW_MAX else text[: _SHOW_MAX - 3] + "..."
 
 
 def _int_in(lo: int, hi: int) -> Callable[[object], int]:
@@ -287,14 +285,11 @@ def format_cents(cents: int) -> str:
 
 
 def _bcm_pin(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"must be a BCM GPIO number (0-27), got {_show(value)}")
-    if value not in PHYSICAL_PIN:
-        raise ValueError(f"{value} is not a BCM GPIO number (0-27)")
-    if value in RESERVED_PINS:
-        raise ValueError(
-            f"BCM {value} (header pin {PHYSICAL_PIN[value]}) is {RESERVED_PINS[value]}; choose another"
-        )
+    # The panel's own check (controller.board), so that check-config refuses exactly what the daemon would.
+    problem = pin_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    assert isinstance(value, int)
     return value
 
 
@@ -465,7 +460,7 @@ class ShoeSection(_Section):
 class JournalSection(_Section):
     """``[journal]``: where the SQLite journal lives."""
 
-    path: Annotated[Path, PlainValidator(_path)] = Path("/var/lib/shoe-controller/journal.db")
+    path: Annotated[Path, PlainValidator(_path)] = DEFAULT_JOURNAL_PATH
 
 
 class GpioPins(_Section):
@@ -483,12 +478,11 @@ class GpioPins(_Section):
     void: Annotated[int, PlainValidator(_bcm_pin)] = 13
 
     @model_validator(mode="after")
-    def _distinct(self) -> GpioPins:
-        owner: dict[int, str] = {}
-        for key, pin in self.as_dict().items():
-            if pin in owner:
-                raise _KeyedError(key, f"BCM {pin} is already used by gpio.pins.{owner[pin]}")
-            owner[pin] = key
+    def _usable(self) -> GpioPins:
+        try:
+            check_pin_map(self.as_dict(), prefix="gpio.pins.")
+        except PinMapError as error:
+            raise _KeyedError(error.function, error.reason) from None
         return self
 
     def as_dict(self) -> dict[str, int]:
@@ -684,19 +678,25 @@ def parse_config(text: str, source: str = "config.toml") -> Settings:
     except tomllib.TOMLDecodeError as error:
         line, reason = _toml_error_line(str(error), text)
         raise ConfigError(source, reason, line=line) from None
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables recursively: a few hundred levels exhaust the stack.
+        raise ConfigError(source, "arrays or inline tables nested too deeply") from None
     try:
         return Settings.model_validate(document)
     except ValidationError as error:
         raise _config_error(source, error) from None
+    except RecursionError:  # a value nested just below tomllib's limit, quoted back in a message
+        raise ConfigError(source, "arrays or inline tables nested too deeply") from None
 
 
 def load_config(path: str | Path = DEFAULT_PATH) -> Settings:
-    """Read and validate the file at ``path``; a missing or unreadable file is a :class:`ConfigError`."""
+    """Read and validate the file at ``path``; a missing or unreadable file is a :class:`ConfigError`, and
+    so is a FIFO or device (refused at once, never read) or a file over :data:`MAX_CONFIG_BYTES`."""
     source = str(path)
     try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise ConfigError(source, f"cannot read: {error.strerror or error}") from None
+        raw = read_bytes(path, limit=MAX_CONFIG_BYTES)
+    except UserFileError as error:
+        raise ConfigError(source, error.reason) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

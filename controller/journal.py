@@ -61,9 +61,6 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import quote
 
-#: Where the service keeps its journal (systemd ``StateDirectory=shoe-controller``).
-DEFAULT_JOURNAL_PATH = "/var/lib/shoe-controller/journal.db"
-
 #: The schema this code writes and reads, kept in ``PRAGMA user_version``.
 SCHEMA_VERSION = 1
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from gpiozero import LED, Button, Buzzer, DigitalInputDevice
 
+from controller.board import PinMapError, check_pin_map
 from controller.game.table import Alarm, AlarmRaised, Lamp, Notice, TableView
 
 # gpiozero ships without type information; a pin factory is whatever gpiozero accepts as pin_factory.
@@ -67,35 +68,16 @@ class PanelError(RuntimeError):
         self.pin = pin
 
 
-class PinMapError(ValueError):
-    """A pin map entry is not a usable header GPIO, or two functions share one GPIO."""
-
-    def __init__(self, message: str, *, function: str, pin: int) -> None:
-        super().__init__(message)
-        self.function = function
-        self.pin = pin
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Pin map
-
-# GPIO 2 and 3 are the I2C bus of the dealer LCD, 14 and 15 the Pi's UART (a shoe may be wired there),
-# 0 and 1 the HAT EEPROM's ID bus.
-_RESERVED_GPIOS: Mapping[int, str] = MappingProxyType(
-    {
-        0: "HAT ID EEPROM (ID_SD)",
-        1: "HAT ID EEPROM (ID_SC)",
-        2: "LCD's I2C SDA",
-        3: "LCD's I2C SCL",
-        14: "UART TXD",
-        15: "UART RXD",
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
 class PinMap:
-    """BCM GPIO numbers of the panel's parts. Field names are the config keys (``[gpio.pins]``)."""
+    """BCM GPIO numbers of the panel's parts. Field names are the config keys (``[gpio.pins]``).
+
+    Refuses (:class:`~controller.board.PinMapError`) what ``check-config`` refuses: a number that is not
+    a header GPIO, a reserved GPIO (:data:`controller.board.RESERVED_GPIOS`) or one used twice."""
 
     player_draw: int = 17
     banker_draw: int = 27
@@ -109,23 +91,8 @@ class PinMap:
     void: int = 13
 
     def __post_init__(self) -> None:
-        seen: dict[int, str] = {}
-        for name, pin in self.items():
-            if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= 27:
-                raise PinMapError(
-                    f"pin {name}: {pin!r} is not a header GPIO (BCM 0-27)", function=name, pin=pin
-                )
-            if pin in _RESERVED_GPIOS:
-                raise PinMapError(
-                    f"pin {name}: GPIO {pin} is reserved for the {_RESERVED_GPIOS[pin]}",
-                    function=name,
-                    pin=pin,
-                )
-            if pin in seen:
-                raise PinMapError(
-                    f"pin {name}: GPIO {pin} is already used by {seen[pin]}", function=name, pin=pin
-                )
-            seen[pin] = name
+        # The one validation of a pin map, shared with the configuration's [gpio.pins] (controller.board).
+        check_pin_map(dict(self.items()))
 
     def items(self) -> Iterator[tuple[str, int]]:
         """(function, BCM GPIO) for every part, in field order."""

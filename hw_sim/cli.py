@@ -14,14 +14,17 @@ itself is :class:`hw_sim.core.ShoeSimulator`, which this module only feeds with 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import select
 import signal
 import sys
 import time
 from pathlib import Path
 from types import FrameType
-from typing import NoReturn
+from typing import IO, NoReturn, cast
 
+from controller.userfile import UserFileError, check_regular, one_line, read_text
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK
@@ -33,6 +36,8 @@ PROG = "shoe-sim"
 CHUNK_GAP = 0.002
 #: Longest sleep of the main loop, so that a controller plugging in is noticed quickly.
 TICK = 0.05
+#: Largest ``--script`` read (a script is a few lines; a larger file is refused rather than read whole).
+MAX_SCRIPT_BYTES = 1024 * 1024
 
 
 class UsageError(Exception):
@@ -55,6 +60,8 @@ def _pace(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not real, fast or a number of seconds") from None
     if value < 0 or value != value:
         raise argparse.ArgumentTypeError(f"{text!r}: seconds per card cannot be negative")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r}: seconds per card must be a finite number")
     return value
 
 
@@ -65,6 +72,8 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"{text!r} cannot be negative")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number of seconds")
     return value
 
 
@@ -112,10 +121,13 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         script: tuple[ScriptedFault, ...] = ()
         if args.script is not None:
             try:
-                text = args.script.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise UsageError(f"--script {args.script}: {exc.strerror}") from None
-            script = tuple(parse_script(text.splitlines(), str(args.script)))
+                text = read_text(args.script, limit=MAX_SCRIPT_BYTES)
+            except UserFileError as exc:
+                raise UsageError(f"--script {exc}") from None
+            try:
+                script = tuple(parse_script(text.splitlines(), str(args.script)))
+            except RecursionError:  # json parses nested arrays recursively
+                raise UsageError(f"--script {args.script}: JSON nested too deeply") from None
     except FaultSpecError as exc:
         raise UsageError(f"--fault/--script {exc}") from None
     try:
@@ -135,6 +147,44 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         )
     except ConfigError as exc:
         raise UsageError(f"--{exc.key.replace('_', '-')}: {exc.reason}") from None
+
+
+class _TruthWriteError(Exception):
+    """Writing the record of truth failed; the message is ``--truth PATH: reason``."""
+
+
+class _TruthFile:
+    """The ``--truth`` file: a regular file (a FIFO would block the open, a device never fill), opened for
+    writing; a failed write becomes :class:`_TruthWriteError` naming the file."""
+
+    def __init__(self, path: Path) -> None:
+        check_regular(path)
+        self._path = path
+        try:
+            self._stream = path.open("w", encoding="utf-8")
+        except OSError as exc:
+            raise UserFileError(str(path), exc.strerror or str(exc)) from None
+
+    def _failed(self, exc: OSError) -> _TruthWriteError:
+        return _TruthWriteError(f"--truth {self._path}: {exc.strerror or exc}")
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        except OSError as exc:
+            raise self._failed(exc) from None
 
 
 class _Stop(Exception):
@@ -187,15 +237,15 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         config = config_from_args(args)
     except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(one_line(f"{PROG}: error: {exc}"), file=sys.stderr)
         return 2
     transport: PtyTransport | TcpTransport = PtyTransport(args.link) if args.link else TcpTransport(*args.tcp)
     try:
-        stream = args.truth.open("w", encoding="utf-8") if args.truth else None
-    except OSError as exc:
-        print(f"{PROG}: error: --truth {args.truth}: {exc.strerror}", file=sys.stderr)
+        stream = _TruthFile(args.truth) if args.truth else None
+    except UserFileError as exc:
+        print(one_line(f"{PROG}: error: --truth {exc}"), file=sys.stderr)
         return 2
-    truth = TruthLog(stream)
+    truth = TruthLog(cast(IO[str], stream))
     try:
         transport.open()
     except TransportError as exc:
@@ -214,10 +264,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: done: {sim.shoe_number} shoe(s), {sim.cards_in_run} cards", flush=True)
     except (KeyboardInterrupt, _Stop):
         truth.write("interrupted", time.monotonic())
+    except _TruthWriteError as exc:  # the disk is full, a file size limit ...: stop, say so in one line
+        print(one_line(f"{PROG}: error: {exc}"), file=sys.stderr)
+        return 1
+    except OSError as exc:  # stdout cannot be written (``> /dev/full``), or the transport failed
+        print(one_line(f"{PROG}: error: {exc.strerror or exc}"), file=sys.stderr)
+        return 1
     finally:
         signal.signal(signal.SIGTERM, previous)
         transport.close()
-        truth.close()
+        with contextlib.suppress(_TruthWriteError):
+            truth.close()
     return 0
 
 

@@ -3,6 +3,7 @@ the model, config/config.example.toml and docs/configuration.md."""
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from controller.config import (
     DEFAULT_PATH,
+    MAX_CONFIG_BYTES,
     PHYSICAL_PIN,
     ConfigError,
     Settings,
@@ -330,7 +332,7 @@ def test_several_errors_report_the_first_and_count_the_rest() -> None:
 def test_accepted_edge_values() -> None:
     s = parse_config(
         "[table]\ndecks = 1\n[shoe]\nport = 'loop://'\nlink_timeout = 60\n"
-        "[gpio]\nbounce_seconds = 0\n[gpio.pins]\nplayer_draw = 0\nbanker_draw = 27\n"
+        "[gpio]\nbounce_seconds = 0\n[gpio.pins]\nplayer_draw = 4\nbanker_draw = 27\n"
         "[lcd]\ni2c_address = 0x08\n[scoreboard]\nbind = 'scoreboard.local:65535'\n"
     )
     assert (s.table.decks, s.shoe.port, s.shoe.link_timeout, s.gpio.bounce_seconds) == (
@@ -339,7 +341,7 @@ def test_accepted_edge_values() -> None:
         60.0,
         0.0,
     )
-    assert (s.gpio.pins.player_draw, s.gpio.pins.banker_draw, s.lcd.i2c_address) == (0, 27, 0x08)
+    assert (s.gpio.pins.player_draw, s.gpio.pins.banker_draw, s.lcd.i2c_address) == (4, 27, 0x08)
     assert (s.scoreboard.host, s.scoreboard.port) == ("scoreboard.local", 65535)
     assert parse_config("[shoe]\nport = 'rfc2217://10.0.0.5:4001'").shoe.port == "rfc2217://10.0.0.5:4001"
 
@@ -422,7 +424,7 @@ def test_missing_file_names_the_path(tmp_path: Path) -> None:
 
 
 def test_a_directory_and_bad_encoding_are_config_errors(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(ConfigError, match=r": not a regular file \(a directory\)$"):
         load_config(tmp_path)
     path = tmp_path / "latin1.toml"
     path.write_bytes(b'[table]\nname = "Salon Priv\xe9"\n')
@@ -621,3 +623,43 @@ def test_bad_side_bets_name_the_key(text: str, fragment: str) -> None:
     with pytest.raises(ConfigError) as err:
         parse_config(text)
     assert fragment in str(err.value)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Hostile files: refused at once, in one line (the console-script matrix is tests/cli/test_hostile_input.py)
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "config.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError) as info:
+        load_config(fifo)  # opening a FIFO for reading would block until a writer came
+    assert str(info.value) == f"{fifo}: not a regular file (a FIFO (named pipe))"
+
+
+def test_a_device_is_refused_without_reading_it() -> None:
+    with pytest.raises(ConfigError, match=r"^/dev/zero: not a regular file \(a character device\)$"):
+        load_config("/dev/zero")
+
+
+def test_a_file_over_the_bound_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    with path.open("wb") as fh:
+        fh.truncate(MAX_CONFIG_BYTES + 1)  # sparse
+    with pytest.raises(ConfigError, match=r": too large \(more than 1 MiB\)$"):
+        load_config(path)
+
+
+@pytest.mark.parametrize("opening", ["[", "{x = "])
+def test_nesting_too_deep_for_the_parser_is_one_error(opening: str) -> None:
+    closing = "]" if opening == "[" else "}"
+    text = "[table]\nname = " + opening * 900 + "1" + closing * 900 + "\n"
+    with pytest.raises(ConfigError) as info:  # tomllib recurses: a RecursionError before this fix
+        parse_config(text)
+    assert str(info.value) == "config.toml: arrays or inline tables nested too deeply"
+
+
+def test_a_long_value_is_cut_in_the_message() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config("[table]\nname = [" + "1, " * 10_000 + "]\n")
+    assert str(info.value) == "config.toml: table.name: must be a string, got [1, 1, 1, 1, 1, 1, ...]"

@@ -158,8 +158,10 @@ def test_pin_map_defaults_are_the_documented_bcm_numbers() -> None:
     ("kwargs", "function", "pin", "words"),
     [
         ({"tie": 17}, "tie", 17, "already used by player_draw"),
-        ({"fault": 28}, "fault", 28, "BCM 0-27"),
-        ({"buzzer": -1}, "buzzer", -1, "BCM 0-27"),
+        ({"fault": 28}, "fault", 28, r"28 is not a BCM GPIO number \(0-27\)"),
+        ({"buzzer": -1}, "buzzer", -1, r"-1 is not a BCM GPIO number \(0-27\)"),
+        ({"fault": 0}, "fault", 0, "HAT ID EEPROM"),
+        ({"tie": 1}, "tie", 1, "HAT ID EEPROM"),
         ({"declare": 2}, "declare", 2, "I2C SDA"),
         ({"void": 3}, "void", 3, "I2C SCL"),
         ({"new_shoe": 14}, "new_shoe", 14, "UART"),
@@ -172,6 +174,32 @@ def test_pin_map_rejects_unusable_pins_naming_the_function(
         PinMap(**kwargs)
     assert (info.value.function, info.value.pin) == (function, pin)
     assert function in str(info.value)
+
+
+@pytest.mark.parametrize("key", ["fault", "tie"])
+@pytest.mark.parametrize("pin", range(-1, 29))
+def test_check_config_refuses_exactly_the_pin_maps_the_panel_refuses(key: str, pin: int) -> None:
+    """One validation: a [gpio.pins] value passes check-config if and only if the daemon's PinMap takes it
+    (BCM 0 and 1, the HAT EEPROM bus, used to pass check-config and then stop the daemon at start)."""
+    from controller.config import ConfigError, parse_config
+
+    try:
+        PinMap(**{key: pin})
+        panel_error = None
+    except PinMapError as error:
+        panel_error = error
+    try:
+        settings = parse_config(f"[gpio.pins]\n{key} = {pin}\n")
+        config_error = None
+    except ConfigError as error:
+        config_error = error
+    assert (config_error is None) == (panel_error is None), (config_error, panel_error)
+    if config_error is None:
+        assert PinMap(**settings.gpio.pins.as_dict()).items() is not None  # the daemon's own construction
+    else:
+        assert panel_error is not None
+        assert config_error.key == f"gpio.pins.{panel_error.function}"
+        assert config_error.reason.replace("gpio.pins.", "") == panel_error.reason
 
 
 def test_pin_map_rejects_a_bool() -> None:

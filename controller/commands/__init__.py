@@ -12,17 +12,24 @@ class UsageError(Exception):
     """A user mistake on the command line: printed as one line, exit code 2."""
 
 
-def read_tokens(source: str) -> list[str]:
-    """Whitespace-separated tokens from a file path, or stdin for ``-``."""
+#: Largest card file ``replay`` reads: about 350,000 cards (some 850 eight-deck shoes), replayed in about
+#: 90 MB (benchmarks/bench_input_bounds.py); a larger file is refused unread (4 MiB took 210 MB).
+MAX_TOKEN_FILE_BYTES = 1024 * 1024
+
+
+def read_tokens(source: str, prog: str = "shoe-controller") -> list[str]:
+    """Whitespace-separated tokens from a file path, or stdin for ``-``; at most
+    :data:`MAX_TOKEN_FILE_BYTES`. A missing, unreadable, non-regular (FIFO, device), too large or non-UTF-8
+    file is a one-line :class:`UsageError` naming it."""
     import sys
 
-    if source == "-":
-        return sys.stdin.read().split()
+    from controller.userfile import UserFileError, read_text
+
     try:
-        with open(source, encoding="utf-8") as fh:
-            return fh.read().split()
-    except OSError as exc:
-        raise UsageError(f"shoe-controller: cannot read {source}: {exc.strerror}") from None
+        return read_text(source, limit=MAX_TOKEN_FILE_BYTES, stdin=sys.stdin.buffer).split()
+    except UserFileError as exc:
+        name = "stdin" if source == "-" else source
+        raise UsageError(f"{prog}: {name}: {exc.reason}") from None
 
 
 def add_rules_argument(parser: argparse.ArgumentParser) -> None:

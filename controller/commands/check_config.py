@@ -10,8 +10,7 @@ from __future__ import annotations
 import argparse
 
 from controller.commands import Subparsers, UsageError
-
-_DEFAULT_PATH = "/etc/shoe-controller/config.toml"  # controller.config.DEFAULT_PATH; a test keeps them equal
+from controller.config import DEFAULT_PATH, ConfigError, load_config
 
 
 def register(sub: Subparsers) -> None:
@@ -19,17 +18,14 @@ def register(sub: Subparsers) -> None:
     p.add_argument(
         "path",
         nargs="?",
-        default=_DEFAULT_PATH,
+        default=str(DEFAULT_PATH),
         metavar="FILE",
-        help=f"the configuration file (default: {_DEFAULT_PATH})",
+        help=f"the configuration file (default: {DEFAULT_PATH})",
     )
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    # Imported here so that other subcommands do not pay for pydantic at start-up.
-    from controller.config import ConfigError, load_config
-
     try:
         settings = load_config(args.path)
     except ConfigError as error:

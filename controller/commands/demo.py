@@ -7,15 +7,21 @@ import argparse
 import contextlib
 import logging
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from types import FrameType
 
 from controller.commands import Subparsers, UsageError
+from controller.commands.run import check_journal_file
 from controller.config import default_settings
+
+#: Slowest pace the demo accepts, in seconds per card (also refuses nan and infinity).
+MAX_PACE = 3600.0
 
 
 def register(sub: Subparsers) -> None:
@@ -41,17 +47,23 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("shoe-controller demo: --decks must be 1-8")
     if args.pace not in ("real", "fast"):
         try:
-            if float(args.pace) < 0:
+            if not 0 <= float(args.pace) <= MAX_PACE:
                 raise ValueError
         except ValueError:
-            raise UsageError(f"shoe-controller demo: --pace must be real, fast or seconds, not {args.pace!r}") from None
+            raise UsageError(
+                f"shoe-controller demo: --pace must be real, fast or 0-{MAX_PACE:g} seconds, not {args.pace!r}"
+            ) from None
 
 
 def run(args: argparse.Namespace) -> int:
     from controller.daemon import Daemon
     from controller.displays.terminal import TerminalDisplay
+    from controller.journal import JournalError
+    from controller.panel import PanelError
 
     _check(args)
+    if args.journal:
+        check_journal_file(args.journal)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(2), "big")
     with tempfile.TemporaryDirectory(prefix="shoe-demo-") as tmp:
         link = Path(tmp) / "shoe"
@@ -77,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
         ]
         for fault in args.fault:
             sim_cmd += ["--fault", fault]
+        # SIGTERM or SIGHUP from here on runs the finally below, which stops the simulator: before the daemon
+        # puts its own handler in place (and after it restores this one), the default would kill the demo
+        # outright and leave the simulator waiting for a controller forever.
+        previous = {sig: signal.signal(sig, _raise_system_exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
         sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 10
@@ -114,8 +130,12 @@ def run(args: argparse.Namespace) -> int:
                 daemon.stop()
 
             threading.Thread(target=stop_when_dealt, name="demo-watch", daemon=True).start()
-            with contextlib.suppress(KeyboardInterrupt):
-                daemon.run()
+            try:
+                with contextlib.suppress(KeyboardInterrupt):
+                    daemon.run()
+            except (JournalError, PanelError) as exc:
+                print(f"shoe-controller demo: {exc}", file=sys.stderr)
+                return 1
             print(f"demo: {display.coups} coups dealt; {display.last_line}")
         finally:
             if sim.poll() is None:
@@ -128,4 +148,10 @@ def run(args: argparse.Namespace) -> int:
             for stream in (sim.stdout, sim.stderr):
                 if stream is not None:
                     stream.close()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
     return 0
+
+
+def _raise_system_exit(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)

@@ -15,18 +15,29 @@ import sys
 from typing import Any
 
 from controller.commands import Subparsers, UsageError
-from controller.commands.journal import add_journal_argument, open_read_only
+from controller.commands.journal import add_journal_argument, journal_path, open_read_only
 from controller.game.records import COUP_FIELDS
 
 #: The JSON Lines contract, in output order (the coup record's fields); other stored fields follow.
 FIELDS = tuple(COUP_FIELDS)
 
 
-def _count(text: str) -> int:
+#: SQLite's largest INTEGER: a larger filter value cannot even be asked of the journal.
+_MAX_SQL_INT = 2**63 - 1
+
+
+def _whole(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+    if abs(value) > _MAX_SQL_INT:
+        raise argparse.ArgumentTypeError(f"out of range: {text[:40]}")
+    return value
+
+
+def _count(text: str) -> int:
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
@@ -36,7 +47,7 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("history", help="list the coups in the journal", description=__doc__)
     add_journal_argument(p)
     p.add_argument("--last", type=_count, metavar="N", help="only the last N coups")
-    p.add_argument("--shoe", type=int, metavar="ID", help="only the coups of shoe number ID")
+    p.add_argument("--shoe", type=_whole, metavar="ID", help="only the coups of shoe number ID")
     p.add_argument("--json", action="store_true", help="one JSON object per line per coup")
     p.set_defaults(handler=run)
 
@@ -81,7 +92,8 @@ def _flags(c: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    with open_read_only(args.journal) as journal:
+    path = journal_path(args)
+    with open_read_only(path) as journal:
         try:
             coups = [shape(c) for c in journal.coups(last=args.last, shoe=args.shoe)]
         except ValueError as exc:
@@ -92,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             out.write(json.dumps(c) + "\n")
         return 0
     if not coups:
-        print(f"{args.journal}: no coups", file=sys.stderr)
+        print(f"{path}: no coups", file=sys.stderr)
         return 0
     head = f"{'time (UTC)':<19}  {'shoe':>4} {'coup':>4}  {'result':<11} {'player':<9} {'banker':<9} flags"
     out.write(head + "\n")

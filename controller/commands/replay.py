@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from controller.commands import Subparsers, add_rules_argument, read_tokens
+from controller.commands import Subparsers, UsageError, add_rules_argument, read_tokens
 from controller.game.cards import parse_cards
 from controller.game.coup import play_coups
 
@@ -20,7 +20,12 @@ def register(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    cards = parse_cards(read_tokens(args.source))
+    tokens = read_tokens(args.source, prog="shoe-controller replay")
+    try:
+        cards = parse_cards(tokens)
+    except ValueError as exc:  # CardError: a token that is not a card
+        name = "stdin" if args.source == "-" else args.source
+        raise UsageError(f"shoe-controller replay: {name}: {exc}") from None
     results, leftover = play_coups(cards)
     out = sys.stdout
     for number, result in enumerate(results, start=1):
@@ -29,6 +34,6 @@ def run(args: argparse.Namespace) -> int:
         else:
             out.write(f"{number:4d}  {result.describe()}\n")
     if leftover:
-        tokens = " ".join(c.token for c in leftover)
-        print(f"shoe-controller replay: {len(leftover)} card(s) left over, no complete coup: {tokens}", file=sys.stderr)
+        rest = " ".join(c.token for c in leftover)
+        print(f"shoe-controller replay: {len(leftover)} card(s) left over, no complete coup: {rest}", file=sys.stderr)
     return 0

@@ -29,6 +29,8 @@ from controller.game.roads import (
 T = TypeVar("T")
 
 _LETTERS = {"b": "B", "p": "P", "t": "T"}
+#: Tallest board drawn (a real scoreboard has 6 rows); the drawing's size grows with it.
+MAX_ROWS = 50
 
 
 def register(sub: Subparsers) -> None:
@@ -65,8 +67,8 @@ def expand_results(args: Sequence[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.rows < 1:
-        raise UsageError(f"shoe-controller roads: --rows must be at least 1, not {args.rows}")
+    if not 1 <= args.rows <= MAX_ROWS:
+        raise UsageError(f"shoe-controller roads: --rows must be 1-{MAX_ROWS}, not {args.rows}")
     roads = compute_roads(expand_results(args.results))
     if args.json:
         print(json.dumps(roads.to_dict()))

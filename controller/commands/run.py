@@ -9,8 +9,9 @@ import sys
 from collections.abc import Mapping
 from typing import TextIO
 
-from controller.commands import Subparsers
+from controller.commands import Subparsers, UsageError
 from controller.config import DEFAULT_PATH, Settings, default_settings, load_config
+from controller.userfile import UserFileError, check_regular
 
 
 def register(sub: Subparsers) -> None:
@@ -46,6 +47,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     settings = settings.with_overrides(
         port=args.port, dialect=args.dialect, journal=args.journal, pin_factory=args.pin_factory
     )
+    check_journal_file(settings.journal.path)
     return settings.with_scoreboard(
         bind=args.scoreboard, reveal=args.reveal, enabled=False if args.no_scoreboard else None
     )
@@ -93,6 +95,14 @@ def log_handler(environ: Mapping[str, str], stream: TextIO) -> logging.Handler:
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     return handler
+
+
+def check_journal_file(path: str | os.PathLike[str]) -> None:
+    """Refuse a journal path that exists and is not a regular file (a FIFO would block SQLite's open)."""
+    try:
+        check_regular(path)
+    except UserFileError as exc:
+        raise UsageError(f"shoe-controller: journal {exc}") from None
 
 
 def setup_logging(level: str) -> None:

@@ -85,4 +85,4 @@ def test_user_mistake_is_never_a_traceback() -> None:
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
-    assert proc.stderr.strip() == "shoe-controller: cannot read /no/such/file: No such file or directory"
+    assert proc.stderr.strip() == "shoe-controller replay: /no/such/file: cannot read: No such file or directory"

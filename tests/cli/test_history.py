@@ -222,3 +222,64 @@ def test_a_newer_schema_is_one_line(journal: Path, command: list[str]) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     err = refusal(cli(*command, "--journal", str(journal)))
     assert f"schema version {SCHEMA_VERSION + 1}" in err and "upgrade" in err
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Which journal: --journal, else the configuration's journal.path (the one the daemon writes)
+
+
+@pytest.mark.parametrize("command", [["journal", "verify"], ["history", "--json"]])
+def test_config_names_the_journal_the_command_reads(journal: Path, tmp_path: Path, command: list[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[journal]\npath = "{journal}"\n', encoding="utf-8")
+    result = cli(*command, "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    if command[0] == "journal":
+        assert result.stdout == f"{journal}: intact, 8 records\n"  # 4 inputs and their 4 coups
+    else:
+        assert [(c["shoe"], c["coup"]) for c in lines(result.stdout)] == [(1, 1), (1, 2), (2, 1), (2, 2)]
+
+
+@pytest.mark.parametrize("command", [["journal", "verify"], ["history"]])
+def test_a_configured_journal_that_is_missing_is_named(tmp_path: Path, command: list[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[journal]\npath = "{tmp_path / "elsewhere.db"}"\n', encoding="utf-8")
+    result = cli(*command, "--config", str(config))
+    assert result.returncode == 2
+    assert result.stderr == f"shoe-controller: journal {tmp_path / 'elsewhere.db'} does not exist\n"
+
+
+@pytest.mark.parametrize("command", [["journal", "verify"], ["history"]])
+def test_a_bad_config_is_one_line_naming_it(tmp_path: Path, command: list[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[journal]\npath = 7\n", encoding="utf-8")
+    result = cli(*command, "--config", str(config))
+    assert result.returncode == 2
+    assert result.stderr == f"shoe-controller: {config}: journal.path: must be a file path, got 7\n"
+
+
+def test_journal_and_config_together_are_refused(journal: Path, tmp_path: Path) -> None:
+    result = cli("history", "--journal", str(journal), "--config", str(tmp_path / "c.toml"))
+    assert result.returncode == 2
+    assert "not allowed with" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_without_either_the_default_journal_comes_from_the_config_module() -> None:
+    from controller.config import DEFAULT_JOURNAL_PATH, DEFAULT_PATH
+
+    result = cli("journal", "verify")  # no /etc/shoe-controller/config.toml on a development machine
+    if DEFAULT_PATH.exists():
+        pytest.skip(f"{DEFAULT_PATH} exists here")
+    assert result.returncode == 2
+    assert str(DEFAULT_JOURNAL_PATH) in result.stderr
+
+
+def test_the_default_paths_are_written_once() -> None:
+    """The journal's and the configuration's default paths live in controller/config.py only."""
+    for default in ("/var/lib/shoe-controller/journal.db", "/etc/shoe-controller/config.toml"):
+        holders = [
+            p.relative_to(REPO).as_posix()
+            for p in sorted((REPO / "controller").rglob("*.py"))
+            if default in p.read_text(encoding="utf-8")
+        ]
+        assert holders == ["controller/config.py"], (default, holders)

@@ -87,7 +87,8 @@ def test_rows_sets_the_board_height(capsys: pytest.CaptureFixture[str]) -> None:
         (["B", "X", "P"], "shoe-controller roads: 'X' is not a result"),
         (["BBQ"], "shoe-controller roads: 'BBQ' is not a result"),
         (["bankers"], "shoe-controller roads: 'bankers' is not a result"),
-        (["--rows", "0", "B"], "shoe-controller roads: --rows must be at least 1, not 0"),
+        (["--rows", "0", "B"], "shoe-controller roads: --rows must be 1-50, not 0"),
+        (["--rows", "100000000", "B"], "shoe-controller roads: --rows must be 1-50, not 100000000"),
     ],
 )
 def test_a_bad_result_is_one_line_and_exit_2(

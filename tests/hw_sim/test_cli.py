@@ -37,6 +37,11 @@ ROOT = Path(__file__).resolve().parents[2]
         (["--link", "/tmp/x", "--script", "/nonexistent/script.jsonl"], "--script"),
         (["--link", "/nonexistent-dir/shoe0"], "does not exist"),
         (["--link", "/tmp/x", "--truth", "/nonexistent-dir/t.jsonl"], "--truth"),
+        (["--link", "/tmp/x", "--truth", "/dev/null"], "--truth /dev/null: not a regular file (a character device)"),
+        (["--link", "/tmp/x", "--script", "/dev/zero"], "--script /dev/zero: not a regular file (a character device)"),
+        (["--link", "/tmp/x", "--pace", "inf"], "--pace"),
+        (["--link", "/tmp/x", "--settle", "inf"], "--settle"),
+        (["--link", "/tmp/x", "--linger", "1e400"], "--linger"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line_naming_the_problem(
@@ -65,9 +70,20 @@ def test_link_path_that_is_a_file_is_not_clobbered(tmp_path: Path, capsys: pytes
     assert target.read_text() == "precious"
 
 
+def _default_sigint() -> None:
+    # A shell starts background jobs with SIGINT ignored and children inherit that; Python then installs no
+    # KeyboardInterrupt handler. Give the simulator the SIGINT a user's terminal gives it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(args: list[str]) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hw_sim.cli", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "hw_sim.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
     )
     assert proc.stdout is not None
     ready, _, _ = select.select([proc.stdout], [], [], 15)
@@ -143,3 +159,78 @@ def test_a_stale_symlink_from_an_earlier_run_is_replaced(tmp_path: Path) -> None
         assert not link.is_symlink()
     finally:
         _stop(proc)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "binary", "deep", "huge"])
+def test_a_hostile_script_or_truth_file_is_one_line(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A FIFO is refused without opening it (reading waits for a writer; writing for a reader), binary bytes
+    and JSON nested past the parser's recursion are one line, and a huge script is not read whole."""
+    path = tmp_path / kind
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "binary":
+        path.write_bytes(bytes(range(128, 256)))
+    elif kind == "deep":
+        path.write_text('{"at_card": ' + "[" * 100_000 + "\n")
+    else:
+        with path.open("wb") as fh:
+            fh.truncate(1024**3)  # sparse
+    expected = {
+        "fifo": "not a regular file (a FIFO (named pipe))",
+        "binary": "line 1: not UTF-8 text",
+        "deep": "JSON nested too deeply",
+        "huge": "too large (more than 1 MiB)",
+    }[kind]
+    options = ["--script"] + (["--truth"] if kind == "fifo" else [])
+    for option in options:
+        assert main(["--link", str(tmp_path / "shoe"), option, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err == f"shoe-sim: error: {option} {path}: {expected}\n"
+    assert not (tmp_path / "shoe").exists()
+
+
+@pytest.mark.slow
+def test_a_truth_file_that_cannot_grow_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    """A full disk, as a file size limit (RLIMIT_FSIZE; Python ignores SIGXFSZ, so the write fails with
+    EFBIG): the simulator stops with one line naming --truth and exit 1, not a traceback."""
+    import resource
+    import time
+
+    truth, link = tmp_path / "truth.jsonl", tmp_path / "shoe"
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+
+    argv = [sys.executable, "-m", "hw_sim.cli", "--link", str(link), "--dialect", "ascii", "--pace", "fast"]
+    proc = subprocess.Popen(
+        [*argv, "--settle", "0", "--truth", str(truth)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=small_files,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not link.exists():
+            assert proc.poll() is None and time.monotonic() < deadline, "no port"
+            time.sleep(0.02)
+        port = os.open(link, os.O_RDWR | os.O_NOCTTY)  # a controller plugs in: the shoe starts dealing
+        try:
+            while proc.poll() is None and time.monotonic() < deadline:
+                if select.select([port], [], [], 0.2)[0]:
+                    try:
+                        os.read(port, 4096)
+                    except OSError:
+                        break
+            _, err = proc.communicate(timeout=60)
+        finally:
+            os.close(port)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 1
+    assert err == f"shoe-sim: error: --truth {truth}: File too large\n"
