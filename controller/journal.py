@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import re
@@ -61,11 +60,11 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import quote
 
+from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash
+
 #: The schema this code writes and reads, kept in ``PRAGMA user_version``.
 SCHEMA_VERSION = 1
 
-#: prev_hash of record 1.
-GENESIS_HASH = "0" * 64
 
 INPUT, COUP, NOTE = "input", "coup", "note"
 _KIND_RE = re.compile(r"^[a-z][a-z_]{0,31}$")
@@ -178,6 +177,21 @@ class Record:
             raise ValueError(f"record {self.id}: body is not a JSON object")
         return value
 
+    def for_floor(self, table: str) -> TableRecord:
+        """This record as it leaves the table (the floor link's message), checkable against the chain."""
+        return TableRecord(
+            table=table,
+            seq=self.id,
+            kind=self.kind,
+            at=self.ts,
+            session=self.session,
+            number=self.number,
+            cause=self.cause,
+            body=self.data(),
+            prev=self.prev_hash,
+            hash=self.hash,
+        )
+
 
 Derived = Mapping[str, Any] | tuple[str, Mapping[str, Any]]
 
@@ -192,30 +206,6 @@ class PendingInput:
     ts: str | None = None
     derived: Sequence[Derived] = ()
 """A derived record for :meth:`Journal.append`: a coup body, or a ``(kind, body)`` pair for another kind."""
-
-
-def canonical_json(body: Mapping[str, Any]) -> str:
-    """The one text form of a body: sorted keys, no spaces, UTF-8, no NaN or infinity."""
-    if not isinstance(body, Mapping):
-        raise TypeError(f"a journal body must be a JSON object (a dict), not {type(body).__name__}")
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def record_hash(
-    prev_hash: str,
-    record_id: int,
-    ts: str,
-    kind: str,
-    session: int | None,
-    number: int | None,
-    cause: int | None,
-    body: str,
-) -> str:
-    """sha256 hex of ``prev_hash`` followed by the canonical encoding of the record's fields."""
-    fields = json.dumps(
-        [record_id, ts, kind, session, number, cause, body], separators=(",", ":"), ensure_ascii=False
-    )
-    return hashlib.sha256((prev_hash + fields).encode("utf-8")).hexdigest()
 
 
 def utc_now() -> str:

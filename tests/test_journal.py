@@ -535,3 +535,25 @@ def test_journal_is_in_wal_mode_with_a_versioned_schema(path: Path) -> None:
     with raw(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_every_record_leaves_the_table_checkable_against_its_chain(path: Path) -> None:
+    from controller.game.records import RECORD_VERSION, RecordError, TableRecord
+
+    with Journal.open(str(path), create=True) as j:
+        j.append({"kind": "card", "card": "QS"}, session=7, number=1, derived=[{"shoe": 1, "coup": 1}])
+        j.append({"kind": "declare", "source": "panel"})
+        rows = list(j.records())
+    out = [r.for_floor("T7") for r in rows]
+    assert [r.seq for r in out] == [1, 2, 3] and all(r.chain_ok() for r in out)
+    assert [r.prev for r in out[1:]] == [r.hash for r in out[:-1]]  # the chain, link by link
+    again = TableRecord.from_json(out[1].to_json())
+    assert again == out[1] and again.v == RECORD_VERSION and again.cause == 1
+    tampered = TableRecord.from_dict(out[0].to_dict() | {"body": {"kind": "card", "card": "KS"}})
+    assert not tampered.chain_ok()
+    with pytest.raises(RecordError, match="newer"):
+        TableRecord.from_dict(out[0].to_dict() | {"v": RECORD_VERSION + 1})
+    with pytest.raises(RecordError, match="seq"):
+        TableRecord.from_dict({k: v for k, v in out[0].to_dict().items() if k != "seq"})
+    with pytest.raises(RecordError, match="not JSON"):
+        TableRecord.from_json(b"\xff{")

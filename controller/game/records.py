@@ -22,7 +22,9 @@ Pure: no I/O, no clock. Bodies are plain JSON-ready dicts (the journal hashes th
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -269,3 +271,139 @@ def signature() -> str:
         "coup:" + ",".join(COUP_FIELDS),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+# -- the journal's hash chain and the record as it leaves the table ---------------------------------------
+
+#: ``prev`` of a journal's record 1.
+GENESIS_HASH = "0" * 64
+
+
+def canonical_json(body: Mapping[str, Any]) -> str:
+    """The one text form of a body: sorted keys, no spaces, UTF-8, no NaN or infinity."""
+    if not isinstance(body, Mapping):
+        raise TypeError(f"a record body must be a JSON object (a dict), not {type(body).__name__}")
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def record_hash(
+    prev_hash: str,
+    record_id: int,
+    ts: str,
+    kind: str,
+    session: int | None,
+    number: int | None,
+    cause: int | None,
+    body: str,
+) -> str:
+    """The journal's chain link: sha256 hex of ``prev_hash`` followed by the canonical encoding of the
+    record's fields (``body`` as its canonical JSON text)."""
+    fields = json.dumps([record_id, ts, kind, session, number, cause, body], separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256((prev_hash + fields).encode("utf-8")).hexdigest()
+
+
+class RecordError(ValueError):
+    """A record from elsewhere (the floor's side of the link) that is not a record of this vocabulary."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    """One journal record as it leaves the table (the floor link's message): everything needed to check it
+    against the table's hash chain, with the schema version and the table's id.
+
+    ``seq`` is the journal's record id (contiguous per table), ``at`` its UTC ISO 8601 stamp, ``prev`` and
+    ``hash`` the chain. ``session``, ``number`` and ``cause`` are the journal's columns (the shoe's event key,
+    the input a derived record came from), part of what the hash covers."""
+
+    table: str
+    seq: int
+    kind: str
+    at: str
+    session: int | None
+    number: int | None
+    cause: int | None
+    body: Mapping[str, Any]
+    prev: str
+    hash: str
+    v: int = RECORD_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "v": self.v,
+            "table": self.table,
+            "seq": self.seq,
+            "kind": self.kind,
+            "at": self.at,
+            "session": self.session,
+            "number": self.number,
+            "cause": self.cause,
+            "prev": self.prev,
+            "hash": self.hash,
+            "body": dict(self.body),
+        }
+
+    def to_json(self) -> str:
+        return canonical_json(self.to_dict())
+
+    def chain_ok(self) -> bool:
+        """Whether ``hash`` is this record's link from ``prev`` (the body as sent, canonically encoded)."""
+        link = record_hash(
+            self.prev, self.seq, self.at, self.kind, self.session, self.number, self.cause, canonical_json(self.body)
+        )
+        return link == self.hash
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TableRecord:
+        """Read a record; raises :class:`RecordError` naming the first problem (a newer version included)."""
+        if not isinstance(data, Mapping):
+            raise RecordError(f"a record is a JSON object, not {type(data).__name__}")
+        v = data.get("v")
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise RecordError("record without a version (v)")
+        if v > RECORD_VERSION:
+            raise RecordError(f"record version {v} is newer than this reader's {RECORD_VERSION}")
+        try:
+            record = cls(
+                table=_field(data, "table", str),
+                seq=_field(data, "seq", int),
+                kind=_field(data, "kind", str),
+                at=_field(data, "at", str),
+                session=_optional_int(data, "session"),
+                number=_optional_int(data, "number"),
+                cause=_optional_int(data, "cause"),
+                body=_field(data, "body", dict),
+                prev=_field(data, "prev", str),
+                hash=_field(data, "hash", str),
+                v=v,
+            )
+        except KeyError as exc:
+            raise RecordError(f"record without {exc.args[0]}") from None
+        if record.seq < 1:
+            raise RecordError(f"record seq {record.seq} is not a journal number (1, 2, 3 ...)")
+        if record.kind not in {k.value for k in RecordKind}:
+            raise RecordError(f"unknown record kind {record.kind!r}")
+        return record
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> TableRecord:
+        try:
+            data = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise RecordError(f"record is not JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+def _field(data: Mapping[str, Any], name: str, kind: type) -> Any:
+    value = data[name]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise RecordError(f"record field {name} is not {kind.__name__}: {value!r:.40}")
+    return value
+
+
+def _optional_int(data: Mapping[str, Any], name: str) -> int | None:
+    value = data.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RecordError(f"record field {name} is not an integer: {value!r:.40}")
+    return value
