@@ -1,0 +1,327 @@
+"""Retention: whole old shoes leave the journal, the hash chain stays verifiable from its anchor, nothing the
+floor has not acknowledged is ever pruned, and the table replays as before. Real SQLite files throughout."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.game.cards import Card, Rank, Suit
+from controller.game.records import input_body
+from controller.game.table import (
+    CardDrawn,
+    CutCardOut,
+    DeclarePressed,
+    Due,
+    NewShoePressed,
+    TableInput,
+    TableRules,
+    TableState,
+    VoidPressed,
+)
+from controller.journal import PRUNE_NOTE, Journal
+from controller.table import TableLoop
+from controller.wire import AsciiWire
+
+RULES = TableRules(decks=1)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def shoe_inputs(rng: random.Random) -> Iterator[TableInput]:
+    """One single-deck shoe as a dealer deals it: NEW SHOE, burn, coups, the cut card, to the shoe's end."""
+    state = TableState(RULES)
+    yield NewShoePressed()
+    deck = [Card(rank, suit) for rank in Rank for suit in Suit]
+    rng.shuffle(deck)
+    cut_at = len(deck) - 14
+    dealt = 0
+    started = False
+    while True:
+        due = state.view().due
+        event: TableInput
+        if due is Due.NEW_SHOE:
+            if started:
+                return
+            event = NewShoePressed()
+            started = True
+        elif due is Due.DECLARE:
+            event = DeclarePressed()
+        elif due is Due.VOID:
+            event = VoidPressed()
+        elif dealt == cut_at and not state.view().cut_card_out:
+            event = CutCardOut()
+        elif not deck:
+            return
+        else:
+            event = CardDrawn(deck.pop())
+            dealt += 1
+        state.apply(event)
+        if not isinstance(event, NewShoePressed):
+            yield event
+
+
+def build(path: Path, shoe_days: list[int], seed: int = 7) -> tuple[Journal, TableLoop]:
+    """A journal of one shoe per entry, each stamped that many days before NOW, dealt through a real loop."""
+    journal = Journal.open(path, durable=False)
+    stamp = ["", 0]
+
+    def wall() -> str:
+        stamp[1] = int(stamp[1]) + 1
+        return (datetime.fromisoformat(str(stamp[0])) + timedelta(milliseconds=int(stamp[1]))).isoformat()
+
+    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, wall=wall)
+    rng = random.Random(seed)
+    for days in shoe_days:
+        stamp[0] = (NOW - timedelta(days=days)).isoformat()
+        for i, event in enumerate(shoe_inputs(rng)):
+            loop._apply(event, input_body(event), None, None)
+            if i % 5 == 0:
+                loop.flush()
+        loop.flush()
+    return journal, loop
+
+
+def restarted_view(journal: Journal) -> Any:
+    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None)
+    loop.replay()
+    return loop.view()
+
+
+def test_pruning_old_acknowledged_shoes_keeps_verify_replay_and_history(tmp_path: Path) -> None:
+    journal, loop = build(tmp_path / "j.db", [40, 35, 31, 1])
+    starts = journal.shoe_starts()
+    assert len(starts) == 4
+    head = journal.head()
+    live = loop.view()
+    coups = journal.coups()
+    assert journal.prunable(older_than=NOW - timedelta(days=30), ack=None) is None  # no floor ack: nothing
+    plan = journal.prunable(older_than=NOW - timedelta(days=30), ack=head[0])
+    assert plan == (starts[3], 3)
+    before, _shoes = plan
+    anchor_hash = next(r.hash for r in journal.records(after=before - 2))
+    deleted = journal.prune(before, keep_from_ack=head[0], chunk=50)
+    assert deleted == before - 1
+    assert journal.anchor() == (before - 1, anchor_hash)
+    assert journal.verify() == []
+    assert min(r.id for r in journal.records()) == before
+    # history: what is left, from the newest shoe's first input (the cards shoe 3 left set aside included)
+    assert journal.coups() == [c for c in coups if c["record"] > before]
+    assert {c["shoe"] for c in journal.coups()} == {3, 4}
+    assert restarted_view(journal) == live
+    note = [r.data() for r in journal.records() if r.kind == "note"][-1]
+    assert note["note"] == PRUNE_NOTE and note["through"] == before - 1 and note["shoes"] == 3
+    journal.close()
+    with Journal.open(tmp_path / "j.db", read_only=True) as again:  # and from disk, as `journal verify` does
+        assert again.verify() == []
+        assert again.anchor() == (before - 1, anchor_hash)
+
+
+def test_a_shoe_younger_than_the_cutoff_is_kept(tmp_path: Path) -> None:
+    journal, _loop = build(tmp_path / "j.db", [40, 10, 5, 1])
+    plan = journal.prunable(older_than=NOW - timedelta(days=30), ack=journal.head()[0])
+    assert plan == (journal.shoe_starts()[1], 1)
+    journal.close()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_nothing_unacknowledged_is_ever_pruned(tmp_path: Path, seed: int) -> None:
+    journal, _loop = build(tmp_path / "j.db", [50, 45, 40, 35, 1], seed=seed)
+    head = journal.head()[0]
+    ack = random.Random(seed).randint(1, head)
+    plan = journal.prunable(older_than=NOW - timedelta(days=30), ack=ack)
+    if plan is not None:
+        journal.prune(plan[0], keep_from_ack=ack, chunk=37)
+    kept = [r.id for r in journal.records()]
+    assert kept == list(range(kept[0], head + (2 if plan else 1)))  # contiguous (and the prune note at the end)
+    assert kept[0] - 1 <= ack  # every pruned record was acknowledged
+    assert journal.verify() == []
+    starts = journal.shoe_starts()
+    assert kept[0] == starts[0] or kept[0] == 1  # whole shoes only
+    beyond = [s for s in starts if s - 1 > ack and s != starts[-1]]
+    if beyond:
+        with pytest.raises(ValueError, match="not acknowledged"):
+            journal.begin_prune(beyond[0], keep_from_ack=ack)
+    journal.close()
+
+
+def test_the_newest_shoe_and_a_split_shoe_are_refused(tmp_path: Path) -> None:
+    journal, _loop = build(tmp_path / "j.db", [40, 35])
+    starts = journal.shoe_starts()
+    with pytest.raises(ValueError, match="does not start a shoe"):
+        journal.begin_prune(starts[1] - 1, keep_from_ack=None)
+    with pytest.raises(ValueError, match="newest shoe"):
+        journal.begin_prune(journal.head()[0], keep_from_ack=None)
+    assert journal.anchor()[0] == 0
+    journal.close()
+
+
+def test_the_link_state_a_replay_reads_is_never_pruned(tmp_path: Path) -> None:
+    """A link that went down in an old shoe and stayed down: its input survives, so a replay still shows it."""
+    from controller.game.table import LinkChanged
+
+    journal, loop = build(tmp_path / "j.db", [40, 35])
+    event = LinkChanged(up=False)
+    loop._apply(event, input_body(event), None, None)
+    loop.flush()
+    link_id = journal.head()[0]
+    journal.close()
+    journal = Journal.open(tmp_path / "j.db", durable=False)
+    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None)
+    loop.replay()
+    for event in shoe_inputs(random.Random(3)):
+        loop._apply(event, input_body(event), None, None)
+        loop.flush()
+    live = loop.view()
+    plan = journal.prunable(older_than=NOW + timedelta(days=1), ack=journal.head()[0])
+    assert plan is not None and plan[0] <= link_id
+    journal.prune(plan[0], keep_from_ack=journal.head()[0])
+    assert restarted_view(journal) == live
+    journal.close()
+
+
+def test_a_prune_survives_a_restart_midway(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal, loop = build(path, [40, 35, 31, 1])
+    live = loop.view()
+    ack = journal.head()[0]
+    before, _ = journal.prunable(older_than=NOW - timedelta(days=30), ack=ack) or (0, 0)
+    journal.begin_prune(before, keep_from_ack=ack)
+    assert journal.prune_step(before, limit=40) > 0
+    journal.close()
+    with Journal.open(path) as journal:  # the daemon restarts with the prune half done
+        assert 0 < journal.anchor()[0] < before - 1
+        assert journal.verify() == []
+        assert restarted_view(journal) == live
+        plan = journal.prunable(older_than=NOW - timedelta(days=30), ack=ack)
+        assert plan is not None and plan[0] == before
+        journal.prune(plan[0], keep_from_ack=ack)
+        assert journal.anchor()[0] == before - 1
+        journal.append({"kind": "declare"})  # and it writes on from there
+        assert journal.verify() == []
+
+
+def test_a_prune_killed_with_sigkill_leaves_a_verifiable_journal(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal, loop = build(path, [40, 35, 31, 1])
+    live = loop.view()
+    ack = journal.head()[0]
+    plan = journal.prunable(older_than=NOW - timedelta(days=30), ack=ack)
+    assert plan is not None
+    journal.close()
+    script = (
+        "import sys\n"
+        "from controller.journal import Journal\n"
+        f"j = Journal.open({str(path)!r})\n"
+        f"j.begin_prune({plan[0]}, keep_from_ack={ack})\n"
+        "while j.prune_step(%d, limit=3):\n"
+        "    print('step', flush=True)\n"
+        "print('done', flush=True)\n" % plan[0]
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    for _ in range(5):
+        assert proc.stdout.readline().strip() == "step"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    proc.stdout.close()
+    assert proc.returncode == -signal.SIGKILL
+    with Journal.open(path) as journal:
+        assert journal.anchor()[0] > 0
+        assert journal.verify() == []
+        assert restarted_view(journal) == live
+
+
+def test_tampering_after_a_prune_is_still_detected(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal, _loop = build(path, [40, 35, 1])
+    ack = journal.head()[0]
+    before, _ = journal.prunable(older_than=NOW - timedelta(days=30), ack=ack) or (0, 0)
+    journal.prune(before, keep_from_ack=ack)
+    assert journal.verify() == []
+    journal.close()
+    db = sqlite3.connect(path)
+    victim = before + 3
+    body = json.loads(db.execute("SELECT body FROM records WHERE id = ?", (victim,)).fetchone()[0])
+    body["tampered"] = True
+    db.execute("UPDATE records SET body = ? WHERE id = ?", (json.dumps(body), victim))
+    db.commit()
+    db.close()
+    with Journal.open(path, read_only=True) as journal:
+        assert any(f"record {victim}: altered" in p for p in journal.verify())
+
+
+def test_removing_kept_records_and_moving_the_anchor_is_detected(tmp_path: Path) -> None:
+    """Deleting unpruned records and moving the anchor over them (as a prune would) is not a prune."""
+    path = tmp_path / "j.db"
+    journal, _loop = build(path, [40, 35, 1])
+    ack = journal.head()[0]
+    before, _ = journal.prunable(older_than=NOW - timedelta(days=30), ack=ack) or (0, 0)
+    journal.prune(before, keep_from_ack=ack)
+    starts = journal.shoe_starts()
+    journal.close()
+    db = sqlite3.connect(path)
+    cut = starts[-1] + 20
+    h = db.execute("SELECT hash FROM records WHERE id = ?", (cut - 1,)).fetchone()[0]
+    db.execute("DELETE FROM records WHERE id < ?", (cut,))
+    db.execute("UPDATE chain_anchor SET last_id = ?, hash = ?", (cut - 1, h))
+    db.commit()
+    db.close()
+    with Journal.open(path, read_only=True) as journal:
+        problems = journal.verify()
+    assert any("chain anchor" in p and "no prune note" in p for p in problems), problems
+
+
+def test_removing_records_without_moving_the_anchor_is_detected(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal, _loop = build(path, [40, 35, 1])
+    ack = journal.head()[0]
+    before, _ = journal.prunable(older_than=NOW - timedelta(days=30), ack=ack) or (0, 0)
+    journal.prune(before, keep_from_ack=ack)
+    journal.close()
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM records WHERE id < ?", (before + 5,))
+    db.commit()
+    db.close()
+    with Journal.open(path, read_only=True) as journal:
+        assert any("removed" in p for p in journal.verify())
+
+
+def test_a_journal_from_before_retention_opens_and_verifies(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    journal, _loop = build(path, [3])
+    journal.close()
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE chain_anchor")
+    db.commit()
+    db.close()
+    with Journal.open(path, read_only=True) as journal:  # `journal verify` beside an old daemon
+        assert journal.anchor()[0] == 0
+        assert journal.verify() == []
+    with Journal.open(path) as journal:  # the new daemon adds the anchor
+        assert journal.anchor()[0] == 0
+        assert journal.verify() == []
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT last_id FROM chain_anchor").fetchone() == (0,)
+    db.close()
+
+
+def test_floor_ack_is_none_until_the_floor_link_stores_one(tmp_path: Path) -> None:
+    journal, _loop = build(tmp_path / "j.db", [3])
+    assert journal.floor_ack() is None  # no floor_ack table (no floor link)
+    journal._conn.execute("CREATE TABLE floor_ack (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL)")
+    assert journal.floor_ack() is None  # table, but no ack yet
+    journal._conn.execute("INSERT INTO floor_ack (one, seq) VALUES (1, 42)")
+    assert journal.floor_ack() == 42
+    journal._conn.execute("UPDATE floor_ack SET seq = 10000000")
+    assert journal.floor_ack() == journal.head()[0]  # never beyond what the table wrote
+    journal.close()
