@@ -3,6 +3,7 @@ floor has not acknowledged is ever pruned, and the table replays as before. Real
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import signal
@@ -34,7 +35,7 @@ from controller.table import TableLoop
 from controller.wire import AsciiWire
 
 RULES = TableRules(decks=1)
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+NOW = datetime.now(UTC).replace(microsecond=0)
 
 
 def shoe_inputs(rng: random.Random) -> Iterator[TableInput]:
@@ -325,3 +326,85 @@ def test_floor_ack_is_none_until_the_floor_link_stores_one(tmp_path: Path) -> No
     journal._conn.execute("UPDATE floor_ack SET seq = 10000000")
     assert journal.floor_ack() == journal.head()[0]  # never beyond what the table wrote
     journal.close()
+
+
+# -- shoe-controller journal archive ---------------------------------------------------------------------
+REPO = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_archive_writes_old_shoes_then_prunes_them(tmp_path: Path) -> None:
+    from controller.game.records import GENESIS_HASH, TableRecord
+
+    path = tmp_path / "j.db"
+    journal, loop = build(path, [40, 35, 1])
+    live = loop.view()
+    before = journal.shoe_starts()[2]
+    originals = {r.id: r.hash for r in journal.records()}
+    journal.close()
+    out = tmp_path / "old.jsonl"
+    result = cli("journal", "archive", "--journal", str(path), "--before-days", "30", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert f"archived records 1-{before - 1} (2 shoes)" in result.stdout
+    archived = [TableRecord.from_json(line) for line in out.read_text().splitlines()]
+    assert [r.seq for r in archived] == list(range(1, before))
+    assert archived[0].prev == GENESIS_HASH
+    assert all(r.chain_ok() and r.hash == originals[r.seq] for r in archived)
+    assert all(b.prev == a.hash for a, b in itertools.pairwise(archived))
+    verify = cli("journal", "verify", "--journal", str(path))
+    assert verify.returncode == 0 and "intact" in verify.stdout, verify.stdout
+    with Journal.open(path) as journal:
+        assert journal.anchor() == (before - 1, archived[-1].hash)
+        assert restarted_view(journal) == live
+    history = cli("history", "--journal", str(path), "--json")
+    assert history.returncode == 0
+    assert {json.loads(line)["shoe"] for line in history.stdout.splitlines()} <= {2, 3}
+    again = cli("journal", "archive", "--journal", str(path), "--before-days", "30", "--out", str(tmp_path / "b"))
+    assert again.returncode == 0 and "nothing to archive" in again.stdout
+    assert not (tmp_path / "b").exists()
+
+
+def test_archive_keeps_what_the_floor_has_not_acknowledged(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal, _loop = build(path, [40, 35, 33, 1])
+    starts = journal.shoe_starts()
+    journal._conn.execute("CREATE TABLE floor_ack (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL)")
+    journal._conn.execute("INSERT INTO floor_ack VALUES (1, ?)", (starts[2] - 5,))  # mid shoe 2
+    journal.close()
+    out = tmp_path / "old.jsonl"
+    result = cli("journal", "archive", "--journal", str(path), "--before-days", "30", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert len(out.read_text().splitlines()) == starts[1] - 1  # shoe 1 only
+    with Journal.open(path, read_only=True) as journal:
+        assert journal.anchor()[0] == starts[1] - 1
+        assert journal.verify() == []
+
+
+def test_archive_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal, _loop = build(path, [40, 1])
+    head = journal.head()
+    journal.close()
+    existing = tmp_path / "exists.jsonl"
+    existing.write_text("keep me\n")
+    cases = [
+        ["--before-days", "30", "--out", str(existing)],
+        ["--before-days", "-3", "--out", str(tmp_path / "x")],
+        ["--before-days", "30", "--out", str(tmp_path / "no" / "dir" / "x")],
+        ["--out", str(tmp_path / "x")],
+    ]
+    for extra in cases:
+        result = cli("journal", "archive", "--journal", str(path), *extra)
+        assert result.returncode == 2, (extra, result.stdout, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert len(result.stderr.strip().splitlines()) <= 2, result.stderr  # argparse: usage + one line
+    missing = cli("journal", "archive", "--journal", str(tmp_path / "nope.db"), "--before-days", "1", "--out", "x")
+    assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1, missing.stderr
+    assert existing.read_text() == "keep me\n"
+    with Journal.open(path, read_only=True) as journal:
+        assert journal.anchor()[0] == 0 and journal.head() == head
