@@ -52,9 +52,9 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import Enum
 from types import TracebackType
 from typing import Any, Self
@@ -851,11 +851,12 @@ class Journal:
         newest = starts[-1]
         limit = newest
         for kind in ("link", "line_noise"):
-            row = self._conn.execute(
-                "SELECT max(id) FROM records WHERE kind = 'input' AND id < ? AND json_extract(body, '$.kind') = ?",
+            row = self._conn.execute(  # newest first, through the (kind, id) index: stops at the first one
+                "SELECT id FROM records WHERE kind = 'input' AND id < ? AND json_extract(body, '$.kind') = ?"
+                " ORDER BY id DESC LIMIT 1",
                 (newest, kind),
             ).fetchone()
-            if row[0] is not None:
+            if row is not None:
                 limit = min(limit, int(row[0]))
         if floor:
             assert ack is not None
@@ -1028,3 +1029,54 @@ class Journal:
 
     def __repr__(self) -> str:
         return f"Journal({self.path!r}, read_only={self.read_only})"
+
+
+class Retention:
+    """The daemon's own prune, run by the table loop one bounded step at a time (:meth:`step`).
+
+    At most once every ``every`` seconds (an hour) it plans: whole shoes older than ``retain_days`` that the
+    floor has acknowledged (:meth:`Journal.floor_ack`; no ack, no prune), and writes the prune's note. Each
+    later step deletes about ``chunk`` records in one transaction (a few milliseconds on a Pi), until done.
+    Only the daemon with a floor link builds one: without a floor the table never prunes by itself.
+    """
+
+    def __init__(
+        self,
+        journal: Journal,
+        retain_days: float,
+        *,
+        every: float = 3600.0,
+        chunk: int = PRUNE_CHUNK,
+        wall: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.journal = journal
+        self.retain_days = retain_days
+        self.every = every
+        self.chunk = chunk
+        self.wall = wall
+        self.pruned = 0  # records deleted so far
+        self._target: int | None = None  # the prune under way: delete below this record
+        self._next_plan: float | None = None
+
+    def step(self, now: float) -> int:
+        """Plan (if due) or delete one chunk; returns how many records this step deleted."""
+        if self._target is None:
+            if self._next_plan is not None and now < self._next_plan:
+                return 0
+            self._next_plan = now + self.every
+            ack = self.journal.floor_ack()
+            plan = self.journal.prunable(older_than=self.wall() - timedelta(days=self.retain_days), ack=ack)
+            if plan is None:
+                return 0
+            self.journal.begin_prune(plan[0], keep_from_ack=ack)
+            self._target = plan[0]
+            return 0
+        try:
+            deleted = self.journal.prune_step(self._target, limit=self.chunk)
+        except BaseException:
+            self._target = None  # planned afresh next time
+            raise
+        if deleted == 0:
+            self._target = None
+        self.pruned += deleted
+        return deleted
