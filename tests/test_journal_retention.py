@@ -408,3 +408,80 @@ def test_archive_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     assert existing.read_text() == "keep me\n"
     with Journal.open(path, read_only=True) as journal:
         assert journal.anchor()[0] == 0 and journal.head() == head
+
+
+# -- the daemon's own prune, on the table loop ------------------------------------------------------------
+def store_ack(journal: Journal, seq: int) -> None:
+    """What the floor link stores (its table; the floor link helper owns the writer)."""
+    journal._conn.execute(
+        "CREATE TABLE IF NOT EXISTS floor_ack (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL)"
+    )
+    journal._conn.execute("INSERT OR REPLACE INTO floor_ack (one, seq) VALUES (1, ?)", (seq,))
+
+
+def test_the_loop_prunes_acknowledged_old_shoes_in_small_steps_at_quiet_moments(tmp_path: Path) -> None:
+    import threading
+
+    from controller.journal import Retention
+    from controller.table import Stop
+
+    path = tmp_path / "j.db"
+    journal, loop = build(path, [40, 35, 31, 1])
+    live = loop.view()
+    store_ack(journal, journal.head()[0])
+    target = journal.shoe_starts()[3]
+    retention = Retention(journal, 30, chunk=20)
+    steps: list[int] = []
+    step = retention.step
+
+    def counted(now: float) -> int:
+        steps.append(step(now))
+        return steps[-1]
+
+    retention.step = counted  # type: ignore[method-assign]
+    loop.pruner = retention
+    loop.tick = 0.01
+    runner = threading.Thread(target=loop.run, name="test-loop")
+    runner.start()
+    try:
+        deadline = datetime.now(UTC) + timedelta(seconds=30)
+        while journal.anchor()[0] < target - 1:
+            assert datetime.now(UTC) < deadline, "the loop did not prune"
+            threading.Event().wait(0.02)
+    finally:
+        loop.put(Stop())
+        runner.join(10)
+    assert journal.anchor()[0] == target - 1
+    assert max(steps) <= 20 + 8  # bounded work per step: a chunk, rounded up to the next input
+    assert journal.verify() == []
+    assert restarted_view(journal) == live
+    planned = sum(1 for r in journal.records() if r.kind == "note")
+    assert planned == 1
+    assert retention.step(1e9) == 0 and retention.step(1e9 + 10) == 0  # nothing more to prune, re-planned hourly
+    journal.close()
+
+
+def test_the_loop_never_prunes_without_an_ack_nor_mid_coup(tmp_path: Path) -> None:
+    from controller.game.cards import DECK
+    from controller.journal import Retention
+
+    journal, loop = build(tmp_path / "j.db", [40, 35, 1])
+    retention = Retention(journal, 30, every=0.0)
+    loop.pruner = retention
+    loop._prune_step()
+    assert journal.anchor()[0] == 0 and retention.pruned == 0  # no floor ack stored: never
+    store_ack(journal, journal.head()[0])
+    for event in [NewShoePressed(), *(CardDrawn(c) for c in DECK[:20])]:
+        loop._apply(event, input_body(event), None, None)
+        if loop.view().player:
+            break
+    loop.flush()
+    assert loop.view().player  # a coup on the table: not a quiet moment
+    loop._prune_step()
+    loop._prune_step()
+    assert journal.anchor()[0] == 0 and not any(r.kind == "note" for r in journal.records())
+    loop.state = TableState(RULES)  # between coups
+    loop._prune_step()  # plans (writes the note)
+    loop._prune_step()  # deletes the first chunk
+    assert journal.anchor()[0] > 0
+    journal.close()
