@@ -27,6 +27,10 @@ Storage (stdlib :mod:`sqlite3` only):
   with a UNIQUE index on ``(session, number)`` for inputs carrying both: the duplicate drop.
 * A one-row ``chain_head`` table (last id, last hash), updated in the same transaction as the records,
   so that removing the newest records is detected too (a chain alone cannot tell a truncated tail).
+* A one-row ``chain_anchor`` table (id, hash of the last record pruned; 0 and the genesis hash before any
+  prune): the chain is verified from there. A prune deletes whole old shoes (see docs/operations.md,
+  "Retention") after writing a ``journal_pruned`` note; :meth:`Journal.verify` holds the anchor to it.
+  A journal written before retention gets the table on its first writable open.
 * ``PRAGMA user_version`` holds the schema version (:data:`SCHEMA_VERSION`).
 
 The chain makes accidental damage and naive edits evident; it is not a signature. Someone able to write
