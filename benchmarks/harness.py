@@ -466,10 +466,17 @@ class LatencyResult:
     threads_left: list[str] = field(default_factory=list)
 
 
-def bench_latency(tmp: Path, cards: int, seed: int, warmup: int, gap: float = 0.0) -> LatencyResult:
+def bench_latency(
+    tmp: Path, cards: int, seed: int, warmup: int, gap: float = 0.0, metrics: bool = False
+) -> LatencyResult:
     pty = Pty.open()
     journal_path = tmp / "latency.db"
     settings = default_settings().with_overrides(port=pty.path, journal=str(journal_path), pin_factory="mock")
+    if metrics:  # the Prometheus endpoint on, as a floor would run it (figure 1 before/after the metrics)
+        from controller.config import MetricsSection
+
+        section = MetricsSection.model_validate({"enabled": True, "bind": f"127.0.0.1:{free_port()}"})
+        settings = settings.model_copy(update={"metrics": section})
     settings = settings.with_scoreboard(bind=f"127.0.0.1:{free_port()}")
     probe = Probe()
     timed: list[TimedJournal] = []

@@ -537,6 +537,22 @@ class ScoreboardSection(_Section):
         return _split_bind(self.bind)[1]
 
 
+class MetricsSection(_Section):
+    """``[metrics]``: the Prometheus endpoint (``/metrics``) of the table's health."""
+
+    enabled: Annotated[bool, PlainValidator(_bool)] = False
+    bind: Annotated[str, PlainValidator(_bind)] = "127.0.0.1:9108"
+
+    @property
+    def host(self) -> str:
+        """The address to bind (without brackets for IPv6)."""
+        return _split_bind(self.bind)[0]
+
+    @property
+    def port(self) -> int:
+        return _split_bind(self.bind)[1]
+
+
 class ServiceSection(_Section):
     """``[service]``: the daemon itself."""
 
@@ -553,6 +569,7 @@ class Settings(_Section):
     lcd: LcdSection = Field(default_factory=LcdSection)
     scoreboard: ScoreboardSection = Field(default_factory=ScoreboardSection)
     service: ServiceSection = Field(default_factory=ServiceSection)
+    metrics: MetricsSection = Field(default_factory=MetricsSection)
 
     def table_rules(self) -> TableRules:
         """The house rules :class:`~controller.game.table.TableState` needs."""

@@ -24,7 +24,8 @@ from typing import Any
 
 from controller.config import Settings
 from controller.game.table import TableState, TableView
-from controller.journal import Journal
+from controller.journal import Journal, Retention
+from controller.metrics import TableMetrics
 from controller.notify import Notifier, StatusSink
 from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.shoe_link import ShoeLink
@@ -65,6 +66,8 @@ class Daemon:
         self.link: ShoeLink | None = None
         self.loop: TableLoop | None = None
         self.status: StatusSink | None = None
+        #: The health metrics (``[metrics]``); the floor link reports through ``metrics.set_floor``.
+        self.metrics: TableMetrics | None = None
         self.ready = False
         self._started = 0.0
 
@@ -114,6 +117,8 @@ class Daemon:
             watchdog_interval=self.notifier.watchdog_interval(),
         )
         loop_holder.append(self.loop)
+        self._open_metrics()
+        self._open_retention()
         if self.journal.degraded is not None:
             self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second
         replayed = self.loop.replay()
@@ -122,6 +127,28 @@ class Daemon:
             self.scoreboard = self._open_scoreboard(view.shoe_number)
         log.info("journal %s: replayed %d inputs; resumed %s", s.journal.path, replayed, self._resumed(view))
         return self.loop
+
+    def _open_metrics(self) -> None:
+        """The Prometheus endpoint, when ``[metrics] enabled``: a bind failure is logged, never fatal."""
+        s = self.settings
+        assert self.loop is not None
+        if not s.metrics.enabled:
+            return
+        self.metrics = TableMetrics(s.journal.path)
+        self.metrics.link(False)  # LINK DOWN until the shoe is heard
+        self.metrics.start(s.metrics.host, s.metrics.port)
+        self.loop.metrics = self.metrics
+
+    def _open_retention(self) -> None:
+        """With a floor link and ``[floor] retain_days``, the loop prunes acknowledged old shoes at quiet
+        moments. Without a floor, never: ``shoe-controller journal archive`` does it by hand."""
+        floor = getattr(self.settings, "floor", None)
+        days = getattr(floor, "retain_days", None)
+        if floor is None or not getattr(floor, "enabled", False) or not days:
+            return
+        assert self.loop is not None and self.journal is not None
+        self.loop.pruner = Retention(self.journal, float(days))
+        log.info("journal retention: shoes older than %s days, once the floor has acknowledged them", days)
 
     def _resumed(self, view: TableView) -> str:
         """Where the table stands after the replay, for the log. Under ``reveal = on_declare`` (a squeeze
@@ -216,6 +243,8 @@ class Daemon:
         elif self.panel is not None:
             self.panel.close()
         self.panel = None
+        if self.metrics is not None:
+            self.metrics.stop()
         if self.journal is not None:
             self.journal.close()
             self.journal = None

@@ -27,6 +27,10 @@ Storage (stdlib :mod:`sqlite3` only):
   with a UNIQUE index on ``(session, number)`` for inputs carrying both: the duplicate drop.
 * A one-row ``chain_head`` table (last id, last hash), updated in the same transaction as the records,
   so that removing the newest records is detected too (a chain alone cannot tell a truncated tail).
+* A one-row ``chain_anchor`` table (id, hash of the last record pruned; 0 and the genesis hash before any
+  prune): the chain is verified from there. A prune deletes whole old shoes (see docs/operations.md,
+  "Retention") after writing a ``journal_pruned`` note; :meth:`Journal.verify` holds the anchor to it.
+  A journal written before retention gets the table on its first writable open.
 * ``PRAGMA user_version`` holds the schema version (:data:`SCHEMA_VERSION`).
 
 The chain makes accidental damage and naive edits evident; it is not a signature. Someone able to write
@@ -52,9 +56,9 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import Enum
 from types import TracebackType
 from typing import Any, Self
@@ -94,6 +98,24 @@ _SCHEMA = (
     )""",
     f"INSERT INTO chain_head (one, last_id, hash) VALUES (1, 0, '{GENESIS_HASH}')",
 )
+
+#: Where the chain starts after a prune: the last pruned record's (id, hash); (0, genesis) before any prune.
+#: Created by a writable open of a journal that predates retention (a read-only open reads it as absent).
+_ANCHOR_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS chain_anchor (
+        one     INTEGER PRIMARY KEY CHECK (one = 1),
+        last_id INTEGER NOT NULL,
+        hash    TEXT    NOT NULL
+    )""",
+    f"INSERT OR IGNORE INTO chain_anchor (one, last_id, hash) VALUES (1, 0, '{GENESIS_HASH}')",
+)
+
+#: The note a prune writes into the chain before it deletes anything: ``{"note": PRUNE_NOTE, "through": id,
+#: "hash": that record's hash, "shoes": n, "ack": the floor's ack or null, "archive": file or null}``.
+PRUNE_NOTE = "journal_pruned"
+
+#: Records a prune deletes per transaction at most (rounded up to an input boundary): a few ms on a Pi.
+PRUNE_CHUNK = 500
 
 _EXPECTED_COLUMNS = {
     "records": ["id", "ts", "kind", "session", "number", "cause", "body", "prev_hash", "hash"],
@@ -205,6 +227,8 @@ class PendingInput:
     number: int | None = None
     ts: str | None = None
     derived: Sequence[Derived] = ()
+
+
 """A derived record for :meth:`Journal.append`: a coup body, or a ``(kind, body)`` pair for another kind."""
 
 
@@ -233,6 +257,11 @@ def _check_optional_int(name: str, value: int | None) -> int | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise TypeError(f"{name} must be an int or None, not {type(value).__name__}")
     return value
+
+
+def _aware(moment: datetime) -> datetime:
+    """A naive stamp is read as UTC (the journal writes UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _identity(path: str) -> tuple[int, int]:
@@ -426,6 +455,16 @@ class Journal:
                 raise _damaged(self.path, f"wrong tables: {table} {what}")
         if conn.execute("SELECT count(*) FROM chain_head").fetchone()[0] != 1:
             raise _damaged(self.path, "wrong tables: chain_head must hold exactly one row")
+        if not self.read_only and "chain_anchor" not in tables:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _ANCHOR_SCHEMA:
+                    conn.execute(statement)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
 
     def _tables(self) -> set[str]:
         rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -436,7 +475,7 @@ class Journal:
         conn.execute("BEGIN IMMEDIATE")
         try:
             if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
-                for statement in _SCHEMA:
+                for statement in (*_SCHEMA, *_ANCHOR_SCHEMA):
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -508,9 +547,7 @@ class Journal:
             rows.append((kind, canonical_json(body)))
         return rows
 
-    def _write(
-        self, ts: str, rows: list[tuple[str, str]], session: int | None, number: int | None
-    ) -> int | None:
+    def _write(self, ts: str, rows: list[tuple[str, str]], session: int | None, number: int | None) -> int | None:
         return self._write_batch([(ts, rows, session, number)])[0]
 
     def _write_batch(
@@ -700,9 +737,7 @@ class Journal:
 
     def inputs(self, *, after: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
         """``(record id, body)`` of every input with id > ``after``, in journal order: what a restart replays."""
-        rows = self._conn.execute(
-            "SELECT id, body FROM records WHERE kind = 'input' AND id > ? ORDER BY id", (after,)
-        )
+        rows = self._conn.execute("SELECT id, body FROM records WHERE kind = 'input' AND id > ? ORDER BY id", (after,))
         for record_id, body in rows:
             yield record_id, json.loads(body)
 
@@ -734,8 +769,7 @@ class Journal:
             ).fetchone()
         else:
             row = self._conn.execute(
-                "SELECT session, max(number) FROM records WHERE kind = 'input' AND session = ?"
-                " AND number IS NOT NULL",
+                "SELECT session, max(number) FROM records WHERE kind = 'input' AND session = ? AND number IS NOT NULL",
                 (session,),
             ).fetchone()
             if row is not None and row[1] is None:
@@ -773,6 +807,163 @@ class Journal:
         """How many records the journal holds."""
         return int(self._conn.execute("SELECT count(*) FROM records").fetchone()[0])
 
+    # -- retention -----------------------------------------------------------------------------------
+    def anchor(self) -> tuple[int, str]:
+        """``(id, hash)`` of the last pruned record, where the chain now starts: ``(0, genesis)`` before any
+        prune (and for a journal written before retention, opened read-only)."""
+        if "chain_anchor" not in self._tables():
+            return 0, GENESIS_HASH
+        row = self._conn.execute("SELECT last_id, hash FROM chain_anchor WHERE one = 1").fetchone()
+        return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
+
+    def floor_ack(self) -> int | None:
+        """The floor's ``ack`` as the floor link stored it (table ``floor_ack``, column ``seq``: the highest
+        contiguous record id the floor has archived), or None when no ack is stored, the table does not
+        exist (no floor link yet) or cannot be read. Never more than the chain head."""
+        if "floor_ack" not in self._tables():
+            return None
+        try:
+            row = self._conn.execute("SELECT max(seq) FROM floor_ack").fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None or row[0] is None:
+            return None
+        return min(int(row[0]), self.head()[0])
+
+    def shoe_starts(self) -> list[int]:
+        """Input ids that started a shoe (their derived ``shoe`` record says ``"event": "start"``), oldest first."""
+        rows = self._conn.execute(
+            "SELECT DISTINCT cause FROM records WHERE kind = 'shoe' AND cause IS NOT NULL"
+            " AND json_extract(body, '$.event') = 'start' ORDER BY cause"
+        )
+        return [int(row[0]) for row in rows]
+
+    def prunable(self, *, older_than: datetime, ack: int | None, floor: bool = True) -> tuple[int, int] | None:
+        """``(before_record, shoes)``: the most that may be pruned now, or None when nothing may.
+
+        Whole shoes only: records from the anchor up to (not including) a shoe's starting input, every one
+        of them stamped before ``older_than`` (the last one says when the shoe ended). The newest shoe is
+        never pruned, nor the last ``link`` and ``line_noise`` inputs before it (a replay reads them). With
+        ``floor`` (the table's own prune), every pruned record must be at or below the floor's ``ack``: with
+        no ack, nothing is pruned. ``floor=False`` (``journal archive``, which keeps its own copy) drops the
+        ack's limit."""
+        if floor and ack is None:
+            return None
+        starts = self.shoe_starts()
+        if not starts:
+            return None
+        newest = starts[-1]
+        limit = newest
+        for kind in ("link", "line_noise"):
+            row = self._conn.execute(  # newest first, through the (kind, id) index: stops at the first one
+                "SELECT id FROM records WHERE kind = 'input' AND id < ? AND json_extract(body, '$.kind') = ?"
+                " ORDER BY id DESC LIMIT 1",
+                (newest, kind),
+            ).fetchone()
+            if row is not None:
+                limit = min(limit, int(row[0]))
+        if floor:
+            assert ack is not None
+            limit = min(limit, ack + 1)
+        anchor_id = self.anchor()[0]
+        candidates = [b for b in starts if anchor_id + 1 < b <= limit]
+        for b in reversed(candidates):
+            ts = self._conn.execute("SELECT ts FROM records WHERE id = ?", (b - 1,)).fetchone()
+            if ts is not None and _aware(datetime.fromisoformat(ts[0])) < _aware(older_than):
+                return b, sum(1 for s in starts if anchor_id < s < b)
+        return None
+
+    def begin_prune(
+        self, before_record: int, *, keep_from_ack: int | None, archive: str | None = None, ts: str | None = None
+    ) -> int:
+        """Check that records below ``before_record`` may go and write the prune's note into the chain (the
+        new anchor's id and hash: :meth:`verify` holds the anchor to the newest note). Returns the note's id;
+        :meth:`prune_step` then deletes. ``keep_from_ack``: records above it are the floor's to archive and
+        are never pruned (None: no floor limit, for ``journal archive``). Raises ValueError naming what is
+        wrong: not a shoe's first input, the newest shoe, or beyond the ack."""
+        anchor_id = self.anchor()[0]
+        starts = self.shoe_starts()
+        if before_record <= anchor_id + 1:
+            raise ValueError(f"nothing to prune below record {before_record}: the chain starts at {anchor_id + 1}")
+        if not starts or before_record > starts[-1]:
+            raise ValueError("the newest shoe is never pruned")
+        if before_record not in starts:
+            raise ValueError(f"record {before_record} does not start a shoe: only whole shoes are pruned")
+        if keep_from_ack is not None and before_record - 1 > keep_from_ack:
+            raise ValueError(f"records {keep_from_ack + 1}-{before_record - 1} are not acknowledged by the floor")
+        row = self._conn.execute("SELECT hash FROM records WHERE id = ?", (before_record - 1,)).fetchone()
+        if row is None:
+            raise ValueError(f"record {before_record - 1} is not in the journal")
+        shoes = sum(1 for s in starts if anchor_id < s < before_record)
+        return self.note(
+            {
+                "note": PRUNE_NOTE,
+                "through": before_record - 1,
+                "hash": str(row[0]),
+                "shoes": shoes,
+                "ack": keep_from_ack,
+                "archive": archive,
+            },
+            ts=ts,
+        )
+
+    def prune_step(self, before_record: int, *, limit: int = PRUNE_CHUNK) -> int:
+        """Delete the oldest records below ``before_record``, about ``limit`` of them (up to the next input, so
+        an input never loses its derived records), and move the anchor onto the last one deleted, in one
+        transaction. Returns how many were deleted: 0 when the prune is done. Call :meth:`begin_prune` first."""
+        self._ensure_writable()
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                anchor_id = int(conn.execute("SELECT last_id FROM chain_anchor WHERE one = 1").fetchone()[0])
+                if anchor_id + 1 >= before_record:
+                    conn.execute("ROLLBACK")
+                    return 0
+                row = conn.execute(
+                    "SELECT min(id) FROM records WHERE kind = 'input' AND id >= ?", (anchor_id + 1 + max(limit, 1),)
+                ).fetchone()
+                end = before_record if row[0] is None else min(int(row[0]), before_record)
+                last = conn.execute("SELECT hash FROM records WHERE id = ?", (end - 1,)).fetchone()
+                if last is None:
+                    raise JournalError(self.path, JournalFault.WRITE_FAILED, f"prune: record {end - 1} is missing")
+                deleted = conn.execute("DELETE FROM records WHERE id > ? AND id < ?", (anchor_id, end)).rowcount
+                conn.execute("UPDATE chain_anchor SET last_id = ?, hash = ? WHERE one = 1", (end - 1, last[0]))
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            fault = JournalFault.FULL if _is_full(exc) else JournalFault.WRITE_FAILED
+            raise JournalError(self.path, fault, f"prune failed, nothing deleted: {exc}") from exc
+        return int(deleted)
+
+    def prune(
+        self,
+        before_record: int,
+        *,
+        keep_from_ack: int | None,
+        archive: str | None = None,
+        chunk: int = PRUNE_CHUNK,
+    ) -> int:
+        """:meth:`begin_prune`, then :meth:`prune_step` until done; returns how many records were deleted.
+        For a stopped table (``journal archive``); the daemon runs the steps one per quiet moment instead."""
+        self.begin_prune(before_record, keep_from_ack=keep_from_ack, archive=archive)
+        total = 0
+        while (n := self.prune_step(before_record, limit=chunk)) > 0:
+            total += n
+        return total
+
+    def _prune_bound(self) -> int:
+        """The highest record id any prune note allows the anchor to stand on (0 without one)."""
+        row = self._conn.execute(
+            "SELECT max(json_extract(body, '$.through')) FROM records WHERE kind = 'note'"
+            " AND json_extract(body, '$.note') = ?",
+            (PRUNE_NOTE,),
+        ).fetchone()
+        return 0 if row is None or row[0] is None else int(row[0])
+
     # -- checking ------------------------------------------------------------------------------------
     def verify(self) -> list[str]:
         """Walk the chain; return the problems found (one line each). An empty list means intact.
@@ -785,18 +976,18 @@ class Journal:
         problems = [f"sqlite: {row[0]}" for row in self._conn.execute("PRAGMA integrity_check(20)")]
         if problems == ["sqlite: ok"]:
             problems = []
-        expected_id = 1
-        prev_hash = GENESIS_HASH
+        anchor_id, prev_hash = self.anchor()
+        if anchor_id and anchor_id > self._prune_bound():
+            problems.append(f"chain anchor: names record {anchor_id} but no prune note allows it (records removed)")
+        expected_id = anchor_id + 1
         last_input: int | None = None
-        for r in self.records():
+        for r in self.records(after=anchor_id):
             if r.id != expected_id:
                 if r.id > expected_id:
                     gone = f"record {expected_id}"
                     if r.id > expected_id + 1:
                         gone = f"records {expected_id}-{r.id - 1}"
-                    problems.append(
-                        f"record {r.id}: {gone} removed (ids jump from {expected_id - 1} to {r.id})"
-                    )
+                    problems.append(f"record {r.id}: {gone} removed (ids jump from {expected_id - 1} to {r.id})")
                 else:  # cannot happen with an INTEGER PRIMARY KEY, kept for a hand-built file
                     problems.append(f"record {r.id}: out of order after record {expected_id - 1}")
             elif r.prev_hash != prev_hash:
@@ -813,18 +1004,14 @@ class Journal:
             if r.kind == INPUT:
                 last_input = r.id
             elif r.cause is not None and r.cause != last_input:
-                problems.append(
-                    f"record {r.id}: derived from input {r.cause}, but the input before it is {last_input}"
-                )
+                problems.append(f"record {r.id}: derived from input {r.cause}, but the input before it is {last_input}")
             prev_hash = r.hash
             expected_id = r.id + 1
         head_id, head_hash = self.head()
         last_id = expected_id - 1
         if head_id != last_id:
             if head_id > last_id:
-                problems.append(
-                    f"chain head: names record {head_id} but the last record is {last_id} (tail removed)"
-                )
+                problems.append(f"chain head: names record {head_id} but the last record is {last_id} (tail removed)")
             else:
                 problems.append(f"chain head: names record {head_id} but records run to {last_id}")
         elif head_hash != prev_hash:
@@ -846,3 +1033,54 @@ class Journal:
 
     def __repr__(self) -> str:
         return f"Journal({self.path!r}, read_only={self.read_only})"
+
+
+class Retention:
+    """The daemon's own prune, run by the table loop one bounded step at a time (:meth:`step`).
+
+    At most once every ``every`` seconds (an hour) it plans: whole shoes older than ``retain_days`` that the
+    floor has acknowledged (:meth:`Journal.floor_ack`; no ack, no prune), and writes the prune's note. Each
+    later step deletes about ``chunk`` records in one transaction (a few milliseconds on a Pi), until done.
+    Only the daemon with a floor link builds one: without a floor the table never prunes by itself.
+    """
+
+    def __init__(
+        self,
+        journal: Journal,
+        retain_days: float,
+        *,
+        every: float = 3600.0,
+        chunk: int = PRUNE_CHUNK,
+        wall: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.journal = journal
+        self.retain_days = retain_days
+        self.every = every
+        self.chunk = chunk
+        self.wall = wall
+        self.pruned = 0  # records deleted so far
+        self._target: int | None = None  # the prune under way: delete below this record
+        self._next_plan: float | None = None
+
+    def step(self, now: float) -> int:
+        """Plan (if due) or delete one chunk; returns how many records this step deleted."""
+        if self._target is None:
+            if self._next_plan is not None and now < self._next_plan:
+                return 0
+            self._next_plan = now + self.every
+            ack = self.journal.floor_ack()
+            plan = self.journal.prunable(older_than=self.wall() - timedelta(days=self.retain_days), ack=ack)
+            if plan is None:
+                return 0
+            self.journal.begin_prune(plan[0], keep_from_ack=ack)
+            self._target = plan[0]
+            return 0
+        try:
+            deleted = self.journal.prune_step(self._target, limit=self.chunk)
+        except BaseException:
+            self._target = None  # planned afresh next time
+            raise
+        if deleted == 0:
+            self._target = None
+        self.pruned += deleted
+        return deleted

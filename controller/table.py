@@ -18,6 +18,7 @@ import logging
 import os
 import queue
 import selectors
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -30,6 +31,7 @@ from controller.game.table import (
     Alarm,
     AlarmCleared,
     AlarmRaised,
+    CardDrawn,
     DeclarePressed,
     LineNoise,
     LinkChanged,
@@ -132,6 +134,24 @@ class LoopStats:
     refused: int = 0  # inputs refused because MAX_STAGED inputs were waiting for the journal
 
 
+class LoopMetrics(Protocol):
+    """What the loop reports to the health metrics (controller.metrics.TableMetrics)."""
+
+    def card_read(self, seconds_to_led: float) -> None: ...
+
+    def frame_rejected(self, reason: str) -> None: ...
+
+    def link(self, up: bool) -> None: ...
+
+    def committed(self, seconds: float) -> None: ...
+
+
+class Pruner(Protocol):
+    """The journal's retention on the loop (controller.journal.Retention): one bounded step at a quiet time."""
+
+    def step(self, now: float) -> int: ...
+
+
 class PortReader(Protocol):
     """The shoe's port as the loop reads it (controller.shoe_link.ShoeLink)."""
 
@@ -194,6 +214,11 @@ class TableLoop:
         self.journal_retry = JOURNAL_RETRY_SECONDS
         self._journal_fault = ""
         self._next_journal_try = 0.0
+        #: Health metrics (None: off); the daemon sets them.
+        self.metrics: LoopMetrics | None = None
+        #: The journal's retention (None: the table never prunes by itself); the daemon sets it with a floor.
+        self.pruner: Pruner | None = None
+        self._read_at = 0.0  # monotonic time the bytes being decoded were read
 
     # -- for threads -----------------------------------------------------------------------------
     def put(self, event: LoopEvent) -> None:
@@ -312,6 +337,8 @@ class TableLoop:
                 self.flush()
                 if stop:
                     break
+                if self.pruner is not None and not port_ready:
+                    self._prune_step()
                 if on_tick is not None:
                     on_tick()
         finally:
@@ -338,6 +365,7 @@ class TableLoop:
 
     def handle(self, event: LoopEvent) -> None:
         if isinstance(event, WireBytes):
+            self._read_at = event.at
             for wire_event in self.wire.receive(event.data, event.at):
                 self._wire_event(wire_event)
         elif isinstance(event, PanelPress):
@@ -371,6 +399,8 @@ class TableLoop:
     def _wire_event(self, ev: object) -> None:
         if isinstance(ev, WireInput):
             self._apply(ev.table_input, ev.body, ev.session, ev.number)
+            if self.metrics is not None and isinstance(ev.table_input, CardDrawn):
+                self.metrics.card_read(self.clock() - self._read_at)  # the sinks (LEDs first) are updated
         elif isinstance(ev, WireDuplicate):
             # A resend of an event already delivered: nothing to apply. The session itself re-ACKs it once
             # it is committed (never before: write-ahead).
@@ -382,6 +412,8 @@ class TableLoop:
             self._apply(ShoeRebooted(), body, None, None)
         elif isinstance(ev, WireNoise):
             self.stats.noise += 1
+            if self.metrics is not None:
+                self.metrics.frame_rejected(ev.reason)
             if log.isEnabledFor(logging.DEBUG):
                 # the length only: a rejected frame's bytes may spell a card not yet declared (squeeze games)
                 log.debug("wire noise %s: %s (%d bytes)", ev.reason, ev.detail, len(ev.raw))
@@ -400,6 +432,8 @@ class TableLoop:
 
     def _link(self, up: bool, detail: str) -> None:
         log.log(logging.INFO if up else logging.WARNING, "shoe link %s: %s", "up" if up else "DOWN", detail)
+        if self.metrics is not None:
+            self.metrics.link(up)
         self._apply(LinkChanged(up), input_body(LinkChanged(up), detail=detail), None, None)
 
     def _apply(
@@ -439,11 +473,14 @@ class TableLoop:
             batch = self._pending
             if self.journal_alarm is not None:
                 batch = [*batch, self._journal_record("cleared", self.journal_alarm, "the journal takes commits again")]
+            started = time.perf_counter()
             try:
                 ids = self.journal.append_many(batch)
             except JournalError as exc:
                 self._journal_failed(exc)
                 return
+            if self.metrics is not None:
+                self.metrics.committed(time.perf_counter() - started)
             self._pending = []
             if self.journal_alarm is not None:
                 self._journal_recovered()
@@ -465,6 +502,21 @@ class TableLoop:
             out += self._prompt_bytes()
         if out:
             self.write(out)
+
+    def _prune_step(self) -> None:
+        """One bounded step of the journal's retention, only at a quiet moment: nothing staged or queued, the
+        journal healthy, and no card of a coup on the table (between coups). A failure is logged and the
+        table deals on (the pruner tries again at its next plan)."""
+        if self._pending or not self.queue.empty() or self.journal_alarm is not None:
+            return
+        view = self.state.view()
+        if view.player or view.banker:
+            return
+        assert self.pruner is not None
+        try:
+            self.pruner.step(self.clock())
+        except (JournalError, ValueError, sqlite3.Error) as exc:
+            log.error("journal retention: prune step failed, tried again later: %s", exc)
 
     def journal_failed(self, exc: JournalError) -> None:
         """The journal cannot take commits (a failed commit, or a journal opened on a full disk)."""

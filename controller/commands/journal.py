@@ -1,5 +1,6 @@
 """``shoe-controller journal verify [--journal PATH | --config FILE]``: check the journal's hash chain and
-SQLite integrity.
+SQLite integrity. ``shoe-controller journal archive --before-days N --out FILE``: write whole shoes older
+than N days to a file, then prune them from the journal (on a stopped table).
 
 Opens the journal read-only, so it runs beside the live daemon. Prints ``PATH: intact, N records`` and
 exits 0; or prints each problem found and exits 1; a file that cannot be opened as a journal (missing,
@@ -13,10 +14,12 @@ reads the journal (``history`` too), so they read the journal the daemon writes.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+from datetime import UTC, datetime, timedelta
 
 from controller.commands import Subparsers, UsageError
-from controller.config import DEFAULT_JOURNAL_PATH, DEFAULT_PATH, default_settings, load_config
+from controller.config import DEFAULT_JOURNAL_PATH, DEFAULT_PATH, Settings, default_settings, load_config
 from controller.journal import Journal, JournalError
 from controller.userfile import UserFileError, check_regular
 
@@ -36,17 +39,19 @@ def add_journal_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _settings(args: argparse.Namespace) -> Settings:
+    if args.config is not None:
+        return load_config(args.config)
+    if os.path.exists(DEFAULT_PATH):
+        return load_config(DEFAULT_PATH)
+    return default_settings()
+
+
 def journal_path(args: argparse.Namespace) -> str:
     """The journal the command reads: ``--journal``, else the configuration's ``journal.path``."""
     if args.journal is not None:
         return str(args.journal)
-    if args.config is not None:
-        settings = load_config(args.config)
-    elif os.path.exists(DEFAULT_PATH):
-        settings = load_config(DEFAULT_PATH)
-    else:
-        settings = default_settings()
-    return str(settings.journal.path)
+    return str(_settings(args).journal.path)
 
 
 def open_read_only(path: str) -> Journal:
@@ -72,6 +77,82 @@ def register(sub: Subparsers) -> None:
     )
     add_journal_argument(v)
     v.set_defaults(handler=run_verify)
+    a = actions.add_parser(
+        "archive",
+        help="write old shoes to a file, then prune them (stopped table)",
+        description="Write every whole shoe older than --before-days to --out (JSON Lines, one record as the"
+        " floor receives it per line, fsynced), then prune those shoes from the journal. The newest shoe is"
+        " never pruned; records the floor has not acknowledged (when a floor link stored an ack) are kept."
+        " Run it on a stopped table: the daemon is the journal's only writer.",
+    )
+    add_journal_argument(a)
+    a.add_argument("--before-days", metavar="N", type=_days, required=True, help="archive shoes older than N days")
+    a.add_argument("--out", metavar="FILE", required=True, help="the archive file to write (must not exist)")
+    a.set_defaults(handler=run_archive)
+
+
+def _days(text: str) -> int:
+    if not text.isdigit() or int(text) > 36500:
+        raise argparse.ArgumentTypeError(f"must be a whole number of days (0-36500), got {text!r}")
+    return int(text)
+
+
+def run_archive(args: argparse.Namespace) -> int:
+    path = journal_path(args)
+    settings = _settings(args)
+    # The floor link's table id when one is configured ([floor] table), else the table's name.
+    table_id = str(getattr(getattr(settings, "floor", None), "table", "") or settings.table.name)
+    out = str(args.out)
+    if os.path.lexists(out):
+        raise UsageError(f"shoe-controller: {out} already exists: choose a new archive file")
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise UsageError(f"shoe-controller: directory {parent} does not exist")
+    try:
+        check_regular(path)
+    except UserFileError as exc:
+        raise UsageError(f"shoe-controller: journal {exc}") from None
+    try:
+        journal = Journal.open(path, create=False)
+    except JournalError as exc:
+        raise UsageError(f"shoe-controller: {exc}") from None
+    with journal:
+        ack = journal.floor_ack()
+        cutoff = datetime.now(UTC) - timedelta(days=args.before_days)
+        plan = journal.prunable(older_than=cutoff, ack=ack, floor=ack is not None)
+        if plan is None:
+            print(
+                f"{path}: nothing to archive (no whole shoe older than {args.before_days} days"
+                f"{', acknowledged by the floor' if ack is not None else ''}, besides the newest)"
+            )
+            return 0
+        before, shoes = plan
+        first = journal.anchor()[0] + 1
+        tmp = f"{out}.partial"
+        try:
+            with open(tmp, "x", encoding="utf-8") as f:
+                for record in journal.records(after=first - 1):
+                    if record.id >= before:
+                        break
+                    f.write(record.for_floor(table_id).to_json() + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, out)
+            fd = os.open(parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise UsageError(f"shoe-controller: cannot write {out}: {exc.strerror or exc}; nothing pruned") from None
+        try:
+            deleted = journal.prune(before, keep_from_ack=ack, archive=os.path.abspath(out))
+        except (JournalError, ValueError) as exc:
+            raise UsageError(f"shoe-controller: archived to {out} but the prune failed: {exc}") from None
+    print(f"{path}: archived records {first}-{before - 1} ({shoes} shoes) to {out}; pruned {deleted} records")
+    return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:

@@ -1,0 +1,146 @@
+"""The table's health metrics, for Prometheus: ``[metrics] bind`` (loopback by default), ``GET /metrics``.
+
+One :class:`TableMetrics` per daemon, with its own :class:`prometheus_client.CollectorRegistry` (never the
+process-wide default one, so that two daemons in one process, as in the tests, do not share counters). The
+table loop updates it in passing (a counter or a histogram is a lock and an add: well under a microsecond);
+the HTTP server runs on prometheus_client's own thread and reads the values when scraped. What is exported:
+
+====================================== ===========================================================================
+``shoe_cards_read_total``              cards read from the shoe and applied (the ASCII and binary dialects alike)
+``shoe_frames_rejected_total{reason}`` frames or lines the decoder rejected, by the decoder's reason
+``shoe_link_up``                       1 while the shoe link is up, 0 while LINK DOWN shows
+``shoe_journal_commit_seconds``        histogram: one journal transaction (the group commit before the ACK)
+``shoe_card_to_led_seconds``           histogram: a card's bytes read from the port -> every sink updated (LEDs
+                                       first: the panel is the first sink)
+``shoe_journal_bytes``                 the journal file with its WAL, read from the file system when scraped
+``shoe_floor_outbox_records``          records committed but not yet acknowledged by the floor (set by the
+                                       floor link; 0 without one)
+``shoe_floor_connected``               1 connected to the floor's broker, 0 not, -1 unknown or no floor link
+====================================== ===========================================================================
+
+The floor link reports through :meth:`TableMetrics.set_floor` (from its own thread: a gauge's set is
+thread-safe). A failure to bind the HTTP port is logged and the table deals on without metrics.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+log = logging.getLogger(__name__)
+
+#: Latency buckets (seconds): from 100 microseconds (a card -> LED on a Pi is well under a millisecond) to a
+#: second (a commit stalled by a slow SD card).
+LATENCY_BUCKETS = (
+    0.0001,
+    0.00025,
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+)
+
+
+def _file_bytes(path: str) -> float:
+    total = 0
+    for name in (path, f"{path}-wal"):
+        with contextlib.suppress(OSError):  # no WAL (or no file yet): nothing to add
+            total += os.stat(name).st_size
+    return float(total)
+
+
+class TableMetrics:
+    """The metrics of one table; :meth:`start` serves them over HTTP."""
+
+    def __init__(self, journal_path: str | os.PathLike[str] | None = None) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.cards = Counter("shoe_cards_read", "Cards read from the shoe and applied.", registry=r)
+        self.rejected = Counter(
+            "shoe_frames_rejected", "Frames or lines the decoder rejected, by reason.", ["reason"], registry=r
+        )
+        self.link_up = Gauge("shoe_link_up", "1 while the shoe link is up, 0 while LINK DOWN shows.", registry=r)
+        self.commit_seconds = Histogram(
+            "shoe_journal_commit_seconds",
+            "One journal transaction (the group commit before the shoe's ACK).",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.card_to_led_seconds = Histogram(
+            "shoe_card_to_led_seconds",
+            "A card's bytes read from the port -> the panel's LEDs (and every other sink) updated.",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.journal_bytes = Gauge("shoe_journal_bytes", "The journal file and its WAL, in bytes.", registry=r)
+        if journal_path is not None:
+            path = os.fspath(journal_path)
+            self.journal_bytes.set_function(lambda: _file_bytes(path))
+        self.outbox = Gauge(
+            "shoe_floor_outbox_records", "Journal records the floor has not acknowledged yet.", registry=r
+        )
+        self.floor_connected = Gauge(
+            "shoe_floor_connected", "1 connected to the floor's broker, 0 not, -1 unknown or no floor link.", registry=r
+        )
+        self.floor_connected.set(-1)
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self.address: tuple[str, int] | None = None
+
+    # -- what the table loop reports ---------------------------------------------------------------------
+    def card_read(self, seconds_to_led: float) -> None:
+        """A card was applied and the sinks updated ``seconds_to_led`` after its bytes were read."""
+        self.cards.inc()
+        self.card_to_led_seconds.observe(seconds_to_led)
+
+    def frame_rejected(self, reason: str) -> None:
+        self.rejected.labels(reason=reason).inc()
+
+    def link(self, up: bool) -> None:
+        self.link_up.set(1 if up else 0)
+
+    def committed(self, seconds: float) -> None:
+        self.commit_seconds.observe(seconds)
+
+    # -- what the floor link reports -------------------------------------------------------------------
+    def set_floor(self, *, connected: bool | None = None, backlog: int | None = None) -> None:
+        """The floor link's state: ``connected`` (None: unknown) and the records not yet acknowledged."""
+        self.floor_connected.set(-1 if connected is None else int(connected))
+        if backlog is not None:
+            self.outbox.set(max(backlog, 0))
+
+    # -- serving ---------------------------------------------------------------------------------------
+    def start(self, host: str, port: int) -> bool:
+        """Serve ``/metrics`` on ``host:port`` (port 0: any free port, see :attr:`address`). A failure to bind
+        is logged and returns False: the table deals on without metrics."""
+        try:
+            self._server, self._thread = start_http_server(port, addr=host, registry=self.registry)
+        except OSError as exc:
+            log.error("metrics: cannot serve on %s:%d (%s); the table runs without metrics", host, port, exc)
+            return False
+        bound = self._server.server_address
+        self.address = (str(bound[0]), int(bound[1]))
+        log.info("metrics on http://%s:%d/metrics", host, self.address[1])
+        return True
+
+    def stop(self) -> None:
+        """Stop the HTTP server and join its thread (idempotent)."""
+        server, thread = self._server, self._thread
+        self._server = self._thread = None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if thread is not None:
+            thread.join(timeout=5)

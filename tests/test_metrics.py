@@ -1,0 +1,169 @@
+"""The health metrics, scraped over HTTP from a real daemon (in this process) dealt cards over a real
+pseudo-terminal: the counters and histograms move by exactly what was dealt, and a port that cannot be
+bound is a logged fault, never the end of the table."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import tty
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from controller.config import MetricsSection, default_settings
+from controller.daemon import Daemon
+from controller.journal import Journal
+from controller.metrics import TableMetrics
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of ``GET /metrics``, keyed by (name, sorted labels)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    samples: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return samples
+
+
+def value(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str, **labels: str) -> float:
+    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+@dataclass
+class Table:
+    daemon: Daemon
+    master: int
+    journal: Path
+
+    def send(self, *lines: bytes) -> None:
+        for line in lines:
+            os.write(self.master, line + b"\r\n")
+            time.sleep(0.01)
+
+    def wait_for(self, what: str, check: object, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not check():  # type: ignore[operator]
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            time.sleep(0.02)
+
+
+@contextmanager
+def running_table(tmp_path: Path, bind: str) -> Iterator[Table]:
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    port_path = os.ttyname(slave)
+    os.close(slave)
+    journal = tmp_path / "journal.db"
+    settings = default_settings().with_overrides(
+        port=port_path, dialect="ascii", journal=str(journal), pin_factory="mock"
+    )
+    settings = settings.with_scoreboard(enabled=False)
+    settings = settings.model_copy(update={"metrics": MetricsSection.model_validate({"enabled": True, "bind": bind})})
+    ready = threading.Event()
+    daemon = Daemon(settings, on_ready=lambda _d: ready.set())
+    runner = threading.Thread(target=daemon.run, name="test-daemon")
+    runner.start()
+    try:
+        assert ready.wait(20), "the daemon did not get ready"
+        assert daemon.link is not None and daemon.link.wait_open(10)
+        yield Table(daemon, master, journal)
+    finally:
+        daemon.stop()
+        runner.join(20)
+        os.close(master)
+    assert not runner.is_alive()
+
+
+def cards_in(journal: Path) -> int:
+    with Journal.open(journal, read_only=True) as j:
+        return sum(1 for _i, body in j.inputs() if body["kind"] == "card")
+
+
+CARDS = [b"H9", b"S2", b"DK", b"C5", b"HA", b"D3", b"ST"]
+
+
+def test_the_endpoint_counts_what_the_table_dealt(tmp_path: Path) -> None:
+    port = free_port()
+    with running_table(tmp_path, f"127.0.0.1:{port}") as table:
+        table.wait_for("link up", lambda: value(scrape(port), "shoe_link_up") == 1)
+        before = scrape(port)
+        assert value(before, "shoe_cards_read_total") == 0
+        assert value(before, "shoe_floor_connected") == -1  # no floor link: unknown
+        table.send(*CARDS[:4], b"hello there", b"\x01\x02bad", *CARDS[4:], b"nonsense")
+        table.wait_for("the cards journaled", lambda: cards_in(table.journal) == len(CARDS))
+        table.wait_for("all counted", lambda: value(scrape(port), "shoe_cards_read_total") == len(CARDS))
+        after = scrape(port)
+        loop = table.daemon.loop
+        assert loop is not None
+        assert value(after, "shoe_cards_read_total") == len(CARDS)
+        assert value(after, "shoe_card_to_led_seconds_count") == len(CARDS)
+        assert 0 < value(after, "shoe_card_to_led_seconds_sum") < len(CARDS) * 1.0
+        assert value(after, "shoe_frames_rejected_total", reason="not_a_card") == 2
+        assert value(after, "shoe_frames_rejected_total", reason="bad_bytes") == 1
+        commits = value(after, "shoe_journal_commit_seconds_count") - value(before, "shoe_journal_commit_seconds_count")
+        assert commits >= 1
+        assert value(after, "shoe_journal_commit_seconds_count") == loop.stats.commits
+        size = value(after, "shoe_journal_bytes")
+        files = os.path.getsize(table.journal) + os.path.getsize(f"{table.journal}-wal")
+        assert 0 < size <= files  # read when scraped; the journal only grows while we look
+        metrics = table.daemon.metrics
+        assert metrics is not None
+        metrics.set_floor(connected=True, backlog=17)  # what the floor link calls from its thread
+        floor = scrape(port)
+        assert value(floor, "shoe_floor_connected") == 1
+        assert value(floor, "shoe_floor_outbox_records") == 17
+
+
+def test_a_port_in_use_is_a_logged_fault_and_the_table_deals_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        with (
+            caplog.at_level(logging.ERROR, logger="controller.metrics"),
+            running_table(tmp_path, f"127.0.0.1:{port}") as table,
+        ):
+            table.send(*CARDS)
+            table.wait_for("the cards journaled", lambda: cards_in(table.journal) == len(CARDS))
+        assert any("metrics: cannot serve" in r.getMessage() for r in caplog.records)
+    finally:
+        taken.close()
+
+
+def test_metrics_off_by_default_serve_nothing(tmp_path: Path) -> None:
+    assert default_settings().metrics.enabled is False
+    assert default_settings().metrics.bind == "127.0.0.1:9108"
+
+
+def test_two_tables_in_one_process_keep_their_own_counts() -> None:
+    a, b = TableMetrics(), TableMetrics()
+    a.card_read(0.001)
+    assert b.cards._value.get() == 0
+    assert a.start("127.0.0.1", 0) and b.start("127.0.0.1", 0)
+    try:
+        assert a.address is not None and b.address is not None
+        assert value(scrape(a.address[1]), "shoe_cards_read_total") == 1
+        assert value(scrape(b.address[1]), "shoe_cards_read_total") == 0
+    finally:
+        a.stop()
+        b.stop()
