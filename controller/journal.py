@@ -66,8 +66,10 @@ from urllib.parse import quote
 
 from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash
 
-#: The schema this code writes and reads, kept in ``PRAGMA user_version``.
-SCHEMA_VERSION = 1
+#: The schema this code writes, kept in ``PRAGMA user_version``: 1 the records and the chain head, 2 the
+#: chain anchor too (retention). A version-1 journal is upgraded when first opened for writing, so that an
+#: older shoe-controller meeting a journal that may have been pruned says "newer schema" instead of "damaged".
+SCHEMA_VERSION = 2
 
 
 INPUT, COUP, NOTE = "input", "coup", "note"
@@ -460,6 +462,7 @@ class Journal:
             try:
                 for statement in _ANCHOR_SCHEMA:
                     conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:

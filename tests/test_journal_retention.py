@@ -30,7 +30,7 @@ from controller.game.table import (
     TableState,
     VoidPressed,
 )
-from controller.journal import PRUNE_NOTE, Journal
+from controller.journal import PRUNE_NOTE, SCHEMA_VERSION, Journal
 from controller.table import TableLoop
 from controller.wire import AsciiWire
 
@@ -303,16 +303,22 @@ def test_a_journal_from_before_retention_opens_and_verifies(tmp_path: Path) -> N
     journal.close()
     db = sqlite3.connect(path)
     db.execute("DROP TABLE chain_anchor")
+    db.execute("PRAGMA user_version = 1")
     db.commit()
     db.close()
     with Journal.open(path, read_only=True) as journal:  # `journal verify` beside an old daemon
         assert journal.anchor()[0] == 0
         assert journal.verify() == []
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone() == (1,)  # a reader changes nothing
+    db.close()
     with Journal.open(path) as journal:  # the new daemon adds the anchor
         assert journal.anchor()[0] == 0
         assert journal.verify() == []
     db = sqlite3.connect(path)
     assert db.execute("SELECT last_id FROM chain_anchor").fetchone() == (0,)
+    # version 2 now: an older shoe-controller says "newer schema, upgrade" rather than "damaged" after a prune
+    assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (2,)
     db.close()
 
 
