@@ -123,6 +123,7 @@ def setup_logging(level: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from controller.daemon import Daemon
+    from controller.floor_link import FloorLinkError
     from controller.journal import JournalError
     from controller.panel import PanelError
 
@@ -133,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     daemon = Daemon(settings)
     try:
         daemon.run()
-    except (JournalError, PanelError) as exc:
+    except (JournalError, PanelError, FloorLinkError) as exc:
         print(f"shoe-controller: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
