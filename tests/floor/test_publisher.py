@@ -3,6 +3,7 @@ is in test_publisher_e2e.py)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -92,7 +93,7 @@ def test_every_record_arrives_in_order_and_the_ack_is_kept(
     assert ordered_without_duplicates(floor.received)
     records = [floor.by_seq[i] for i in range(1, 351)]
     assert all(r.chain_ok() for r in records)
-    assert all(b.prev == a.hash for a, b in zip(records, records[1:], strict=False))
+    assert all(b.prev == a.hash for a, b in itertools.pairwise(records))
     assert all(r.table == "t1" and r.v == 1 for r in records)
     with Journal.open(journal_path, read_only=True) as j:
         assert j.floor_ack() == 350
@@ -211,7 +212,7 @@ def test_state_under_on_declare_shows_nothing_of_the_coup_being_dealt() -> None:
     state = TableState(TableRules(burn_rule=__import__("controller.game.shoe", fromlist=["BurnRule"]).BurnRule(
         mode=__import__("controller.game.shoe", fromlist=["BurnMode"]).BurnMode.NONE)))  # fmt: skip
     state.apply(NewShoePressed())
-    for token in ("9S", "KH", "8D", "QC"):  # player 9, banker 8: naturals, the coup is complete, not declared
+    for token in ("9S", "KH", "QC", "8D"):  # player 9, banker 8: naturals, the coup is complete, not declared
         state.apply(CardDrawn(Card.parse(token)))
     view = state.view()
     assert len(view.player) + len(view.banker) == 4
