@@ -94,10 +94,8 @@ def test_a_card_reaches_the_leds_while_the_broker_does_not_answer(harness: Harne
     os.kill(broker.proc.pid, signal.SIGSTOP)
     try:
         harness.start_sim("--decks", "1", seed=8)
-        started = time.monotonic()
         harness.start_daemon("--floor", broker.url, *FLOOR_ARGS)
         assert harness.wait_sim(timeout=120) == 0
-        took = time.monotonic() - started
         truth = [e["card"] for e in harness.truth_events() if e["event"] == "card"]
         journal = [b["card"] for b in harness.journal_inputs() if b.get("kind") == "card"]
         assert journal == truth
@@ -108,4 +106,3 @@ def test_a_card_reaches_the_leds_while_the_broker_does_not_answer(harness: Harne
         assert_archive_is_the_journal(side, harness.journal)
     finally:
         side.close()
-    print(f"one deck dealt in {took:.1f} s with the broker stopped")
