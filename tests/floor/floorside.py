@@ -17,7 +17,8 @@ from controller.game.records import TableRecord
 
 class FloorSide:
     def __init__(self, host: str, port: int, *, site: str = "casino", table: str = "t1", ack: bool = True,
-                 client_id: str = "test-floor", **tls: Any) -> None:  # fmt: skip
+                 client_id: str = "test-floor", username: str | None = None, password: str | None = None,
+                 ca_file: str | None = None) -> None:  # fmt: skip
         self.prefix = f"baccarat/{site}/{table}/"
         self.ack = ack
         self.received: list[TableRecord] = []  # every record on the wire, duplicates included
@@ -31,6 +32,10 @@ class FloorSide:
         self.connected = threading.Event()
         self.client.on_connect = self._on_connect
         self.client.reconnect_delay_set(0.2, 1)
+        if username is not None:
+            self.client.username_pw_set(username, password)
+        if ca_file is not None:
+            self.client.tls_set(ca_certs=ca_file)
         self.client.connect_async(host, port, keepalive=10)
         self.client.loop_start()
         if not self.connected.wait(15):

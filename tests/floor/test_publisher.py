@@ -98,7 +98,7 @@ def test_every_record_arrives_in_order_and_the_ack_is_kept(
     with Journal.open(journal_path, read_only=True) as j:
         assert j.floor_ack() == 350
         assert [r.for_floor("t1") for r in j.records()] == records
-    assert floor.retained["status"] == b"offline"  # a clean stop says so
+    floor.wait(lambda f: f.retained.get("status") == b"offline", 10, "offline after a clean stop")
 
 
 def test_restart_sends_from_the_stored_ack_only(broker: Mosquitto, journal_path: Path) -> None:
