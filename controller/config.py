@@ -579,7 +579,13 @@ def _broker(value: object) -> str:
 
 
 def _optional_path(value: object) -> Path | None:
-    return None if value is None else _path(value)
+    """A path, or ``""`` (the default): none."""
+    return None if value is None or value == "" else _path(value)
+
+
+def _optional_text(value: object) -> str | None:
+    """Text, or ``""`` (the default): none."""
+    return None if value is None or value == "" else _text(64)(value)
 
 
 class FloorSection(_Section):
@@ -589,7 +595,7 @@ class FloorSection(_Section):
     broker: Annotated[str, PlainValidator(_broker)] = "mqtt://127.0.0.1:1883"
     site: Annotated[str, PlainValidator(_topic_id)] = "casino"
     table: Annotated[str, PlainValidator(_topic_id)] = "table-1"
-    username: Annotated[str | None, PlainValidator(_text(64))] = None
+    username: Annotated[str | None, PlainValidator(_optional_text)] = None
     password_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
     ca_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
     cert_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
