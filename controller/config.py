@@ -62,6 +62,7 @@ __all__ = [
     "PHYSICAL_PIN",
     "RESERVED_GPIOS",
     "ConfigError",
+    "FloorSection",
     "GpioPins",
     "GpioSection",
     "JournalSection",
@@ -559,6 +560,95 @@ class ServiceSection(_Section):
     log_level: Annotated[LogLevelName, _choice(LogLevelName)] = "info"
 
 
+_TOPIC_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+FLOOR_SCHEMES = {"mqtt": 1883, "mqtts": 8883}
+
+
+def _topic_id(value: object) -> str:
+    """A site or table id: one MQTT topic level (no ``/``, ``+``, ``#``, spaces), 1-64 characters."""
+    if not isinstance(value, str):
+        raise ValueError(f"must be a string, got {_show(value)}")
+    if not _TOPIC_ID.fullmatch(value):
+        raise ValueError(
+            f"{_show(value)} is not an id: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit"
+        )
+    return value
+
+
+def _broker(value: object) -> str:
+    """``mqtt://host[:port]`` or ``mqtts://host[:port]`` (TLS)."""
+    if not isinstance(value, str):
+        raise ValueError(f"must be a string, got {_show(value)}")
+    bad = f"{_show(value)} is not a broker URL (mqtt://host:port or mqtts://host:port)"
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
+        raise ValueError(bad) from None
+    if parts.scheme not in FLOOR_SCHEMES or not parts.hostname or parts.path not in ("", "/") or parts.query:
+        raise ValueError(bad)
+    if parts.username or parts.password:
+        raise ValueError("put no credentials in the broker URL: use username and password_file")
+    if port == 0:
+        raise ValueError(f"{_show(value)}: port must be 1-65535")
+    return value
+
+
+def _optional_path(value: object) -> Path | None:
+    """A path, or ``""`` (the default): none."""
+    return None if value is None or value == "" else _path(value)
+
+
+def _optional_text(value: object) -> str | None:
+    """Text, or ``""`` (the default): none."""
+    return None if value is None or value == "" else _text(64)(value)
+
+
+class FloorSection(_Section):
+    """``[floor]``: the floor link (every journal record to the casino's MQTT broker). Off by default."""
+
+    enabled: Annotated[bool, PlainValidator(_bool)] = False
+    broker: Annotated[str, PlainValidator(_broker)] = "mqtt://127.0.0.1:1883"
+    site: Annotated[str, PlainValidator(_topic_id)] = "casino"
+    table: Annotated[str, PlainValidator(_topic_id)] = "table-1"
+    username: Annotated[str | None, PlainValidator(_optional_text)] = None
+    password_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
+    ca_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
+    cert_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
+    key_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
+    keepalive: Annotated[int, PlainValidator(_int_in(5, 3600))] = 30
+    retain_days: Annotated[int, PlainValidator(_int_in(1, 3650))] = 90
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FloorSection:
+        for key in ("ca_file", "cert_file", "key_file"):
+            if getattr(self, key) is not None and not self.tls:
+                raise _KeyedError(key, "needs a TLS broker (mqtts://host:port)")
+        if (self.cert_file is None) != (self.key_file is None):
+            missing = "key_file" if self.key_file is None else "cert_file"
+            raise _KeyedError(missing, "cert_file and key_file go together (the table's client certificate)")
+        if self.password_file is not None and self.username is None:
+            raise _KeyedError("username", "password_file needs a username")
+        return self
+
+    @property
+    def tls(self) -> bool:
+        return urlsplit(self.broker).scheme == "mqtts"
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.broker).hostname or ""
+
+    @property
+    def port(self) -> int:
+        parts = urlsplit(self.broker)
+        return parts.port or FLOOR_SCHEMES[parts.scheme]
+
+    def topic(self, leaf: str) -> str:
+        """``baccarat/<site>/<table>/<leaf>`` (leaf: record, state, status, ack)."""
+        return f"baccarat/{self.site}/{self.table}/{leaf}"
+
+
 class Settings(_Section):
     """The whole configuration, validated and frozen. ``Settings()`` is the default configuration."""
 
@@ -570,6 +660,7 @@ class Settings(_Section):
     scoreboard: ScoreboardSection = Field(default_factory=ScoreboardSection)
     service: ServiceSection = Field(default_factory=ServiceSection)
     metrics: MetricsSection = Field(default_factory=MetricsSection)
+    floor: FloorSection = Field(default_factory=FloorSection)
 
     def table_rules(self) -> TableRules:
         """The house rules :class:`~controller.game.table.TableState` needs."""
@@ -630,6 +721,19 @@ class Settings(_Section):
         }
         return self.model_copy(update={"scoreboard": _override(self.scoreboard, changes, "scoreboard")})
 
+    def with_floor(
+        self, *, broker: str | None = None, site: str | None = None, table: str | None = None
+    ) -> Settings:
+        """These settings with the command line's ``--floor URL`` (which also turns the link on), ``--site``
+        and ``--table-id``."""
+        changes: dict[str, tuple[str, object]] = {
+            "broker": ("--floor", broker),
+            "site": ("--site", site),
+            "table": ("--table-id", table),
+            "enabled": ("--floor", True if broker is not None else None),
+        }
+        return self.model_copy(update={"floor": _override(self.floor, changes, "floor")})
+
     def with_table(self, *, decks: int | None = None, auto_declare: bool | None = None) -> Settings:
         """These settings with another deck count or auto-declare (the demo's options)."""
         changes = {"decks": ("--decks", decks), "auto_declare": ("--auto-declare", auto_declare)}
@@ -658,7 +762,15 @@ class Settings(_Section):
             f"gpio:       pin factory {self.gpio.pin_factory}",
             f"lcd:        {lcd}",
             f"scoreboard: {board if self.scoreboard.enabled else 'off'}",
+            f"floor:      {self._floor_summary()}",
         ]
+
+    def _floor_summary(self) -> str:
+        f = self.floor
+        if not f.enabled:
+            return "off"
+        auth = "client certificate" if f.cert_file else f"user {f.username}" if f.username else "anonymous"
+        return f"{f.broker} as {f.topic('')[:-1]} ({auth})"
 
 
 _S = TypeVar("_S", bound=BaseModel)

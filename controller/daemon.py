@@ -30,7 +30,7 @@ from controller.notify import Notifier, StatusSink
 from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.shoe_link import ShoeLink
 from controller.sinks import LatestViewSink, QueuedSink, Sink
-from controller.table import LoopEvent, PanelPress, Stop, TableLoop
+from controller.table import FloorAck, LoopEvent, PanelPress, Stop, TableLoop
 from controller.wire import AsciiWire, BinaryWire, Wire
 from firmware_protocol.session import ControllerSession
 
@@ -68,6 +68,7 @@ class Daemon:
         self.status: StatusSink | None = None
         #: The health metrics (``[metrics]``); the floor link reports through ``metrics.set_floor``.
         self.metrics: TableMetrics | None = None
+        self.floor: Any = None  # controller.floor_link.FloorLink when [floor] is enabled
         self.ready = False
         self._started = 0.0
 
@@ -119,6 +120,8 @@ class Daemon:
         loop_holder.append(self.loop)
         self._open_metrics()
         self._open_retention()
+        if s.floor.enabled:
+            self.floor = self._open_floor_link()
         if self.journal.degraded is not None:
             self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second
         replayed = self.loop.replay()
@@ -187,6 +190,25 @@ class Daemon:
         # At most some 50 snapshots a second: a fast shoe's updates are gathered for 20 ms and built once.
         self.loop.sinks.append(QueuedSink(board, gather_seconds=0.02))  # close_sinks() closes it
         return board
+
+    def _open_floor_link(self) -> Any:
+        """The floor link: its own thread and read-only connection; a sink only to be handed the newest view
+        and woken after each commit. The floor's ack comes back to the loop as a FloorAck event."""
+        from controller.floor_link import FloorLink
+
+        s = self.settings
+        assert self.loop is not None
+        link = FloorLink(
+            s.floor,
+            s.journal.path,
+            lambda seq: self._put(FloorAck(seq)),
+            hide_cards=s.scoreboard.reveal == "on_declare",
+        )
+        self.loop.sinks.append(link)  # close_sinks() closes it
+        if self.metrics is not None:
+            self.metrics.watch_floor(link)
+        link.start()
+        return link
 
     def _put(self, event: LoopEvent) -> None:
         assert self.loop is not None

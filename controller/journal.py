@@ -810,6 +810,41 @@ class Journal:
         """How many records the journal holds."""
         return int(self._conn.execute("SELECT count(*) FROM records").fetchone()[0])
 
+    # -- the floor's ack -------------------------------------------------------------------------------
+    # The floor link's end-to-end mark: the highest contiguous seq (record id) the floor says it archived.
+    # Kept beside the chain (not as a record: a record would itself need publishing and acknowledging),
+    # written by the table loop (the journal's one writer) when the link posts a FloorAck, read by the
+    # link's own read-only connection at start-up. Created on first use: a journal without the table reads
+    # as "nothing acknowledged", and an older shoe-controller ignores the extra table.
+    def store_floor_ack(self, seq: int, *, ts: str | None = None) -> None:
+        """Keep the floor's latest ack (the floor's word, even if lower than the last one: an archive that
+        lost records asks for them again). Raises :class:`JournalError` (FULL, WRITE_FAILED ...) like a commit."""
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            raise ValueError(f"floor ack must be a record id >= 0, not {seq!r}")
+        self._ensure_writable()
+        stamp = _check_ts(ts) if ts is not None else utc_now()
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS floor_ack ("
+                    " one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, ts TEXT NOT NULL)"
+                )
+                conn.execute(
+                    "INSERT INTO floor_ack (one, seq, ts) VALUES (1, ?, ?)"
+                    " ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, ts = excluded.ts",
+                    (seq, stamp),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            fault = JournalFault.FULL if _is_full(exc) else JournalFault.WRITE_FAILED
+            raise JournalError(self.path, fault, f"cannot store the floor's ack: {exc}") from None
+
     # -- retention -----------------------------------------------------------------------------------
     def anchor(self) -> tuple[int, str]:
         """``(id, hash)`` of the last pruned record, where the chain now starts: ``(0, genesis)`` before any

@@ -28,7 +28,7 @@ import contextlib
 import logging
 import os
 import threading
-from typing import Any
+from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
@@ -59,6 +59,14 @@ def _file_bytes(path: str) -> float:
         with contextlib.suppress(OSError):  # no WAL (or no file yet): nothing to add
             total += os.stat(name).st_size
     return float(total)
+
+
+class FloorState(Protocol):
+    """What the metrics read of the floor link (controller.floor_link.FloorLink)."""
+
+    connected: bool
+    head: int  # the journal's last record id as the link last read it
+    acked: int  # the floor's ack as the link last heard it
 
 
 class TableMetrics:
@@ -120,6 +128,11 @@ class TableMetrics:
         self.floor_connected.set(-1 if connected is None else int(connected))
         if backlog is not None:
             self.outbox.set(max(backlog, 0))
+
+    def watch_floor(self, link: FloorState) -> None:
+        """Read the floor gauges from the floor link when scraped (its thread keeps them; nothing is pushed)."""
+        self.floor_connected.set_function(lambda: 1.0 if link.connected else 0.0)
+        self.outbox.set_function(lambda: float(max(link.head - link.acked, 0)))
 
     # -- serving ---------------------------------------------------------------------------------------
     def start(self, host: str, port: int) -> bool:

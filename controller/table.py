@@ -96,7 +96,14 @@ class Stop:
     """Ask the loop to finish."""
 
 
-LoopEvent = WireBytes | PortState | PanelPress | Stop
+@dataclass(frozen=True)
+class FloorAck:
+    """The floor's ack (controller.floor_link): the loop, the journal's one writer, stores it."""
+
+    seq: int
+
+
+LoopEvent = WireBytes | PortState | PanelPress | FloorAck | Stop
 
 _PANEL_INPUTS: dict[str, Callable[[], TableInput]] = {
     "declare": DeclarePressed,
@@ -376,6 +383,13 @@ class TableLoop:
             table_input = factory()
             body = input_body(table_input, source=Source.PANEL)
             self._apply(table_input, body, None, None)
+        elif isinstance(event, FloorAck):
+            store = getattr(self.journal, "store_floor_ack", None)  # a table journal has it; test fakes may not
+            if store is not None:
+                try:
+                    store(event.seq)
+                except JournalError as exc:  # the link keeps the ack in memory; the next one is stored again
+                    log.warning("floor ack %d not stored: %s", event.seq, exc)
         elif isinstance(event, PortState):
             log.info("shoe port %s: %s", "open" if event.up else "down", event.detail)
             link_down = Alarm.LINK_DOWN in self.state.alarms

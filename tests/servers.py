@@ -72,6 +72,9 @@ class Mosquitto:
             f"persistence_location {self.directory}/",
             "persistence true",
             f"log_dest file {self.directory}/mosquitto.log",
+            # As root Mosquitto drops to the mosquitto user, which cannot read a pytest tmp_path (0700 root):
+            # its log, and the test's password file and certificates. Stay root for the tests.
+            *(["user root"] if os.geteuid() == 0 else []),
             *(self.extra or [f"listener {self.port} 127.0.0.1", "allow_anonymous true"]),
         ]
         path.write_text("\n".join(lines) + "\n")

@@ -167,3 +167,29 @@ def test_two_tables_in_one_process_keep_their_own_counts() -> None:
     finally:
         a.stop()
         b.stop()
+
+
+def test_the_floor_gauges_read_the_floor_link_when_scraped(tmp_path: Path) -> None:
+    from dataclasses import dataclass
+
+    from prometheus_client import generate_latest
+
+    from controller.metrics import TableMetrics
+
+    @dataclass
+    class LinkState:  # the three attributes FloorLink keeps on its own thread
+        connected: bool = False
+        head: int = 0
+        acked: int = 0
+
+    metrics = TableMetrics(str(tmp_path / "j.db"))
+    link = LinkState()
+    metrics.watch_floor(link)
+
+    def scrape() -> str:
+        return generate_latest(metrics.registry).decode()
+
+    assert "shoe_floor_connected 0.0" in scrape() and "shoe_floor_outbox_records 0.0" in scrape()
+    link.connected, link.head, link.acked = True, 120, 100
+    text = scrape()
+    assert "shoe_floor_connected 1.0" in text and "shoe_floor_outbox_records 20.0" in text

@@ -22,6 +22,13 @@ def register(sub: Subparsers) -> None:
         metavar="FILE",
         help=f"configuration file (default {DEFAULT_PATH} if it exists, else built-in defaults)",
     )
+    p.add_argument(
+        "--floor",
+        metavar="URL",
+        help="publish every record to the floor's MQTT broker (mqtt://host:port or mqtts://host:port)",
+    )
+    p.add_argument("--site", metavar="ID", help="the casino's id in the floor's topics (overrides floor.site)")
+    p.add_argument("--table-id", metavar="ID", help="this table's id in the floor's topics (overrides floor.table)")
     p.set_defaults(handler=run)
 
 
@@ -48,6 +55,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         port=args.port, dialect=args.dialect, journal=args.journal, pin_factory=args.pin_factory
     )
     check_journal_file(settings.journal.path)
+    settings = settings.with_floor(
+        broker=getattr(args, "floor", None), site=getattr(args, "site", None), table=getattr(args, "table_id", None)
+    )
     return settings.with_scoreboard(
         bind=args.scoreboard, reveal=args.reveal, enabled=False if args.no_scoreboard else None
     )
@@ -113,6 +123,7 @@ def setup_logging(level: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from controller.daemon import Daemon
+    from controller.floor_link import FloorLinkError
     from controller.journal import JournalError
     from controller.panel import PanelError
 
@@ -123,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     daemon = Daemon(settings)
     try:
         daemon.run()
-    except (JournalError, PanelError) as exc:
+    except (JournalError, PanelError, FloorLinkError) as exc:
         print(f"shoe-controller: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -1,0 +1,373 @@
+"""The floor link: every committed journal record to the casino floor's MQTT broker, nothing lost.
+
+The journal is the outbox. :class:`FloorLink` runs on its own thread with its own read-only SQLite
+connection to the journal and sends every record, in journal order, as a
+:class:`~controller.game.records.TableRecord` to ``baccarat/<site>/<table>/record`` (QoS 1, MQTT 5, a
+persistent session). The table loop never waits for it: the loop's only contact is :meth:`update` (it is a
+sink: it keeps a reference to the newest view and sets an event, nothing more) and the :class:`FloorAck`
+events the link posts to the loop.
+
+PUBACK is flow control only (a bounded window of :attr:`max_inflight` records not yet acknowledged by the
+broker; the backlog stays in the journal, never in memory). The end-to-end mark is the floor's retained
+``ack`` (the highest contiguous seq it archived): the link keeps it in memory, posts it to the loop (which
+stores it in the journal, at most once per ``ack_store_interval``), and sends again from it on every
+(re)connect and whenever it has not advanced for ``resend_after`` seconds although records after it exist
+(the interval doubles while it stays stuck, up to ``resend_max``). Duplicates on the wire carry the same seq.
+
+Also published: ``status`` (retained ``online``; the Last Will and a clean stop leave ``offline``) and
+``state`` (retained JSON of the table now, latest value, at most once per ``state_interval``; under
+``reveal = on_declare`` nothing of an undeclared coup).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import ssl
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from controller.config import FloorSection
+from controller.game.records import RECORD_VERSION
+from controller.game.table import Due, Notice, TableView
+from controller.journal import Journal, JournalError, utc_now
+from controller.userfile import UserFileError, read_text
+
+log = logging.getLogger(__name__)
+
+#: Records sent and not yet acknowledged by the broker (PUBACK), at most.
+MAX_INFLIGHT = 256
+#: How long the persistent session outlives a disconnection on the broker (seconds).
+SESSION_EXPIRY = 7 * 24 * 3600
+#: Hidden while a coup is dealt under reveal = on_declare: what is due would tell the totals.
+_HIDDEN_DUE = (Due.PLAYER_THIRD, Due.BANKER_THIRD, Due.DECLARE)
+
+
+class FloorLinkError(Exception):
+    """The floor link cannot be set up (a credential file, a certificate). ``str()`` is one line."""
+
+
+def parse_ack(payload: bytes | bytearray) -> int | None:
+    """The floor's ack payload: a JSON integer (``1234``) or object with ``seq``; None if it is neither."""
+    try:
+        value = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if isinstance(value, dict):
+        value = value.get("seq")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def state_message(
+    view: TableView, coups: Sequence[dict[str, Any]], *, table: str, site: str, hide_cards: bool, head: int, acked: int
+) -> dict[str, Any]:
+    """The retained ``state`` JSON: the table now (shoe, coup, counts, what is due, alarms, roads summary).
+
+    With ``hide_cards`` (reveal = on_declare) a coup in progress shows only how many cards are out: no
+    cards, totals, result, what is due or win lamp (the coups of the shoe are declared ones, so they stay)."""
+    dealt = len(view.player) + len(view.banker)
+    hidden = hide_cards and dealt > 0 and (view.due in _HIDDEN_DUE or view.result is not None)
+    counts = {"coups": 0, "banker": 0, "player": 0, "tie": 0, "natural": 0, "player_pair": 0, "banker_pair": 0}
+    bead = []
+    for coup in coups:
+        if not coup.get("declared") or coup.get("void"):
+            continue
+        winner = str(coup.get("winner") or "")
+        counts["coups"] += 1
+        if winner in ("banker", "player", "tie"):
+            counts[winner] += 1
+            bead.append(winner[0].upper())
+        for flag in ("natural", "player_pair", "banker_pair"):
+            counts[flag] += bool(coup.get(flag))
+    message: dict[str, Any] = {
+        "v": RECORD_VERSION,
+        "site": site,
+        "table": table,
+        "at": utc_now(),
+        "shoe": view.shoe_number,
+        "coup": view.coup_number,
+        "due": "hidden" if hidden else view.due.value,
+        "cards_dealt": dealt,
+        "cards_remaining": view.cards_remaining,
+        "cut_card_out": view.cut_card_out,
+        "last_coup": view.last_coup,
+        "alarms": [a.name.lower() for a in view.alarms],
+        "counts": counts,
+        "roads": {"bead": "".join(bead)},
+        "journal": {"head": head, "acked": acked},
+    }
+    if not hidden:
+        message["player"] = [c.token for c in view.player]
+        message["banker"] = [c.token for c in view.banker]
+        message["result"] = view.result.to_dict() if view.result else None
+    return message
+
+
+class FloorLink:
+    """The publisher. :meth:`start` its thread; the daemon adds it to the loop's sinks; :meth:`close` stops."""
+
+    name = "floor link"
+
+    def __init__(
+        self,
+        settings: FloorSection,
+        journal_path: str | Path,
+        post_ack: Callable[[int], None],
+        *,
+        hide_cards: bool = False,
+        max_inflight: int = MAX_INFLIGHT,
+        resend_after: float = 10.0,
+        resend_max: float = 300.0,
+        state_interval: float = 0.25,
+        poll_interval: float = 0.5,
+        ack_store_interval: float = 1.0,
+        client_id: str | None = None,
+    ) -> None:
+        if max_inflight < 1:
+            raise ValueError("max_inflight must be at least 1")
+        self.settings = settings
+        self.journal_path = str(journal_path)
+        self.post_ack = post_ack
+        self.hide_cards = hide_cards
+        self.max_inflight = max_inflight
+        self.resend_after = resend_after
+        self.resend_max = resend_max
+        self.state_interval = state_interval
+        self.poll_interval = poll_interval
+        self.ack_store_interval = ack_store_interval
+        self.topic_record = settings.topic("record")
+        self.topic_state = settings.topic("state")
+        self.topic_status = settings.topic("status")
+        self.topic_ack = settings.topic("ack")
+        self.client = self._make_client(client_id or f"shoe-{settings.site}-{settings.table}")
+        # Counters (read by tests, benchmarks and the metrics helper); written by the link's thread.
+        self.sent = 0  # record publishes, resends included
+        self.rewinds = 0  # times the link went back to the ack to send again
+        self.connects = 0
+        self.acked = 0  # the floor's ack as last heard (or stored)
+        self.head = 0  # the journal's last record id as last read
+        self.connected = False
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()  # guards the fields the paho thread writes
+        self._reconnected = False
+        self._ack_heard: int | None = None
+        self._view: TableView | None = None
+        self._view_sent: TableView | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- set-up ------------------------------------------------------------------------------------
+    def _make_client(self, client_id: str) -> mqtt.Client:
+        s = self.settings
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+        client.max_inflight_messages_set(self.max_inflight)
+        client.max_queued_messages_set(self.max_inflight * 2)  # never reached: the window is ours
+        client.reconnect_delay_set(1, 30)
+        client.will_set(self.topic_status, b"offline", qos=1, retain=True)
+        if s.username is not None:
+            password = None
+            if s.password_file is not None:
+                try:
+                    password = read_text(s.password_file, limit=4096).strip("\r\n")
+                except UserFileError as exc:
+                    raise FloorLinkError(f"floor.password_file: {exc}") from None
+            client.username_pw_set(s.username, password)
+        if s.tls:
+            try:
+                context = ssl.create_default_context(cafile=str(s.ca_file) if s.ca_file else None)
+                if s.cert_file is not None and s.key_file is not None:
+                    context.load_cert_chain(str(s.cert_file), str(s.key_file))
+            except (OSError, ssl.SSLError) as exc:
+                raise FloorLinkError(f"floor TLS: {exc}") from None
+            client.tls_set_context(context)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        return client
+
+    # -- the loop's side (never blocks) ------------------------------------------------------------
+    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
+        """A sink's update: keep the newest view and wake the link (a commit may have happened)."""
+        self._view = view
+        self._wake.set()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    # -- life ----------------------------------------------------------------------------------------
+    def start(self) -> None:
+        s = self.settings
+        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        props.SessionExpiryInterval = SESSION_EXPIRY
+        self.client.connect_async(s.host, s.port, keepalive=s.keepalive, clean_start=False, properties=props)
+        self.client.loop_start()
+        self._thread = threading.Thread(target=self._run, name="floor-link", daemon=True)
+        self._thread.start()
+        log.info("floor link to %s as %s", s.broker, self.topic_record.rsplit("/", 1)[0])
+
+    def close(self) -> None:
+        """Stop: ``offline`` (retained) if connected, disconnect, join. Idempotent."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+        self.client.loop_stop()
+
+    # -- paho's thread -------------------------------------------------------------------------------
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            log.warning("floor broker refused the connection: %s", reason)
+            return
+        client.subscribe(self.topic_ack, qos=1)
+        with self._lock:
+            self._reconnected = True
+            self.connected = True
+        self._wake.set()
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        with self._lock:
+            was = self.connected
+            self.connected = False
+        if was:
+            log.warning("floor broker connection lost (%s); records wait in the journal", reason)
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        seq = parse_ack(message.payload)
+        if seq is None:
+            log.warning("floor ack not understood: %r", message.payload[:40])
+            return
+        with self._lock:
+            self._ack_heard = seq
+        self._wake.set()
+
+    # -- the link's thread ---------------------------------------------------------------------------
+    def _run(self) -> None:
+        journal = None
+        while journal is None and not self._stop.is_set():
+            try:
+                journal = Journal.open(self.journal_path, read_only=True)
+            except JournalError as exc:
+                log.error("floor link cannot read the journal (%s); trying again in 5 s", exc)
+                self._stop.wait(5)
+        if journal is None:
+            return
+        try:
+            self._publish_loop(journal)
+        except Exception:
+            log.exception("floor link failed; the table goes on, records wait in the journal")
+        finally:
+            journal.close()
+            if self.connected:
+                info = self.client.publish(self.topic_status, b"offline", qos=1, retain=True)
+                with contextlib.suppress(RuntimeError, ValueError):
+                    info.wait_for_publish(1.0)
+            self.client.disconnect()
+
+    def _publish_loop(self, journal: Journal) -> None:
+        self.acked = stored = journal.floor_ack() or 0
+        next_seq = self.acked + 1
+        window: deque[mqtt.MQTTMessageInfo] = deque()
+        resend_interval = self.resend_after
+        last_progress = time.monotonic()
+        last_store = float("-inf")
+        last_state = float("-inf")
+        more = False
+        wait = self.poll_interval
+        while not self._stop.is_set():
+            if not more:
+                self._wake.wait(wait)
+            self._wake.clear()
+            more = False
+            now = time.monotonic()
+            self.head = journal.head()[0]
+            with self._lock:
+                reconnected, self._reconnected = self._reconnected, False
+                heard, self._ack_heard = self._ack_heard, None
+                connected = self.connected
+            if heard is not None:
+                if heard > self.head:
+                    log.error("floor ack %d is beyond this journal's last record %d: ignored", heard, self.head)
+                else:
+                    if heard > self.acked:
+                        last_progress, resend_interval = now, self.resend_after
+                    self.acked = heard
+            if self.acked != stored and now - last_store >= self.ack_store_interval:
+                self.post_ack(self.acked)
+                stored, last_store = self.acked, now
+            if not connected:
+                continue
+            if reconnected:
+                self.connects += 1
+                window.clear()  # paho resends its own unacknowledged ones; we start again from the ack
+                next_seq = self.acked + 1
+                last_progress = now
+                self.client.publish(self.topic_status, b"online", qos=1, retain=True)
+                self._view_sent = None
+            elif self.head > self.acked and next_seq > self.acked + 1 and now - last_progress >= resend_interval:
+                log.warning(
+                    "floor ack stuck at %d for %.0f s (journal at %d): sending again from it",
+                    self.acked,
+                    now - last_progress,
+                    self.head,
+                )
+                self.rewinds += 1
+                next_seq = self.acked + 1
+                window.clear()
+                last_progress = now
+                resend_interval = min(resend_interval * 2, self.resend_max)
+            while window and window[0].is_published():
+                window.popleft()
+            if len(window) >= self.max_inflight:  # the oldest waits for its PUBACK; others may have theirs
+                window = deque(info for info in window if not info.is_published())
+            room = self.max_inflight - len(window)
+            if room > 0 and next_seq <= self.head:
+                records = journal.records(after=next_seq - 1)
+                try:
+                    for record in islice(records, room):
+                        payload = record.for_floor(self.settings.table).to_json()
+                        info = self.client.publish(self.topic_record, payload, qos=1)
+                        window.append(info)
+                        next_seq = record.id + 1
+                        self.sent += 1
+                finally:
+                    records.close()  # type: ignore[attr-defined]
+                more = next_seq <= self.head and len(window) < self.max_inflight
+            elif room <= 0:
+                self._stop.wait(0.002)  # the window is full: wait a moment for PUBACKs
+                more = True
+            wait = self.poll_interval
+            view = self._view
+            if view is not None and view is not self._view_sent:
+                due_in = self.state_interval - (now - last_state)
+                if due_in <= 0:
+                    self._publish_state(journal, view)
+                    last_state = now
+                else:
+                    wait = min(wait, due_in)  # the newest view goes out when the interval is over
+
+    def _publish_state(self, journal: Journal, view: TableView) -> None:
+        message = state_message(
+            view,
+            journal.coups(shoe=view.shoe_number),
+            table=self.settings.table,
+            site=self.settings.site,
+            hide_cards=self.hide_cards,
+            head=self.head,
+            acked=self.acked,
+        )
+        self.client.publish(self.topic_state, json.dumps(message, separators=(",", ":")), qos=1, retain=True)
+        self._view_sent = view

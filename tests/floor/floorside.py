@@ -1,0 +1,92 @@
+"""The floor's side, as small as the tests need: a real MQTT 5 subscriber that collects a table's records and
+(optionally) publishes the retained ``ack`` (the highest contiguous seq it holds), as the collector does."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.game.records import TableRecord
+
+
+class FloorSide:
+    def __init__(self, host: str, port: int, *, site: str = "casino", table: str = "t1", ack: bool = True,
+                 client_id: str = "test-floor", username: str | None = None, password: str | None = None,
+                 ca_file: str | None = None) -> None:  # fmt: skip
+        self.prefix = f"baccarat/{site}/{table}/"
+        self.ack = ack
+        self.received: list[TableRecord] = []  # every record on the wire, duplicates included
+        self.by_seq: dict[int, TableRecord] = {}
+        self.contiguous = 0
+        self.retained: dict[str, bytes] = {}
+        self.arrivals: dict[int, float] = {}  # seq -> monotonic time first seen
+        self._lock = threading.Lock()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+        self.client.on_message = self._on_message
+        self.connected = threading.Event()
+        self.client.on_connect = self._on_connect
+        self.client.reconnect_delay_set(0.2, 1)
+        if username is not None:
+            self.client.username_pw_set(username, password)
+        if ca_file is not None:
+            self.client.tls_set(ca_certs=ca_file)
+        self.client.connect_async(host, port, keepalive=10)
+        self.client.loop_start()
+        if not self.connected.wait(15):
+            raise AssertionError("the test's floor could not connect to the broker")
+
+    def _on_connect(self, client: mqtt.Client, *_: Any) -> None:
+        client.subscribe(self.prefix + "#", qos=1)
+        self.connected.set()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        leaf = msg.topic.removeprefix(self.prefix)
+        if leaf != "record":
+            with self._lock:
+                self.retained[leaf] = bytes(msg.payload)
+            return
+        record = TableRecord.from_json(msg.payload)
+        with self._lock:
+            self.received.append(record)
+            self.by_seq.setdefault(record.seq, record)
+            self.arrivals.setdefault(record.seq, time.monotonic())
+            before = self.contiguous
+            while self.contiguous + 1 in self.by_seq:
+                self.contiguous += 1
+            advanced = self.contiguous != before
+        if self.ack and advanced:
+            client.publish(self.prefix + "ack", json.dumps(self.contiguous), qos=1, retain=True)
+
+    def wait(self, predicate: Callable[[FloorSide], bool], timeout: float, what: str) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if predicate(self):
+                    return
+            time.sleep(0.02)
+        raise AssertionError(f"timed out after {timeout} s waiting for {what} (contiguous {self.contiguous})")
+
+    def state(self) -> dict[str, Any] | None:
+        raw = self.retained.get("state")
+        return None if raw is None else json.loads(raw)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def ordered_without_duplicates(records: list[TableRecord]) -> bool:
+    """Whether the first sight of each seq came in journal order (resends may repeat earlier seqs)."""
+    seen: set[int] = set()
+    firsts = []
+    for r in records:
+        if r.seq not in seen:
+            seen.add(r.seq)
+            firsts.append(r.seq)
+    return firsts == sorted(firsts)

@@ -1,0 +1,226 @@
+"""The floor link's publisher against a real Mosquitto, with a journal written by the test (the daemon's part
+is in test_publisher_e2e.py)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.config import FloorSection
+from controller.floor_link import FloorLink, parse_ack, state_message
+from controller.game.cards import Card
+from controller.game.records import input_body
+from controller.game.table import CardDrawn, TableRules, TableState
+from controller.journal import Journal
+from tests.floor.floorside import FloorSide, ordered_without_duplicates
+from tests.servers import Mosquitto
+
+
+def write_cards(journal: Journal, n: int, start: int = 0) -> None:
+    tokens = ["AS", "2H", "3D", "4C", "5S", "6H", "7D", "8C", "9S", "TH", "JD", "QC", "KS"]
+    for i in range(start, start + n):
+        journal.append(input_body(CardDrawn(Card.parse(tokens[i % 13])), source="shoe"), session=1, number=i + 1)
+
+
+def section(broker: Mosquitto, **extra: object) -> FloorSection:
+    return FloorSection.model_validate(
+        {"enabled": True, "broker": broker.url, "site": "casino", "table": "t1", **extra}
+    )
+
+
+class Link:
+    """A FloorLink whose acks are stored as the loop would store them (tests have no loop here)."""
+
+    def __init__(self, broker: Mosquitto, path: Path, **kwargs: object) -> None:
+        self.writer = Journal.open(path)
+        self.posted: list[int] = []
+        self.lock = threading.Lock()  # one writer at a time, as the table loop is
+
+        def post(seq: int) -> None:
+            self.posted.append(seq)
+            with self.lock:
+                self.writer.store_floor_ack(seq)
+
+        kwargs.setdefault("ack_store_interval", 0.0)
+        self.link = FloorLink(section(broker), path, post, **kwargs)  # type: ignore[arg-type]
+
+    def write(self, n: int, start: int = 0) -> None:
+        with self.lock:
+            write_cards(self.writer, n, start)
+        self.link.wake()
+
+    def close(self) -> None:
+        self.link.close()
+        self.writer.close()
+
+
+@pytest.fixture
+def journal_path(tmp_path: Path) -> Path:
+    return tmp_path / "journal.db"
+
+
+@pytest.fixture
+def floor(broker: Mosquitto) -> Iterator[FloorSide]:
+    side = FloorSide("127.0.0.1", broker.port)
+    yield side
+    side.close()
+
+
+def test_every_record_arrives_in_order_and_the_ack_is_kept(
+    broker: Mosquitto, journal_path: Path, floor: FloorSide
+) -> None:
+    link = Link(broker, journal_path)
+    link.write(300)
+    link.link.start()
+    try:
+        floor.wait(lambda f: f.contiguous == 300, 30, "300 records")
+        link.write(50, start=300)  # records committed while the link runs
+        link.link.wake()
+        floor.wait(lambda f: f.contiguous == 350, 30, "350 records")
+        deadline = time.monotonic() + 10
+        while link.writer.floor_ack() != 350 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        link.close()
+    assert ordered_without_duplicates(floor.received)
+    records = [floor.by_seq[i] for i in range(1, 351)]
+    assert all(r.chain_ok() for r in records)
+    assert all(b.prev == a.hash for a, b in itertools.pairwise(records))
+    assert all(r.table == "t1" and r.v == 1 for r in records)
+    with Journal.open(journal_path, read_only=True) as j:
+        assert j.floor_ack() == 350
+        assert [r.for_floor("t1") for r in j.records()] == records
+    floor.wait(lambda f: f.retained.get("status") == b"offline", 10, "offline after a clean stop")
+
+
+def test_restart_sends_from_the_stored_ack_only(broker: Mosquitto, journal_path: Path) -> None:
+    with Journal.open(journal_path) as j:
+        write_cards(j, 100)
+        j.store_floor_ack(60)
+    side = FloorSide("127.0.0.1", broker.port, ack=False)  # a floor that says nothing: only the stored ack counts
+    link = Link(broker, journal_path)
+    link.link.start()
+    try:
+        side.wait(lambda f: 100 in f.by_seq, 30, "record 100")
+        time.sleep(0.3)
+    finally:
+        link.close()
+        side.close()
+    assert min(r.seq for r in side.received) == 61
+    assert [r.seq for r in side.received] == list(range(61, 101))
+
+
+def test_the_window_bounds_records_in_flight_while_the_broker_does_not_answer(
+    broker: Mosquitto, journal_path: Path
+) -> None:
+    link = Link(broker, journal_path, max_inflight=16)
+    link.write(2000)
+    side = FloorSide("127.0.0.1", broker.port)
+    link.link.start()
+    try:
+        side.wait(lambda f: f.contiguous >= 1, 30, "the first record")
+        assert broker.proc is not None
+        os.kill(broker.proc.pid, signal.SIGSTOP)  # alive, connected, but no PUBACK ever comes
+        try:
+            time.sleep(1.0)
+            sent = link.link.sent
+            time.sleep(1.0)
+            assert link.link.sent == sent, "the link kept sending without PUBACKs"
+            assert sent <= side.contiguous + 16 + 16, f"{sent} sent with only {side.contiguous} through"
+        finally:
+            os.kill(broker.proc.pid, signal.SIGCONT)
+        side.wait(lambda f: f.contiguous == 2000, 60, "all 2000 records after the broker woke")
+    finally:
+        link.close()
+        side.close()
+
+
+def test_broker_killed_mid_stream_then_the_backlog_flushes(broker: Mosquitto, journal_path: Path) -> None:
+    # The floor's subscription may come back after the table has resent (the killed broker lost the session):
+    # the ack then stops at the gap and the table sends again from it.
+    link = Link(broker, journal_path, resend_after=1.0)
+    link.write(200)
+    side = FloorSide("127.0.0.1", broker.port)
+    link.link.start()
+    try:
+        side.wait(lambda f: f.contiguous == 200, 30, "200 records")
+        broker.kill()
+        link.write(1000, start=200)  # the backlog grows in the journal while the broker is down
+        link.link.wake()
+        time.sleep(0.5)
+        broker.start()
+        side.wait(lambda f: f.contiguous == 1200, 60, "the backlog after the restart")
+    finally:
+        link.close()
+        side.close()
+    assert link.link.connects >= 2
+    assert all(side.by_seq[i].chain_ok() for i in range(1, 1201))
+
+
+def test_a_stuck_ack_makes_the_link_send_again_from_it(broker: Mosquitto, journal_path: Path) -> None:
+    side = FloorSide("127.0.0.1", broker.port, ack=False)
+    side.client.publish("baccarat/casino/t1/ack", b"5", qos=1, retain=True).wait_for_publish(5)
+    link = Link(broker, journal_path, resend_after=0.5)
+    link.write(20)
+    link.link.start()
+    try:
+        side.wait(lambda f: sum(r.seq == 6 for r in f.received) >= 2, 30, "record 6 sent again")
+    finally:
+        link.close()
+        side.close()
+    assert link.link.rewinds >= 1
+    again = [r for r in side.received if r.seq == 6]
+    assert all(r == again[0] for r in again)  # a duplicate carries the same seq and content
+    assert 5 in link.posted  # the floor's ack went to the loop to be stored
+
+
+def test_status_online_while_running_and_state_is_retained(
+    broker: Mosquitto, journal_path: Path, floor: FloorSide
+) -> None:
+    link = Link(broker, journal_path, state_interval=0.05)
+    link.link.start()
+    try:
+        floor.wait(lambda f: f.retained.get("status") == b"online", 20, "status online")
+        state = TableState(TableRules())
+        link.link.update(state.view(), ())
+        floor.wait(lambda f: f.state() is not None, 20, "a state message")
+    finally:
+        link.close()
+    message = floor.state()
+    assert message is not None and message["shoe"] == state.view().shoe_number and message["table"] == "t1"
+    assert message["counts"]["coups"] == 0 and message["journal"] == {"head": 0, "acked": 0}
+
+
+def test_the_ack_payload() -> None:
+    assert parse_ack(b"12") == 12
+    assert parse_ack(b'{"seq": 7}') == 7
+    for bad in (b"", b"-1", b"true", b"1.5", b"\xff", b'"3"'):
+        assert parse_ack(bad) is None
+
+
+def test_state_under_on_declare_shows_nothing_of_the_coup_being_dealt() -> None:
+    from controller.game.table import NewShoePressed
+
+    state = TableState(TableRules(burn_rule=__import__("controller.game.shoe", fromlist=["BurnRule"]).BurnRule(
+        mode=__import__("controller.game.shoe", fromlist=["BurnMode"]).BurnMode.NONE)))  # fmt: skip
+    state.apply(NewShoePressed())
+    for token in ("9S", "KH", "QC", "8D"):  # player 9, banker 8: naturals, the coup is complete, not declared
+        state.apply(CardDrawn(Card.parse(token)))
+    view = state.view()
+    assert len(view.player) + len(view.banker) == 4
+    shown = state_message(view, [], table="t1", site="s", hide_cards=False, head=9, acked=3)
+    hidden = state_message(view, [], table="t1", site="s", hide_cards=True, head=9, acked=3)
+    assert shown["player"] and shown["result"] is not None
+    text = json.dumps(hidden)
+    assert "player" not in hidden and "banker" not in hidden and "result" not in hidden
+    assert hidden["due"] == "hidden" and hidden["cards_dealt"] == 4
+    for token in ("9S", "KH", "8D", "QC"):
+        assert token not in text

@@ -1,0 +1,108 @@
+"""The floor link in the real daemon: ``shoe-controller run --floor`` as a process, the software shoe over a
+pty, a real Mosquitto and a test floor that archives and acks. Slow."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.journal import Journal
+from tests.e2e.harness import Harness
+from tests.floor.floorside import FloorSide
+from tests.servers import Mosquitto
+
+pytestmark = pytest.mark.slow
+
+FLOOR_ARGS = ("--site", "casino", "--table-id", "t1")
+
+
+def journal_head(path: Path) -> int:
+    with Journal.open(path, read_only=True) as j:
+        return j.head()[0]
+
+
+def stored_ack(path: Path) -> int:
+    with Journal.open(path, read_only=True) as j:
+        return j.floor_ack() or 0
+
+
+def wait_until(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def assert_archive_is_the_journal(side: FloorSide, path: Path) -> None:
+    with Journal.open(path, read_only=True) as j:
+        journal = [r.for_floor("t1") for r in j.records()]
+    assert [side.by_seq[r.seq] for r in journal] == journal
+    assert set(side.by_seq) == {r.seq for r in journal}
+    assert all(r.chain_ok() for r in journal)
+
+
+def test_broker_killed_mid_shoe_and_daemon_sigkilled_nothing_lost(harness: Harness, broker: Mosquitto) -> None:
+    side = FloorSide("127.0.0.1", broker.port)
+    try:
+        harness.start_sim("--decks", "2", seed=5, pace="0.004")
+        harness.start_daemon("--floor", broker.url, *FLOOR_ARGS)
+        side.wait(lambda f: f.contiguous >= 40, 60, "the first records")
+        assert side.retained.get("status") == b"online"
+        broker.kill()  # mid-shoe
+        time.sleep(1.0)
+        broker.start()
+        assert harness.wait_sim(timeout=180) == 0
+        harness.wait_daemon_log("shoe", timeout=5)
+        wait_until(
+            lambda: side.contiguous == journal_head(harness.journal), 90, "the backlog after the broker came back"
+        )
+        assert_archive_is_the_journal(side, harness.journal)
+        cards = sum(1 for r in side.by_seq.values() if r.kind == "input" and r.body.get("kind") == "card")
+        assert cards == sum(1 for e in harness.truth_events() if e["event"] == "card")
+        state = side.state()
+        assert state is not None and state["table"] == "t1" and state["counts"]["coups"] > 0
+
+        # the floor's ack reaches the journal; a SIGKILLed daemon resumes from it, not from record 1
+        wait_until(lambda: stored_ack(harness.journal) == side.contiguous, 15, "the ack stored in the journal")
+        acked = stored_ack(harness.journal)
+        harness.stop_daemon(signal.SIGKILL)
+        side.wait(lambda f: f.retained.get("status") == b"offline", 20, "the Last Will")
+        side.ack = False  # from now on only the stored ack tells the table where the floor stands
+        side.client.publish("baccarat/casino/t1/ack", b"", qos=1, retain=True).wait_for_publish(5)  # clear it
+        time.sleep(0.3)
+        del side.received[:]
+        harness.start_daemon("--floor", broker.url, *FLOOR_ARGS)
+        side.wait(lambda f: f.retained.get("status") == b"online" and any(r.seq > acked for r in f.received),
+                  30, "records after the restart")  # fmt: skip
+        time.sleep(0.5)
+        assert min(r.seq for r in side.received) == acked + 1
+    finally:
+        side.close()
+
+
+def test_a_card_reaches_the_leds_while_the_broker_does_not_answer(harness: Harness, broker: Mosquitto) -> None:
+    """The loop never waits for the link: with the broker stopped (alive but silent: the worst case for a
+    TCP client) a whole shoe is dealt at full speed, every card journaled and acknowledged to the shoe."""
+    assert broker.proc is not None
+    side = FloorSide("127.0.0.1", broker.port)
+    os.kill(broker.proc.pid, signal.SIGSTOP)
+    try:
+        harness.start_sim("--decks", "1", seed=8)
+        harness.start_daemon("--floor", broker.url, *FLOOR_ARGS)
+        assert harness.wait_sim(timeout=120) == 0
+        truth = [e["card"] for e in harness.truth_events() if e["event"] == "card"]
+        journal = [b["card"] for b in harness.journal_inputs() if b.get("kind") == "card"]
+        assert journal == truth
+    finally:
+        os.kill(broker.proc.pid, signal.SIGCONT)
+    try:
+        wait_until(lambda: side.contiguous == journal_head(harness.journal), 90, "the shoe flushed after SIGCONT")
+        assert_archive_is_the_journal(side, harness.journal)
+    finally:
+        side.close()

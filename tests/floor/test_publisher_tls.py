@@ -1,0 +1,173 @@
+"""The shipped Mosquitto example (config/mosquitto.example.conf and .acl) with TLS, passwords, client
+certificates and the ACL, certificates made in the test (trustme): a table publishes under its own topics;
+another table's topics are refused."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.config import FloorSection
+from controller.floor_link import FloorLink, FloorLinkError
+from controller.game.cards import Card
+from controller.game.records import input_body
+from controller.game.table import CardDrawn
+from controller.journal import Journal
+from tests.floor.floorside import FloorSide
+from tests.servers import Mosquitto, free_port, need
+
+trustme = pytest.importorskip("trustme")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class SecureBroker:
+    broker: Mosquitto
+    ca: Path
+    password_port: int
+    cert_port: int
+    dir: Path
+
+    def client_cert(self, ca: object, name: str) -> tuple[Path, Path]:
+        cert = ca.issue_cert(name, common_name=name)  # type: ignore[attr-defined]  # CN = table id
+        crt, key = self.dir / f"{name}.crt", self.dir / f"{name}.key"
+        cert.cert_chain_pems[0].write_to_path(str(crt))
+        cert.private_key_pem.write_to_path(str(key))
+        return crt, key
+
+
+@pytest.fixture
+def secure(tmp_path: Path) -> Iterator[tuple[SecureBroker, object]]:
+    passwd_bin = need("/usr/bin/mosquitto_passwd", "mosquitto_passwd (Debian package mosquitto)")
+    ca = trustme.CA()
+    server = ca.issue_cert("127.0.0.1", "localhost")
+    d = tmp_path / "tls"
+    d.mkdir()
+    ca.cert_pem.write_to_path(str(d / "ca.crt"))
+    server.cert_chain_pems[0].write_to_path(str(d / "broker.crt"))
+    server.private_key_pem.write_to_path(str(d / "broker.key"))
+    passwd = d / "passwd"
+    for user, password in (("t1", "secret-1"), ("t2", "secret-2"), ("floor", "floor-pw")):
+        subprocess.run([passwd_bin, *(["-c"] if not passwd.exists() else []), "-b", str(passwd), user, password],
+                       check=True, capture_output=True)  # fmt: skip
+    (d / "t1.password").write_text("secret-1\n")
+    password_port, cert_port = free_port(), free_port()
+    conf = (ROOT / "config/mosquitto.example.conf").read_text()
+    conf = (
+        conf.replace("/etc/mosquitto/ca_certificates/floor-ca.crt", str(d / "ca.crt"))
+        .replace("/etc/mosquitto/certs/broker.crt", str(d / "broker.crt"))
+        .replace("/etc/mosquitto/certs/broker.key", str(d / "broker.key"))
+        .replace("/etc/mosquitto/passwd", str(passwd))
+        .replace("/etc/mosquitto/floor.acl", str(ROOT / "config/mosquitto.example.acl"))
+        .replace("listener 8883", f"listener {password_port} 127.0.0.1")
+        .replace("listener 8884", f"listener {cert_port} 127.0.0.1")
+    )
+    lines = [ln for ln in conf.splitlines() if not ln.startswith("persistence")]
+    broker = Mosquitto(tmp_path / "mosquitto", port=password_port, extra=lines).start()
+    try:
+        yield SecureBroker(broker, d / "ca.crt", password_port, cert_port, d), ca
+    finally:
+        broker.kill()
+
+
+def write_cards(path: Path, n: int) -> None:
+    with Journal.open(path) as j:
+        for i in range(n):
+            j.append(input_body(CardDrawn(Card.parse("9S")), source="shoe"), session=1, number=i + 1)
+
+
+def run_link(settings: FloorSection, journal: Path, side: FloorSide, n: int) -> None:
+    link = FloorLink(settings, journal, lambda seq: None)
+    link.start()
+    try:
+        side.wait(lambda f: f.contiguous == n, 30, f"{n} records over TLS")
+    finally:
+        link.close()
+
+
+def test_a_table_with_a_password_over_tls(secure: tuple[SecureBroker, object], tmp_path: Path) -> None:
+    sb, _ca = secure
+    write_cards(tmp_path / "j.db", 25)
+    side = FloorSide("127.0.0.1", sb.password_port, table="t1", username="floor", password="floor-pw",
+                     ca_file=str(sb.ca))  # fmt: skip
+    try:
+        settings = FloorSection.model_validate({
+            "enabled": True, "broker": f"mqtts://127.0.0.1:{sb.password_port}", "site": "casino", "table": "t1",
+            "username": "t1", "password_file": str(sb.dir / "t1.password"), "ca_file": str(sb.ca),
+        })  # fmt: skip
+        run_link(settings, tmp_path / "j.db", side, 25)
+        side.wait(lambda f: f.retained.get("status") == b"offline", 10, "offline after a clean stop")
+    finally:
+        side.close()
+
+
+def test_a_table_with_a_client_certificate(secure: tuple[SecureBroker, object], tmp_path: Path) -> None:
+    sb, ca = secure
+    crt, key = sb.client_cert(ca, "t1")
+    write_cards(tmp_path / "j.db", 10)
+    side = FloorSide("127.0.0.1", sb.password_port, table="t1", username="floor", password="floor-pw",
+                     ca_file=str(sb.ca))  # fmt: skip
+    try:
+        settings = FloorSection.model_validate({
+            "enabled": True, "broker": f"mqtts://127.0.0.1:{sb.cert_port}", "site": "casino", "table": "t1",
+            "ca_file": str(sb.ca), "cert_file": str(crt), "key_file": str(key),
+        })  # fmt: skip
+        run_link(settings, tmp_path / "j.db", side, 10)
+    finally:
+        side.close()
+
+
+def test_a_table_cannot_publish_or_read_another_tables_topics(secure: tuple[SecureBroker, object]) -> None:
+    sb, _ca = secure
+    side = FloorSide("127.0.0.1", sb.password_port, table="t2", username="floor", password="floor-pw",
+                     ca_file=str(sb.ca))  # fmt: skip
+    results: dict[str, object] = {}
+    done = threading.Event()
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="t1-rogue", protocol=mqtt.MQTTv5)
+    client.username_pw_set("t1", "secret-1")
+    client.tls_set(ca_certs=str(sb.ca))
+    client.on_publish = lambda c, u, mid, reason, props: (results.__setitem__(f"pub{mid}", reason), done.set())
+    client.on_subscribe = lambda c, u, mid, reasons, props: results.__setitem__("sub", reasons)
+    heard: list[str] = []
+    client.on_message = lambda c, u, msg: heard.append(msg.topic)
+    side.client.publish("baccarat/casino/t2/ack", b"7", qos=1, retain=True).wait_for_publish(10)
+    client.connect("127.0.0.1", sb.password_port)
+    client.loop_start()
+    try:
+        own = client.publish("baccarat/casino/t1/record", b"{}", qos=1)
+        other = client.publish("baccarat/casino/t2/record", b"forged", qos=1)
+        ack = client.publish("baccarat/casino/t2/ack", b"999", qos=1)
+        client.subscribe("baccarat/casino/t2/ack", qos=1)
+        for info in (own, other, ack):
+            info.wait_for_publish(10)
+        deadline = time.monotonic() + 10
+        while "sub" not in results and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)
+        assert not results[f"pub{own.mid}"].is_failure  # type: ignore[attr-defined]
+        assert results[f"pub{other.mid}"].is_failure  # type: ignore[attr-defined]  # 0x87 not authorized
+        assert results[f"pub{ack.mid}"].is_failure  # type: ignore[attr-defined]
+        assert "sub" in results
+        assert heard == []  # t2's retained ack is not delivered to t1 (Mosquitto filters reads by the ACL)
+        assert side.received == [] and side.retained.get("ack") == b"7"  # t1's forgeries never reached the floor
+    finally:
+        client.loop_stop()
+        client.disconnect()
+        side.close()
+
+
+def test_a_missing_password_file_is_one_line(tmp_path: Path) -> None:
+    settings = FloorSection.model_validate({
+        "enabled": True, "broker": "mqtt://127.0.0.1:1", "username": "t1", "password_file": str(tmp_path / "none"),
+    })  # fmt: skip
+    with pytest.raises(FloorLinkError, match=r"^floor.password_file: .*none") as info:
+        FloorLink(settings, tmp_path / "j.db", lambda seq: None)
+    assert "\n" not in str(info.value)
