@@ -373,14 +373,37 @@ def test_install_system_deps_reports_what_is_missing_and_exits_0(tmp_path: Path)
     assert "installed" not in result.stdout
 
 
+def _ldconfig_knows(path_dir: Path, sonames: list[str]) -> None:
+    """An ``ldconfig`` on PATH whose cache (``ldconfig -p``) lists exactly these libraries."""
+    listing = "".join(f"\t{so} (libc6,x86-64) => /lib/x86_64-linux-gnu/{so}\n" for so in sonames)
+    (path_dir / "ldconfig").write_text(f"#!/bin/sh\nprintf '%s' '{listing}'\n")
+    (path_dir / "ldconfig").chmod(0o755)
+
+
+def test_install_system_deps_reports_a_missing_library(tmp_path: Path) -> None:
+    # Playwright's node needs libatomic.so.1, which a minimal Debian 12 lacks: every command is there, the
+    # library is not in the linker's cache, and it is reported under its Debian package's name.
+    script = (ROOT / "scripts" / "install-system-deps").read_text()
+    for command in re.findall(r'^\s+"\S+ (\S+)"', script, flags=re.MULTILINE):
+        (tmp_path / command).write_text("#!/bin/sh\nexit 0\n")
+        (tmp_path / command).chmod(0o755)
+    _ldconfig_knows(tmp_path, ["libc.so.6"])
+    result = _install_deps(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "missing: libatomic.so.1 (Debian package libatomic1)"
+
+
 def test_install_system_deps_does_nothing_when_all_is_present(tmp_path: Path) -> None:
     script = (ROOT / "scripts" / "install-system-deps").read_text()
     commands = re.findall(r'^\s+"\S+ (\S+)"', script, flags=re.MULTILINE)
     assert "systemd-analyze" in commands
+    libraries = [c for c in commands if ".so" in c]
+    assert "libatomic.so.1" in libraries
     for command in commands:  # every tool the script requires is "present"
         stub = tmp_path / command
         stub.write_text("#!/bin/sh\nexit 0\n")
         stub.chmod(0o755)
+    _ldconfig_knows(tmp_path, libraries)  # and every library is in the linker's cache
     apt = tmp_path / "apt-get"  # would record a call; must not be called
     apt.write_text(f"#!/bin/sh\necho called >> {tmp_path}/apt-called\nexit 1\n")
     apt.chmod(0o755)
