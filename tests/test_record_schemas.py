@@ -1,0 +1,126 @@
+"""docs/schemas: the JSON Schemas of every record a table sends to the floor, checked against what the table
+really writes: every kind built by the record vocabulary, and a real daemon's journal over a simulated shoe
+with dealer errors, a foreign card, a reboot and a disconnect."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator, FormatChecker
+from referencing import Registry, Resource
+
+from controller.game.cards import Card
+from controller.game.records import InputKind, RecordKind, input_body, record_body
+from controller.game.table import (
+    Alarm,
+    CardDrawn,
+    DeclarePressed,
+    LineNoise,
+    NewShoePressed,
+    ShoeRebooted,
+    TableState,
+    UnreadableCard,
+    VoidPressed,
+)
+from controller.journal import Journal
+from controller.table import TableLoop
+from controller.wire import AsciiWire
+from tests.game.test_records import EVERY_INPUT
+
+SCHEMAS = Path(__file__).resolve().parents[1] / "docs" / "schemas"
+
+
+def load(name: str) -> dict[str, Any]:
+    value: dict[str, Any] = json.loads((SCHEMAS / name).read_text())
+    return value
+
+
+@pytest.fixture(scope="module")
+def validator() -> Draft202012Validator:
+    resources = [(load(p.name)["$id"], Resource.from_contents(load(p.name))) for p in SCHEMAS.glob("*.schema.json")]
+    registry: Registry[Any] = Registry().with_resources(resources)
+    schema = load("record.schema.json")
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema, registry=registry, format_checker=FormatChecker())
+
+
+def problems(validator: Draft202012Validator, journal: Journal) -> list[str]:
+    out = []
+    for record in journal.records():
+        message = record.for_floor("T1").to_dict()
+        out += [f"seq {record.id} ({record.kind}): {e.message}" for e in validator.iter_errors(message)]
+    return out
+
+
+def test_the_schemas_name_exactly_the_kinds_and_alarms_the_code_has() -> None:
+    assert set(load("record.schema.json")["properties"]["kind"]["enum"]) == {k.value for k in RecordKind}
+    assert {p.name.split(".")[0] for p in SCHEMAS.glob("*.schema.json")} == {"record"} | {k.value for k in RecordKind}
+    assert set(load("input.schema.json")["properties"]["kind"]["enum"]) == {k.value for k in InputKind}
+    assert set(load("alarm.schema.json")["properties"]["alarm"]["enum"]) == {a.name.lower() for a in Alarm}
+    assert set(load("alarm.schema.json")["properties"]["text"]["enum"]) == {a.value for a in Alarm}
+
+
+def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
+    state = TableState()
+    with Journal.open(tmp_path / "j.db") as journal:
+        loop = TableLoop(state, AsciiWire(), journal, lambda data: None, wall=lambda: "2026-11-30T12:00:00+00:00")
+        for event in [*EVERY_INPUT, NewShoePressed()]:
+            facts = {"old_session": 1, "new_session": 2} if isinstance(event, ShoeRebooted) else {"seq": 3}
+            loop._apply(event, input_body(event, **facts), None, None)
+        for number, token in enumerate(["2S", "3S", "4S", "9H", "KD", "KS", "QS"], start=1):  # burn, a natural
+            card = CardDrawn(Card.parse(token))
+            loop._apply(card, input_body(card, seq=number), 1, number)
+        for event in [DeclarePressed(), CardDrawn(Card.parse("AS")), CardDrawn(Card.parse("AH")), UnreadableCard()]:
+            loop._apply(event, input_body(event), None, None)
+        loop._apply(VoidPressed(), input_body(VoidPressed(), source="panel"), None, None)
+        loop._apply(LineNoise(True), input_body(LineNoise(True), detail="flood"), None, None)
+        for body in [
+            record_body(InputKind.HELLO, firmware_version="1", serial_number="S", protocol_version=1, session_id=5),
+            record_body(InputKind.STATUS, flags=["paper_low"]),
+            record_body(InputKind.JOURNAL_FAULT, event="raised", alarm="journal_full", detail="full", fault="full"),
+            record_body(InputKind.NOISE, rejected=40, bytes=4096, reasons={"bad_crc": 40}, seconds=10.0),
+            record_body(InputKind.MESSAGE, message="reset"),
+        ]:
+            loop._apply(None, body, None, None)
+        loop.flush()
+        journal.note({"note": "journal_restored", "reason": "test", "head": [1, "0" * 64]})
+        kinds = {r.kind for r in journal.records()}
+        assert kinds == {k.value for k in RecordKind}  # every record kind was written
+        assert problems(validator, journal) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"card": "1X"}, "does not match"),
+        ({"kind": "teleport"}, "is not one of"),
+        ({"surprise": True}, "Additional properties"),
+    ],
+)
+def test_a_wrong_body_is_refused(validator: Draft202012Validator, change: dict[str, Any], message: str) -> None:
+    good = {
+        "v": 1, "table": "T1", "seq": 1, "kind": "input", "at": "2026-11-30T12:00:00+00:00", "session": None,
+        "number": None, "cause": None, "prev": "0" * 64, "hash": "a" * 64, "body": {"kind": "card", "card": "QS"},
+    }  # fmt: skip
+    assert list(validator.iter_errors(good)) == []
+    bad = good | {"body": good["body"] | change}
+    assert any(message in e.message for e in validator.iter_errors(bad))
+
+
+@pytest.mark.slow
+def test_a_real_daemons_journal_with_faults_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
+    from tests.e2e.harness import Harness
+    from tests.e2e.test_faults_e2e import run_table
+
+    script = tmp_path / "script.jsonl"
+    faults = ["misdraw", "unreadable", "foreign", "reboot", "early_declare", "disconnect"]
+    script.write_text("".join(json.dumps({"at_card": 20 + 15 * i, "fault": f}) + "\n" for i, f in enumerate(faults)))
+    with Harness(tmp_path) as h:
+        run_table(h, "--script", str(script), "--fault", "corrupt=0.01", "--shoes", "2", "--disconnect-for", "2")
+        with Journal.open(h.journal, read_only=True) as journal:
+            alarms = {json.loads(r.body)["alarm"] for r in journal.records() if r.kind == "alarm"}
+            assert {"misdraw", "unreadable", "shoe_rebooted", "early_declare"} <= alarms  # the faults happened
+            assert problems(validator, journal) == []
