@@ -385,6 +385,7 @@ def test_install_system_deps_reports_a_missing_library(tmp_path: Path) -> None:
     # library is not in the linker's cache, and it is reported under its Debian package's name.
     script = (ROOT / "scripts" / "install-system-deps").read_text()
     for command in re.findall(r'^\s+"\S+ (\S+)"', script, flags=re.MULTILINE):
+        assert "/" not in command, command  # never write outside tmp_path
         (tmp_path / command).write_text("#!/bin/sh\nexit 0\n")
         (tmp_path / command).chmod(0o755)
     _ldconfig_knows(tmp_path, ["libc.so.6"])
@@ -397,6 +398,7 @@ def test_install_system_deps_does_nothing_when_all_is_present(tmp_path: Path) ->
     script = (ROOT / "scripts" / "install-system-deps").read_text()
     commands = re.findall(r'^\s+"\S+ (\S+)"', script, flags=re.MULTILINE)
     assert "systemd-analyze" in commands
+    assert not [c for c in commands if "/" in c]  # names only: a stub at tmp_path / "/usr/sbin/x" is /usr/sbin/x
     libraries = [c for c in commands if ".so" in c]
     assert "libatomic.so.1" in libraries
     for command in commands:  # every tool the script requires is "present"
