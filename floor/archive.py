@@ -165,7 +165,7 @@ def parse_url(url: str) -> tuple[_Dialect, str]:
 
 
 class Archive:
-    """One connection to the archive. Not shared between threads."""
+    """One connection to the archive, used by one thread at a time (the collector's loop)."""
 
     def __init__(self, url: str, *, create: bool = True) -> None:
         self.dialect, target = parse_url(url)
@@ -178,7 +178,7 @@ class Archive:
             if create and not path.parent.is_dir():
                 raise ArchiveError(f"archive {path}: directory {path.parent} does not exist")
             try:
-                conn = sqlite3.connect(path, timeout=30.0, isolation_level="DEFERRED")
+                conn = sqlite3.connect(path, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
             except sqlite3.Error as exc:
