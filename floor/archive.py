@@ -156,7 +156,7 @@ def parse_url(url: str) -> tuple[_Dialect, str]:
     if parts.scheme == "sqlite":
         if parts.netloc or not parts.path or parts.path == "/":
             raise ArchiveError(f"archive URL {url!r}: write sqlite:///path/to/archive.db (three slashes)")
-        return SQLITE, parts.path
+        return SQLITE, "/" + parts.path.lstrip("/")  # sqlite:////abs/path (SQLAlchemy's spelling) too
     if parts.scheme in ("postgresql", "postgres"):
         if not parts.netloc and "host=" not in parts.query:
             raise ArchiveError(f"archive URL {url!r}: no server (postgresql://user@host:port/database)")
@@ -353,7 +353,7 @@ class Archive:
                 params.append(last)
             cur.execute(self.dialect.sql(sql), params)
             for seq, at, body in reversed(cur.fetchall()):
-                data = json.loads(body) if isinstance(body, str | bytes) else dict(body)
+                data = json.loads(_body_text(body))  # key order as the table stored it (jsonb reorders)
                 out.append({"table": name, **shape_coup({**data, "ts": at, "record": seq})})
         self._conn.commit()
         return out

@@ -28,8 +28,8 @@ PYTHON = sys.executable
 
 
 @pytest.fixture(scope="session")
-def journal_records(tmp_path_factory: pytest.TempPathFactory) -> list[TableRecord]:
-    """Every record of a real journal: one shoe dealt by the demo (simulated shoe, real table loop)."""
+def journal_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real journal: one shoe dealt by the demo (simulated shoe, real table loop)."""
     path = tmp_path_factory.mktemp("journal") / "journal.db"
     subprocess.run(
         [PYTHON, "-m", "controller.cli", "demo", "--pace", "fast", "--shoes", "1", "--journal", str(path)],
@@ -38,7 +38,13 @@ def journal_records(tmp_path_factory: pytest.TempPathFactory) -> list[TableRecor
         timeout=120,
         cwd=ROOT,
     )
-    journal = Journal.open(str(path), create=False, read_only=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def journal_records(journal_path: Path) -> list[TableRecord]:
+    """Every record of the real journal, as table T1 publishes it."""
+    journal = Journal.open(str(journal_path), create=False, read_only=True)
     try:
         records = [r.for_floor("T1") for r in journal.records()]
     finally:
