@@ -134,7 +134,16 @@ def serve(args: argparse.Namespace) -> int:
 
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
-        collector.run(archive)
+        try:
+            collector.run(archive)
+        except Exception as exc:  # the archive failed mid-run: nothing uncommitted was acknowledged
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            log.error(
+                "archive %s failed: %s; stopping (what was not archived will be delivered again)",
+                args.archive.split("@")[-1],
+                first,
+            )
+            return 1
     log.info("stopped: %s", collector.stats)
     return 0
 
