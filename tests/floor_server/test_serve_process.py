@@ -129,3 +129,29 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str) -> None:
     assert says in result.stderr
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_archive_failing_mid_run_is_one_line_and_exit_1(
+    journal_records: list[TableRecord], broker: Mosquitto, table: Table, tmp_path: Path
+) -> None:
+    url = f"sqlite://{tmp_path}/archive.db"
+    log = tmp_path / "serve.log"
+    proc = serve_process(broker, url, "floor-c", log)
+    try:
+        until(lambda: "subscribed" in log.read_text(), 20, "the collector to subscribe")
+        table.publish(journal_records[:10])
+        table.wait_ack("T1", 10)
+        with Archive(url) as a:  # someone drops the archive's table under the collector
+            a._conn.cursor().execute("DROP TABLE records")
+            a._conn.commit()
+        table.publish(journal_records[10:20])
+        assert proc.wait(20) == 1
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text()
+    assert "Traceback" not in text
+    assert [line for line in text.splitlines() if "ERROR" in line] == [
+        line for line in text.splitlines() if "failed: no such table: records" in line
+    ]
