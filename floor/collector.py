@@ -173,6 +173,7 @@ class Collector:
                     self._handle(archive, batch)
                 self._check_gaps(archive)
         finally:
+            self._stop.set()
             self.client.disconnect()
             self.client.loop_stop()
 
