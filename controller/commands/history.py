@@ -9,14 +9,13 @@ opened read-only, so this runs beside the live daemon.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 from typing import Any
 
 from controller.commands import Subparsers, UsageError
 from controller.commands.journal import add_journal_argument, journal_path, open_read_only
-from controller.game.records import COUP_FIELDS
+from controller.game.records import COUP_FIELDS, shape_coup
 
 #: The JSON Lines contract, in output order (the coup record's fields); other stored fields follow.
 FIELDS = tuple(COUP_FIELDS)
@@ -54,9 +53,7 @@ def register(sub: Subparsers) -> None:
 
 def shape(coup: dict[str, Any]) -> dict[str, Any]:
     """A stored coup record in the contract's field order, missing fields filled."""
-    out = {name: coup.get(name, copy.copy(default)) for name, default in COUP_FIELDS.items()}
-    out.update((k, v) for k, v in coup.items() if k not in out)
-    return out
+    return shape_coup(coup)
 
 
 def _result(c: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ Pure: no I/O, no clock. Bodies are plain JSON-ready dicts (the journal hashes th
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
@@ -206,6 +207,14 @@ COUP_FIELDS: dict[str, Any] = {
     "dummy_hand": [],
     "record": None,
 }
+
+
+def shape_coup(coup: Mapping[str, Any]) -> dict[str, Any]:
+    """A coup as ``history --json`` prints it: the :data:`COUP_FIELDS` in order, missing ones filled with their
+    default, then the further fields the record holds (the table's and the floor's ``history`` both use it)."""
+    out = {name: coup.get(name, copy.deepcopy(default)) for name, default in COUP_FIELDS.items()}
+    out.update((k, v) for k, v in coup.items() if k not in out)
+    return out
 
 
 def _tokens(cards: Iterable[Card]) -> list[str]:

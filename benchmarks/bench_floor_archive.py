@@ -1,0 +1,172 @@
+"""The floor's archive rate: records/s one collector archives into PostgreSQL (target >= 20,000, batched) and
+SQLite (target >= 5,000).
+
+    .venv/bin/python benchmarks/bench_floor_archive.py [--records 50000] [--tables 4] [--batch 1000]
+                                                       [--only sqlite|postgresql] [--skip-broker]
+
+Two figures per database, each on a fresh archive:
+
+* **archive**: ``Archive.store`` + ``Archive.advance`` in batches (what the collector's loop does per batch:
+  one transaction, the duplicate check, the chain walked forward, the head stored), no broker;
+* **end to end**: the records published (QoS 1) to a real Mosquitto by one paho client, taken off a shared
+  subscription by one ``Collector`` (in this process, on its own thread), archived, until every table's
+  ack has reached its last record. The Python publisher is part of this figure.
+
+Records are a valid hash chain per table with coup-sized bodies (about 400 bytes of JSON). PostgreSQL and
+Mosquitto are Debian's, started in a temporary directory (tests/servers.py), fsync off for PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import paho.mqtt.client as mqtt  # noqa: E402
+from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
+
+from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash  # noqa: E402
+from floor.archive import Archive  # noqa: E402
+from floor.collector import Collector, Settings  # noqa: E402
+from tests.servers import Mosquitto, Postgres  # noqa: E402
+
+
+def chain(table: str, n: int) -> list[TableRecord]:
+    out, prev = [], GENESIS_HASH
+    for seq in range(1, n + 1):
+        body = {
+            "shoe": 1 + seq // 80, "coup": seq % 80, "player": ["9H", "KD"], "banker": ["7S", "AC", "2D"],
+            "player_total": 9, "banker_total": 0, "winner": "player", "natural": True, "player_pair": False,
+            "banker_pair": False, "declared": True, "void": False, "misdraw": False, "dummy_hand": [],
+            "margin": 9, "natural_hand": "player", "player_three_cards": False, "banker_three_cards": True,
+        }  # fmt: skip
+        at = f"2026-11-30T12:{seq // 60 % 60:02d}:{seq % 60:02d}.000Z"
+        own = record_hash(prev, seq, at, "coup", None, None, seq - 1, canonical_json(body))
+        out.append(TableRecord(table, seq, "coup", at, None, None, seq - 1, body, prev, own))
+        prev = own
+    return out
+
+
+def interleaved(tables: int, per_table: int) -> list[TableRecord]:
+    chains = [chain(f"T{i + 1}", per_table) for i in range(tables)]
+    return [r for group in zip(*chains, strict=True) for r in group]
+
+
+def bench_archive(url: str, records: list[TableRecord], batch: int) -> float:
+    with Archive(url) as archive:
+        started = time.perf_counter()
+        for i in range(0, len(records), batch):
+            part = records[i : i + batch]
+            archive.store(part)
+            for table in sorted({r.table for r in part}):
+                archive.advance(table)
+        elapsed = time.perf_counter() - started
+        assert all(r.ok and r.head == len(records) // len(archive.tables()) for r in archive.verify())
+    return len(records) / elapsed
+
+
+def bench_end_to_end(url: str, broker: Mosquitto, records: list[TableRecord], batch: int) -> tuple[float, float]:
+    """(records/s until the last ack, records/s the publisher managed)."""
+    with Archive(url) as archive:
+        collector = Collector(Settings(broker=broker.url, archive=url, client_id="bench", batch=batch))
+        thread = threading.Thread(target=collector.run, args=(archive,), daemon=True)
+        thread.start()
+        while not collector._connected.is_set():
+            time.sleep(0.05)
+        time.sleep(0.3)
+        last = {r.table: r.seq for r in records}
+        acks: dict[str, int] = {}
+        done = threading.Event()
+
+        def on_ack(client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+            acks[message.topic.split("/")[2]] = int(message.payload)
+            if all(acks.get(t, 0) >= s for t, s in last.items()):
+                done.set()
+
+        sub = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        sub.on_message = on_ack
+        sub.connect("127.0.0.1", broker.port)
+        sub.subscribe("baccarat/bench/+/ack", qos=1)
+        sub.loop_start()
+        pub = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        pub.max_inflight_messages_set(1000)
+        pub.max_queued_messages_set(0)
+        pub.connect("127.0.0.1", broker.port)
+        pub.loop_start()
+        payloads = [(f"baccarat/bench/{r.table}/record", r.to_json()) for r in records]
+        started = time.perf_counter()
+        infos = [pub.publish(topic, payload, qos=1) for topic, payload in payloads]
+        for info in infos:
+            info.wait_for_publish(120)
+        published = time.perf_counter() - started
+        done.wait(300)
+        elapsed = time.perf_counter() - started
+        assert done.is_set(), f"acks stopped at {acks}"
+        collector.stop()
+        thread.join(30)
+        for client in (pub, sub):
+            client.disconnect()
+            client.loop_stop()
+    return len(records) / elapsed, len(records) / published
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--records", type=int, default=50_000)
+    p.add_argument("--tables", type=int, default=4)
+    p.add_argument("--batch", type=int, default=1000)
+    p.add_argument("--only", choices=["sqlite", "postgresql"])
+    p.add_argument("--skip-broker", action="store_true", help="only the archive figure")
+    args = p.parse_args(argv)
+    records = interleaved(args.tables, args.records // args.tables)
+    targets = {"postgresql": 20_000, "sqlite": 5_000}
+    print(f"floor archive: {len(records)} records over {args.tables} tables, batches of {args.batch}")
+    with tempfile.TemporaryDirectory(prefix="bench-floor-") as name:
+        tmp = Path(name)
+        pg = Postgres(tmp / "pg").start() if args.only != "sqlite" else None
+        broker = None if args.skip_broker else Mosquitto(tmp / "mosquitto", extra=[]).start()
+        try:
+            for kind in ("postgresql", "sqlite"):
+                if args.only and kind != args.only:
+                    continue
+                for figure in ("archive", "end to end"):
+                    if figure == "end to end" and broker is None:
+                        continue
+                    url = _fresh(kind, tmp, pg, figure)
+                    if figure == "archive":
+                        rate = bench_archive(url, records, args.batch)
+                        extra = ""
+                    else:
+                        assert broker is not None
+                        rate, sent = bench_end_to_end(url, broker, records, args.batch)
+                        extra = f" (the publisher sent {sent:,.0f}/s)"
+                    verdict = "meets" if rate >= targets[kind] else "MISSES"
+                    print(f"  {kind:<10} {figure:<10} {rate:>9,.0f} records/s{extra}; {verdict} {targets[kind]:,}/s")
+        finally:
+            if broker is not None:
+                broker.stop()
+            if pg is not None:
+                pg.stop()
+    return 0
+
+
+def _fresh(kind: str, tmp: Path, pg: Postgres | None, figure: str) -> str:
+    tag = figure.replace(" ", "_")
+    if kind == "sqlite":
+        return f"sqlite://{tmp}/{tag}.db"
+    import psycopg
+
+    assert pg is not None
+    with psycopg.connect(pg.url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {tag}")
+    return pg.url.rsplit("/", 1)[0] + "/" + tag
+
+
+if __name__ == "__main__":
+    sys.exit(main())

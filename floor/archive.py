@@ -1,0 +1,420 @@
+"""The floor's archive: every table's records, once each, in PostgreSQL or SQLite through one code path.
+
+The two databases differ in three small ways, kept in :class:`_Dialect`: the driver's placeholder (``?`` or
+``%s``), the body column's type (``jsonb`` or ``TEXT``) and how a JSON parameter is written into it. Every
+statement is written once, with ``?`` placeholders; ``INSERT ... ON CONFLICT DO NOTHING`` and the
+conditional upsert of a chain's head work in both.
+
+Schema::
+
+    records(table, seq, kind, at, session, number, cause, body, prev, hash, received_at)  PK (table, seq)
+        index (table, kind, seq) for recall (history of one table's coups)
+    chains(table PK, site, head_seq, head_hash, updated_at)   the contiguous, linked head of each table
+    alerts(id, table, seq, kind, detail, at)                   gaps, broken links, refused records
+
+The archive is the truth: :meth:`Archive.advance` computes a table's head from the stored records (whatever
+collector stored them), and only ever moves it forward.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash, shape_coup
+
+#: How many records :meth:`Archive.advance` reads per step while walking a chain forward.
+ADVANCE_STEP = 5000
+
+
+class ArchiveError(ValueError):
+    """A bad archive URL or an archive that cannot be opened (one line for the operator)."""
+
+
+class AlertKind:
+    GAP = "gap"  # records after the head exist, one or more before them do not (the ack waits)
+    BROKEN_LINK = "broken_link"  # a record's prev is not its predecessor's hash (the ack stops before it)
+    REFUSED = "refused"  # not a record, or its hash is not its own link: not archived
+    CONFLICT = "conflict"  # a second, different record with a seq the archive already holds: not archived
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    table: str
+    seq: int | None
+    kind: str
+    detail: str
+
+    def line(self) -> str:
+        where = f"table {self.table}" + ("" if self.seq is None else f" seq {self.seq}")
+        return f"{self.kind}: {where}: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A table's contiguous, linked head: ``seq`` (0 = nothing yet) and its ``hash``."""
+
+    table: str
+    seq: int
+    hash: str
+
+
+@dataclass(slots=True)
+class TableReport:
+    """What :meth:`Archive.verify` found for one table."""
+
+    table: str
+    records: int = 0
+    head: int = 0
+    last: int = 0
+    gaps: list[tuple[int, int]] = field(default_factory=list)  # missing seq ranges, inclusive
+    broken: list[int] = field(default_factory=list)  # seqs whose link or own hash does not hold
+
+    @property
+    def ok(self) -> bool:
+        return not self.gaps and not self.broken
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "records": self.records,
+            "head": self.head,
+            "last": self.last,
+            "gaps": [list(g) for g in self.gaps],
+            "broken": self.broken,
+            "ok": self.ok,
+        }
+
+
+class _Connection(Protocol):
+    def cursor(self) -> Any: ...
+    def commit(self) -> None: ...
+    def rollback(self) -> None: ...
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class _Dialect:
+    name: str
+    placeholder: str
+    json_type: str
+    json_param: str  # how a JSON text parameter is written (``?`` or ``CAST(? AS jsonb)``)
+
+    def sql(self, statement: str) -> str:
+        statement = statement.replace("{json_type}", self.json_type).replace("{json}", self.json_param)
+        return statement.replace("?", self.placeholder)
+
+
+SQLITE = _Dialect("sqlite", "?", "TEXT", "?")
+POSTGRES = _Dialect("postgresql", "%s", "jsonb", "CAST(? AS jsonb)")
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS records (
+        "table" TEXT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT NULL, at TEXT NOT NULL,
+        session BIGINT, number BIGINT, cause BIGINT, body {json_type} NOT NULL,
+        prev TEXT NOT NULL, hash TEXT NOT NULL, received_at TEXT NOT NULL,
+        PRIMARY KEY ("table", seq))""",
+    'CREATE INDEX IF NOT EXISTS records_recall ON records ("table", kind, seq)',
+    """CREATE TABLE IF NOT EXISTS chains (
+        "table" TEXT PRIMARY KEY, site TEXT, head_seq BIGINT NOT NULL, head_hash TEXT NOT NULL,
+        updated_at TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS alerts (
+        id {serial}, "table" TEXT NOT NULL, seq BIGINT, kind TEXT NOT NULL, detail TEXT NOT NULL,
+        at TEXT NOT NULL)""",
+)
+
+_INSERT = (
+    'INSERT INTO records ("table", seq, kind, at, session, number, cause, body, prev, hash, received_at)'
+    " VALUES (?, ?, ?, ?, ?, ?, ?, {json}, ?, ?, ?) ON CONFLICT DO NOTHING"
+)
+_UPSERT_HEAD = (
+    'INSERT INTO chains ("table", site, head_seq, head_hash, updated_at) VALUES (?, ?, ?, ?, ?)'
+    ' ON CONFLICT ("table") DO UPDATE SET head_seq = excluded.head_seq, head_hash = excluded.head_hash,'
+    " updated_at = excluded.updated_at, site = COALESCE(excluded.site, chains.site)"
+    " WHERE chains.head_seq < excluded.head_seq"
+)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _body_text(body: Any) -> str:
+    """A stored body as its canonical JSON (psycopg hands jsonb back decoded, SQLite as text)."""
+    return canonical_json(json.loads(body) if isinstance(body, str | bytes) else body)
+
+
+def parse_url(url: str) -> tuple[_Dialect, str]:
+    """``(dialect, target)`` for ``sqlite:///path`` or ``postgresql://...``; ArchiveError names the problem."""
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        if parts.netloc or not parts.path or parts.path == "/":
+            raise ArchiveError(f"archive URL {url!r}: write sqlite:///path/to/archive.db (three slashes)")
+        return SQLITE, "/" + parts.path.lstrip("/")  # sqlite:////abs/path (SQLAlchemy's spelling) too
+    if parts.scheme in ("postgresql", "postgres"):
+        if not parts.netloc and "host=" not in parts.query:
+            raise ArchiveError(f"archive URL {url!r}: no server (postgresql://user@host:port/database)")
+        return POSTGRES, url
+    raise ArchiveError(f"archive URL {url!r}: use sqlite:///path or postgresql://user@host:port/database")
+
+
+class Archive:
+    """One connection to the archive, used by one thread at a time (the collector's loop)."""
+
+    def __init__(self, url: str, *, create: bool = True) -> None:
+        self.dialect, target = parse_url(url)
+        self.url = url
+        self._conn: _Connection
+        if self.dialect is SQLITE:
+            path = Path(target)
+            if not create and not path.is_file():
+                raise ArchiveError(f"archive {path}: no such file")
+            if create and not path.parent.is_dir():
+                raise ArchiveError(f"archive {path}: directory {path.parent} does not exist")
+            try:
+                conn = sqlite3.connect(path, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+            except sqlite3.Error as exc:
+                raise ArchiveError(f"archive {path}: {exc}") from None
+            self._conn = conn
+            serial = "INTEGER PRIMARY KEY AUTOINCREMENT"
+        else:
+            try:
+                import psycopg
+            except ImportError:
+                raise ArchiveError("a PostgreSQL archive needs psycopg: pip install 'shoe-controller[floor]'") from None
+            try:
+                self._conn = psycopg.connect(target, connect_timeout=10)
+            except psycopg.Error as exc:
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise ArchiveError(f"archive {_redacted(url)}: {first}") from None
+            serial = "BIGSERIAL PRIMARY KEY"
+        if create:
+            self._create(serial)
+
+    def _create(self, serial: str) -> None:
+        cur = self._conn.cursor()
+        for statement in SCHEMA:
+            cur.execute(self.dialect.sql(statement.replace("{serial}", serial)))
+        self._conn.commit()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ------------------------------------------------------------------------------------------
+    def store(self, records: Sequence[TableRecord]) -> tuple[int, list[Alert]]:
+        """Insert ``records`` in one transaction, those already there skipped; ``(inserted, alerts)``.
+
+        A record whose ``(table, seq)`` is held with a different hash is a conflict: the stored one stays.
+        Records are inserted in (table, seq) order, so two collectors never wait on each other in a cycle."""
+        if not records:
+            return 0, []
+        now = _now()
+        ordered = sorted({(r.table, r.seq): r for r in records}.values(), key=lambda r: (r.table, r.seq))
+        rows = [
+            (r.table, r.seq, r.kind, r.at, r.session, r.number, r.cause, canonical_json(r.body), r.prev, r.hash, now)
+            for r in ordered
+        ]
+        cur = self._conn.cursor()
+        try:
+            before = self._count_in(cur, ordered)
+            cur.executemany(self.dialect.sql(_INSERT), rows)
+            after = self._count_in(cur, ordered)
+            alerts = self._conflicts(cur, records)
+            self._conn.commit()
+        except BaseException:
+            self._conn.rollback()
+            raise
+        return after - before, alerts
+
+    def _count_in(self, cur: Any, ordered: Sequence[TableRecord]) -> int:
+        total = 0
+        for table, lo, hi in _spans(ordered):
+            cur.execute(
+                self.dialect.sql('SELECT count(*) FROM records WHERE "table" = ? AND seq BETWEEN ? AND ?'),
+                (table, lo, hi),
+            )
+            total += int(cur.fetchone()[0])
+        return total
+
+    def _conflicts(self, cur: Any, records: Sequence[TableRecord]) -> list[Alert]:
+        alerts: list[Alert] = []
+        for table, lo, hi in _spans(sorted(records, key=lambda r: (r.table, r.seq))):
+            cur.execute(
+                self.dialect.sql('SELECT seq, hash FROM records WHERE "table" = ? AND seq BETWEEN ? AND ?'),
+                (table, lo, hi),
+            )
+            stored = dict(cur.fetchall())
+            for r in records:
+                if r.table == table and lo <= r.seq <= hi and stored.get(r.seq, r.hash) != r.hash:
+                    alerts.append(
+                        Alert(table, r.seq, AlertKind.CONFLICT, "a different record with this seq is archived")
+                    )
+        return alerts
+
+    def alert(self, alerts: Iterable[Alert]) -> None:
+        """Keep these alerts (the collector logs them too)."""
+        rows = [(a.table, a.seq, a.kind, a.detail[:500], _now()) for a in alerts]
+        if not rows:
+            return
+        cur = self._conn.cursor()
+        cur.executemany(
+            self.dialect.sql('INSERT INTO alerts ("table", seq, kind, detail, at) VALUES (?, ?, ?, ?, ?)'), rows
+        )
+        self._conn.commit()
+
+    def head(self, table: str) -> Head:
+        cur = self._conn.cursor()
+        cur.execute(self.dialect.sql('SELECT head_seq, head_hash FROM chains WHERE "table" = ?'), (table,))
+        row = cur.fetchone()
+        self._conn.commit()
+        return Head(table, 0, GENESIS_HASH) if row is None else Head(table, int(row[0]), str(row[1]))
+
+    def advance(self, table: str, site: str | None = None) -> tuple[Head, Alert | None]:
+        """Walk ``table``'s chain forward from its stored head over the archived records, as far as they are
+        contiguous and linked; store and return the new head, with what stopped it (a gap or a broken link),
+        or None when nothing after the head is archived."""
+        head = self.head(table)
+        seq, link = head.seq, head.hash
+        stop: Alert | None = None
+        cur = self._conn.cursor()
+        while True:
+            cur.execute(
+                self.dialect.sql(
+                    'SELECT seq, prev, hash FROM records WHERE "table" = ? AND seq > ? ORDER BY seq LIMIT ?'
+                ),
+                (table, seq, ADVANCE_STEP),
+            )
+            rows = cur.fetchall()
+            for next_seq, prev, own in rows:
+                if next_seq != seq + 1:
+                    stop = Alert(
+                        table, seq + 1, AlertKind.GAP, f"records {seq + 1}..{next_seq - 1} missing; ack held at {seq}"
+                    )
+                    break
+                if prev != link:
+                    stop = Alert(
+                        table, next_seq, AlertKind.BROKEN_LINK, f"prev is not record {seq}'s hash; ack held at {seq}"
+                    )
+                    break
+                seq, link = next_seq, own
+            if stop is not None or len(rows) < ADVANCE_STEP:
+                break
+        if seq > head.seq:
+            cur.execute(self.dialect.sql(_UPSERT_HEAD), (table, site, seq, link, _now()))
+        self._conn.commit()
+        return (self.head(table) if seq > head.seq else head), stop
+
+    # -- reading ------------------------------------------------------------------------------------------
+    def tables(self) -> list[str]:
+        cur = self._conn.cursor()
+        cur.execute('SELECT DISTINCT "table" FROM records ORDER BY "table"')
+        out = [str(r[0]) for r in cur.fetchall()]
+        self._conn.commit()
+        return out
+
+    def records(self, table: str) -> Iterator[TableRecord]:
+        """Every archived record of ``table`` in seq order, as it was received."""
+        cur = self._conn.cursor()
+        cur.execute(
+            self.dialect.sql(
+                'SELECT "table", seq, kind, at, session, number, cause, body, prev, hash FROM records'
+                ' WHERE "table" = ? ORDER BY seq'
+            ),
+            (table,),
+        )
+        for row in cur.fetchall():
+            body = json.loads(row[7]) if isinstance(row[7], str | bytes) else row[7]
+            yield TableRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], body, row[8], row[9])
+        self._conn.commit()
+
+    def coups(self, table: str | None = None, last: int | None = None) -> list[dict[str, Any]]:
+        """Coups in ``history --json`` shape plus ``table``, per table oldest first; ``last`` = newest N per table."""
+        out: list[dict[str, Any]] = []
+        cur = self._conn.cursor()
+        for name in [table] if table is not None else self.tables():
+            sql = 'SELECT seq, at, body FROM records WHERE "table" = ? AND kind = ? ORDER BY seq DESC'
+            params: list[Any] = [name, "coup"]
+            if last is not None:
+                sql += " LIMIT ?"
+                params.append(last)
+            cur.execute(self.dialect.sql(sql), params)
+            for seq, at, body in reversed(cur.fetchall()):
+                data = json.loads(_body_text(body))  # key order as the table stored it (jsonb reorders)
+                out.append({"table": name, **shape_coup({**data, "ts": at, "record": seq})})
+        self._conn.commit()
+        return out
+
+    def alerts(self, table: str | None = None) -> list[Alert]:
+        cur = self._conn.cursor()
+        sql = 'SELECT "table", seq, kind, detail FROM alerts'
+        params: tuple[Any, ...] = ()
+        if table is not None:
+            sql += ' WHERE "table" = ?'
+            params = (table,)
+        cur.execute(self.dialect.sql(sql + " ORDER BY id"), params)
+        out = [Alert(str(t), s, str(k), str(d)) for t, s, k, d in cur.fetchall()]
+        self._conn.commit()
+        return out
+
+    def verify(self) -> list[TableReport]:
+        """Per table: the records, the contiguous linked head, the gaps and the broken links (a record whose
+        stored fields do not hash to its ``hash``, or whose ``prev`` is not its predecessor's hash)."""
+        reports = []
+        cur = self._conn.cursor()
+        for table in self.tables():
+            report = TableReport(table)
+            cur.execute(
+                self.dialect.sql(
+                    "SELECT seq, kind, at, session, number, cause, body, prev, hash FROM records"
+                    ' WHERE "table" = ? ORDER BY seq'
+                ),
+                (table,),
+            )
+            expected, link, contiguous = 1, GENESIS_HASH, True
+            for seq, kind, at, session, number, cause, body, prev, own in cur:
+                report.records += 1
+                report.last = seq
+                if seq != expected:
+                    report.gaps.append((expected, seq - 1))
+                    contiguous = False
+                own_ok = record_hash(prev, seq, at, kind, session, number, cause, _body_text(body)) == own
+                linked = seq == expected and prev == link
+                if not own_ok or (seq == expected and not linked):
+                    report.broken.append(seq)
+                    contiguous = False
+                if contiguous:
+                    report.head = seq
+                expected, link = seq + 1, own
+            reports.append(report)
+        self._conn.commit()
+        return reports
+
+
+def _spans(ordered: Sequence[TableRecord]) -> Iterator[tuple[str, int, int]]:
+    """``(table, lowest seq, highest seq)`` per table of records sorted by (table, seq)."""
+    start = 0
+    for i in range(1, len(ordered) + 1):
+        if i == len(ordered) or ordered[i].table != ordered[start].table:
+            yield ordered[start].table, ordered[start].seq, ordered[i - 1].seq
+            start = i
+
+
+def _redacted(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password:
+        return url.replace(f":{parts.password}@", ":***@")
+    return url

@@ -1,0 +1,235 @@
+"""``shoe-floor``: the casino floor's side of the floor link.
+
+  shoe-floor serve --broker URL --archive URL [--bind HOST:PORT] [--site S] [--share GROUP] [--client-id ID]
+  shoe-floor history --archive URL [--table T] [--last N] [--json]
+  shoe-floor verify --archive URL [--json]
+
+Bad input (a URL, a number, an archive that cannot be opened) is one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import socket
+import sys
+from collections.abc import Callable, Sequence
+from types import FrameType
+
+from floor.archive import Archive, ArchiveError
+from floor.collector import Broker, BrokerURLError, Collector, Settings, Stats
+
+log = logging.getLogger("shoe-floor")
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+    if not 1 <= value <= 2**62:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 2^62, not {text[:40]}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be 0-3600 seconds, not {text[:40]}")
+    return value
+
+
+def _bind(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"write HOST:PORT, not {text[:60]!r}")
+    return host.strip("[]"), int(port)
+
+
+def _topic_level(text: str) -> str:
+    if not text or any(c in text for c in "/+#$\0") or len(text) > 100:
+        raise argparse.ArgumentTypeError(f"not one MQTT topic level: {text[:60]!r}")
+    return text
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="shoe-floor", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    s = sub.add_parser("serve", help="archive every table's records and publish the acks")
+    s.add_argument("--broker", required=True, help="mqtt://host:port or mqtts://host:port")
+    s.add_argument("--archive", required=True, help="postgresql://user@host:port/db or sqlite:///path")
+    s.add_argument("--bind", type=_bind, metavar="HOST:PORT", help="serve Prometheus metrics here")
+    s.add_argument("--site", type=_topic_level, help="only this site's tables (default: every site)")
+    s.add_argument("--share", type=_topic_level, default="shoe-floor", help="shared-subscription group")
+    s.add_argument(
+        "--client-id", type=_topic_level, help="MQTT client id, one per collector (default: shoe-floor-HOST)"
+    )
+    s.add_argument("--ca-file", help="CA certificate for mqtts://")
+    s.add_argument("--username", help="broker user name")
+    s.add_argument("--password-file", help="file holding the broker password")
+    s.add_argument("--batch", type=_count, default=1000, help="most records per transaction (default 1000)")
+    s.add_argument("--gap-grace", type=_seconds, default=2.0, help="seconds a gap lasts before it is an alert")
+    s.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    s.set_defaults(handler=serve)
+    h = sub.add_parser("history", help="the coups in the archive (one JSON object per line with --json)")
+    h.add_argument("--archive", required=True)
+    h.add_argument("--table", help="only this table")
+    h.add_argument("--last", type=_count, metavar="N", help="only the last N coups of each table")
+    h.add_argument("--json", action="store_true")
+    h.set_defaults(handler=history)
+    v = sub.add_parser("verify", help="per table: records, contiguous head, gaps, broken links; exit 1 on a problem")
+    v.add_argument("--archive", required=True)
+    v.add_argument("--json", action="store_true", help="one JSON object per table")
+    v.set_defaults(handler=verify)
+    return p
+
+
+def serve(args: argparse.Namespace) -> int:
+    try:
+        Broker.parse(args.broker)
+    except BrokerURLError as exc:
+        raise UsageError(f"shoe-floor serve: {exc}") from None
+    password = None
+    if args.password_file:
+        try:
+            with open(args.password_file, encoding="utf-8") as f:
+                password = f.readline(4096).strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"shoe-floor serve: password file {args.password_file}: {exc}") from None
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    settings = Settings(
+        broker=args.broker,
+        archive=args.archive,
+        site=args.site or "+",
+        share=args.share,
+        client_id=args.client_id or f"shoe-floor-{socket.gethostname()}"[:100],
+        batch=args.batch,
+        gap_grace=args.gap_grace,
+        ca_file=args.ca_file,
+        username=args.username,
+        password=password,
+    )
+    on_stats = None
+    if args.bind:
+        on_stats = _metrics(args.bind)
+    with Archive(args.archive) as archive:
+        collector = Collector(settings, on_stats=on_stats)
+
+        def stop(signum: int, frame: FrameType | None) -> None:
+            collector.stop()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        try:
+            collector.run(archive)
+        except Exception as exc:  # the archive failed mid-run: nothing uncommitted was acknowledged
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            log.error(
+                "archive %s failed: %s; stopping (what was not archived will be delivered again)",
+                args.archive.split("@")[-1],
+                first,
+            )
+            return 1
+    log.info("stopped: %s", collector.stats)
+    return 0
+
+
+def _metrics(bind: tuple[str, int]) -> Callable[[Stats], None]:
+    """Start the Prometheus endpoint; return the callback that keeps its counters."""
+    from prometheus_client import Counter, start_http_server
+
+    try:
+        start_http_server(bind[1], addr=bind[0])
+    except OSError as exc:
+        raise UsageError(f"shoe-floor serve: cannot serve metrics on {bind[0]}:{bind[1]}: {exc.strerror}") from None
+    counters = {
+        name: Counter(f"shoe_floor_{name}", help_text)
+        for name, help_text in [
+            ("received", "records taken off the broker"),
+            ("archived", "records archived (first copies)"),
+            ("duplicates", "records already archived"),
+            ("refused", "messages refused (not a record, altered, conflicting)"),
+            ("alerts", "alerts raised"),
+            ("acks", "acks published"),
+            ("batches", "transactions"),
+        ]
+    }
+    seen = Stats()
+
+    def update(stats: Stats) -> None:
+        for name, counter in counters.items():
+            now = getattr(stats, name)
+            counter.inc(now - getattr(seen, name))
+            setattr(seen, name, now)
+
+    return update
+
+
+def history(args: argparse.Namespace) -> int:
+    with Archive(args.archive, create=False) as archive:
+        coups = archive.coups(args.table, args.last)
+    if args.json:
+        for c in coups:
+            sys.stdout.write(json.dumps(c) + "\n")
+        return 0
+    if not coups:
+        print("no coups", file=sys.stderr)
+        return 0
+    print(f"{'table':<10} {'time (UTC)':<19}  {'shoe':>4} {'coup':>4}  {'winner':<7} {'player':<9} {'banker':<9}")
+    for c in coups:
+        ts = str(c["ts"])[:19].replace("T", " ")
+        result = "VOID" if c["void"] else str(c["winner"] or "-").upper()
+        coup = "-" if c["coup"] is None else c["coup"]
+        print(
+            f"{c['table']!s:<10} {ts:<19}  {c['shoe']!s:>4} {coup!s:>4}  {result:<7}"
+            f" {' '.join(c['player']):<9} {' '.join(c['banker']):<9}".rstrip()
+        )
+    return 0
+
+
+def verify(args: argparse.Namespace) -> int:
+    with Archive(args.archive, create=False) as archive:
+        reports = archive.verify()
+    for r in reports:
+        if args.json:
+            print(json.dumps(r.to_dict()))
+            continue
+        gaps = ", ".join(f"{a}..{b}" if a != b else str(a) for a, b in r.gaps) or "none"
+        broken = ", ".join(map(str, r.broken)) or "none"
+        state = "OK" if r.ok else "PROBLEM"
+        print(
+            f"table {r.table}: {r.records} records, head {r.head}, last {r.last},"
+            f" gaps {gaps}, broken links {broken}: {state}"
+        )
+    if not reports and not args.json:
+        print("archive holds no records")
+    return 0 if all(r.ok for r in reports) else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = parser().parse_args(argv)
+        return int(args.handler(args))
+    except (UsageError, ArchiveError) as exc:
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,290 @@
+"""``shoe-floor serve``: take every table's records off the broker, archive them once, publish each table's ack.
+
+Threads: paho's network thread only parses nothing and queues ``(topic, payload, mid, qos)``; the collector's
+own loop (the caller's thread) takes them in batches, archives each batch in one transaction, walks the
+touched tables' chains forward in the archive, publishes the acks that advanced, and only then sends the
+PUBACKs (``manual_ack``): a collector killed before its commit never acknowledged what it lost, and the broker
+hands those messages again to the persistent session when it comes back (or to the other collectors sharing
+the subscription).
+
+The bound: the collector asks the broker for at most ``receive_maximum`` unacknowledged messages (MQTT 5
+Receive Maximum), so the queue never holds more; beyond that the broker keeps the messages (its own queue
+limits apply, see docs/floor.md).
+
+Acks: ``baccarat/<site>/<table>/ack``, QoS 1, retained, payload the decimal seq of the table's contiguous,
+linked head *in the archive* (not what this collector saw: with a shared subscription another collector may
+have stored the records before it). Published when it is higher than the last this collector published.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from controller.game.records import RecordError, TableRecord
+from floor.archive import Alert, AlertKind, Archive
+
+log = logging.getLogger("shoe-floor")
+
+#: paho's Properties, typed (its constructor carries no annotations).
+_properties: Callable[[int], Properties] = Properties
+
+TOPIC_RECORD = "baccarat/{site}/{table}/record"
+TOPIC_ACK = "baccarat/{site}/{table}/ack"
+
+
+class BrokerURLError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Broker:
+    host: str
+    port: int
+    tls: bool
+
+    @classmethod
+    def parse(cls, url: str) -> Broker:
+        parts = urlsplit(url)
+        if parts.scheme not in ("mqtt", "mqtts"):
+            raise BrokerURLError(f"broker URL {url!r}: use mqtt://host:port or mqtts://host:port")
+        if not parts.hostname:
+            raise BrokerURLError(f"broker URL {url!r}: no host")
+        try:
+            port = parts.port
+        except ValueError:
+            raise BrokerURLError(f"broker URL {url!r}: bad port") from None
+        tls = parts.scheme == "mqtts"
+        return cls(parts.hostname, port or (8883 if tls else 1883), tls)
+
+
+@dataclass
+class Settings:
+    broker: str
+    archive: str
+    site: str = "+"
+    share: str = "shoe-floor"
+    client_id: str = "shoe-floor"
+    batch: int = 1000  # most records per transaction
+    linger: float = 0.02  # how long a batch waits to fill, seconds
+    gap_grace: float = 2.0  # a gap must last this long before it is an alert (another collector may fill it)
+    receive_maximum: int = 2000
+    ca_file: str | None = None
+    username: str | None = None
+    password: str | None = None
+
+
+@dataclass
+class Stats:
+    received: int = 0
+    archived: int = 0
+    duplicates: int = 0
+    refused: int = 0
+    alerts: int = 0
+    acks: int = 0
+    batches: int = 0
+
+
+@dataclass
+class _Pending:
+    """A table whose chain stopped at a gap: since when (monotonic), at which head."""
+
+    head: int
+    since: float
+    alerted: bool = False
+
+
+@dataclass
+class Collector:
+    settings: Settings
+    on_stats: Callable[[Stats], None] | None = None
+    stats: Stats = field(default_factory=Stats)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _connected: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.broker = Broker.parse(self.settings.broker)
+        self._inbox: queue.Queue[tuple[str, bytes, int, int]] = queue.Queue(maxsize=self.settings.receive_maximum * 2)
+        self._published: dict[str, int] = {}  # table -> last ack this collector published
+        self._sites: dict[str, str] = {}  # table -> site (from the topic)
+        self._gaps: dict[str, _Pending] = {}
+        self._alerted: set[tuple[str, str, int | None]] = set()
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=self.settings.client_id,
+            protocol=mqtt.MQTTv5,
+            manual_ack=True,
+        )
+        if self.broker.tls:
+            client.tls_set(ca_certs=self.settings.ca_file)
+        if self.settings.username:
+            client.username_pw_set(self.settings.username, self.settings.password)
+        client.max_inflight_messages_set(200)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        client.reconnect_delay_set(1, 5)
+        self.client = client
+
+    # -- paho's thread ------------------------------------------------------------------------------------
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            log.error("broker %s:%s refused the connection: %s", self.broker.host, self.broker.port, reason)
+            return
+        topic = f"$share/{self.settings.share}/" + TOPIC_RECORD.format(site=self.settings.site, table="+")
+        client.subscribe(topic, qos=1)
+        log.info("connected to %s:%s, subscribed to %s", self.broker.host, self.broker.port, topic)
+        self._connected.set()
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self._connected.clear()
+        if not self._stop.is_set():
+            log.warning("lost the broker (%s); reconnecting", reason)
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        # Blocks when the inbox is full (it cannot be, with Receive Maximum below its size).
+        self._inbox.put((message.topic, bytes(message.payload), message.mid, message.qos))
+
+    # -- the collector's loop -----------------------------------------------------------------------------
+    def stop(self) -> None:
+        self._stop.set()
+
+    def run(self, archive: Archive) -> None:
+        props = _properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
+        props.ReceiveMaximum = self.settings.receive_maximum
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)
+        self.client.loop_start()
+        try:
+            while not self._stop.is_set():
+                batch = self._take()
+                if batch:
+                    self._handle(archive, batch)
+                self._check_gaps(archive)
+        finally:
+            self._stop.set()
+            self.client.disconnect()
+            self.client.loop_stop()
+
+    def _take(self) -> list[tuple[str, bytes, int, int]]:
+        try:
+            first = self._inbox.get(timeout=0.2)
+        except queue.Empty:
+            return []
+        batch = [first]
+        deadline = time.monotonic() + self.settings.linger
+        while len(batch) < self.settings.batch:
+            try:
+                batch.append(self._inbox.get_nowait())
+            except queue.Empty:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                try:
+                    batch.append(self._inbox.get(timeout=left))
+                except queue.Empty:
+                    break
+        return batch
+
+    def _handle(self, archive: Archive, batch: list[tuple[str, bytes, int, int]]) -> None:
+        good: list[TableRecord] = []
+        alerts: list[Alert] = []
+        for topic, payload, _mid, _qos in batch:
+            record, alert = self._admit(topic, payload)
+            if record is not None:
+                good.append(record)
+            if alert is not None:
+                alerts.append(alert)
+        self.stats.received += len(batch)
+        inserted, conflicts = archive.store(good)
+        alerts += conflicts
+        self.stats.archived += inserted
+        self.stats.duplicates += len(good) - inserted - len(conflicts)
+        self.stats.refused += len(batch) - len(good) + len(conflicts)
+        for table in sorted({r.table for r in good}):
+            self._advance(archive, table, alerts)
+        self._raise(archive, alerts)
+        for _topic, _payload, mid, qos in batch:
+            if qos > 0:
+                self.client.ack(mid, qos)
+        self.stats.batches += 1
+        if self.on_stats is not None:
+            self.on_stats(self.stats)
+
+    def _admit(self, topic: str, payload: bytes) -> tuple[TableRecord | None, Alert | None]:
+        parts = topic.split("/")
+        site, table = (parts[1], parts[2]) if len(parts) == 4 else ("?", "?")
+        try:
+            record = TableRecord.from_json(payload)
+        except RecordError as exc:
+            return None, Alert(table, None, AlertKind.REFUSED, f"not a record on {topic}: {exc}")
+        if record.table != table:
+            return None, Alert(table, record.seq, AlertKind.REFUSED, f"record of table {record.table!r} on {topic}")
+        if not record.chain_ok():
+            return None, Alert(
+                table, record.seq, AlertKind.REFUSED, "its hash is not its own link (altered in transit?)"
+            )
+        self._sites[table] = site
+        return record, None
+
+    def _advance(self, archive: Archive, table: str, alerts: list[Alert]) -> None:
+        head, stop = archive.advance(table, self._sites.get(table))
+        if stop is None or stop.kind != AlertKind.GAP:
+            self._gaps.pop(table, None)
+        if stop is not None and stop.kind == AlertKind.BROKEN_LINK:
+            alerts.append(stop)
+        elif stop is not None:
+            pending = self._gaps.get(table)
+            if pending is None or pending.head != head.seq:
+                self._gaps[table] = _Pending(head.seq, time.monotonic())
+        if head.seq > self._published.get(table, 0):
+            self._publish_ack(table, head.seq)
+
+    def _check_gaps(self, archive: Archive) -> None:
+        """A gap that has lasted ``gap_grace`` (another collector did not fill it either) is an alert."""
+        now = time.monotonic()
+        for table, pending in list(self._gaps.items()):
+            if pending.alerted or now - pending.since < self.settings.gap_grace:
+                continue
+            head, stop = archive.advance(table, self._sites.get(table))
+            if head.seq > self._published.get(table, 0):
+                self._publish_ack(table, head.seq)
+            if stop is not None and stop.kind == AlertKind.GAP and head.seq == pending.head:
+                pending.alerted = True
+                self._raise(archive, [stop])
+            elif stop is not None and stop.kind == AlertKind.GAP:
+                self._gaps[table] = _Pending(head.seq, now)
+            else:
+                self._gaps.pop(table, None)
+                if stop is not None:
+                    self._raise(archive, [stop])
+
+    def _raise(self, archive: Archive, alerts: list[Alert]) -> None:
+        fresh = []
+        for a in alerts:
+            key = (a.table, a.kind, a.seq)
+            if a.kind in (AlertKind.BROKEN_LINK, AlertKind.GAP) and key in self._alerted:
+                continue  # said once per collector: the chain stays stopped there until someone acts
+            self._alerted.add(key)
+            fresh.append(a)
+            log.warning("ALERT %s", a.line())
+        if fresh:
+            archive.alert(fresh)
+            self.stats.alerts += len(fresh)
+
+    def _publish_ack(self, table: str, seq: int) -> None:
+        site = self._sites.get(table, self.settings.site)
+        self.client.publish(TOPIC_ACK.format(site=site, table=table), str(seq), qos=1, retain=True)
+        self._published[table] = seq
+        self.stats.acks += 1

@@ -1,0 +1,187 @@
+"""Fixtures for the floor's side: real journals from the demo, a real Mosquitto, real PostgreSQL and SQLite
+archives (the archive fixture is parametrised over both), a collector in-process or as a process."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.game.records import TableRecord
+from controller.journal import Journal
+from floor.archive import Archive
+from floor.collector import Collector, Settings
+from tests.servers import Mosquitto, Postgres
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+
+
+@pytest.fixture(scope="session")
+def journal_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real journal: one shoe dealt by the demo (simulated shoe, real table loop)."""
+    path = tmp_path_factory.mktemp("journal") / "journal.db"
+    subprocess.run(
+        [PYTHON, "-m", "controller.cli", "demo", "--pace", "fast", "--shoes", "1", "--journal", str(path)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    return path
+
+
+@pytest.fixture(scope="session")
+def journal_records(journal_path: Path) -> list[TableRecord]:
+    """Every record of the real journal, as table T1 publishes it."""
+    journal = Journal.open(str(journal_path), create=False, read_only=True)
+    try:
+        records = [r.for_floor("T1") for r in journal.records()]
+    finally:
+        journal.close()
+    assert len(records) > 300
+    return records
+
+
+def as_table(records: list[TableRecord], table: str) -> list[TableRecord]:
+    """The same journal published by another table (the table id is the envelope's, not the chain's)."""
+    return [TableRecord.from_dict({**r.to_dict(), "table": table}) for r in records]
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgres]:
+    server = Postgres(tmp_path_factory.mktemp("pg")).start()
+    yield server
+    server.stop()
+
+
+_databases = itertools.count()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def archive_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/archive.db"
+    import psycopg
+
+    server: Postgres = request.getfixturevalue("postgres_server")
+    name = f"archive_{os.getpid()}_{next(_databases)}"
+    with psycopg.connect(server.url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return server.url.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Mosquitto]:
+    server = Mosquitto(tmp_path / "mosquitto").start()
+    yield server
+    server.stop()
+
+
+class Table:
+    """A table's side of the link, played by the test: publishes records (QoS 1) and watches its ack."""
+
+    def __init__(self, broker: Mosquitto, site: str = "s1") -> None:
+        self.site = site
+        self.acks: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.on_message = self._on_ack
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.subscribe(f"baccarat/{site}/+/ack", qos=1)
+        self.client.loop_start()
+
+    def _on_ack(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        table = message.topic.split("/")[2]
+        with self._lock:
+            self.acks[table] = max(self.acks.get(table, 0), int(message.payload))
+
+    def publish(self, records: list[TableRecord]) -> None:
+        infos = [self.send(r.table, r.to_json()) for r in records]
+        for info in infos:
+            info.wait_for_publish(10)
+
+    def send(self, table: str, payload: str | bytes) -> mqtt.MQTTMessageInfo:
+        return self.client.publish(f"baccarat/{self.site}/{table}/record", payload, qos=1)
+
+    def ack(self, table: str) -> int:
+        with self._lock:
+            return self.acks.get(table, 0)
+
+    def wait_ack(self, table: str, seq: int, timeout: float = 30.0) -> None:
+        until(lambda: self.ack(table) >= seq, timeout, f"ack of {table} reaching {seq} (at {self.ack(table)})")
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@pytest.fixture
+def table(broker: Mosquitto) -> Iterator[Table]:
+    t = Table(broker)
+    yield t
+    t.close()
+
+
+def until(check: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class InProcess:
+    """A collector on a thread of the test process (fast; the process tests use the real command)."""
+
+    def __init__(self, broker: Mosquitto, url: str, **settings: object) -> None:
+        self.settings = Settings(broker=broker.url, archive=url, client_id=f"c{next(_databases)}", **settings)
+        self.collector = Collector(self.settings)
+        self.archive = Archive(url)
+        self.thread = threading.Thread(target=self.collector.run, args=(self.archive,), daemon=True)
+        self.thread.start()
+        until(self.collector._connected.is_set, 15, "the collector to connect")
+        time.sleep(0.2)  # the SUBACK
+
+    def stop(self) -> None:
+        self.collector.stop()
+        self.thread.join(15)
+        assert not self.thread.is_alive()
+        self.archive.close()
+
+
+@pytest.fixture
+def collector(broker: Mosquitto, archive_url: str) -> Iterator[Callable[..., InProcess]]:
+    started: list[InProcess] = []
+
+    def start(**settings: object) -> InProcess:
+        c = InProcess(broker, archive_url, **settings)
+        started.append(c)
+        return c
+
+    yield start
+    for c in started:
+        if c.thread.is_alive():
+            c.stop()
+
+
+def serve_process(broker: Mosquitto, url: str, client_id: str, log: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """``shoe-floor serve`` as a real process (its log in ``log``)."""
+    args = [PYTHON, "-m", "floor.cli", "serve", "--broker", broker.url, "--archive", url, "--client-id", client_id]
+    return subprocess.Popen([*args, *extra], stdout=subprocess.DEVNULL, stderr=log.open("ab"), cwd=ROOT)
+
+
+def archived(url: str, table: str) -> list[dict[str, object]]:
+    with Archive(url, create=False) as a:
+        return [json.loads(r.to_json()) for r in a.records(table)]

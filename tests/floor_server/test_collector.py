@@ -1,0 +1,150 @@
+"""shoe-floor serve against a real Mosquitto, archiving into a real PostgreSQL and SQLite (each test runs on
+both): records once each whatever the wire does, the ack from the archive, gaps and tampering are alerts."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from controller.game.records import TableRecord
+from floor.archive import AlertKind, Archive
+from tests.floor_server.conftest import InProcess, Table, as_table, until
+
+
+def dicts(records: list[TableRecord]) -> list[dict[str, object]]:
+    return [r.to_dict() for r in records]
+
+
+def stored(url: str, table: str) -> list[dict[str, object]]:
+    with Archive(url, create=False) as a:
+        return dicts(list(a.records(table)))
+
+
+def test_duplicates_and_resends_are_archived_once(
+    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
+) -> None:
+    c = collector()
+    records = journal_records
+    rng = random.Random(9)
+    # every record, then a resend from record 100 (the table after a reconnect), then random duplicates
+    wire = records + records[99:] + rng.sample(records, 50)
+    table.publish(wire)
+    table.wait_ack("T1", len(records))
+    until(lambda: c.collector.stats.received >= len(wire), 30, "every message to be taken")
+    assert stored(archive_url, "T1") == dicts(records)
+    assert c.collector.stats.archived == len(records)
+    assert c.collector.stats.duplicates == len(wire) - len(records)
+    with Archive(archive_url) as a:
+        assert a.head("T1").seq == len(records)
+        assert a.head("T1").hash == records[-1].hash
+        assert a.alerts() == []
+
+
+def test_a_gap_holds_the_ack_and_is_an_alert_until_filled(
+    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
+) -> None:
+    c = collector(gap_grace=0.3)
+    records = journal_records[:200]
+    table.publish(records[:100] + records[120:])  # 101..120 lost on the way
+    table.wait_ack("T1", 100)
+    until(lambda: c.collector.stats.alerts >= 1, 15, "the gap's alert")
+    with Archive(archive_url) as a:
+        (alert,) = a.alerts("T1")
+        assert (alert.kind, alert.seq) == (AlertKind.GAP, 101)
+        assert "101..120" in alert.detail
+        assert a.head("T1").seq == 100
+    assert table.ack("T1") == 100  # nothing acked beyond the gap
+    table.publish(records[100:120])  # the table sends again from its ack
+    table.wait_ack("T1", 200)
+    assert stored(archive_url, "T1") == dicts(records)
+
+
+def test_records_arriving_out_of_order_are_no_alert(
+    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
+) -> None:
+    c = collector(gap_grace=5.0)
+    records = journal_records[:300]
+    shuffled = records[:]
+    random.Random(3).shuffle(shuffled)
+    table.publish(shuffled)
+    table.wait_ack("T1", 300)
+    assert c.collector.stats.alerts == 0
+    assert stored(archive_url, "T1") == dicts(records)
+
+
+def test_a_tampered_record_is_refused_and_not_archived(
+    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
+) -> None:
+    c = collector(gap_grace=0.3)
+    records = journal_records[:50]
+    coup = next(r for r in records if r.kind == "coup")
+    other = "player" if coup.body["winner"] != "player" else "banker"
+    forged = {**coup.to_dict(), "body": {**coup.body, "winner": other}}
+    table.publish(records[: coup.seq - 1])
+    table.send("T1", TableRecord.from_dict(forged).to_json()).wait_for_publish(10)
+    table.send("T1", b"not json at all").wait_for_publish(10)
+    table.send("T1", records[coup.seq].to_json()).wait_for_publish(10)
+    until(lambda: c.collector.stats.refused >= 2, 15, "the forged record and the garbage to be refused")
+    table.wait_ack("T1", coup.seq - 1)
+    with Archive(archive_url) as a:
+        kinds = [(x.kind, x.seq) for x in a.alerts("T1")]
+        assert (AlertKind.REFUSED, coup.seq) in kinds
+        assert (AlertKind.REFUSED, None) in kinds
+        assert coup.seq not in [r.seq for r in a.records("T1")]
+        assert a.head("T1").seq == coup.seq - 1
+    table.publish(records[coup.seq - 1 :])  # the genuine record: the chain goes on
+    table.wait_ack("T1", len(records))
+    assert stored(archive_url, "T1") == dicts(records)
+
+
+def test_a_record_re_hashed_after_tampering_breaks_the_link_and_stops_the_ack(
+    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
+) -> None:
+    from controller.game.records import canonical_json, record_hash
+
+    c = collector()
+    records = journal_records[:40]
+    victim = records[19]
+    body = {**victim.body, "forged": True}
+    own = record_hash(victim.prev, victim.seq, victim.at, victim.kind, victim.session, victim.number, victim.cause,
+                      canonical_json(body))  # fmt: skip
+    forged = TableRecord.from_dict({**victim.to_dict(), "body": body, "hash": own})
+    table.publish([*records[:19], forged, *records[20:]])
+    until(lambda: c.collector.stats.alerts >= 1, 15, "the broken link's alert")
+    table.wait_ack("T1", 20)
+    with Archive(archive_url) as a:
+        assert [(x.kind, x.seq) for x in a.alerts("T1")] == [(AlertKind.BROKEN_LINK, 21)]
+        assert a.head("T1").seq == 20
+        (report,) = a.verify()
+        assert report.broken == [21] and not report.ok
+    assert table.ack("T1") == 20
+
+
+def test_two_tables_get_their_own_acks(
+    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
+) -> None:
+    collector()
+    t2 = as_table(journal_records, "T2")
+    table.publish([x for pair in zip(journal_records, t2, strict=True) for x in pair])
+    table.wait_ack("T1", len(journal_records))
+    table.wait_ack("T2", len(t2))
+    assert stored(archive_url, "T2") == dicts(t2)
+    with Archive(archive_url) as a:
+        assert all(r.ok for r in a.verify())
+
+
+def test_two_collectors_sharing_the_subscription_archive_each_record_once(
+    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
+) -> None:
+    a, b = collector(gap_grace=10.0), collector(gap_grace=10.0)
+    t2 = as_table(journal_records, "T2")
+    wire = [x for pair in zip(journal_records, t2, strict=True) for x in pair]
+    table.publish(wire + wire[::7])  # and some duplicates
+    table.wait_ack("T1", len(journal_records))
+    table.wait_ack("T2", len(t2))
+    sent = len(wire) + len(wire[::7])
+    until(lambda: a.collector.stats.received + b.collector.stats.received >= sent, 30, "all taken")
+    assert a.collector.stats.received > 0 and b.collector.stats.received > 0  # the load was shared
+    assert a.collector.stats.archived + b.collector.stats.archived == len(wire)
+    assert stored(archive_url, "T1") == dicts(journal_records)
+    assert stored(archive_url, "T2") == dicts(t2)

@@ -1,0 +1,157 @@
+"""``shoe-floor`` as real processes: SIGKILLed mid-stream and restarted, stopped by SIGTERM, history and verify
+on both archives, bad input as one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.game.records import TableRecord
+from floor.archive import Archive
+from tests.floor_server.conftest import PYTHON, ROOT, Table, archived, serve_process, until
+from tests.servers import Mosquitto
+
+pytestmark = pytest.mark.slow
+
+
+def shoe_floor(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PYTHON, "-m", "floor.cli", *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
+
+
+def archived_count(url: str) -> int:
+    try:
+        with Archive(url, create=False) as a:
+            return sum(1 for t in a.tables() for _ in a.records(t))
+    except Exception:
+        return 0
+
+
+def test_a_collector_killed_mid_stream_and_restarted_archives_the_journal_record_for_record(
+    journal_records: list[TableRecord], broker: Mosquitto, table: Table, archive_url: str, tmp_path: Path
+) -> None:
+    log = tmp_path / "serve.log"
+    proc = serve_process(broker, archive_url, "floor-a", log)
+    try:
+        until(lambda: "subscribed" in log.read_text(), 20, "the collector to subscribe")
+        sender = threading.Thread(target=lambda: [table.publish([r]) or time.sleep(0.002) for r in journal_records])
+        sender.start()
+        until(lambda: archived_count(archive_url) >= 100, 30, "a hundred records archived")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        sender.join(60)
+        proc = serve_process(broker, archive_url, "floor-a", log)  # same session: the broker kept its messages
+        table.wait_ack("T1", len(journal_records), timeout=60)
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    assert archived(archive_url, "T1") == [json.loads(r.to_json()) for r in journal_records]
+    assert shoe_floor("verify", "--archive", archive_url).returncode == 0
+
+
+def test_sigterm_stops_the_collector_cleanly(broker: Mosquitto, archive_url: str, tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    proc = serve_process(broker, archive_url, "floor-b", log)
+    until(lambda: "subscribed" in log.read_text(), 20, "the collector to subscribe")
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(15) == 0
+    assert "Traceback" not in log.read_text()
+    assert "stopped" in log.read_text()
+
+
+def test_history_prints_the_tables_history_fields_plus_table(
+    journal_path: Path, journal_records: list[TableRecord], table: Table, archive_url: str, tmp_path: Path
+) -> None:
+    with Archive(archive_url) as a:
+        a.store(journal_records)
+    table_side = subprocess.run(
+        [PYTHON, "-m", "controller.cli", "history", "--journal", str(journal_path), "--json", "--last", "5"],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    floor_side = shoe_floor("history", "--archive", archive_url, "--table", "T1", "--last", "5", "--json")
+    assert floor_side.returncode == 0, floor_side.stderr
+    expected = [{"table": "T1", **json.loads(line)} for line in table_side.stdout.splitlines()]
+    got = [json.loads(line) for line in floor_side.stdout.splitlines()]
+    assert got == expected
+    assert [list(g) for g in got] == [list(e) for e in expected]  # the same field order
+    text = shoe_floor("history", "--archive", archive_url)
+    assert text.returncode == 0
+    assert len(text.stdout.splitlines()) == 1 + sum(r.kind == "coup" for r in journal_records)
+
+
+def test_verify_reports_each_tables_head_gaps_and_broken_links(
+    journal_records: list[TableRecord], archive_url: str
+) -> None:
+    Archive(archive_url).close()  # an empty archive
+    good = shoe_floor("verify", "--archive", archive_url)
+    assert good.returncode == 0 and "no records" in good.stdout
+    t2 = [TableRecord.from_dict({**r.to_dict(), "table": "T2"}) for r in journal_records[:60]]
+    broken = TableRecord.from_dict({**t2[30].to_dict(), "body": {**t2[30].body, "forged": 1}})
+    with Archive(archive_url) as a:
+        a.store(journal_records)
+        a.store([*t2[:10], *t2[20:30], broken, *t2[31:]])
+    result = shoe_floor("verify", "--archive", archive_url, "--json")
+    assert result.returncode == 1
+    reports = {r["table"]: r for r in map(json.loads, result.stdout.splitlines())}
+    n = len(journal_records)
+    assert reports["T1"] == {"table": "T1", "records": n, "head": n, "last": n, "gaps": [], "broken": [], "ok": True}
+    assert reports["T2"]["gaps"] == [[11, 20]]
+    assert reports["T2"]["broken"] == [31]
+    assert reports["T2"]["head"] == 10
+    text = shoe_floor("verify", "--archive", archive_url)
+    assert "table T2: 50 records, head 10, last 60, gaps 11..20, broken links 31: PROBLEM" in text.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["serve", "--broker", "http://x", "--archive", "sqlite:///tmp/a.db"], "mqtt://host:port"),
+        (["serve", "--broker", "mqtt://127.0.0.1:1", "--archive", "mysql://x"], "use sqlite:///path"),
+        (["serve", "--broker", "mqtt://127.0.0.1:1", "--archive", "sqlite://relative.db"], "three slashes"),
+        (["serve", "--broker", "mqtt://127.0.0.1:1", "--archive", "sqlite:///no/such/dir/a.db"], "does not exist"),
+        (["serve", "--broker", "mqtt://h:99999", "--archive", "sqlite:///tmp/a.db"], "bad port"),
+        (["serve", "--broker", "mqtt://h", "--archive", "sqlite:///tmp/a.db", "--bind", "nope"], "HOST:PORT"),
+        (["serve", "--broker", "mqtt://h", "--archive", "sqlite:///tmp/a.db", "--share", "a/b"], "topic level"),
+        (["history", "--archive", "sqlite:///no/such/archive.db"], "no such file"),
+        (["history", "--archive", "sqlite:///tmp/x.db", "--last", "0"], "between 1"),
+        (["verify", "--archive", "postgresql://postgres@127.0.0.1:1/x"], "archive postgresql://"),
+        (["verify"], "--archive"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str) -> None:
+    result = shoe_floor(*args)
+    assert result.returncode == 2, result
+    assert says in result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_archive_failing_mid_run_is_one_line_and_exit_1(
+    journal_records: list[TableRecord], broker: Mosquitto, table: Table, tmp_path: Path
+) -> None:
+    url = f"sqlite://{tmp_path}/archive.db"
+    log = tmp_path / "serve.log"
+    proc = serve_process(broker, url, "floor-c", log)
+    try:
+        until(lambda: "subscribed" in log.read_text(), 20, "the collector to subscribe")
+        table.publish(journal_records[:10])
+        table.wait_ack("T1", 10)
+        with Archive(url) as a:  # someone drops the archive's table under the collector
+            a._conn.cursor().execute("DROP TABLE records")
+            a._conn.commit()
+        table.publish(journal_records[10:20])
+        assert proc.wait(20) == 1
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text()
+    assert "Traceback" not in text
+    assert [line for line in text.splitlines() if "ERROR" in line] == [
+        line for line in text.splitlines() if "failed: no such table: records" in line
+    ]
