@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -164,6 +165,19 @@ def parse_url(url: str) -> tuple[_Dialect, str]:
     raise ArchiveError(f"archive URL {url!r}: use sqlite:///path or postgresql://user@host:port/database")
 
 
+def _wal(conn: sqlite3.Connection, attempts: int = 100) -> None:
+    """Switch to WAL. Two collectors opening a new archive at once: SQLite may answer the switch with "database
+    is locked" at once, without waiting for its busy timeout; try again for up to ten seconds."""
+    for attempt in range(attempts):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.1)
+
+
 class Archive:
     """One connection to the archive, used by one thread at a time (the collector's loop)."""
 
@@ -179,7 +193,7 @@ class Archive:
                 raise ArchiveError(f"archive {path}: directory {path.parent} does not exist")
             try:
                 conn = sqlite3.connect(path, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
-                conn.execute("PRAGMA journal_mode=WAL")
+                _wal(conn)
                 conn.execute("PRAGMA synchronous=NORMAL")
             except sqlite3.Error as exc:
                 raise ArchiveError(f"archive {path}: {exc}") from None
@@ -201,6 +215,10 @@ class Archive:
 
     def _create(self, serial: str) -> None:
         cur = self._conn.cursor()
+        if self.dialect is POSTGRES:
+            # Two collectors starting on a new archive at once: PostgreSQL's CREATE TABLE IF NOT EXISTS is not
+            # safe against a concurrent one (a unique violation in its catalogue); one creates, the other waits.
+            cur.execute("SELECT pg_advisory_xact_lock(4242001)")
         for statement in SCHEMA:
             cur.execute(self.dialect.sql(statement.replace("{serial}", serial)))
         self._conn.commit()

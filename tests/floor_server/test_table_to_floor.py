@@ -1,0 +1,70 @@
+"""The whole floor link, end to end, with nothing played by the test: two table daemons (``shoe-controller run
+--floor``) dealing from simulated shoes over ptys, a real Mosquitto, and two ``shoe-floor serve`` collectors
+sharing the load into one archive (PostgreSQL and SQLite). After the shoes, and a collector SIGKILLed on the
+way and restarted, the archive equals each table's journal record for record, its chains verify, and each table has stored
+the floor's ack of its last record."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from controller.journal import Journal
+from tests.e2e.harness import Harness
+from tests.floor_server.conftest import archived, serve_process, until
+from tests.floor_server.test_serve_process import archived_count, shoe_floor
+from tests.servers import Mosquitto
+
+pytestmark = pytest.mark.slow
+
+
+def journal(path: Path) -> list[dict[str, object]]:
+    with Journal.open(path, read_only=True) as j:
+        return [json.loads(r.for_floor(path.parent.name).to_json()) for r in j.records()]
+
+
+def stored_ack(path: Path) -> int:
+    with Journal.open(path, read_only=True) as j:
+        return j.floor_ack() or 0
+
+
+def test_two_tables_two_collectors_one_killed_the_archive_is_every_journal(
+    broker: Mosquitto, archive_url: str, tmp_path: Path
+) -> None:
+    logs = [tmp_path / "floor-a.log", tmp_path / "floor-b.log"]
+    collectors = [serve_process(broker, archive_url, f"floor-{i}", log, "--site", "s1") for i, log in enumerate(logs)]
+    tables = [Harness(tmp_path / name) for name in ("t1", "t2")]
+    try:
+        for log in logs:
+            until(lambda log=log: "subscribed" in log.read_text(), 30, f"{log.name} to subscribe")  # type: ignore[misc]
+        for seed, h in enumerate(tables, start=3):
+            h.tmp.mkdir()
+            h.start_sim("--decks", "1", seed=seed, pace="0.005")
+            h.start_daemon("--floor", broker.url, "--site", "s1", "--table-id", h.tmp.name)
+        until(lambda: archived_count(archive_url) >= 60, 60, "the first records archived")
+        collectors[0].send_signal(signal.SIGKILL)  # mid-shoe
+        collectors[0].wait(10)
+        # systemd restarts it (Restart=always): its persistent session gets back what the broker had queued for
+        # it (Mosquitto keeps a dead member's share of a shared subscription in that member's session)
+        collectors[0] = serve_process(broker, archive_url, "floor-0", logs[0], "--site", "s1")
+        for h in tables:
+            assert h.wait_sim(timeout=180) == 0
+        for h in tables:
+            until(lambda h=h: stored_ack(h.journal) == len(journal(h.journal)), 90, f"{h.tmp.name}'s last ack")  # type: ignore[misc]
+        for h in tables:
+            assert archived(archive_url, h.tmp.name) == journal(h.journal)  # record for record, nothing doubled
+        verify = shoe_floor("verify", "--archive", archive_url)
+        assert verify.returncode == 0, verify.stdout + verify.stderr
+        history = shoe_floor("history", "--archive", archive_url, "--json")
+        coups = [json.loads(line) for line in history.stdout.splitlines()]
+        assert {c["table"] for c in coups} == {"t1", "t2"} and all(c["declared"] or c["void"] for c in coups)
+    finally:
+        for proc in collectors:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(20)
+        for h in tables:
+            h.close()
