@@ -51,6 +51,7 @@ def latency(tmp: Path, cards: int) -> None:
     journal = Journal.open(path)
     link = FloorLink(section(broker), path, lambda seq: None, ack_store_interval=3600)
     loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [link])
+    loop.after_commit.append(link.wake)  # as the daemon wires it
     link.start()
     taken: dict[int, float] = {}
     try:

@@ -205,6 +205,7 @@ class Daemon:
             hide_cards=s.scoreboard.reveal == "on_declare",
         )
         self.loop.sinks.append(link)  # close_sinks() closes it
+        self.loop.after_commit.append(link.wake)  # a committed record goes out now, not at the next card
         if self.metrics is not None:
             self.metrics.watch_floor(link)
         link.start()

@@ -201,6 +201,8 @@ class TableLoop:
         self.journal = journal
         self.write = write
         self.sinks: list[Sink] = list(sinks)
+        #: Called (on the loop's thread) after each commit that wrote records, after the ACK: cheap, never blocking.
+        self.after_commit: list[Callable[[], None]] = []
         self.port = port
         self.clock = clock
         self.wall = wall
@@ -483,6 +485,7 @@ class TableLoop:
         shows as JOURNAL FULL or JOURNAL FAULT and is journaled (raised, then cleared) once a commit passes.
         """
         out = b""
+        committed = False
         if self._pending and (self.journal_alarm is None or self.clock() >= self._next_journal_try):
             batch = self._pending
             if self.journal_alarm is not None:
@@ -496,6 +499,7 @@ class TableLoop:
             if self.metrics is not None:
                 self.metrics.committed(time.perf_counter() - started)
             self._pending = []
+            committed = True
             if self.journal_alarm is not None:
                 self._journal_recovered()
             self.stats.inputs += len(batch)
@@ -516,6 +520,9 @@ class TableLoop:
             out += self._prompt_bytes()
         if out:
             self.write(out)
+        if committed:
+            for wake in self.after_commit:
+                wake()  # e.g. the floor link: a new record to send (it sets an event; never blocks)
 
     def _prune_step(self) -> None:
         """One bounded step of the journal's retention, only at a quiet moment: nothing staged or queued, the

@@ -223,3 +223,26 @@ def test_a_full_queue_drops_a_panel_press_and_counts_it(tmp_path: Path) -> None:
             loop.put(PanelPress("declare"))  # a GPIO callback must never block
         assert loop.queue.qsize() == 2
         assert loop.stats.dropped == 1
+
+
+def test_after_commit_runs_once_per_commit_that_wrote_and_never_before_it(tmp_path: Path) -> None:
+    # The floor link sends a record as soon as it is committed: the loop wakes it after the commit (a wake
+    # before it, from the sinks, would find nothing new and the record would wait for the next card).
+    from controller.game.cards import Card
+    from controller.game.records import input_body
+    from controller.game.table import CardDrawn, TableState
+    from controller.journal import Journal
+    from controller.wire import AsciiWire
+
+    with Journal.open(tmp_path / "j.db") as journal:
+        heads: list[int] = []
+        loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None)
+        loop.after_commit.append(lambda: heads.append(journal.head()[0]))
+        loop.flush()  # nothing staged: no commit, no wake
+        assert heads == []
+        for n, token in enumerate(("AS", "KD"), start=1):
+            card = CardDrawn(Card.parse(token))
+            loop._apply(card, input_body(card), None, None)
+            assert len(heads) == n - 1  # applied and shown, not yet committed: no wake
+            loop.flush()
+            assert len(heads) == n and heads[-1] == journal.head()[0]  # the wake saw its record committed

@@ -1,8 +1,8 @@
 """The whole floor link, end to end, with nothing played by the test: two table daemons (``shoe-controller run
 --floor``) dealing from simulated shoes over ptys, a real Mosquitto, and two ``shoe-floor serve`` collectors
 sharing the load into one archive (PostgreSQL and SQLite). After the shoes, and a collector SIGKILLed on the
-way and restarted, the archive equals each table's journal record for record, its chains verify, and each table has stored
-the floor's ack of its last record."""
+way and restarted, the archive equals each table's journal record for record, its chains verify, and each
+table has stored the floor's ack of its last record."""
 
 from __future__ import annotations
 
