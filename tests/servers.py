@@ -71,6 +71,7 @@ class Mosquitto:
             "per_listener_settings false",
             f"persistence_location {self.directory}/",
             "persistence true",
+            "max_queued_messages 100000",  # as config/mosquitto.example.conf: a busy collector is not cut short
             f"log_dest file {self.directory}/mosquitto.log",
             # As root Mosquitto drops to the mosquitto user, which cannot read a pytest tmp_path (0700 root):
             # its log, and the test's password file and certificates. Stay root for the tests.
