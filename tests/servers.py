@@ -72,6 +72,7 @@ class Mosquitto:
             f"persistence_location {self.directory}/",
             "persistence true",
             "max_queued_messages 100000",  # as config/mosquitto.example.conf: a busy collector is not cut short
+            "max_inflight_messages 1000",  # ditto: the Receive Maximum a publishing table may use
             f"log_dest file {self.directory}/mosquitto.log",
             # As root Mosquitto drops to the mosquitto user, which cannot read a pytest tmp_path (0700 root):
             # its log, and the test's password file and certificates. Stay root for the tests.
