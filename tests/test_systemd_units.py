@@ -412,3 +412,24 @@ def test_install_system_deps_does_nothing_when_all_is_present(tmp_path: Path) ->
     result = _install_deps(tmp_path)
     assert (result.returncode, result.stdout) == (0, "system dependencies: all present\n")
     assert not (tmp_path / "apt-called").exists()
+
+
+# -- the floor's collector ---------------------------------------------------------------------------
+
+
+def test_the_floor_collectors_unit_verifies_and_is_hardened(tmp_path: Path) -> None:
+    analyze = require("systemd-analyze")
+    unit = SYSTEMD / "shoe-floor.service"
+    text = unit.read_text()
+    production = "ExecStart=/opt/shoe-controller/venv/bin/shoe-floor "
+    assert production in text
+    script = Path(sys.executable).parent / "shoe-floor"
+    stand_in = str(script) if os.access(script, os.X_OK) else shutil.which("true") or "/bin/true"
+    copy = tmp_path / unit.name
+    copy.write_text(text.replace(production, f"ExecStart={stand_in} "))
+    result = run(analyze, "verify", str(copy))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    security = run(analyze, "security", "--offline=true", "--no-pager", str(unit))
+    match = re.search(r"Overall exposure level for shoe-floor\.service:\s*(\d+\.\d+)", security.stdout)
+    assert match is not None, security.stdout
+    assert float(match.group(1)) <= 3.0, security.stdout  # a network service: it must reach broker and database
