@@ -54,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()  # here, not at exit: a write error (> /dev/full) is then one line, not "Exception ignored"
+        return code
     except UsageError as exc:
         print(one_line(str(exc)), file=sys.stderr)
         return 2

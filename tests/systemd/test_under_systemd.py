@@ -64,11 +64,23 @@ systemctl enable shoe-controller
 """
 
 
+def _root_is_a_mount_point() -> bool:
+    """Whether this process's / is a mount point (its mountinfo lists one at "/")."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return True  # cannot tell: let systemd-nspawn say
+    return any(line.split()[4] == "/" for line in lines if len(line.split()) > 4)
+
+
 def _require() -> None:
     missing = [tool for tool in ("systemd-nspawn", "debootstrap", "nsenter") if shutil.which(tool) is None]
     reasons = [f"{', '.join(missing)} not found: run scripts/install-system-deps"] if missing else []
     if os.geteuid() != 0:
         reasons.append("booting a container needs root")
+    if not _root_is_a_mount_point():
+        # systemd-nspawn needs / to be a mount point ("Failed to mount n/a on /"): not so in a plain chroot
+        reasons.append("/ is not a mount point (a chroot?): systemd-nspawn cannot boot a container here")
     if not reasons:
         return
     if os.environ.get("CI", "").lower() in ("true", "1"):
