@@ -180,7 +180,7 @@ def test_a_hostile_option_value_is_one_line_naming_it(argv: list[str], names: st
 @pytest.mark.parametrize("command", [["shoe-controller", "replay", "{cards}"], ["shoe-controller", "odds"]])
 def test_output_that_cannot_be_written_is_one_line(tmp_path: Path, command: list[str]) -> None:
     cards = tmp_path / "cards.txt"
-    cards.write_text("2H 3S AD KC 8D 9C\n", encoding="utf-8")
+    cards.write_text("2H 3S AD KC 8D\n", encoding="utf-8")  # one whole coup: no "left over" line
     argv = [str(BIN / command[0]), *(a.replace("{cards}", str(cards)) for a in command[1:])]
     with open("/dev/full", "w") as full:
         result = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, text=True, timeout=TIMEOUT, check=False)
