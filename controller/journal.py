@@ -458,16 +458,10 @@ class Journal:
         if conn.execute("SELECT count(*) FROM chain_head").fetchone()[0] != 1:
             raise _damaged(self.path, "wrong tables: chain_head must hold exactly one row")
         if not self.read_only and "chain_anchor" not in tables:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with self._transaction():
                 for statement in _ANCHOR_SCHEMA:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
 
     def _tables(self) -> set[str]:
         rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -475,17 +469,33 @@ class Journal:
 
     def _create_schema(self) -> None:
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
                 for statement in (*_SCHEMA, *_ANCHOR_SCHEMA):
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+
+    @contextlib.contextmanager
+    def _transaction(self, failure: str | None = None) -> Iterator[sqlite3.Connection]:
+        """One write transaction: BEGIN IMMEDIATE, then COMMIT (unless the body rolled back itself); any
+        exception rolls back and goes on. With ``failure``, an SQLite error becomes a :class:`JournalError`
+        (FULL on a full disk, else WRITE_FAILED) reading ``"<failure>: <error>"``: nothing was written."""
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            if failure is None:
+                raise
+            fault = JournalFault.FULL if _is_full(exc) else JournalFault.WRITE_FAILED
+            raise JournalError(self.path, fault, f"{failure}: {exc}") from exc
 
     # -- writing -------------------------------------------------------------------------------------
     def append(
@@ -559,48 +569,38 @@ class Journal:
         self._ensure_writable()
         conn = self._conn
         ids: list[int | None] = []
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                last_id, prev = conn.execute("SELECT last_id, hash FROM chain_head WHERE one = 1").fetchone()
-                next_id = int(last_id) + 1
-                for ts, rows, session, number in events:
-                    if session is not None and number is not None and rows[0][0] == INPUT:
-                        dup = conn.execute(
-                            "SELECT 1 FROM records WHERE kind = 'input' AND session = ? AND number = ?",
-                            (session, number),
-                        ).fetchone()
-                        if dup is not None:
-                            ids.append(None)
-                            continue
-                    first_id = next_id
-                    cause: int | None = None
-                    for i, (kind, body) in enumerate(rows):
-                        rid = first_id + i
-                        s, n = (session, number) if i == 0 else (None, None)
-                        h = record_hash(prev, rid, ts, kind, s, n, cause, body)
-                        conn.execute(
-                            "INSERT INTO records (id, ts, kind, session, number, cause, body, prev_hash, hash)"
-                            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            (rid, ts, kind, s, n, cause, body, prev, h),
-                        )
-                        prev = h
-                        if i == 0 and kind == INPUT:
-                            cause = rid
-                    next_id = first_id + len(rows)
-                    ids.append(first_id)
-                if all(i is None for i in ids):
-                    conn.execute("ROLLBACK")
-                    return ids
-                conn.execute("UPDATE chain_head SET last_id = ?, hash = ? WHERE one = 1", (next_id - 1, prev))
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            fault = JournalFault.FULL if _is_full(exc) else JournalFault.WRITE_FAILED
-            raise JournalError(self.path, fault, f"commit failed, nothing written: {exc}") from exc
+        with self._transaction("commit failed, nothing written"):
+            last_id, prev = conn.execute("SELECT last_id, hash FROM chain_head WHERE one = 1").fetchone()
+            next_id = int(last_id) + 1
+            for ts, rows, session, number in events:
+                if session is not None and number is not None and rows[0][0] == INPUT:
+                    dup = conn.execute(
+                        "SELECT 1 FROM records WHERE kind = 'input' AND session = ? AND number = ?",
+                        (session, number),
+                    ).fetchone()
+                    if dup is not None:
+                        ids.append(None)
+                        continue
+                first_id = next_id
+                cause: int | None = None
+                for i, (kind, body) in enumerate(rows):
+                    rid = first_id + i
+                    s, n = (session, number) if i == 0 else (None, None)
+                    h = record_hash(prev, rid, ts, kind, s, n, cause, body)
+                    conn.execute(
+                        "INSERT INTO records (id, ts, kind, session, number, cause, body, prev_hash, hash)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (rid, ts, kind, s, n, cause, body, prev, h),
+                    )
+                    prev = h
+                    if i == 0 and kind == INPUT:
+                        cause = rid
+                next_id = first_id + len(rows)
+                ids.append(first_id)
+            if all(i is None for i in ids):
+                conn.execute("ROLLBACK")
+                return ids
+            conn.execute("UPDATE chain_head SET last_id = ?, hash = ? WHERE one = 1", (next_id - 1, prev))
         return ids
 
     # -- faults of the file under us -----------------------------------------------------------------
@@ -824,26 +824,16 @@ class Journal:
         self._ensure_writable()
         stamp = _check_ts(ts) if ts is not None else utc_now()
         conn = self._conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS floor_ack ("
-                    " one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, ts TEXT NOT NULL)"
-                )
-                conn.execute(
-                    "INSERT INTO floor_ack (one, seq, ts) VALUES (1, ?, ?)"
-                    " ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, ts = excluded.ts",
-                    (seq, stamp),
-                )
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            fault = JournalFault.FULL if _is_full(exc) else JournalFault.WRITE_FAILED
-            raise JournalError(self.path, fault, f"cannot store the floor's ack: {exc}") from None
+        with self._transaction("cannot store the floor's ack"):
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS floor_ack ("
+                " one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, ts TEXT NOT NULL)"
+            )
+            conn.execute(
+                "INSERT INTO floor_ack (one, seq, ts) VALUES (1, ?, ?)"
+                " ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, ts = excluded.ts",
+                (seq, stamp),
+            )
 
     # -- retention -----------------------------------------------------------------------------------
     def anchor(self) -> tuple[int, str]:
@@ -951,30 +941,20 @@ class Journal:
         transaction. Returns how many were deleted: 0 when the prune is done. Call :meth:`begin_prune` first."""
         self._ensure_writable()
         conn = self._conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                anchor_id = int(conn.execute("SELECT last_id FROM chain_anchor WHERE one = 1").fetchone()[0])
-                if anchor_id + 1 >= before_record:
-                    conn.execute("ROLLBACK")
-                    return 0
-                row = conn.execute(
-                    "SELECT min(id) FROM records WHERE kind = 'input' AND id >= ?", (anchor_id + 1 + max(limit, 1),)
-                ).fetchone()
-                end = before_record if row[0] is None else min(int(row[0]), before_record)
-                last = conn.execute("SELECT hash FROM records WHERE id = ?", (end - 1,)).fetchone()
-                if last is None:
-                    raise JournalError(self.path, JournalFault.WRITE_FAILED, f"prune: record {end - 1} is missing")
-                deleted = conn.execute("DELETE FROM records WHERE id > ? AND id < ?", (anchor_id, end)).rowcount
-                conn.execute("UPDATE chain_anchor SET last_id = ?, hash = ? WHERE one = 1", (end - 1, last[0]))
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            fault = JournalFault.FULL if _is_full(exc) else JournalFault.WRITE_FAILED
-            raise JournalError(self.path, fault, f"prune failed, nothing deleted: {exc}") from exc
+        with self._transaction("prune failed, nothing deleted"):
+            anchor_id = int(conn.execute("SELECT last_id FROM chain_anchor WHERE one = 1").fetchone()[0])
+            if anchor_id + 1 >= before_record:
+                conn.execute("ROLLBACK")
+                return 0
+            row = conn.execute(
+                "SELECT min(id) FROM records WHERE kind = 'input' AND id >= ?", (anchor_id + 1 + max(limit, 1),)
+            ).fetchone()
+            end = before_record if row[0] is None else min(int(row[0]), before_record)
+            last = conn.execute("SELECT hash FROM records WHERE id = ?", (end - 1,)).fetchone()
+            if last is None:
+                raise JournalError(self.path, JournalFault.WRITE_FAILED, f"prune: record {end - 1} is missing")
+            deleted = conn.execute("DELETE FROM records WHERE id > ? AND id < ?", (anchor_id, end)).rowcount
+            conn.execute("UPDATE chain_anchor SET last_id = ?, hash = ? WHERE one = 1", (end - 1, last[0]))
         return int(deleted)
 
     def prune(
