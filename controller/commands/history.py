@@ -15,11 +15,7 @@ from typing import Any
 
 from controller.commands import Subparsers, UsageError
 from controller.commands.journal import add_journal_argument, journal_path, open_read_only
-from controller.game.records import COUP_FIELDS, shape_coup
-
-#: The JSON Lines contract, in output order (the coup record's fields); other stored fields follow.
-FIELDS = tuple(COUP_FIELDS)
-
+from controller.game.records import shape_coup
 
 #: SQLite's largest INTEGER: a larger filter value cannot even be asked of the journal.
 _MAX_SQL_INT = 2**63 - 1
@@ -49,11 +45,6 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--shoe", type=_whole, metavar="ID", help="only the coups of shoe number ID")
     p.add_argument("--json", action="store_true", help="one JSON object per line per coup")
     p.set_defaults(handler=run)
-
-
-def shape(coup: dict[str, Any]) -> dict[str, Any]:
-    """A stored coup record in the contract's field order, missing fields filled."""
-    return shape_coup(coup)
 
 
 def _result(c: dict[str, Any]) -> str:
@@ -92,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     path = journal_path(args)
     with open_read_only(path) as journal:
         try:
-            coups = [shape(c) for c in journal.coups(last=args.last, shoe=args.shoe)]
+            coups = [shape_coup(c) for c in journal.coups(last=args.last, shoe=args.shoe)]
         except ValueError as exc:
             raise UsageError(f"shoe-controller history: {exc}") from None
     out = sys.stdout
