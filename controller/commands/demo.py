@@ -44,9 +44,14 @@ def register(sub: Subparsers) -> None:
         " each publishing to a private Mosquitto, archived by shoe-floor serve into SQLite",
     )
     floor.add_argument("--tables", type=int, metavar="N", help=f"simulated tables on the floor (1-{MAX_TABLES})")
-    floor.add_argument("--dir", metavar="PATH", help="keep the floor's journals, archive and logs here (default: temporary)")
     floor.add_argument(
-        "--floor-bind", default="127.0.0.1:8070", metavar="HOST:PORT", help="shoe-floor serve --bind (default %(default)s)"
+        "--dir", metavar="PATH", help="keep the floor's journals, archive and logs here (default: temporary)"
+    )
+    floor.add_argument(
+        "--floor-bind",
+        default="127.0.0.1:8070",
+        metavar="HOST:PORT",
+        help="shoe-floor serve --bind (default %(default)s)",
     )
     p.set_defaults(handler=run)
 

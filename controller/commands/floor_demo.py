@@ -193,7 +193,7 @@ class Floor:
                 stderr=subprocess.STDOUT,
                 env=env,
                 start_new_session=True,  # its own process group: the terminal's Ctrl-C reaches the demo only
-                preexec_fn=_die_with_parent,  # noqa: PLW1509 - single-threaded here; needed for PDEATHSIG
+                preexec_fn=_die_with_parent,  # spawned from the main thread only
             )
         child = Child(name, proc, log, may_finish=may_finish)
         self.children.append(child)
@@ -242,7 +242,9 @@ class Floor:
             ]  # fmt: skip
             for fault in self.args.fault:
                 sim += ["--fault", fault]
-            table.sim = self.spawn(f"table {table.id}'s shoe (shoe-sim)", sim, table.directory / "sim.log", may_finish=True)
+            table.sim = self.spawn(
+                f"table {table.id}'s shoe (shoe-sim)", sim, table.directory / "sim.log", may_finish=True
+            )
         for table in self.tables:
             self.wait(table.link.exists, f"table {table.id}'s shoe to open its port")
             host, port = table.scoreboard
@@ -252,7 +254,9 @@ class Floor:
                 "--dialect", self.args.dialect, "--scoreboard", f"{host}:{port}", "--reveal", self.args.reveal,
                 "--floor", self.broker_url, "--site", SITE, "--table-id", table.id, "--log-level", "info",
             ]  # fmt: skip
-            table.daemon = self.spawn(f"table {table.id}'s daemon (shoe-controller run)", daemon, table.directory / "daemon.log")
+            table.daemon = self.spawn(
+                f"table {table.id}'s daemon (shoe-controller run)", daemon, table.directory / "daemon.log"
+            )
         for table in self.tables:
             assert table.daemon is not None
             log = table.daemon.log
@@ -406,12 +410,12 @@ def journal_summary(path: Path) -> tuple[int, int, int]:
 
 def run(args: argparse.Namespace) -> int:
     check(args)
+    boards = plan_ports("--scoreboard", args.scoreboard, args.tables)
+    floor_bind = plan_ports("--floor-bind", args.floor_bind, 1)[0]
     mosquitto = find_mosquitto()
     if mosquitto is None:
         print(f"shoe-controller demo: {MOSQUITTO_HINT}", file=sys.stderr)
         return 1
-    boards = plan_ports("--scoreboard", args.scoreboard, args.tables)
-    floor_bind = plan_ports("--floor-bind", args.floor_bind, 1)[0]
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(2), "big")
     with contextlib.ExitStack() as stack:
         if args.dir:
