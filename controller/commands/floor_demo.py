@@ -45,6 +45,8 @@ DRAIN_TIMEOUT = 120.0
 SETTLE = 1.5
 #: How long a child has to stop on SIGTERM before its process group is killed.
 STOP_TIMEOUT = 10.0
+#: Seconds between the status lines printed while the tables deal.
+STATUS_EVERY = 30.0
 
 MOSQUITTO_HINT = (
     "the floor demo needs the Mosquitto MQTT broker: run scripts/demo as root to install it, "
@@ -342,6 +344,16 @@ class Floor:
         shoes = f"{self.args.shoes} shoe{'s' if self.args.shoes > 1 else ''}"
         yield f"demo: dealing {shoes} at each table at {pace} (seed {self.seed}); Ctrl-C to stop"
 
+    def status(self) -> str:
+        """One line: coups dealt, and records acknowledged by the floor out of those journaled."""
+        coups = records = acked = 0
+        for table in self.tables:
+            with contextlib.suppress(Exception):  # a journal still being created counts as empty
+                c, n, _ = journal_summary(table.journal)
+                coups, records = coups + c, records + n
+                acked += max(journal_figures(table.journal)[1], 0)
+        return f"demo: {coups} coups dealt; the floor has archived {acked} of {records} records"
+
     def summary(self) -> tuple[list[str], bool]:
         """One line per table (coups, records, archived, verified) from the journals and ``shoe-floor verify``."""
         verify = subprocess.run(
@@ -441,8 +453,12 @@ def _run(floor: Floor) -> int:
         floor.start_tables()
         for line in floor.addresses():
             print(line, flush=True)
+        next_status = time.monotonic() + STATUS_EVERY
         while not floor.dealt():
             floor.check_children()
+            if time.monotonic() >= next_status:
+                print(floor.status(), flush=True)
+                next_status += STATUS_EVERY
             time.sleep(0.2)
         print("demo: every shoe dealt; waiting for the floor to acknowledge every table's journal", flush=True)
         floor.drain()
