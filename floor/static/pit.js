@@ -154,7 +154,7 @@
       li.appendChild(el("div", "detail", f.detail));
       if (f.record) {
         const r = f.record;
-        li.appendChild(el("div", "record", r.kind + " #" + r.seq + " " + JSON.stringify(r.body)));
+        li.appendChild(el("div", "record", r.kind + (r.seq ? " #" + r.seq : "") + " " + JSON.stringify(r.body)));
       }
       return li;
     }));
