@@ -47,7 +47,7 @@ def rows(tables: int, total: int, rng: random.Random) -> tuple[list[tuple[object
     for t in range(tables):
         table = f"T{t + 1:03d}"
         seq, shoe = 0, 0
-        while seq < per_table - 2 - 6 * COUPS_PER_SHOE:
+        while seq < per_table:  # whole shoes, at least the records asked for
             shoe += 1
             seq += 1
             out.append((table, seq, "shoe", at, json.dumps({"event": "start", "shoe": shoe, "decks": 8})))

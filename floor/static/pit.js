@@ -129,8 +129,9 @@
       const node = build(t);
       if (entry) entry.el.replaceWith(node);
       else tilesBox.insertBefore(node, tilesBox.children[i] || null);
-      tiles.set(t.table, { el: node, key: key });
-      if (entry && t.updated) stats.tileLatencies.push(now - t.updated);
+      tiles.set(t.table, { el: node, key: key, updated: t.updated });
+      // A new state (not a record or an alert on the same state): how long it took from the table to here.
+      if (entry && t.updated && t.updated !== entry.updated) stats.tileLatencies.push(now - t.updated);
     });
     for (const [name, entry] of tiles) if (!seen.has(name)) { entry.el.remove(); tiles.delete(name); }
     if (stats.tileLatencies.length > 5000) stats.tileLatencies.splice(0, 1000);
