@@ -203,6 +203,7 @@ class Pit:
         self.archive_lock = threading.Lock()
         self.tiles: dict[str, _Tile] = {}
         self.feed: deque[dict[str, Any]] = deque(maxlen=FEED_SIZE)
+        self._ignored: set[str] = set()  # tables past MAX_TABLES (at most 10 times as many names kept)
         self._feed_json = "[]"
         self._version = 0
         self._lock = threading.Lock()  # paho's thread and the start-up load
@@ -243,16 +244,21 @@ class Pit:
                 self._alert(payload)
             else:
                 tile = self._tile(site, table)
-                if tile is None or not self._follow(tile, what, payload):
+                if tile is None:
+                    if table in self._ignored or len(self._ignored) >= 10 * MAX_TABLES:
+                        return
+                    self._ignored.add(table)  # a table with no tile: counted once, shown on the page
+                    self.stats["tables_ignored"] = len(self._ignored)
+                elif not self._follow(tile, what, payload):
                     return
-                tile.encode()
+                else:
+                    tile.encode()
             self._publish()
 
     def _tile(self, site: str, table: str) -> _Tile | None:
         tile = self.tiles.get(table)
         if tile is None:
             if len(self.tiles) >= MAX_TABLES or not valid_table(table):
-                self.stats["tables_ignored"] += 1
                 return None
             tile = self.tiles[table] = _Tile(site, table)
         tile.site = site
