@@ -84,15 +84,15 @@ def valid_table(name: str) -> bool:
     return 0 < len(name) <= 100 and not any(c in name for c in "/+#\0")
 
 
-def initial_feed(archive: Archive, limit: int = FEED_SIZE) -> list[dict[str, Any]]:
+def initial_feed(archive: Archive, limit: int = FEED_SIZE, table: str | None = None) -> list[dict[str, Any]]:
     """The newest alerts first, as published on ``baccarat/<site>/floor/alert``.
 
     ``Archive.feed()`` (surveillance) when this build has it; until then the archive's older ``alerts()``,
     shaped the same way (no id, time, site or record)."""
     feed = getattr(archive, "feed", None)
     if feed is not None:
-        return [item.to_dict() for item in feed(limit)]
-    alerts = archive.alerts()[-limit:]
+        return [item.to_dict() for item in feed(limit, table=table)]
+    alerts = archive.alerts(table)[-limit:]
     return [
         {
             "v": 1,
@@ -331,7 +331,7 @@ class Pit:
                     "alarms": [b for k, b in records if k == "alarm"][-100:],
                     "edges": edges_of(records),
                 }
-            out["alerts"] = [f for f in initial_feed(self.archive, 1000) if f["table"] == table][:100]
+            out["alerts"] = initial_feed(self.archive, 100, table)
         return out
 
     def recall(self, table: str, shoe: int, coup: int) -> dict[str, Any] | None:
