@@ -9,6 +9,7 @@ Schema::
 
     records(table, seq, kind, at, session, number, cause, body, prev, hash, received_at)  PK (table, seq)
         index (table, kind, seq) for recall (history of one table's coups)
+        index (table, kind, body's shoe, body's coup) for game recall (any coup by shoe and number)
     chains(table PK, site, head_seq, head_hash, updated_at)   the contiguous, linked head of each table
     alerts(id, table, seq, kind, detail, at)                   gaps, broken links, refused records
 
@@ -130,6 +131,11 @@ SCHEMA = (
         at TEXT NOT NULL)""",
 )
 
+#: Game recall's index: a coup by table, shoe and number (an expression index on the body, one per dialect).
+_SHOE_OF = {"sqlite": "json_extract(body, '$.shoe')", "postgresql": "((body->>'shoe')::bigint)"}
+_COUP_OF = {"sqlite": "json_extract(body, '$.coup')", "postgresql": "((body->>'coup')::bigint)"}
+_RECALL_INDEX = 'CREATE INDEX IF NOT EXISTS records_coup ON records ("table", kind, {shoe}, {coup}, seq)'
+
 _INSERT = (
     'INSERT INTO records ("table", seq, kind, at, session, number, cause, body, prev, hash, received_at)'
     " VALUES (?, ?, ?, ?, ?, ?, ?, {json}, ?, ?, ?) ON CONFLICT DO NOTHING"
@@ -221,6 +227,7 @@ class Archive:
             cur.execute("SELECT pg_advisory_xact_lock(4242001)")
         for statement in SCHEMA:
             cur.execute(self.dialect.sql(statement.replace("{serial}", serial)))
+        cur.execute(self._recall_sql(_RECALL_INDEX))
         self._conn.commit()
 
     def close(self) -> None:
@@ -385,6 +392,87 @@ class Archive:
             params = (table,)
         cur.execute(self.dialect.sql(sql + " ORDER BY id"), params)
         out = [Alert(str(t), s, str(k), str(d)) for t, s, k, d in cur.fetchall()]
+        self._conn.commit()
+        return out
+
+    # -- game recall (the pit page's table page and anyone answering a dispute) ----------------------------
+    def _recall_sql(self, statement: str) -> str:
+        shoe, coup = _SHOE_OF[self.dialect.name], _COUP_OF[self.dialect.name]
+        return self.dialect.sql(statement.replace("{shoe}", shoe).replace("{coup}", coup))
+
+    def _coup_rows(self, sql: str, params: Sequence[Any], table: str) -> list[dict[str, Any]]:
+        cur = self._conn.cursor()
+        cur.execute(self._recall_sql(sql), params)
+        rows = cur.fetchall()
+        self._conn.commit()
+        return [
+            {"table": table, **shape_coup({**json.loads(_body_text(body)), "ts": at, "record": seq})}
+            for seq, at, body in rows
+        ]
+
+    def shoes(self, table: str) -> list[int]:
+        """The numbers of the shoes ``table`` has coups archived for, oldest first."""
+        cur = self._conn.cursor()
+        cur.execute(
+            self._recall_sql(
+                'SELECT DISTINCT {shoe} FROM records WHERE "table" = ? AND kind = ? AND {shoe} IS NOT NULL'
+            ),
+            (table, "coup"),
+        )
+        out = sorted(int(r[0]) for r in cur.fetchall())
+        self._conn.commit()
+        return out
+
+    def shoe_coups(self, table: str, shoe: int) -> list[dict[str, Any]]:
+        """Every coup record of one shoe (voids and set-aside cards included) in ``history --json`` shape plus
+        ``table``, in the order they were dealt."""
+        return self._coup_rows(
+            'SELECT seq, at, body FROM records WHERE "table" = ? AND kind = ? AND {shoe} = ? ORDER BY seq',
+            (table, "coup", shoe),
+            table,
+        )
+
+    def recall(self, table: str, shoe: int, coup: int) -> dict[str, Any] | None:
+        """Coup ``coup`` of shoe ``shoe`` as it was settled: the declared record, or, when the coup number was
+        only ever voided, the last void; None when the archive holds no such coup. ``voids`` counts the voided
+        deals of that number (a void and a re-deal keep the coup's number)."""
+        rows = self._coup_rows(
+            'SELECT seq, at, body FROM records WHERE "table" = ? AND kind = ? AND {shoe} = ? AND {coup} = ?'
+            " ORDER BY seq",
+            (table, "coup", shoe, coup),
+            table,
+        )
+        if not rows:
+            return None
+        declared = [r for r in rows if r["declared"]]
+        return {**(declared[-1] if declared else rows[-1]), "voids": sum(1 for r in rows if r["void"])}
+
+    def shoe_records(self, table: str, shoe: int) -> list[tuple[str, dict[str, Any]]]:
+        """``(kind, body)`` of every record of one shoe, from its start record to the next shoe's, in journal
+        order: what :func:`controller.game.edges.shoe_edges` reads to recompute the edge of every wager."""
+        cur = self._conn.cursor()
+        cur.execute(
+            self._recall_sql('SELECT min(seq) FROM records WHERE "table" = ? AND kind = ? AND {shoe} = ?'),
+            (table, "shoe", shoe),
+        )
+        row = cur.fetchone()
+        start = None if row is None else row[0]
+        if start is None:
+            self._conn.commit()
+            return []
+        cur.execute(
+            self._recall_sql('SELECT min(seq) FROM records WHERE "table" = ? AND kind = ? AND {shoe} > ? AND seq > ?'),
+            (table, "shoe", shoe, start),
+        )
+        row = cur.fetchone()
+        end = None if row is None else row[0]
+        sql = 'SELECT kind, body FROM records WHERE "table" = ? AND seq >= ?'
+        params: list[Any] = [table, start]
+        if end is not None:
+            sql += " AND seq < ?"
+            params.append(end)
+        cur.execute(self.dialect.sql(sql + " ORDER BY seq"), params)
+        out = [(str(k), json.loads(_body_text(b))) for k, b in cur.fetchall()]
         self._conn.commit()
         return out
 

@@ -179,6 +179,8 @@ def collector(broker: Mosquitto, archive_url: str) -> Iterator[Callable[..., InP
 def serve_process(broker: Mosquitto, url: str, client_id: str, log: Path, *extra: str) -> subprocess.Popen[bytes]:
     """``shoe-floor serve`` as a real process (its log in ``log``)."""
     args = [PYTHON, "-m", "floor.cli", "serve", "--broker", broker.url, "--archive", url, "--client-id", client_id]
+    if "--bind" not in extra:  # the pit page's default port is one per machine: each collector its own
+        args += ["--bind", "127.0.0.1:0"]
     return subprocess.Popen([*args, *extra], stdout=subprocess.DEVNULL, stderr=log.open("ab"), cwd=ROOT)
 
 
