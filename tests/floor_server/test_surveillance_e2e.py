@@ -25,7 +25,7 @@ from tests.e2e.harness import Harness
 from tests.floor_server.conftest import serve_process, until
 from tests.servers import Mosquitto
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # three tables and PostgreSQL on a loaded machine
 
 
 class AlertWatch:
