@@ -4,6 +4,7 @@
   shoe-floor pit --broker URL --archive URL [--bind HOST:PORT]
   shoe-floor history --archive URL [--table T] [--last N] [--json]
   shoe-floor verify --archive URL [--json]
+  shoe-floor alerts --archive URL [--table T] [--last N] [--json]
 
 Bad input (a URL, a number, an archive that cannot be opened) is one line on stderr and exit 2.
 """
@@ -23,6 +24,7 @@ from types import FrameType
 from floor.archive import Archive, ArchiveError
 from floor.collector import Broker, BrokerURLError, Collector, Settings, Stats
 from floor.pit import Pit
+from floor.surveillance import Thresholds
 
 DEFAULT_BIND = ("127.0.0.1", 8470)
 
@@ -55,6 +57,16 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}") from None
     if not 0 <= value <= 3600:
         raise argparse.ArgumentTypeError(f"must be 0-3600 seconds, not {text[:40]}")
+    return value
+
+
+def _days(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of days: {text[:40]!r}") from None
+    if not 1 <= value <= 3660:
+        raise argparse.ArgumentTypeError(f"must be 1-3660 days, not {text[:40]}")
     return value
 
 
@@ -94,6 +106,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--password-file", help="file holding the broker password")
     s.add_argument("--batch", type=_count, default=1000, help="most records per transaction (default 1000)")
     s.add_argument("--gap-grace", type=_seconds, default=2.0, help="seconds a gap lasts before it is an alert")
+    s.add_argument(
+        "--repeat-days", type=_days, default=30, help="repeated-shoe check: shoes of the last N days (default 30)"
+    )
     s.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     s.set_defaults(handler=serve)
     pit = sub.add_parser("pit", help="the read-only pit view alone (no archiving)")
@@ -111,6 +126,12 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("--last", type=_count, metavar="N", help="only the last N coups of each table")
     h.add_argument("--json", action="store_true")
     h.set_defaults(handler=history)
+    al = sub.add_parser("alerts", help="the alert feed, newest first (one JSON object per line with --json)")
+    al.add_argument("--archive", required=True)
+    al.add_argument("--table", help="only this table")
+    al.add_argument("--last", type=_count, default=50, metavar="N", help="the last N alerts (default 50)")
+    al.add_argument("--json", action="store_true")
+    al.set_defaults(handler=alerts)
     v = sub.add_parser("verify", help="per table: records, contiguous head, gaps, broken links; exit 1 on a problem")
     v.add_argument("--archive", required=True)
     v.add_argument("--json", action="store_true", help="one JSON object per table")
@@ -184,6 +205,7 @@ def serve(args: argparse.Namespace) -> int:
         ca_file=args.ca_file,
         username=args.username,
         password=password,
+        thresholds=Thresholds(repeat_days=args.repeat_days),
     )
     on_stats, metrics = _metrics()
     with Archive(args.archive) as archive:
@@ -257,6 +279,20 @@ def history(args: argparse.Namespace) -> int:
             f"{c['table']!s:<10} {ts:<19}  {c['shoe']!s:>4} {coup!s:>4}  {result:<7}"
             f" {' '.join(c['player']):<9} {' '.join(c['banker']):<9}".rstrip()
         )
+    return 0
+
+
+def alerts(args: argparse.Namespace) -> int:
+    with Archive(args.archive, create=False) as archive:
+        items = archive.feed(args.last, args.table)
+    if args.json:
+        for item in items:
+            sys.stdout.write(item.to_json() + "\n")
+        return 0
+    if not items:
+        print("no alerts", file=sys.stderr)
+    for item in items:
+        print(item.line())
     return 0
 
 

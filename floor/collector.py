@@ -18,6 +18,7 @@ have stored the records before it). Published when it is higher than the last th
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import threading
@@ -33,7 +34,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.game.records import RecordError, TableRecord
-from floor.archive import Alert, AlertKind, Archive
+from floor.archive import Alert, AlertKind, Archive, FeedItem
+from floor.surveillance import Surveillance, Thresholds
 
 log = logging.getLogger("shoe-floor")
 
@@ -42,6 +44,7 @@ _properties: Callable[[int], Properties] = Properties
 
 TOPIC_RECORD = "baccarat/{site}/{table}/record"
 TOPIC_ACK = "baccarat/{site}/{table}/ack"
+TOPIC_ALERT = "baccarat/{site}/floor/alert"
 
 
 class BrokerURLError(ValueError):
@@ -83,6 +86,7 @@ class Settings:
     ca_file: str | None = None
     username: str | None = None
     password: str | None = None
+    thresholds: Thresholds = field(default_factory=Thresholds)  # surveillance (floor/surveillance.py)
 
 
 @dataclass
@@ -164,6 +168,7 @@ class Collector:
         props = _properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
         props.ReceiveMaximum = self.settings.receive_maximum
+        self._surveillance = Surveillance(archive, self.settings.thresholds)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)
         self.client.loop_start()
         try:
@@ -215,6 +220,8 @@ class Collector:
         for table in sorted({r.table for r in good}):
             self._advance(archive, table, alerts)
         self._raise(archive, alerts)
+        for table in sorted({r.table for r in good}):
+            self._publish_alerts(self._surveillance.process(table, self._sites.get(table)))
         for _topic, _payload, mid, qos in batch:
             if qos > 0:
                 self.client.ack(mid, qos)
@@ -243,7 +250,7 @@ class Collector:
         if stop is None or stop.kind != AlertKind.GAP:
             self._gaps.pop(table, None)
         if stop is not None and stop.kind == AlertKind.BROKEN_LINK:
-            alerts.append(stop)
+            alerts.append(_with(stop, record=archive.record(table, stop.seq)))
         elif stop is not None:
             pending = self._gaps.get(table)
             if pending is None or pending.head != head.seq:
@@ -260,6 +267,7 @@ class Collector:
             head, stop = archive.advance(table, self._sites.get(table))
             if head.seq > self._published.get(table, 0):
                 self._publish_ack(table, head.seq)
+                self._publish_alerts(self._surveillance.process(table, self._sites.get(table)))
             if stop is not None and stop.kind == AlertKind.GAP and head.seq == pending.head:
                 pending.alerted = True
                 self._raise(archive, [stop])
@@ -274,17 +282,30 @@ class Collector:
         fresh = []
         for a in alerts:
             key = (a.table, a.kind, a.seq)
-            if a.kind in (AlertKind.BROKEN_LINK, AlertKind.GAP) and key in self._alerted:
-                continue  # said once per collector: the chain stays stopped there until someone acts
+            if a.kind in (AlertKind.BROKEN_LINK, AlertKind.GAP):
+                if key in self._alerted:
+                    continue  # said once per collector: the chain stays stopped there until someone acts
+                a = _with(a, key=f"{a.kind}:{a.table}:{a.seq}")  # ... and once floor-wide
             self._alerted.add(key)
-            fresh.append(a)
-            log.warning("ALERT %s", a.line())
+            site = a.site or self._sites.get(a.table) or (self.settings.site if self.settings.site != "+" else None)
+            fresh.append(_with(a, site=site))
         if fresh:
-            archive.alert(fresh)
-            self.stats.alerts += len(fresh)
+            self._publish_alerts(archive.alert(fresh))
+
+    def _publish_alerts(self, items: list[FeedItem]) -> None:
+        """Log and publish the alerts this collector stored (each is stored, so published, once floor-wide)."""
+        for item in items:
+            log.warning("ALERT %s", item.line())
+            if item.site != "?":
+                self.client.publish(TOPIC_ALERT.format(site=item.site), item.to_json(), qos=1, retain=False)
+        self.stats.alerts += len(items)
 
     def _publish_ack(self, table: str, seq: int) -> None:
         site = self._sites.get(table, self.settings.site)
         self.client.publish(TOPIC_ACK.format(site=site, table=table), str(seq), qos=1, retain=True)
         self._published[table] = seq
         self.stats.acks += 1
+
+
+def _with(alert: Alert, **changes: Any) -> Alert:
+    return dataclasses.replace(alert, **changes)

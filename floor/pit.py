@@ -85,29 +85,8 @@ def valid_table(name: str) -> bool:
 
 
 def initial_feed(archive: Archive, limit: int = FEED_SIZE, table: str | None = None) -> list[dict[str, Any]]:
-    """The newest alerts first, as published on ``baccarat/<site>/floor/alert``.
-
-    ``Archive.feed()`` (surveillance) when this build has it; until then the archive's older ``alerts()``,
-    shaped the same way (no id, time, site or record)."""
-    feed = getattr(archive, "feed", None)
-    if feed is not None:
-        return [item.to_dict() for item in feed(limit, table=table)]
-    alerts = archive.alerts(table)[-limit:]
-    return [
-        {
-            "v": 1,
-            "id": None,
-            "at": None,
-            "site": None,
-            "table": a.table,
-            "seq": a.seq,
-            "kind": a.kind,
-            "detail": a.detail,
-            "record": None,
-            "extra": {},
-        }
-        for a in reversed(alerts)
-    ]
+    """The newest alerts first, as published on ``baccarat/<site>/floor/alert`` (the archive's feed)."""
+    return [item.to_dict() for item in archive.feed(limit, table=table)]
 
 
 class _Tile:
