@@ -94,6 +94,7 @@ class Table:
     def __init__(self, broker: Mosquitto, site: str = "s1") -> None:
         self.site = site
         self.acks: dict[str, int] = {}
+        self.acks_heard: list[int] = []  # every ack payload, in order
         self._lock = threading.Lock()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         self.client.on_message = self._on_ack
@@ -105,6 +106,7 @@ class Table:
         table = message.topic.split("/")[2]
         with self._lock:
             self.acks[table] = max(self.acks.get(table, 0), int(message.payload))
+            self.acks_heard.append(int(message.payload))
 
     def publish(self, records: list[TableRecord]) -> None:
         infos = [self.send(r.table, r.to_json()) for r in records]

@@ -32,6 +32,7 @@ from tests.floor_server.conftest import (
     shoes_started,
     start_collector,
     stop_collector,
+    stored_ack,
     until,
 )
 from tests.servers import Mosquitto
@@ -72,10 +73,24 @@ def mid_shoe(h: Harness, shoe: int, into: int = 12) -> bool:
         return False  # not written yet
 
 
-def finish(url: str, dealt: list[Harness]) -> None:
+def quiet_head(h: Harness, quiet: float = 1.0) -> int:
+    """The journal's head once no record has been added for ``quiet`` seconds."""
+    head, since = -1, time.monotonic()
+    deadline = since + 60
+    while time.monotonic() < deadline:
+        now_head = len(h.journal_records())
+        if now_head != head:
+            head, since = now_head, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return head
+        time.sleep(0.1)
+    raise AssertionError(f"{h.tmp.name}'s journal never went quiet")
+
+
+def finish(url: str, dealt: list[Harness], ack_timeout: float = 90.0) -> None:
     for h in dealt:
         assert h.wait_sim(timeout=180) == 0
-    assert_archive_is_every_journal(url, {h.tmp.name: h.journal for h in dealt})
+    assert_archive_is_every_journal(url, {h.tmp.name: h.journal for h in dealt}, ack_timeout)
     for h in dealt:
         assert_matches_truth(h, sequenced=True)
         assert "Traceback" not in "".join(log.read_text() for log in h.daemon_logs)
@@ -137,5 +152,29 @@ def test_table_daemon_sigkilled_mid_shoe_and_restarted(
             t1.wait_daemon_log("resumed shoe", timeout=30)
         finish(archive_url, dealt)
         assert kills == 4
+    finally:
+        stop_collector(collector)
+
+
+def test_a_broker_back_from_an_old_save_still_brings_the_table_its_ack(
+    broker: Mosquitto, archive_url: str, tmp_path: Path, tables: Callable[..., list[Harness]]
+) -> None:
+    """Mosquitto saves its state on a clean stop and every ``autosave_interval``; one that crashes comes back
+    with its last save: the retained ack in it is old. The table takes the floor's word (a lower ack asks for
+    the records again) and resends from it; the collector, which has archived them all already, must say the
+    archive's head again, or the table waits for an ack that never comes."""
+    collector = start_collector(broker, archive_url, "floor-save", tmp_path / "floor.log")
+    try:
+        (t1,) = dealt = tables(broker, 1, shoes=1)
+        until(lambda: mid_shoe(t1, 1, into=20), 60, "t1 dealing its shoe")
+        broker.restart()  # a clean restart: the save holds the ack of the shoe so far
+        assert t1.wait_sim(timeout=180) == 0
+        t1.wait_daemon_log("shoe link DOWN: no frame", timeout=30)  # journaled: the shoe went away
+        head = quiet_head(t1)  # then nothing more
+        until(lambda: stored_ack(t1.journal) == head, 60, "the ack of the whole shoe")
+        broker.kill()
+        broker.start()  # back from the save made mid-shoe: its retained ack is old
+        until(lambda: stored_ack(t1.journal) < head, 30, "the table taking the old ack")
+        finish(archive_url, dealt, ack_timeout=40)  # the table resends after 10 s without progress
     finally:
         stop_collector(collector)
