@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
@@ -52,6 +52,16 @@ MAX_INFLIGHT = 256
 SESSION_EXPIRY = 7 * 24 * 3600
 #: Hidden while a coup is dealt under reveal = on_declare: what is due would tell the totals.
 _HIDDEN_DUE = (Due.PLAYER_THIRD, Due.BANKER_THIRD, Due.DECLARE)
+
+
+def _settled(info: mqtt.MQTTMessageInfo) -> bool:
+    """Whether a record's publish no longer holds a place in the window: the broker acknowledged it (PUBACK),
+    or paho never queued it or could not send it (``is_published`` raises then). Nothing is lost either way:
+    until the floor's ack covers the record the link sends it again from the ack."""
+    try:
+        return info.is_published()
+    except (ValueError, RuntimeError):
+        return True
 
 
 class FloorLinkError(Exception):
@@ -329,23 +339,29 @@ class FloorLink:
                 window.clear()
                 last_progress = now
                 resend_interval = min(resend_interval * 2, self.resend_max)
-            while window and window[0].is_published():
+            while window and _settled(window[0]):
                 window.popleft()
             if len(window) >= self.max_inflight:  # the oldest waits for its PUBACK; others may have theirs
-                window = deque(info for info in window if not info.is_published())
+                window = deque(info for info in window if not _settled(info))
             room = self.max_inflight - len(window)
             if room > 0 and next_seq <= self.head:
                 records = journal.records(after=next_seq - 1)
+                queue_full = False
                 try:
                     for record in islice(records, room):
                         payload = record.for_floor(self.settings.table).to_json()
                         info = self.client.publish(self.topic_record, payload, qos=1)
+                        if info.rc == MQTTErrorCode.MQTT_ERR_QUEUE_SIZE:
+                            # paho still holds what it sent before a rewind (no PUBACK yet) and takes no more:
+                            # this record goes at the next round
+                            queue_full = True
+                            break
                         window.append(info)
                         next_seq = record.id + 1
                         self.sent += 1
                 finally:
                     records.close()  # type: ignore[attr-defined]
-                more = next_seq <= self.head and len(window) < self.max_inflight
+                more = not queue_full and next_seq <= self.head and len(window) < self.max_inflight
             elif room <= 0:
                 self._stop.wait(0.002)  # the window is full: wait a moment for PUBACKs
                 more = True

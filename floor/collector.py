@@ -13,7 +13,8 @@ limits apply, see docs/floor.md).
 
 Acks: ``baccarat/<site>/<table>/ack``, QoS 1, retained, payload the decimal seq of the table's contiguous,
 linked head *in the archive* (not what this collector saw: with a shared subscription another collector may
-have stored the records before it). Published when it is higher than the last this collector published.
+have stored the records before it). Published when it is higher than the last this collector published, and
+again when a table resends records at or below that (it has not heard it).
 """
 
 from __future__ import annotations
@@ -217,8 +218,12 @@ class Collector:
         self.stats.archived += inserted
         self.stats.duplicates += len(good) - inserted - len(conflicts)
         self.stats.refused += len(batch) - len(good) + len(conflicts)
+        # A record at or below the ack this collector last published for its table is a resend: the table has
+        # not heard that ack (a broker that crashed lost it, or came back from an old save with an older
+        # retained one). Say the archive's head again, or the table resends and waits for ever.
+        resent = {r.table for r in good if r.seq <= self._published.get(r.table, 0)}
         for table in sorted({r.table for r in good}):
-            self._advance(archive, table, alerts)
+            self._advance(archive, table, alerts, again=table in resent)
         self._raise(archive, alerts)
         for table in sorted({r.table for r in good}):
             self._publish_alerts(self._surveillance.process(table, self._sites.get(table)))
@@ -245,7 +250,7 @@ class Collector:
         self._sites[table] = site
         return record, None
 
-    def _advance(self, archive: Archive, table: str, alerts: list[Alert]) -> None:
+    def _advance(self, archive: Archive, table: str, alerts: list[Alert], *, again: bool = False) -> None:
         head, stop = archive.advance(table, self._sites.get(table))
         if stop is None or stop.kind != AlertKind.GAP:
             self._gaps.pop(table, None)
@@ -255,7 +260,7 @@ class Collector:
             pending = self._gaps.get(table)
             if pending is None or pending.head != head.seq:
                 self._gaps[table] = _Pending(head.seq, time.monotonic())
-        if head.seq > self._published.get(table, 0):
+        if head.seq > self._published.get(table, 0) or (again and head.seq > 0):
             self._publish_ack(table, head.seq)
 
     def _check_gaps(self, archive: Archive) -> None:

@@ -143,6 +143,34 @@ def test_the_window_bounds_records_in_flight_while_the_broker_does_not_answer(
         side.close()
 
 
+def test_the_link_outlives_a_silent_broker_longer_than_its_resend_interval(
+    broker: Mosquitto, journal_path: Path
+) -> None:
+    """A broker (or a network path) that keeps the connection open and answers nothing: each time the ack is
+    stuck for ``resend_after`` the link goes back to it and sends its window again, on top of what paho still
+    holds unacknowledged, until paho's outgoing queue is full. The link must wait, not die."""
+    link = Link(broker, journal_path, max_inflight=16, resend_after=0.3, resend_max=0.3)
+    link.write(2000)
+    side = FloorSide("127.0.0.1", broker.port)
+    link.link.start()
+    try:
+        side.wait(lambda f: f.contiguous >= 1, 30, "the first record")
+        assert broker.proc is not None
+        os.kill(broker.proc.pid, signal.SIGSTOP)
+        try:
+            until = time.monotonic() + 3.0
+            while time.monotonic() < until:
+                assert link.link._thread is not None and link.link._thread.is_alive(), "the floor link died"
+                time.sleep(0.05)
+            assert link.link.rewinds >= 3
+        finally:
+            os.kill(broker.proc.pid, signal.SIGCONT)
+        side.wait(lambda f: f.contiguous == 2000, 60, "all 2000 records after the broker woke")
+    finally:
+        link.close()
+        side.close()
+
+
 def test_broker_killed_mid_stream_then_the_backlog_flushes(broker: Mosquitto, journal_path: Path) -> None:
     # The floor's subscription may come back after the table has resent (the killed broker lost the session):
     # the ack then stops at the gap and the table sends again from it.
