@@ -324,3 +324,18 @@ def test_the_table_for_people(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert lines[0].split()[:5] == ["shoe", "coup", "left", "banker", "player"]
     assert any("*" in line.split("player_pair")[0] or "%*" in line for line in lines[1:-1])  # a turned wager
     assert lines[-1].startswith("EV per unit staked")
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [("1.5", "between -1 and 1"), ('"high"', "must be a number"), ("true", "must be a number"), ("nan", "number")],
+)
+def test_a_bad_threshold_is_one_line_naming_the_key(value: str, reason: str) -> None:
+    from controller.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError) as caught:
+        parse_config(f"[surveillance]\nadvantage_threshold = {value}\n", "t.toml")
+    message = str(caught.value)
+    assert "surveillance.advantage_threshold" in message and reason in message and "\n" not in message
+    good = parse_config("[surveillance]\nadvantage_threshold = 0.01\n", "t.toml")
+    assert good.surveillance.advantage_threshold == 0.01
