@@ -17,7 +17,7 @@ import pytest
 from controller.config import FloorSection
 from controller.floor_link import FloorLink, parse_ack, state_message
 from controller.game.cards import Card
-from controller.game.records import input_body
+from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
 from tests.floor.floorside import FloorSide, ordered_without_duplicates
@@ -94,7 +94,7 @@ def test_every_record_arrives_in_order_and_the_ack_is_kept(
     records = [floor.by_seq[i] for i in range(1, 351)]
     assert all(r.chain_ok() for r in records)
     assert all(b.prev == a.hash for a, b in itertools.pairwise(records))
-    assert all(r.table == "t1" and r.v == 1 for r in records)
+    assert all(r.table == "t1" and r.v == RECORD_VERSION for r in records)
     with Journal.open(journal_path, read_only=True) as j:
         assert j.floor_ack() == 350
         assert [r.for_floor("t1") for r in j.records()] == records
