@@ -252,10 +252,12 @@ def _metrics() -> tuple[Callable[[Stats], None], Callable[[], bytes]]:
     seen = Stats()
 
     def update(stats: Stats) -> None:
+        # The metrics follow the collector and never stop it: a count that went back (it must not) is skipped.
         for name, counter in counters.items():
             now = getattr(stats, name)
-            counter.inc(now - getattr(seen, name))
-            setattr(seen, name, now)
+            if now > getattr(seen, name):
+                counter.inc(now - getattr(seen, name))
+                setattr(seen, name, now)
 
     return update, lambda: bytes(generate_latest(REGISTRY))
 

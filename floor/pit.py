@@ -42,6 +42,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.displays.scoreboard import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer
 from controller.displays.snapshot import roads_layout
+from controller.game.edges import shoe_edges
 from controller.game.roads import RoadError, big_road_grid, compute_roads
 from floor.archive import Archive
 from floor.collector import Broker
@@ -381,11 +382,7 @@ class Pit:
 
 def edges_of(records: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] | None:
     """Each wager's edge at every coup of the shoe (``controller.game.edges.shoe_edges``, the same numbers
-    the table's advantage records used), or None when this build has no edges or the shoe holds none."""
-    try:
-        from controller.game.edges import shoe_edges  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return None
+    the table's advantage records used), or None when the shoe holds none."""
     coups: list[int] = []
     cards_left: list[int] = []
     ev: dict[str, list[float]] = {}

@@ -94,7 +94,7 @@
     const box = $("edges");
     box.replaceChildren();
     const e = shoe && shoe.edges;
-    if (!e) { box.appendChild(el("p", "dim", "No edges for this shoe (the table's build does not compute them yet).")); return; }
+    if (!e) { box.appendChild(el("p", "dim", "No edges for this shoe yet (none of its coups is archived, or its start record names no ruleset).")); return; }
     const NS = "http://www.w3.org/2000/svg";
     const svg = document.createElementNS(NS, "svg");
     const W = 1000, H = 220, pad = 30;

@@ -144,6 +144,12 @@ def test_recall_shows_the_journal_s_cards(browser: Any, setup: Setup) -> None:
         cards = row.locator('td[data-side="player"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
         assert cards == chosen["player"]
         assert page.locator('[data-testid="road-big_road"] .c').count() > 0
+        # The edge chart: one line per offered wager, one point per coup of the current shoe.
+        lines = page.locator('[data-testid="edges"] svg polyline')
+        bets = lines.evaluate_all("es => es.map(e => e.dataset.bet)")
+        assert "banker" in bets and "player" in bets and "tie" in bets
+        points = lines.first.get_attribute("points") or ""
+        assert len(points.split()) == len(current)
         page.screenshot(path=str(OUTPUT / "pit-table-page-1280x800.png"), full_page=True)
     finally:
         page.close()

@@ -3,12 +3,18 @@ shoes of a table and the records of one shoe, each compared with the real journa
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from controller.game.records import TableRecord
 from controller.journal import Journal
 from floor.archive import Archive
+from floor.pit import edges_of
 from tests.floor_server.conftest import as_table
 
 
@@ -76,3 +82,29 @@ def test_recall_reads_an_index_not_the_whole_table(tmp_path: Path, journal_recor
     )
     conn.close()
     assert "records_coup" in plan, plan
+
+
+def test_the_table_page_s_edge_chart_is_the_table_s_own_edges_command(
+    archive_url: str, journal_records: list[TableRecord], journal_path: Path
+) -> None:
+    """The chart on the table page shows, coup by coup, the numbers `shoe-controller edges` prints at the table
+    from its journal (the ones its advantage records used): one function, the archive's copy of the records."""
+    out = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "edges", "--journal", str(journal_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert lines
+    with Archive(archive_url) as archive:
+        archive.store(journal_records)
+        for shoe in archive.shoes("T1"):
+            chart = edges_of(archive.shoe_records("T1", shoe))
+            mine = [x for x in lines if x["shoe"] == shoe]
+            assert chart is not None and mine
+            assert chart["coups"] == [x["coup"] for x in mine]
+            assert chart["cards_left"] == [x["cards_left"] for x in mine]
+            for bet, values in chart["ev"].items():
+                assert values == pytest.approx([x[bet] for x in mine], abs=1e-12)
