@@ -187,6 +187,8 @@ class FloorLink:
         self._stop = threading.Event()
         self._lock = threading.Lock()  # guards the fields the paho thread writes
         self._reconnected = False
+        self._refused = 0  # record PUBACKs with a failure reason code (the broker did not take the record)
+        self.window = max_inflight  # the window now: max_inflight, or less if the broker grants less
         self._ack_heard: int | None = None
         self._view: TableView | None = None
         self._view_sent: TableView | None = None
@@ -223,6 +225,7 @@ class FloorLink:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_publish = self._on_publish
         return client
 
     # -- the loop's side (never blocks) ------------------------------------------------------------
@@ -260,10 +263,24 @@ class FloorLink:
             log.warning("floor broker refused the connection: %s", reason)
             return
         client.subscribe(self.topic_ack, qos=1)
+        # MQTT 5: the broker says how many QoS 1 messages it takes in flight at once (Receive Maximum; 65,535
+        # if it does not say). Past it, a broker answers PUBACK "quota exceeded" and drops the record; keep a
+        # few places for the status and state messages.
+        granted = getattr(props, "ReceiveMaximum", 65535) if props is not None else 65535
+        window = max(1, min(self.max_inflight, int(granted) - 4))
+        if window < self.max_inflight:
+            log.warning("floor broker takes %d messages in flight; the link sends %d at a time", granted, window)
         with self._lock:
+            self.window = window
             self._reconnected = True
             self.connected = True
         self._wake.set()
+
+    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, props: Any) -> None:
+        if reason.is_failure:  # not taken (quota exceeded, not authorised ...): send again from the ack
+            with self._lock:
+                self._refused += 1
+            self._wake.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         with self._lock:
@@ -314,6 +331,7 @@ class FloorLink:
         last_state = float("-inf")
         more = False
         wait = self.poll_interval
+        refused, last_refused = 0, float("-inf")
         while not self._stop.is_set():
             if not more:
                 self._wake.wait(wait)
@@ -324,7 +342,10 @@ class FloorLink:
             with self._lock:
                 reconnected, self._reconnected = self._reconnected, False
                 heard, self._ack_heard = self._ack_heard, None
+                refused += self._refused
+                self._refused = 0
                 connected = self.connected
+                limit = self.window
             if heard is not None:
                 if heard > self.head:
                     log.error("floor ack %d is beyond this journal's last record %d: ignored", heard, self.head)
@@ -344,6 +365,12 @@ class FloorLink:
                 last_progress = now
                 self.client.publish(self.topic_status, b"online", qos=1, retain=True)
                 self._view_sent = None
+            elif refused and now - last_refused >= 1.0:  # at most once a second, whatever the broker says
+                log.warning("floor broker refused %d message(s): sending again from the ack %d", refused, self.acked)
+                self.rewinds += 1
+                next_seq = self.acked + 1
+                window.clear()
+                refused, last_refused = 0, now
             elif self.head > self.acked and next_seq > self.acked + 1 and now - last_progress >= resend_interval:
                 log.warning(
                     "floor ack stuck at %d for %.0f s (journal at %d): sending again from it",
@@ -358,23 +385,25 @@ class FloorLink:
                 resend_interval = min(resend_interval * 2, self.resend_max)
             while window and window[0].is_published():
                 window.popleft()
-            if len(window) >= self.max_inflight:  # the oldest waits for its PUBACK; others may have theirs
+            if len(window) >= limit:  # the oldest waits for its PUBACK; others may have theirs
                 window = deque(info for info in window if not info.is_published())
-            room = self.max_inflight - len(window)
+            room = limit - len(window)
             if room > 0 and next_seq <= self.head:
                 publish, topic, table = self.client.publish, self.topic_record, self.settings.table
                 records = journal.records(after=next_seq - 1)
+                full = False
                 try:
                     for record in islice(records, room):
                         info = publish(topic, record_payload(record, table), qos=1)
                         if info.rc == mqtt.MQTT_ERR_QUEUE_SIZE:  # paho is full (just reconnected): later
+                            full = True
                             break
                         window.append(info)
                         next_seq = record.id + 1
                         self.sent += 1
                 finally:
                     records.close()  # type: ignore[attr-defined]
-                more = next_seq <= self.head and len(window) < self.max_inflight
+                more = next_seq <= self.head and len(window) < limit and not full
             elif room <= 0:
                 self._stop.wait(0.002)  # the window is full: wait a moment for PUBACKs
                 more = True
