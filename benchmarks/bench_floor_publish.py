@@ -21,6 +21,7 @@ Needs Debian's mosquitto (scripts/install-system-deps installs it).
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
 import tempfile
@@ -30,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' servers and floor side
 
-from harness import out, pct, verdict
+from harness import load, out, pct, verdict
 
 from controller.config import FloorSection
 from controller.floor_link import FloorLink
@@ -133,6 +134,11 @@ class Dealer:
         return self.ms
 
 
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def card_figure(label: str, ms: list[float]) -> None:
     ms = sorted(ms)
     out(f"  card -> committed and shown to the sinks {label}, {len(ms)} cards:")
@@ -166,6 +172,7 @@ def backlog(tmp: Path, records: int, in_process: bool) -> float:
     link = FloorLink(section(broker), path, stored.append, ack_store_interval=3600)
     dealer = Dealer(journal, link, records + len(idle))
     try:
+        cpu0 = _cpu()
         t0 = time.monotonic()
         link.start()
         dealer.thread.start()
@@ -178,12 +185,15 @@ def backlog(tmp: Path, records: int, in_process: bool) -> float:
             assert child.wait(600) == 0 and line[:1] == ["done"], f"the floor's side failed: {line}"
             t1 = float(line[1])
         flushing = dealer.finish()
+        cpu = _cpu() - cpu0
         seconds = t1 - t0
         rate = records / seconds
         where = "in this process" if in_process else "in its own process"
         out(f"backlog of {records:,} records flushed in {seconds:.2f} s: {rate:,.0f} records/s")
         out(f"  (the floor's subscriber {where}; {len(flushing)} cards dealt meanwhile, one every 50 ms)")
         out(f"  target >= 5,000 records/s: {verdict(rate >= 5000)}")
+        per = cpu / records * 1e6
+        out(f"  the table's process: {cpu:.2f} CPU-s, {per:.0f} us a record (steadier than the rate); {load()}")
         card_figure("while the backlog flushed", flushing)
         card_figure("with no floor link (before)", idle)
         return rate
@@ -205,9 +215,7 @@ def main() -> int:
     p.add_argument("--backlog", type=int, default=50_000, help="records in the backlog (default 50,000)")
     p.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()), help="where the journals go")
     p.add_argument("--runs", type=int, default=1, help="backlog flushes, each on a fresh journal (default 1)")
-    p.add_argument(
-        "--floor-in-process", action="store_true", help="the floor's subscriber in this process (as before)"
-    )
+    p.add_argument("--floor-in-process", action="store_true", help="the floor's subscriber in this process (as before)")
     p.add_argument("--receive", nargs=2, type=int, metavar=("PORT", "RECORDS"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.receive:
