@@ -19,9 +19,7 @@ BITS_PER_BYTE = 10  # 8N1: start bit, 8 data bits, stop bit
 
 
 def card_stream(frames: int) -> bytes:
-    return b"".join(
-        encode(i % 0xFFFF + 1, CardRead(i % 13 + 1, SUITS[i % 4])) for i in range(frames)
-    )
+    return b"".join(encode(i % 0xFFFF + 1, CardRead(i % 13 + 1, SUITS[i % 4])) for i in range(frames))
 
 
 def run(decoder_factory: type, data: bytes, chunk: int, repeats: int) -> tuple[float, int]:

@@ -41,7 +41,7 @@ import tempfile
 import threading
 import time
 import tty
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -467,11 +467,24 @@ class LatencyResult:
 
 
 def bench_latency(
-    tmp: Path, cards: int, seed: int, warmup: int, gap: float = 0.0, metrics: bool = False
+    tmp: Path,
+    cards: int,
+    seed: int,
+    warmup: int,
+    gap: float = 0.0,
+    metrics: bool = False,
+    floor: str | None = None,
+    floor_table: str = "t1",
+    before_dealing: Callable[[Daemon], None] | None = None,
 ) -> LatencyResult:
+    """``floor``: a broker URL to turn the floor link on (``[floor]`` enabled, table ``floor_table`` of site
+    ``bench``: a new id for each run, the journal being new);
+    ``before_dealing`` is called with the ready daemon before the first event (to take the broker down ...)."""
     pty = Pty.open()
     journal_path = tmp / "latency.db"
     settings = default_settings().with_overrides(port=pty.path, journal=str(journal_path), pin_factory="mock")
+    if floor is not None:
+        settings = settings.with_floor(broker=floor, site="bench", table=floor_table)
     if metrics:  # the Prometheus endpoint on, as a floor would run it (figure 1 before/after the metrics)
         from controller.config import MetricsSection
 
@@ -502,6 +515,8 @@ def bench_latency(
             if time.monotonic() > deadline or not thread.is_alive():
                 raise RuntimeError("the in-process daemon did not open the pty")
             time.sleep(0.005)
+        if before_dealing is not None:
+            before_dealing(daemon)
         player = ShoePlayer(pty.master, settings.table_rules(), seed=seed, session_id=0x5EED0000 + seed)
         player.start()
         player.wait_acked(1)

@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "demo",
     "run",
     "history",
+    "edges",
     "journal",
     "check_config",
 )

@@ -72,6 +72,7 @@ __all__ = [
     "ServiceSection",
     "Settings",
     "ShoeSection",
+    "SurveillanceSection",
     "TableSection",
     "default_settings",
     "format_cents",
@@ -560,6 +561,21 @@ class ServiceSection(_Section):
     log_level: Annotated[LogLevelName, _choice(LogLevelName)] = "info"
 
 
+def _expectation(value: object) -> float:
+    """A player expectation per unit staked, as a number between -1 and 1 (0.01 = the player wins 1 %)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"must be a number (an expectation per unit staked, e.g. 0.0 or 0.01), got {_show(value)}")
+    if not -1 <= value <= 1:
+        raise ValueError(f"must be between -1 and 1 (an expectation per unit staked), got {value:g}")
+    return float(value)
+
+
+class SurveillanceSection(_Section):
+    """``[surveillance]``: the live exact edge of every offered wager (docs/operations.md)."""
+
+    advantage_threshold: Annotated[float, PlainValidator(_expectation)] = 0.0
+
+
 _TOPIC_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 FLOOR_SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 
@@ -661,6 +677,7 @@ class Settings(_Section):
     service: ServiceSection = Field(default_factory=ServiceSection)
     metrics: MetricsSection = Field(default_factory=MetricsSection)
     floor: FloorSection = Field(default_factory=FloorSection)
+    surveillance: SurveillanceSection = Field(default_factory=SurveillanceSection)
 
     def table_rules(self) -> TableRules:
         """The house rules :class:`~controller.game.table.TableState` needs."""

@@ -23,6 +23,8 @@ from types import FrameType
 from typing import Any
 
 from controller.config import Settings
+from controller.game.composition import Composition
+from controller.game.edges import EdgeWatch, price
 from controller.game.table import TableState, TableView
 from controller.journal import Journal, Retention
 from controller.metrics import TableMetrics
@@ -118,6 +120,7 @@ class Daemon:
             watchdog_interval=self.notifier.watchdog_interval(),
         )
         loop_holder.append(self.loop)
+        self._open_edges()
         self._open_metrics()
         self._open_retention()
         if s.floor.enabled:
@@ -130,6 +133,16 @@ class Daemon:
             self.scoreboard = self._open_scoreboard(view.shoe_number)
         log.info("journal %s: replayed %d inputs; resumed %s", s.journal.path, replayed, self._resumed(view))
         return self.loop
+
+    def _open_edges(self) -> None:
+        """Shoe start records carry the ruleset, and the live exact edge ([surveillance]) is on. The odds
+        engine's table is built now (about 0.3 s), not at the first betting time in the middle of a shoe."""
+        s = self.settings
+        assert self.loop is not None
+        ruleset = s.ruleset()
+        self.loop.ruleset = ruleset
+        self.loop.edges = EdgeWatch(s.surveillance.advantage_threshold, ruleset, s.table.decks)
+        price(Composition.decks(s.table.decks), ruleset)  # builds the six-card table and prices this ruleset
 
     def _open_metrics(self) -> None:
         """The Prometheus endpoint, when ``[metrics] enabled``: a bind failure is logged, never fatal."""

@@ -55,6 +55,16 @@ SESSION_EXPIRY = 7 * 24 * 3600
 _HIDDEN_DUE = (Due.PLAYER_THIRD, Due.BANKER_THIRD, Due.DECLARE)
 
 
+def _settled(info: mqtt.MQTTMessageInfo) -> bool:
+    """Whether a record's publish no longer holds a place in the window: the broker acknowledged it (PUBACK),
+    or paho never queued it or could not send it (``is_published`` raises then). Nothing is lost either way:
+    until the floor's ack covers the record the link sends it again from the ack."""
+    try:
+        return info.is_published()
+    except (ValueError, RuntimeError):
+        return True
+
+
 class FloorLinkError(Exception):
     """The floor link cannot be set up (a credential file, a certificate). ``str()`` is one line."""
 
@@ -383,10 +393,10 @@ class FloorLink:
                 window.clear()
                 last_progress = now
                 resend_interval = min(resend_interval * 2, self.resend_max)
-            while window and window[0].is_published():
+            while window and _settled(window[0]):
                 window.popleft()
             if len(window) >= limit:  # the oldest waits for its PUBACK; others may have theirs
-                window = deque(info for info in window if not info.is_published())
+                window = deque(info for info in window if not _settled(info))
             room = limit - len(window)
             if room > 0 and next_seq <= self.head:
                 publish, topic, table = self.client.publish, self.topic_record, self.settings.table
@@ -395,7 +405,9 @@ class FloorLink:
                 try:
                     for record in islice(records, room):
                         info = publish(topic, record_payload(record, table), qos=1)
-                        if info.rc == mqtt.MQTT_ERR_QUEUE_SIZE:  # paho is full (just reconnected): later
+                        if info.rc == mqtt.MQTT_ERR_QUEUE_SIZE:
+                            # paho still holds what it sent before a rewind (no PUBACK yet) and takes no more:
+                            # this record goes at the next round
                             full = True
                             break
                         window.append(info)

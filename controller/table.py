@@ -26,13 +26,24 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from controller.game.records import InputKind, Source, derived_records, input_body, input_from_body, record_body
+from controller.game.edges import EdgeWatch
+from controller.game.records import (
+    InputKind,
+    RecordKind,
+    Source,
+    derived_records,
+    input_body,
+    input_from_body,
+    record_body,
+)
+from controller.game.rules import Ruleset
 from controller.game.table import (
     Alarm,
     AlarmCleared,
     AlarmRaised,
     CardDrawn,
     DeclarePressed,
+    Due,
     LineNoise,
     LinkChanged,
     NewShoePressed,
@@ -228,6 +239,11 @@ class TableLoop:
         #: The journal's retention (None: the table never prunes by itself); the daemon sets it with a floor.
         self.pruner: Pruner | None = None
         self._read_at = 0.0  # monotonic time the bytes being decoded were read
+        #: The table's ruleset: each shoe's start record carries it (the journal alone prices every wager).
+        self.ruleset: Ruleset | None = None
+        #: The live exact edge (None: off). Fed every derived record; at each betting time it prices the shoe
+        #: and returns the advantage records, journaled with the input after which the betting time came.
+        self.edges: EdgeWatch | None = None
 
     # -- for threads -----------------------------------------------------------------------------
     def put(self, event: LoopEvent) -> None:
@@ -273,7 +289,22 @@ class TableLoop:
             if table_input is not None:
                 self.state.apply(table_input)
                 n += 1
+        self._replay_edges(after)
         return n
+
+    def _replay_edges(self, after: int) -> None:
+        """The edge watch as the journal leaves it: the current shoe's cards left and the flags standing
+        (from the records after the input that started the shoe; the whole journal if none did)."""
+        if self.edges is None:
+            return
+        watch = self.edges
+        self.edges = EdgeWatch(watch.flags.threshold, watch.tracker.default_rules, watch.tracker.default_decks)
+        records = getattr(self.journal, "records", None)  # a table journal has it; test fakes may not
+        if records is None:
+            return
+        for record in records(after=after):
+            if record.kind != RecordKind.INPUT:
+                self.edges.replayed(record.kind, record.data())
 
     def view(self) -> TableView:
         """The pure state's view, with the shell's journal alarm (if one stands) added to its alarms."""
@@ -468,13 +499,45 @@ class TableLoop:
         if table_input is not None:
             notices = self.state.apply(table_input)
             self.show(notices)  # LEDs may change before the commit ...
-        self._pending.append(PendingInput(body, session, number, self.wall(), derived_records(notices)))
+        self._pending.append(PendingInput(body, session, number, self.wall(), self._derived(notices)))
         if number is not None:
             # One ACK per commit, for the newest session's highest event: a HELLO may follow an uncommitted
             # card in the same batch, and the old session's events are then journaled but not acknowledged.
             pending = self._ack_after_commit
             if pending is None or pending[0] != session or number > pending[1]:
                 self._ack_after_commit = (session, number)
+
+    def _derived(self, notices: Sequence[Notice]) -> list[tuple[RecordKind, dict[str, Any]]]:
+        """The records an input gave rise to; with the edge watch on, its advantage records too. Called after
+        the sinks were shown the input (the LEDs are set): pricing the shoe is never on the card -> LED path."""
+        records = derived_records(notices, self.ruleset)
+        if self.edges is None:
+            return records
+        out: list[tuple[RecordKind, dict[str, Any]]] = []
+        for kind, body in records:
+            out.append((kind, body))
+            out += self._surveillance(self.edges.record(kind, body))
+        state = self.state
+        if state.due is Due.DEAL and state.coup.cards_dealt == 0 and not state.dummy_hand:
+            out += self._surveillance(self.edges.betting_time(state.shoe_number, state.coup_number))
+        return out
+
+    @staticmethod
+    def _surveillance(records: list[tuple[RecordKind, dict[str, Any]]]) -> list[tuple[RecordKind, dict[str, Any]]]:
+        """A surveillance notice: a log line at WARNING for each advantage record (the floor gets the record)."""
+        for kind, body in records:
+            what = "ADVANTAGE" if kind is RecordKind.ADVANTAGE else "advantage cleared"
+            log.warning(
+                "surveillance: %s shoe %s coup %s: %s EV %+.4f%% per unit staked (%s cards left)%s",
+                what,
+                body["shoe"],
+                body["coup"],
+                body["bet"],
+                100 * body["ev"],
+                body["cards_left"],
+                " (shoe ended)" if body.get("shoe_ended") else "",
+            )
+        return records
 
     def flush(self) -> None:
         """Commit what is staged (one transaction), then ACK the highest event number and send the PROMPT.

@@ -9,8 +9,11 @@ Schema::
 
     records(table, seq, kind, at, session, number, cause, body, prev, hash, received_at)  PK (table, seq)
         index (table, kind, seq) for recall (history of one table's coups)
+        index (table, kind, body's shoe, body's coup) for game recall (any coup by shoe and number)
     chains(table PK, site, head_seq, head_hash, updated_at)   the contiguous, linked head of each table
-    alerts(id, table, seq, kind, detail, at)                   gaps, broken links, refused records
+    alerts(id, table, seq, kind, detail, at)                   (before the feed; kept so old archives open)
+    alert_feed(id, key UNIQUE, site, table, seq, kind, detail, record, extra, at)   every alert, once
+        (floor/surveillance.py keeps its own tables: surveil_heads, shoe_windows, dealer_errors)
 
 The archive is the truth: :meth:`Archive.advance` computes a table's head from the stored records (whatever
 collector stored them), and only ever moves it forward.
@@ -21,7 +24,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,18 +46,71 @@ class AlertKind:
     BROKEN_LINK = "broken_link"  # a record's prev is not its predecessor's hash (the ack stops before it)
     REFUSED = "refused"  # not a record, or its hash is not its own link: not archived
     CONFLICT = "conflict"  # a second, different record with a seq the archive already holds: not archived
+    # surveillance (floor/surveillance.py), from the archive's contiguous records, once floor-wide
+    ADVANTAGE = "advantage"  # the table journaled an advantage record: a wager's player EV at/above threshold
+    ADVANTAGE_CLEARED = "advantage_cleared"  # ... and its advantage_cleared record
+    REPEATED_SHOE = "repeated_shoe"  # a new shoe's first 20 dealt cards were dealt before, in order
+    DEALER_ERRORS = "dealer_errors"  # a table's dealer errors this hour far above the floor's rate
+
+
+#: The alert feed's JSON version (``v`` of what is published on ``baccarat/<site>/floor/alert``).
+FEED_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
 class Alert:
+    """An alert to keep. ``key`` makes it once floor-wide (a second alert with the same key is not stored or
+    published); None: every occurrence is its own alert. ``record`` is the record that caused it (its
+    :meth:`TableRecord.to_dict`), ``extra`` what the kind adds."""
+
     table: str
     seq: int | None
     kind: str
     detail: str
+    site: str | None = None
+    record: Mapping[str, Any] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    key: str | None = None
 
     def line(self) -> str:
         where = f"table {self.table}" + ("" if self.seq is None else f" seq {self.seq}")
         return f"{self.kind}: {where}: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class FeedItem:
+    """One stored alert, as the feed lists it and ``baccarat/<site>/floor/alert`` carries it."""
+
+    id: int
+    at: str
+    site: str
+    table: str
+    seq: int | None
+    kind: str
+    detail: str
+    record: Mapping[str, Any] | None
+    extra: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "v": FEED_VERSION,
+            "id": self.id,
+            "at": self.at,
+            "site": self.site,
+            "table": self.table,
+            "seq": self.seq,
+            "kind": self.kind,
+            "detail": self.detail,
+            "record": None if self.record is None else dict(self.record),
+            "extra": dict(self.extra),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+
+    def line(self) -> str:
+        where = f"table {self.table}" + ("" if self.seq is None else f" seq {self.seq}")
+        return f"#{self.id} {self.at} {self.kind}: {where}: {self.detail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +199,21 @@ SCHEMA = (
     """CREATE TABLE IF NOT EXISTS alerts (
         id {serial}, "table" TEXT NOT NULL, seq BIGINT, kind TEXT NOT NULL, detail TEXT NOT NULL,
         at TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS alert_feed (
+        id {serial}, key TEXT UNIQUE, site TEXT NOT NULL, "table" TEXT NOT NULL, seq BIGINT, kind TEXT NOT NULL,
+        detail TEXT NOT NULL, record {json_type}, extra {json_type} NOT NULL, at TEXT NOT NULL)""",
+    'CREATE INDEX IF NOT EXISTS alert_feed_table ON alert_feed ("table", id)',
 )
+_INSERT_ALERT = (
+    'INSERT INTO alert_feed (key, site, "table", seq, kind, detail, record, extra, at)'
+    " VALUES (?, ?, ?, ?, ?, ?, {json}, {json}, ?) ON CONFLICT DO NOTHING RETURNING id"
+)
+_FEED_COLUMNS = 'id, at, site, "table", seq, kind, detail, record, extra'
+
+#: Game recall's index: a coup by table, shoe and number (an expression index on the body, one per dialect).
+_SHOE_OF = {"sqlite": "json_extract(body, '$.shoe')", "postgresql": "((body->>'shoe')::bigint)"}
+_COUP_OF = {"sqlite": "json_extract(body, '$.coup')", "postgresql": "((body->>'coup')::bigint)"}
+_RECALL_INDEX = 'CREATE INDEX IF NOT EXISTS records_coup ON records ("table", kind, {shoe}, {coup}, seq)'
 
 _COLUMNS = '"table", seq, kind, at, session, number, cause, body, prev, hash, received_at'
 _STAGE = f"INSERT INTO staging ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -249,6 +319,7 @@ class Archive:
             cur.execute("SELECT pg_advisory_xact_lock(4242001)")
         for statement in SCHEMA:
             cur.execute(self.dialect.sql(statement.replace("{serial}", serial)))
+        cur.execute(self._recall_sql(_RECALL_INDEX))
         self._conn.commit()
 
     def close(self) -> None:
@@ -294,7 +365,9 @@ class Archive:
             self._conn.rollback()
             raise
         alerts = [
-            Alert(r.table, r.seq, AlertKind.CONFLICT, "a different record with this seq is archived")
+            Alert(
+                r.table, r.seq, AlertKind.CONFLICT, "a different record with this seq is archived", record=r.to_dict()
+            )
             for r in sorted(records, key=lambda r: (r.table, r.seq))
             if stored.get((r.table, r.seq), chosen[r.table, r.seq].hash) != r.hash
         ]
@@ -313,16 +386,41 @@ class Archive:
             cur.execute("DELETE FROM staging")  # SQLite has no ON COMMIT DELETE ROWS
             cur.executemany(_STAGE, rows)
 
-    def alert(self, alerts: Iterable[Alert]) -> None:
-        """Keep these alerts (the collector logs them too)."""
-        rows = [(a.table, a.seq, a.kind, a.detail[:500], _now()) for a in alerts]
-        if not rows:
-            return
+    def alert(self, alerts: Iterable[Alert]) -> list[FeedItem]:
+        """Keep these alerts in the feed, in one transaction; return those newly stored (an alert whose ``key``
+        is already in the feed, raised by another collector or before, is not stored again)."""
         cur = self._conn.cursor()
-        cur.executemany(
-            self.dialect.sql('INSERT INTO alerts ("table", seq, kind, detail, at) VALUES (?, ?, ?, ?, ?)'), rows
-        )
-        self._conn.commit()
+        try:
+            items = self.insert_alerts(cur, alerts)
+            self._conn.commit()
+        except BaseException:
+            self._conn.rollback()
+            raise
+        return items
+
+    def insert_alerts(self, cur: Any, alerts: Iterable[Alert]) -> list[FeedItem]:
+        """Insert into the feed inside the caller's transaction (surveillance stores its alerts with its
+        progress); the newly stored ones."""
+        items = []
+        for a in alerts:
+            at = _now()
+            site = a.site or "?"
+            record = None if a.record is None else canonical_json(a.record)
+            row = (a.key, site, a.table, a.seq, a.kind, a.detail[:500], record, canonical_json(a.extra), at)
+            cur.execute(self.dialect.sql(_INSERT_ALERT), row)
+            got = cur.fetchone()
+            if got is not None:
+                items.append(FeedItem(int(got[0]), at, site, a.table, a.seq, a.kind, a.detail[:500], a.record, a.extra))
+        return items
+
+    def sql(self, statement: str) -> str:
+        """``statement`` (``?`` placeholders, ``{json}`` and ``{json_type}``) in this archive's dialect."""
+        return self.dialect.sql(statement)
+
+    @property
+    def connection(self) -> Any:
+        """The connection (one thread at a time): for floor/surveillance.py's own tables and transactions."""
+        return self._conn
 
     def head(self, table: str) -> Head:
         head = self._head(self._conn.cursor(), table)
@@ -381,6 +479,25 @@ class Archive:
         self._conn.commit()
         return out
 
+    def record(self, table: str, seq: int | None) -> dict[str, Any] | None:
+        """One archived record as its JSON dict (what an alert names), or None."""
+        if seq is None:
+            return None
+        cur = self._conn.cursor()
+        cur.execute(
+            self.dialect.sql(
+                'SELECT "table", seq, kind, at, session, number, cause, body, prev, hash FROM records'
+                ' WHERE "table" = ? AND seq = ?'
+            ),
+            (table, seq),
+        )
+        row = cur.fetchone()
+        self._conn.commit()
+        if row is None:
+            return None
+        body = json.loads(row[7]) if isinstance(row[7], str | bytes) else row[7]
+        return TableRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], body, row[8], row[9]).to_dict()
+
     def records(self, table: str) -> Iterator[TableRecord]:
         """Every archived record of ``table`` in seq order, as it was received."""
         cur = self._conn.cursor()
@@ -414,14 +531,110 @@ class Archive:
         return out
 
     def alerts(self, table: str | None = None) -> list[Alert]:
+        """The feed's alerts, oldest first."""
+        return [
+            Alert(i.table, i.seq, i.kind, i.detail, i.site, i.record, i.extra)
+            for i in reversed(self.feed(limit=None, table=table))
+        ]
+
+    def feed(self, limit: int | None = 100, table: str | None = None) -> list[FeedItem]:
+        """The alert feed, newest first: the last ``limit`` alerts (None: all), of one ``table`` or all."""
         cur = self._conn.cursor()
-        sql = 'SELECT "table", seq, kind, detail FROM alerts'
-        params: tuple[Any, ...] = ()
+        sql = f"SELECT {_FEED_COLUMNS} FROM alert_feed"
+        params: list[Any] = []
         if table is not None:
             sql += ' WHERE "table" = ?'
-            params = (table,)
-        cur.execute(self.dialect.sql(sql + " ORDER BY id"), params)
-        out = [Alert(str(t), s, str(k), str(d)) for t, s, k, d in cur.fetchall()]
+            params.append(table)
+        sql += " ORDER BY id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        cur.execute(self.dialect.sql(sql), params)
+        out = [
+            FeedItem(int(i), str(at), str(site), str(t), s, str(k), str(d), _json_or_none(rec), _json_or_none(ex) or {})
+            for i, at, site, t, s, k, d, rec, ex in cur.fetchall()
+        ]
+        self._conn.commit()
+        return out
+
+    # -- game recall (the pit page's table page and anyone answering a dispute) ----------------------------
+    def _recall_sql(self, statement: str) -> str:
+        shoe, coup = _SHOE_OF[self.dialect.name], _COUP_OF[self.dialect.name]
+        return self.dialect.sql(statement.replace("{shoe}", shoe).replace("{coup}", coup))
+
+    def _coup_rows(self, sql: str, params: Sequence[Any], table: str) -> list[dict[str, Any]]:
+        cur = self._conn.cursor()
+        cur.execute(self._recall_sql(sql), params)
+        rows = cur.fetchall()
+        self._conn.commit()
+        return [
+            {"table": table, **shape_coup({**json.loads(_body_text(body)), "ts": at, "record": seq})}
+            for seq, at, body in rows
+        ]
+
+    def shoes(self, table: str) -> list[int]:
+        """The numbers of the shoes ``table`` has coups archived for, oldest first."""
+        cur = self._conn.cursor()
+        cur.execute(
+            self._recall_sql(
+                'SELECT DISTINCT {shoe} FROM records WHERE "table" = ? AND kind = ? AND {shoe} IS NOT NULL'
+            ),
+            (table, "coup"),
+        )
+        out = sorted(int(r[0]) for r in cur.fetchall())
+        self._conn.commit()
+        return out
+
+    def shoe_coups(self, table: str, shoe: int) -> list[dict[str, Any]]:
+        """Every coup record of one shoe (voids and set-aside cards included) in ``history --json`` shape plus
+        ``table``, in the order they were dealt."""
+        return self._coup_rows(
+            'SELECT seq, at, body FROM records WHERE "table" = ? AND kind = ? AND {shoe} = ? ORDER BY seq',
+            (table, "coup", shoe),
+            table,
+        )
+
+    def recall(self, table: str, shoe: int, coup: int) -> dict[str, Any] | None:
+        """Coup ``coup`` of shoe ``shoe`` as it was settled: the declared record, or, when the coup number was
+        only ever voided, the last void; None when the archive holds no such coup. ``voids`` counts the voided
+        deals of that number (a void and a re-deal keep the coup's number)."""
+        rows = self._coup_rows(
+            'SELECT seq, at, body FROM records WHERE "table" = ? AND kind = ? AND {shoe} = ? AND {coup} = ?'
+            " ORDER BY seq",
+            (table, "coup", shoe, coup),
+            table,
+        )
+        if not rows:
+            return None
+        declared = [r for r in rows if r["declared"]]
+        return {**(declared[-1] if declared else rows[-1]), "voids": sum(1 for r in rows if r["void"])}
+
+    def shoe_records(self, table: str, shoe: int) -> list[tuple[str, dict[str, Any]]]:
+        """``(kind, body)`` of every record of one shoe, from its start record to the next shoe's, in journal
+        order: what :func:`controller.game.edges.shoe_edges` reads to recompute the edge of every wager."""
+        cur = self._conn.cursor()
+        cur.execute(
+            self._recall_sql('SELECT min(seq) FROM records WHERE "table" = ? AND kind = ? AND {shoe} = ?'),
+            (table, "shoe", shoe),
+        )
+        row = cur.fetchone()
+        start = None if row is None else row[0]
+        if start is None:
+            self._conn.commit()
+            return []
+        cur.execute(
+            self._recall_sql('SELECT min(seq) FROM records WHERE "table" = ? AND kind = ? AND {shoe} > ? AND seq > ?'),
+            (table, "shoe", shoe, start),
+        )
+        row = cur.fetchone()
+        end = None if row is None else row[0]
+        sql = 'SELECT kind, body FROM records WHERE "table" = ? AND seq >= ?'
+        params: list[Any] = [table, start]
+        if end is not None:
+            sql += " AND seq < ?"
+            params.append(end)
+        cur.execute(self.dialect.sql(sql + " ORDER BY seq"), params)
+        out = [(str(k), json.loads(_body_text(b))) for k, b in cur.fetchall()]
         self._conn.commit()
         return out
 
@@ -457,6 +670,11 @@ class Archive:
             reports.append(report)
         self._conn.commit()
         return reports
+
+
+def _json_or_none(value: Any) -> Any:
+    """A stored JSON column as Python (psycopg decodes jsonb itself, SQLite hands back text)."""
+    return json.loads(value) if isinstance(value, str | bytes) else value
 
 
 def _spans(ordered: Sequence[TableRecord]) -> Iterator[tuple[str, int, int]]:

@@ -1,8 +1,10 @@
 """``shoe-floor``: the casino floor's side of the floor link.
 
   shoe-floor serve --broker URL --archive URL [--bind HOST:PORT] [--site S] [--share GROUP] [--client-id ID]
+  shoe-floor pit --broker URL --archive URL [--bind HOST:PORT]
   shoe-floor history --archive URL [--table T] [--last N] [--json]
   shoe-floor verify --archive URL [--json]
+  shoe-floor alerts --archive URL [--table T] [--last N] [--json]
 
 Bad input (a URL, a number, an archive that cannot be opened) is one line on stderr and exit 2.
 """
@@ -15,11 +17,16 @@ import logging
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from types import FrameType
 
 from floor.archive import Archive, ArchiveError
 from floor.collector import Broker, BrokerURLError, Collector, Settings, Stats
+from floor.pit import Pit
+from floor.surveillance import Thresholds
+
+DEFAULT_BIND = ("127.0.0.1", 8470)
 
 log = logging.getLogger("shoe-floor")
 
@@ -53,9 +60,19 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _days(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of days: {text[:40]!r}") from None
+    if not 1 <= value <= 3660:
+        raise argparse.ArgumentTypeError(f"must be 1-3660 days, not {text[:40]}")
+    return value
+
+
 def _bind(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:  # 0: any free port
         raise argparse.ArgumentTypeError(f"write HOST:PORT, not {text[:60]!r}")
     return host.strip("[]"), int(port)
 
@@ -72,7 +89,13 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="archive every table's records and publish the acks")
     s.add_argument("--broker", required=True, help="mqtt://host:port or mqtts://host:port")
     s.add_argument("--archive", required=True, help="postgresql://user@host:port/db or sqlite:///path")
-    s.add_argument("--bind", type=_bind, metavar="HOST:PORT", help="serve Prometheus metrics here")
+    s.add_argument(
+        "--bind",
+        type=_bind,
+        default=DEFAULT_BIND,
+        metavar="HOST:PORT",
+        help="serve the pit page, its API and Prometheus /metrics here (default 127.0.0.1:8470, loopback)",
+    )
     s.add_argument("--site", type=_topic_level, help="only this site's tables (default: every site)")
     s.add_argument("--share", type=_topic_level, default="shoe-floor", help="shared-subscription group")
     s.add_argument(
@@ -83,14 +106,32 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--password-file", help="file holding the broker password")
     s.add_argument("--batch", type=_count, default=1000, help="most records per transaction (default 1000)")
     s.add_argument("--gap-grace", type=_seconds, default=2.0, help="seconds a gap lasts before it is an alert")
+    s.add_argument(
+        "--repeat-days", type=_days, default=30, help="repeated-shoe check: shoes of the last N days (default 30)"
+    )
     s.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     s.set_defaults(handler=serve)
+    pit = sub.add_parser("pit", help="the read-only pit view alone (no archiving)")
+    pit.add_argument("--broker", required=True, help="mqtt://host:port or mqtts://host:port")
+    pit.add_argument("--archive", required=True, help="postgresql://user@host:port/db or sqlite:///path")
+    pit.add_argument("--bind", type=_bind, default=DEFAULT_BIND, metavar="HOST:PORT", help="default 127.0.0.1:8470")
+    pit.add_argument("--ca-file", help="CA certificate for mqtts://")
+    pit.add_argument("--username", help="broker user name")
+    pit.add_argument("--password-file", help="file holding the broker password")
+    pit.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    pit.set_defaults(handler=pit_view)
     h = sub.add_parser("history", help="the coups in the archive (one JSON object per line with --json)")
     h.add_argument("--archive", required=True)
     h.add_argument("--table", help="only this table")
     h.add_argument("--last", type=_count, metavar="N", help="only the last N coups of each table")
     h.add_argument("--json", action="store_true")
     h.set_defaults(handler=history)
+    al = sub.add_parser("alerts", help="the alert feed, newest first (one JSON object per line with --json)")
+    al.add_argument("--archive", required=True)
+    al.add_argument("--table", help="only this table")
+    al.add_argument("--last", type=_count, default=50, metavar="N", help="the last N alerts (default 50)")
+    al.add_argument("--json", action="store_true")
+    al.set_defaults(handler=alerts)
     v = sub.add_parser("verify", help="per table: records, contiguous head, gaps, broken links; exit 1 on a problem")
     v.add_argument("--archive", required=True)
     v.add_argument("--json", action="store_true", help="one JSON object per table")
@@ -98,18 +139,60 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def serve(args: argparse.Namespace) -> int:
+def _broker_password(args: argparse.Namespace) -> str | None:
+    """Check the broker URL; the password from ``--password-file`` (None without one)."""
     try:
         Broker.parse(args.broker)
     except BrokerURLError as exc:
-        raise UsageError(f"shoe-floor serve: {exc}") from None
-    password = None
-    if args.password_file:
-        try:
-            with open(args.password_file, encoding="utf-8") as f:
-                password = f.readline(4096).strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"shoe-floor serve: password file {args.password_file}: {exc}") from None
+        raise UsageError(f"shoe-floor {args.command}: {exc}") from None
+    if not args.password_file:
+        return None
+    try:
+        with open(args.password_file, encoding="utf-8") as f:
+            return f.readline(4096).strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"shoe-floor {args.command}: password file {args.password_file}: {exc}") from None
+
+
+def _start_pit(args: argparse.Namespace, password: str | None, metrics: Callable[[], bytes] | None) -> Pit:
+    pit = Pit(args.archive)
+    try:
+        pit.start(
+            args.bind, args.broker, metrics=metrics, ca_file=args.ca_file, username=args.username, password=password
+        )
+    except OSError as exc:
+        pit.close()
+        host, port = args.bind
+        raise UsageError(f"shoe-floor {args.command}: cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+    return pit
+
+
+def _until_signal() -> threading.Event:
+    stop = threading.Event()
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+    return stop
+
+
+def pit_view(args: argparse.Namespace) -> int:
+    password = _broker_password(args)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    stop = _until_signal()
+    pit = _start_pit(args, password, None)
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        pit.close()
+    return 0
+
+
+def serve(args: argparse.Namespace) -> int:
+    password = _broker_password(args)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     settings = Settings(
         broker=args.broker,
@@ -122,12 +205,12 @@ def serve(args: argparse.Namespace) -> int:
         ca_file=args.ca_file,
         username=args.username,
         password=password,
+        thresholds=Thresholds(repeat_days=args.repeat_days),
     )
-    on_stats = None
-    if args.bind:
-        on_stats = _metrics(args.bind)
+    on_stats, metrics = _metrics()
     with Archive(args.archive) as archive:
         collector = Collector(settings, on_stats=on_stats)
+        pit = _start_pit(args, password, metrics)
 
         def stop(signum: int, frame: FrameType | None) -> None:
             collector.stop()
@@ -144,18 +227,16 @@ def serve(args: argparse.Namespace) -> int:
                 first,
             )
             return 1
+        finally:
+            pit.close()
     log.info("stopped: %s", collector.stats)
     return 0
 
 
-def _metrics(bind: tuple[str, int]) -> Callable[[Stats], None]:
-    """Start the Prometheus endpoint; return the callback that keeps its counters."""
-    from prometheus_client import Counter, start_http_server
+def _metrics() -> tuple[Callable[[Stats], None], Callable[[], bytes]]:
+    """The callback that keeps the collector's Prometheus counters, and what ``/metrics`` answers."""
+    from prometheus_client import REGISTRY, Counter, generate_latest
 
-    try:
-        start_http_server(bind[1], addr=bind[0])
-    except OSError as exc:
-        raise UsageError(f"shoe-floor serve: cannot serve metrics on {bind[0]}:{bind[1]}: {exc.strerror}") from None
     counters = {
         name: Counter(f"shoe_floor_{name}", help_text)
         for name, help_text in [
@@ -176,7 +257,7 @@ def _metrics(bind: tuple[str, int]) -> Callable[[Stats], None]:
             counter.inc(now - getattr(seen, name))
             setattr(seen, name, now)
 
-    return update
+    return update, lambda: bytes(generate_latest(REGISTRY))
 
 
 def history(args: argparse.Namespace) -> int:
@@ -198,6 +279,20 @@ def history(args: argparse.Namespace) -> int:
             f"{c['table']!s:<10} {ts:<19}  {c['shoe']!s:>4} {coup!s:>4}  {result:<7}"
             f" {' '.join(c['player']):<9} {' '.join(c['banker']):<9}".rstrip()
         )
+    return 0
+
+
+def alerts(args: argparse.Namespace) -> int:
+    with Archive(args.archive, create=False) as archive:
+        items = archive.feed(args.last, args.table)
+    if args.json:
+        for item in items:
+            sys.stdout.write(item.to_json() + "\n")
+        return 0
+    if not items:
+        print("no alerts", file=sys.stderr)
+    for item in items:
+        print(item.line())
     return 0
 
 

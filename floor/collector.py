@@ -13,11 +13,13 @@ limits apply, see docs/floor.md).
 
 Acks: ``baccarat/<site>/<table>/ack``, QoS 1, retained, payload the decimal seq of the table's contiguous,
 linked head *in the archive* (not what this collector saw: with a shared subscription another collector may
-have stored the records before it). Published when it is higher than the last this collector published.
+have stored the records before it). Published when it is higher than the last this collector published, and
+again when a table resends records at or below that (it has not heard it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import threading
@@ -33,7 +35,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.game.records import RecordError, TableRecord
-from floor.archive import Alert, AlertKind, Archive
+from floor.archive import Alert, AlertKind, Archive, FeedItem
+from floor.surveillance import Surveillance, Thresholds
 
 log = logging.getLogger("shoe-floor")
 
@@ -42,6 +45,7 @@ _properties: Callable[[int], Properties] = Properties
 
 TOPIC_RECORD = "baccarat/{site}/{table}/record"
 TOPIC_ACK = "baccarat/{site}/{table}/ack"
+TOPIC_ALERT = "baccarat/{site}/floor/alert"
 
 
 class BrokerURLError(ValueError):
@@ -83,6 +87,7 @@ class Settings:
     ca_file: str | None = None
     username: str | None = None
     password: str | None = None
+    thresholds: Thresholds = field(default_factory=Thresholds)  # surveillance (floor/surveillance.py)
 
 
 @dataclass
@@ -164,6 +169,7 @@ class Collector:
         props = _properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
         props.ReceiveMaximum = self.settings.receive_maximum
+        self._surveillance = Surveillance(archive, self.settings.thresholds)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)
         self.client.loop_start()
         try:
@@ -212,9 +218,15 @@ class Collector:
         self.stats.archived += inserted
         self.stats.duplicates += len(good) - inserted - len(conflicts)
         self.stats.refused += len(batch) - len(good) + len(conflicts)
+        # A record at or below the ack this collector last published for its table is a resend: the table has
+        # not heard that ack (a broker that crashed lost it, or came back from an old save with an older
+        # retained one). Say the archive's head again, or the table resends and waits for ever.
+        resent = {r.table for r in good if r.seq <= self._published.get(r.table, 0)}
         for table in sorted({r.table for r in good}):
-            self._advance(archive, table, alerts)
+            self._advance(archive, table, alerts, again=table in resent)
         self._raise(archive, alerts)
+        for table in sorted({r.table for r in good}):
+            self._publish_alerts(self._surveillance.process(table, self._sites.get(table)))
         for _topic, _payload, mid, qos in batch:
             if qos > 0:
                 self.client.ack(mid, qos)
@@ -238,17 +250,17 @@ class Collector:
         self._sites[table] = site
         return record, None
 
-    def _advance(self, archive: Archive, table: str, alerts: list[Alert]) -> None:
+    def _advance(self, archive: Archive, table: str, alerts: list[Alert], *, again: bool = False) -> None:
         head, stop = archive.advance(table, self._sites.get(table))
         if stop is None or stop.kind != AlertKind.GAP:
             self._gaps.pop(table, None)
         if stop is not None and stop.kind == AlertKind.BROKEN_LINK:
-            alerts.append(stop)
+            alerts.append(_with(stop, record=archive.record(table, stop.seq)))
         elif stop is not None:
             pending = self._gaps.get(table)
             if pending is None or pending.head != head.seq:
                 self._gaps[table] = _Pending(head.seq, time.monotonic())
-        if head.seq > self._published.get(table, 0):
+        if head.seq > self._published.get(table, 0) or (again and head.seq > 0):
             self._publish_ack(table, head.seq)
 
     def _check_gaps(self, archive: Archive) -> None:
@@ -260,6 +272,7 @@ class Collector:
             head, stop = archive.advance(table, self._sites.get(table))
             if head.seq > self._published.get(table, 0):
                 self._publish_ack(table, head.seq)
+                self._publish_alerts(self._surveillance.process(table, self._sites.get(table)))
             if stop is not None and stop.kind == AlertKind.GAP and head.seq == pending.head:
                 pending.alerted = True
                 self._raise(archive, [stop])
@@ -274,17 +287,30 @@ class Collector:
         fresh = []
         for a in alerts:
             key = (a.table, a.kind, a.seq)
-            if a.kind in (AlertKind.BROKEN_LINK, AlertKind.GAP) and key in self._alerted:
-                continue  # said once per collector: the chain stays stopped there until someone acts
+            if a.kind in (AlertKind.BROKEN_LINK, AlertKind.GAP):
+                if key in self._alerted:
+                    continue  # said once per collector: the chain stays stopped there until someone acts
+                a = _with(a, key=f"{a.kind}:{a.table}:{a.seq}")  # ... and once floor-wide
             self._alerted.add(key)
-            fresh.append(a)
-            log.warning("ALERT %s", a.line())
+            site = a.site or self._sites.get(a.table) or (self.settings.site if self.settings.site != "+" else None)
+            fresh.append(_with(a, site=site))
         if fresh:
-            archive.alert(fresh)
-            self.stats.alerts += len(fresh)
+            self._publish_alerts(archive.alert(fresh))
+
+    def _publish_alerts(self, items: list[FeedItem]) -> None:
+        """Log and publish the alerts this collector stored (each is stored, so published, once floor-wide)."""
+        for item in items:
+            log.warning("ALERT %s", item.line())
+            if item.site != "?":
+                self.client.publish(TOPIC_ALERT.format(site=item.site), item.to_json(), qos=1, retain=False)
+        self.stats.alerts += len(items)
 
     def _publish_ack(self, table: str, seq: int) -> None:
         site = self._sites.get(table, self.settings.site)
         self.client.publish(TOPIC_ACK.format(site=site, table=table), str(seq), qos=1, retain=True)
         self._published[table] = seq
         self.stats.acks += 1
+
+
+def _with(alert: Alert, **changes: Any) -> Alert:
+    return dataclasses.replace(alert, **changes)

@@ -3,7 +3,7 @@
     shoe-sim (--link PATH | --tcp HOST:PORT) [--dialect binary|ascii] [--decks N] [--seed N] [--shoes N]
              [--pace real|fast|SECONDS] [--fault NAME=RATE ...] [--script FILE] [--truth FILE]
              [--dealer prompt|self] [--cut-card K] [--disconnect-for SECONDS] [--linger SECONDS]
-             [--settle SECONDS] [--no-extra-coup]
+             [--settle SECONDS] [--no-extra-coup] [--order FILE]
 
 Prints one line saying where it listens, then runs until every shoe is dealt (and, in the binary
 dialect, acknowledged) or it is interrupted: SIGINT or SIGTERM exit 0 after removing the symlink. Bad
@@ -24,10 +24,12 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, NoReturn, cast
 
+from controller.game.cards import Card
+from controller.game.errors import CardError
 from controller.userfile import UserFileError, check_regular, one_line, read_text
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
-from hw_sim.shoe import DEFAULT_CUT_FROM_BACK
+from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
 from hw_sim.transport import PtyTransport, TcpTransport, TransportError
 from hw_sim.truth import TruthLog
 
@@ -100,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fault", action="append", default=[], metavar="NAME=RATE", help="inject a fault by rate")
     p.add_argument("--script", type=Path, help="JSON Lines of scripted faults ({'at_card': 17, 'fault': ...})")
     p.add_argument("--truth", type=Path, help="write the record of truth here (JSON Lines)")
+    p.add_argument("--order", type=Path, metavar="FILE", help="deal every shoe's first cards in this order")
     p.add_argument("--disconnect-for", type=_seconds, default=4.0, metavar="SECONDS")
     p.add_argument("--linger", type=_seconds, metavar="SECONDS", help="after the last shoe (see docs)")
     p.add_argument(
@@ -130,6 +133,8 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
                 raise UsageError(f"--script {args.script}: JSON nested too deeply") from None
     except FaultSpecError as exc:
         raise UsageError(f"--fault/--script {exc}") from None
+    decks = args.decks if MIN_DECKS <= args.decks <= MAX_DECKS else MAX_DECKS  # a bad --decks is named below
+    order = None if args.order is None else read_order(args.order, decks)
     try:
         return SimConfig(
             dialect=Dialect(args.dialect),
@@ -144,9 +149,50 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
             one_more_coup=not args.no_extra_coup,
             linger=args.linger,
             repeat_session_id=args.repeat_session_id,
+            order=order,
         )
     except ConfigError as exc:
         raise UsageError(f"--{exc.key.replace('_', '-')}: {exc.reason}") from None
+
+
+def read_order(path: Path, decks: int) -> tuple[Card, ...]:
+    """The ``--order`` file: one card token per line (``9H``, ``TS`` ...), blank lines and ``#`` comments
+    allowed. A bad line raises UsageError naming its number."""
+    try:
+        text = read_text(path, limit=MAX_SCRIPT_BYTES)
+    except UserFileError as exc:
+        raise UsageError(f"--order {exc}") from None
+    cards: list[Card] = []
+    lines: list[int] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        token = line.split("#", 1)[0].strip()
+        if not token:
+            continue
+        try:
+            cards.append(Card.parse(token))
+        except CardError as exc:
+            raise UsageError(f"--order {path}:{number}: {exc}") from None
+        lines.append(number)
+    if not cards:
+        raise UsageError(f"--order {path}: no cards (one card per line, e.g. 9H)")
+    try:
+        check_order(cards, decks)
+    except OrderError as exc:
+        where = "" if exc.index is None else f":{lines[exc.index]}"
+        raise UsageError(f"--order {path}{where}: {exc}") from None
+    return tuple(cards)
+
+
+def order_note(order: tuple[Card, ...], config: SimConfig) -> str | None:
+    """One line saying so when the order holds fewer cards than the shoe deals before its cut card."""
+    needed = shoe_size(config.decks) - config.cut_card
+    if len(order) >= needed:
+        return None
+    return (
+        f"{PROG}: note: --order holds {len(order)} cards, the shoe deals {needed} before its cut card: the other"
+        f" {shoe_size(config.decks) - len(order)} cards of the {config.decks} decks follow,"
+        f" shuffled (seed {config.seed})"
+    )
 
 
 class _TruthWriteError(Exception):
@@ -252,6 +298,9 @@ def main(argv: list[str] | None = None) -> int:
         truth.close()
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
+    note = None if config.order is None else order_note(config.order, config)
+    if note is not None:
+        print(note, file=sys.stderr, flush=True)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     sim = ShoeSimulator(config, truth)
     try:

@@ -45,7 +45,7 @@ from hw_sim.faults import (
     FaultStage,
     UnitInfo,
 )
-from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, ShoeEmpty, ShoeModel, validate_shoe
+from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, OrderError, ShoeEmpty, ShoeModel, check_order, validate_shoe
 from hw_sim.truth import TruthLog
 
 #: What an ASCII shoe sends for a card its reader could not identify.
@@ -93,12 +93,18 @@ class SimConfig:
     firmware_version: str = "sim-1.0"
     serial_number: str = "SIM-0001"
     repeat_session_id: bool = False  # every boot draws the same id (a fixed-seed firmware; against the spec)
+    order: tuple[Card, ...] | None = None  # every shoe's first cards, in this order (the rest shuffled)
 
     def __post_init__(self) -> None:
         try:
             validate_shoe(self.decks, self.cut_card)
         except ValueError as exc:
             raise ConfigError("decks" if "decks" in str(exc) else "cut_card", str(exc)) from None
+        if self.order is not None:
+            try:
+                check_order(self.order, self.decks)
+            except OrderError as exc:
+                raise ConfigError("order", str(exc)) from None
         if self.shoes < 1:
             raise ConfigError("shoes", f"at least 1 shoe, not {self.shoes}")
         if self.pace < 0:
@@ -379,7 +385,10 @@ class ShoeSimulator:
     def _begin_shoe(self, now: float) -> None:
         self.shoe_number += 1
         self.cards_in_shoe = 0
-        shoe = ShoeModel.shuffled(self.config.decks, self._shuffle_rng, self.config.cut_card)
+        if self.config.order is not None:
+            shoe = ShoeModel.ordered(self.config.order, self.config.decks, self._shuffle_rng, self.config.cut_card)
+        else:
+            shoe = ShoeModel.shuffled(self.config.decks, self._shuffle_rng, self.config.cut_card)
         self.shoe = shoe
         self.truth.write(
             "shoe_start",

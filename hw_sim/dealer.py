@@ -154,6 +154,7 @@ class PromptDealer:
 
     def new_shoe(self) -> None:
         self._started = False
+        self._burned = False  # a burn card of this shoe has been drawn
         self._pending: Due | None = None
         self._run_left = 0
         self.coup_cards = 0
@@ -199,6 +200,10 @@ class PromptDealer:
         if not ready or self._pending is None:
             return None
         due, self._pending = self._pending, None
+        if due is Due.SHOE_CLOSED and self._burned and self.coups_declared == 0 and self.coup_cards == 0:
+            # The burn went wrong (the exposed card was unreadable): the controller wants NEW SHOE again.
+            self._burned = False
+            return Press(Button.NEW_SHOE)
         if not self._acceptable(due):
             return None
         if due is Due.DEAL:
@@ -206,6 +211,7 @@ class PromptDealer:
             self.coup_cards += 1
             return Draw(Role.COUP)
         if due is Due.BURN:
+            self._burned = True
             return Draw(Role.BURN)
         if due in _THIRD:
             if self.early_declare_armed:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.game.cards import DECK, Card
@@ -76,6 +77,21 @@ class ShoeModel:
         rng.shuffle(cards)
         return cls(cards, decks, len(cards) - cut_from_back)
 
+    @classmethod
+    def ordered(
+        cls, order: Sequence[Card], decks: int, rng: random.Random, cut_from_back: int = DEFAULT_CUT_FROM_BACK
+    ) -> ShoeModel:
+        """A shoe whose first cards are ``order`` (as given); the rest of the ``decks`` decks, shuffled with
+        ``rng``, follow. ``order`` must fit the shoe (see :func:`check_order`)."""
+        validate_shoe(decks, cut_from_back)
+        check_order(order, decks)
+        rest = Counter(list(DECK) * decks)
+        rest.subtract(order)
+        tail = [c for c in DECK for _ in range(rest[c])]
+        rng.shuffle(tail)
+        cards = [*order, *tail]
+        return cls(cards, decks, len(cards) - cut_from_back)
+
     @property
     def position(self) -> int:
         """How many of the shoe's own cards have been drawn."""
@@ -119,6 +135,27 @@ class ShoeModel:
             card, detectable = rng.choice(DECK), False
         self._counts[card] += 1
         return ForeignCard(card, detectable)
+
+
+class OrderError(ValueError):
+    """A card order that cannot be dealt from this shoe; ``index`` is the 0-based position of the card at fault
+    (None: the order as a whole)."""
+
+    def __init__(self, reason: str, index: int | None = None) -> None:
+        super().__init__(reason)
+        self.index = index
+
+
+def check_order(order: Sequence[Card], decks: int) -> None:
+    """Raise :class:`OrderError` if ``order`` holds more cards than the shoe, or a face more often than ``decks``."""
+    size = shoe_size(decks)
+    seen: Counter[Card] = Counter()
+    for i, card in enumerate(order):
+        if i >= size:
+            raise OrderError(f"more cards than a {decks}-deck shoe holds ({size})", i)
+        seen[card] += 1
+        if seen[card] > decks:
+            raise OrderError(f"{card} copy {seen[card]} in a {decks}-deck shoe", i)
 
 
 def burn_count(card: Card) -> int:

@@ -13,7 +13,9 @@ from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
 from controller.game.cards import Card
+from controller.game.edges import EdgeWatch
 from controller.game.records import InputKind, RecordKind, input_body, record_body
+from controller.game.rules import SUPER6
 from controller.game.table import (
     Alarm,
     CardDrawn,
@@ -67,6 +69,8 @@ def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Dr
     state = TableState()
     with Journal.open(tmp_path / "j.db") as journal:
         loop = TableLoop(state, AsciiWire(), journal, lambda data: None, wall=lambda: "2026-11-30T12:00:00+00:00")
+        loop.ruleset = SUPER6  # shoe start records carry it
+        loop.edges = EdgeWatch(-1.0, SUPER6, 8)  # every wager flagged at the first betting time ...
         for event in [*EVERY_INPUT, NewShoePressed()]:
             facts = {"old_session": 1, "new_session": 2} if isinstance(event, ShoeRebooted) else {"seq": 3}
             loop._apply(event, input_body(event, **facts), None, None)
@@ -85,6 +89,7 @@ def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Dr
             record_body(InputKind.MESSAGE, message="reset"),
         ]:
             loop._apply(None, body, None, None)
+        loop._apply(NewShoePressed(), input_body(NewShoePressed(), source="panel"), None, None)  # ... cleared
         loop.flush()
         journal.note({"note": "journal_restored", "reason": "test", "head": [1, "0" * 64]})
         kinds = {r.kind for r in journal.records()}

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import FrameType
 
 from controller.commands import Subparsers, UsageError
+from controller.commands.floor_demo import MAX_TABLES
 from controller.commands.run import check_journal_file
 from controller.config import default_settings
 
@@ -37,6 +38,21 @@ def register(sub: Subparsers) -> None:
         "--scoreboard", default="127.0.0.1:8080", metavar="HOST:PORT", help="scoreboard address (default %(default)s)"
     )
     p.add_argument("--reveal", choices=("on_read", "on_declare"), default="on_read", help="on_declare: squeeze game")
+    floor = p.add_argument_group(
+        "a floor on one machine",
+        "--tables N deals at N tables (scoreboards on consecutive ports from --scoreboard; port 0: free ports),"
+        " each publishing to a private Mosquitto, archived by shoe-floor serve into SQLite",
+    )
+    floor.add_argument("--tables", type=int, metavar="N", help=f"simulated tables on the floor (1-{MAX_TABLES})")
+    floor.add_argument(
+        "--dir", metavar="PATH", help="keep the floor's journals, archive and logs here (default: temporary)"
+    )
+    floor.add_argument(
+        "--floor-bind",
+        default="127.0.0.1:8070",
+        metavar="HOST:PORT",
+        help="shoe-floor serve --bind (default %(default)s)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -62,6 +78,12 @@ def run(args: argparse.Namespace) -> int:
     from controller.panel import PanelError
 
     _check(args)
+    if args.tables is not None:
+        from controller.commands import floor_demo
+
+        return floor_demo.run(args)
+    if args.dir is not None:
+        raise UsageError("shoe-controller demo: --dir is for the floor demo (--tables N)")
     if args.journal:
         check_journal_file(args.journal)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(2), "big")

@@ -69,6 +69,18 @@ MAX_CONNECTIONS = 64
 _BUSY = b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 2\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
+class BoardHost(Protocol):
+    """What the HTTP server reads from its owner: the scoreboard sink here, the floor's pit view
+    (:mod:`floor.pit`) there. Both serve a :class:`Board` through the same bounded server."""
+
+    board: Board
+    stats: Counter[str]
+    heartbeat: float
+    retry_ms: int
+    max_streams: int
+    max_streams_per_address: int
+
+
 class ScoreboardSettings(Protocol):
     """The ``[scoreboard]`` settings the sink reads (:class:`~controller.config.ScoreboardSection`)."""
 
@@ -367,18 +379,24 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 64
 
-    def __init__(self, address: tuple[str, int], sink: ScoreboardSink) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        sink: BoardHost,
+        handler: type[BaseHTTPRequestHandler] | None = None,
+        static: Mapping[str, tuple[bytes, str]] | None = None,
+    ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.sink = sink
-        self.static = _load_static()
+        self.static = _load_static() if static is None else dict(static)
         self.lock = threading.Lock()
         self.streams: list[_Stream] = []  # oldest first
         self.active = 0  # connections being served (a thread each)
         self.connections: set[socket.socket] = set()
         self.watch = _StreamWatch(self)
         try:
-            super().__init__(address, _Handler)
+            super().__init__(address, handler or _Handler)
         except BaseException:
             self.watch.close()
             raise
@@ -599,3 +617,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _event(version: int, body: bytes) -> bytes:
     return b"id: %d\ndata: %s\n\n" % (version, body)
+
+
+#: The bounded server and its handler, for the floor's pit view (:mod:`floor.pit`): it serves its own routes
+#: (``_route``) and static files through the same limits, eviction and error handling.
+BoardServer = _Server
+BoardHandler = _Handler

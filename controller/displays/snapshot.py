@@ -339,14 +339,20 @@ class SnapshotBuilder:
 
     @staticmethod
     def _roads_part(roads: Roads) -> dict[str, Any]:
-        data = roads.to_dict()
-        beads = [
-            [c, r, b.winner.value, b.player_pair, b.banker_pair, b.natural]
-            for c, r, b in bead_plate_grid(roads.bead_plate, ROAD_ROWS)
-        ]
-        big = [[c, r, cell.winner.value, cell.ties] for c, r, cell in big_road_grid(roads.big_road, ROAD_ROWS)]
-        data["layout"] = {"rows": ROAD_ROWS, "bead_plate": beads, "big_road": big}
-        for name, k in DERIVED_ROADS:
-            marks = big_road_grid(roads.derived(k), ROAD_ROWS)
-            data["layout"][name] = [[c, r, mark.value] for c, r, mark in marks]
-        return data
+        return roads_layout(roads)
+
+
+def roads_layout(roads: Roads) -> dict[str, Any]:
+    """The roads as the pages draw them: :meth:`Roads.to_dict` plus ``layout``, each road's cells placed on a
+    board of :data:`ROAD_ROWS` rows (the scoreboard and the floor's table page)."""
+    data = roads.to_dict()
+    beads = [
+        [c, r, b.winner.value, b.player_pair, b.banker_pair, b.natural]
+        for c, r, b in bead_plate_grid(roads.bead_plate, ROAD_ROWS)
+    ]
+    big = [[c, r, cell.winner.value, cell.ties] for c, r, cell in big_road_grid(roads.big_road, ROAD_ROWS)]
+    data["layout"] = {"rows": ROAD_ROWS, "bead_plate": beads, "big_road": big}
+    for name, k in DERIVED_ROADS:
+        marks = big_road_grid(roads.derived(k), ROAD_ROWS)
+        data["layout"][name] = [[c, r, mark.value] for c, r, mark in marks]
+    return data

@@ -11,6 +11,11 @@ Every record the table keeps is built here and read back here, nowhere else:
 * **derived records** (journal kinds ``coup``, ``burn``, ``shoe``, ``alarm``): what an input gave rise
   to, built from the pure core's notices by :func:`derived_records` and stored in the same transaction as
   their input. A ``coup`` body is what ``shoe-controller history --json`` prints (:data:`COUP_FIELDS`).
+  A shoe's ``start`` record carries the table's ruleset (:func:`ruleset_body`), so that the journal alone
+  prices every wager (:mod:`controller.game.edges`).
+* **surveillance records** (``advantage``, ``advantage_cleared``): a wager's exact player expectation at a
+  coup's betting time reached the threshold, or fell back below it (:data:`ADVANTAGE_FIELDS`; built by
+  :class:`controller.game.edges.EdgeWatch`, stored with the input after which the betting time came).
 
 The vocabulary is versioned by :data:`RECORD_VERSION`. A journal written by this version holds bodies of
 this shape; the floor link puts the version in every record it publishes. Adding, removing or renaming a
@@ -27,9 +32,11 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from fractions import Fraction
 from typing import Any
 
 from controller.game.cards import Card
+from controller.game.rules import Bet, CommissionCollection, DragonBonus, Ruleset
 from controller.game.table import (
     AlarmRaised,
     BurnCard,
@@ -53,7 +60,7 @@ from controller.game.table import (
 )
 
 #: The version of the record shapes below (bump it with any change to a kind or a field).
-RECORD_VERSION = 1
+RECORD_VERSION = 2
 
 
 class RecordKind(StrEnum):
@@ -65,6 +72,8 @@ class RecordKind(StrEnum):
     SHOE = "shoe"  # a shoe started or ended
     ALARM = "alarm"  # an alarm raised
     NOTE = "note"  # the journal's own notes (restored, rescued ...)
+    ADVANTAGE = "advantage"  # a wager's player EV at a coup's betting time reached the surveillance threshold
+    ADVANTAGE_CLEARED = "advantage_cleared"  # ... and fell back below it (or its shoe ended)
 
 
 class InputKind(StrEnum):
@@ -250,8 +259,11 @@ def coup_body(notice: CoupDeclared | CoupVoided | CardsSetAside) -> dict[str, An
     return body
 
 
-def derived_records(notices: Iterable[Notice]) -> list[tuple[RecordKind, dict[str, Any]]]:
-    """The journal's derived records for these notices: coups, burns, shoe start and end, alarms."""
+def derived_records(
+    notices: Iterable[Notice], ruleset: Ruleset | None = None
+) -> list[tuple[RecordKind, dict[str, Any]]]:
+    """The journal's derived records for these notices: coups, burns, shoe start and end, alarms. A shoe's
+    start record carries ``ruleset`` (the table's game and the wagers it offers) under ``rules`` when given."""
     out: list[tuple[RecordKind, dict[str, Any]]] = []
     for n in notices:
         if isinstance(n, CoupDeclared | CoupVoided | CardsSetAside):
@@ -259,7 +271,10 @@ def derived_records(notices: Iterable[Notice]) -> list[tuple[RecordKind, dict[st
         elif isinstance(n, BurnCard):
             out.append((RecordKind.BURN, {"card": None if n.card is None else n.card.token, "exposed": n.exposed}))
         elif isinstance(n, ShoeStarted):
-            out.append((RecordKind.SHOE, {"event": "start", "shoe": n.shoe_number, "decks": n.decks}))
+            start: dict[str, Any] = {"event": "start", "shoe": n.shoe_number, "decks": n.decks}
+            if ruleset is not None:
+                start["rules"] = ruleset_body(ruleset)
+            out.append((RecordKind.SHOE, start))
         elif isinstance(n, ShoeEnded):
             out.append((RecordKind.SHOE, {"event": "end", "shoe": n.shoe_number, "coups": n.coups}))
         elif isinstance(n, AlarmRaised):
@@ -270,6 +285,93 @@ def derived_records(notices: Iterable[Notice]) -> list[tuple[RecordKind, dict[st
     return out
 
 
+# -- the ruleset in a shoe's start record ------------------------------------------------------------------
+
+#: The pays of a ruleset as stored (exact, as text: ``"11"``, ``"1/20"``, ``"1/2"``), in this order.
+_PAY_FIELDS = (
+    "banker_pays",
+    "commission_rate",
+    "player_pays",
+    "tie_pays",
+    "pair_pays",
+    "dragon_7_pays",
+    "panda_8_pays",
+)
+#: The ``rules`` object of a shoe's start record: the ruleset's name, the wagers offered, the pays.
+RULES_FIELDS = ("name", "description", "offered", "pays")
+#: Its ``pays`` object.
+PAYS_FIELDS = (
+    *_PAY_FIELDS,
+    "banker_six_pays",
+    "banker_three_card_seven_pushes",
+    "tie_pushes_main_bets",
+    "commission_collection",
+    "dragon_bonus",
+)
+
+
+def ruleset_body(rules: Ruleset) -> dict[str, Any]:
+    """A ruleset as a shoe's start record holds it: its name and description, everything that prices a wager,
+    exactly (fractions as text), and the wagers the table offers (``offered``, by
+    :class:`~controller.game.rules.Bet` name, the three main wagers included)."""
+    db = rules.dragon_bonus
+    pays: dict[str, Any] = {name: str(getattr(rules, name)) for name in _PAY_FIELDS}
+    pays |= {
+        "banker_six_pays": None if rules.banker_six_pays is None else str(rules.banker_six_pays),
+        "banker_three_card_seven_pushes": rules.banker_three_card_seven_pushes,
+        "tie_pushes_main_bets": rules.tie_pushes_main_bets,
+        "commission_collection": rules.commission_collection.value,
+        "dragon_bonus": {
+            "natural_win": str(db.natural_win),
+            "natural_tie_pushes": db.natural_tie_pushes,
+            "ladder": {str(m): str(p) for m, p in sorted(db.ladder.items())},
+        },
+    }
+    return {
+        "name": rules.name,
+        "description": rules.description,
+        "offered": [b.value for b in Bet if rules.offers(b)],
+        "pays": pays,
+    }
+
+
+def ruleset_from_body(body: Mapping[str, Any]) -> Ruleset:
+    """The ruleset a shoe's start record holds (:func:`ruleset_body`); ValueError naming a bad part."""
+    try:
+        pays = body["pays"]
+        db = pays["dragon_bonus"]
+        six = pays["banker_six_pays"]
+        offered = frozenset(Bet(name) for name in body["offered"])
+        return Ruleset(
+            name=str(body["name"]),
+            description=str(body.get("description", "")),
+            **{name: Fraction(str(pays[name])) for name in _PAY_FIELDS},
+            banker_six_pays=None if six is None else Fraction(str(six)),
+            banker_three_card_seven_pushes=bool(pays["banker_three_card_seven_pushes"]),
+            tie_pushes_main_bets=bool(pays["tie_pushes_main_bets"]),
+            commission_collection=CommissionCollection(pays["commission_collection"]),
+            dragon_bonus=DragonBonus(
+                natural_win=Fraction(str(db["natural_win"])),
+                natural_tie_pushes=bool(db["natural_tie_pushes"]),
+                ladder={int(m): Fraction(str(p)) for m, p in db["ladder"].items()},
+            ),
+            offered_side_bets=offered - {Bet.BANKER, Bet.PLAYER, Bet.TIE},
+        )
+    except (KeyError, TypeError, AttributeError, ValueError, ZeroDivisionError) as exc:
+        raise ValueError(f"shoe record's rules are not a ruleset: {exc!r:.80}") from None
+
+
+#: The body of an ``advantage`` or ``advantage_cleared`` record: the shoe and coup whose betting time it was,
+#: the wager (its :class:`~controller.game.rules.Bet` name), its player EV per unit staked, the cards left.
+#: A clear because the shoe ended adds ``"shoe_ended": true`` (the figures are the shoe's last).
+ADVANTAGE_FIELDS = ("shoe", "coup", "bet", "ev", "cards_left")
+
+
+def advantage_body(shoe: int, coup: int, bet: str, ev: float, cards_left: int, **extra: Any) -> dict[str, Any]:
+    """An ``advantage`` or ``advantage_cleared`` body (:data:`ADVANTAGE_FIELDS`, then ``extra``)."""
+    return {"shoe": shoe, "coup": coup, "bet": bet, "ev": ev, "cards_left": cards_left, **extra}
+
+
 def signature() -> str:
     """A digest of the vocabulary's kinds and fixed fields: it changes when the shapes do (see the version)."""
     parts = [
@@ -278,6 +380,8 @@ def signature() -> str:
         "fields:" + ";".join(f"{k.value}={','.join(v)}" for k, v in sorted(_INPUT_FIELDS.items())),
         "sources:" + ",".join(s.value for s in Source),
         "coup:" + ",".join(COUP_FIELDS),
+        "shoe_start:event,shoe,decks,rules;rules:" + ",".join(RULES_FIELDS) + ";pays:" + ",".join(PAYS_FIELDS),
+        "advantage:" + ",".join(ADVANTAGE_FIELDS),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 

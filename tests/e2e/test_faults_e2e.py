@@ -138,3 +138,17 @@ def test_shoe_reboot_is_alarmed_and_the_table_carries_on(harness: Harness, scrip
     journaled = journal_cards(harness)
     assert len(journaled) >= len(truth_cards) - len(reboot[0]["lost_seqs"])
     assert len(journaled) <= len(truth_cards)
+
+
+def test_an_unreadable_exposed_burn_card_asks_for_new_shoe_and_the_dealer_presses_it(
+    harness: Harness, script: Path
+) -> None:
+    """The first card of the shoe (the exposed burn card) unreadable: the table closes the shoe and asks for NEW
+    SHOE; the simulator's dealer presses it, as the runbook says, and the shoe is dealt to the end (it used to
+    wait for ever)."""
+    script.write_text(json.dumps({"at_card": 1, "fault": "unreadable"}) + "\n")
+    recorder = run_table(harness, "--script", str(script))
+    assert (Alarm.UNREADABLE_EXPOSED, LampPattern.STEADY) in recorder.seen
+    presses = [e["button"] for e in harness.truth_events() if e["event"] == "button"]
+    assert presses[:2] == ["NEW_SHOE", "NEW_SHOE"]
+    assert sum(c["declared"] for c in harness.journal_coups()) >= 5

@@ -17,7 +17,7 @@ import pytest
 from controller.config import FloorSection
 from controller.floor_link import FloorLink, parse_ack, state_message
 from controller.game.cards import Card
-from controller.game.records import input_body
+from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
 from tests.floor.floorside import FloorSide, ordered_without_duplicates
@@ -94,7 +94,7 @@ def test_every_record_arrives_in_order_and_the_ack_is_kept(
     records = [floor.by_seq[i] for i in range(1, 351)]
     assert all(r.chain_ok() for r in records)
     assert all(b.prev == a.hash for a, b in itertools.pairwise(records))
-    assert all(r.table == "t1" and r.v == 1 for r in records)
+    assert all(r.table == "t1" and r.v == RECORD_VERSION for r in records)
     with Journal.open(journal_path, read_only=True) as j:
         assert j.floor_ack() == 350
         assert [r.for_floor("t1") for r in j.records()] == records
@@ -162,6 +162,34 @@ def test_the_window_stays_within_the_brokers_receive_maximum(tmp_path: Path, jou
         server.kill()
     assert link.link.window == 16
     assert link.link.rewinds == 0
+
+
+def test_the_link_outlives_a_silent_broker_longer_than_its_resend_interval(
+    broker: Mosquitto, journal_path: Path
+) -> None:
+    """A broker (or a network path) that keeps the connection open and answers nothing: each time the ack is
+    stuck for ``resend_after`` the link goes back to it and sends its window again, on top of what paho still
+    holds unacknowledged, until paho's outgoing queue is full. The link must wait, not die."""
+    link = Link(broker, journal_path, max_inflight=16, resend_after=0.3, resend_max=0.3)
+    link.write(2000)
+    side = FloorSide("127.0.0.1", broker.port)
+    link.link.start()
+    try:
+        side.wait(lambda f: f.contiguous >= 1, 30, "the first record")
+        assert broker.proc is not None
+        os.kill(broker.proc.pid, signal.SIGSTOP)
+        try:
+            until = time.monotonic() + 3.0
+            while time.monotonic() < until:
+                assert link.link._thread is not None and link.link._thread.is_alive(), "the floor link died"
+                time.sleep(0.05)
+            assert link.link.rewinds >= 3
+        finally:
+            os.kill(broker.proc.pid, signal.SIGCONT)
+        side.wait(lambda f: f.contiguous == 2000, 60, "all 2000 records after the broker woke")
+    finally:
+        link.close()
+        side.close()
 
 
 def test_broker_killed_mid_stream_then_the_backlog_flushes(broker: Mosquitto, journal_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.game.records import TableRecord
-from controller.journal import Journal
+from controller.journal import Journal, JournalError
 from floor.archive import Archive
 from floor.collector import Collector, Settings
 from tests.servers import Mosquitto, Postgres
@@ -94,6 +94,7 @@ class Table:
     def __init__(self, broker: Mosquitto, site: str = "s1") -> None:
         self.site = site
         self.acks: dict[str, int] = {}
+        self.acks_heard: list[int] = []  # every ack payload, in order
         self._lock = threading.Lock()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         self.client.on_message = self._on_ack
@@ -105,6 +106,7 @@ class Table:
         table = message.topic.split("/")[2]
         with self._lock:
             self.acks[table] = max(self.acks.get(table, 0), int(message.payload))
+            self.acks_heard.append(int(message.payload))
 
     def publish(self, records: list[TableRecord]) -> None:
         infos = [self.send(r.table, r.to_json()) for r in records]
@@ -179,9 +181,69 @@ def collector(broker: Mosquitto, archive_url: str) -> Iterator[Callable[..., InP
 def serve_process(broker: Mosquitto, url: str, client_id: str, log: Path, *extra: str) -> subprocess.Popen[bytes]:
     """``shoe-floor serve`` as a real process (its log in ``log``)."""
     args = [PYTHON, "-m", "floor.cli", "serve", "--broker", broker.url, "--archive", url, "--client-id", client_id]
+    if "--bind" not in extra:  # the pit page's default port is one per machine: each collector its own
+        args += ["--bind", "127.0.0.1:0"]
     return subprocess.Popen([*args, *extra], stdout=subprocess.DEVNULL, stderr=log.open("ab"), cwd=ROOT)
 
 
 def archived(url: str, table: str) -> list[dict[str, object]]:
     with Archive(url, create=False) as a:
         return [json.loads(r.to_json()) for r in a.records(table)]
+
+
+def shoe_floor(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PYTHON, "-m", "floor.cli", *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
+
+
+def archived_count(url: str) -> int:
+    try:
+        with Archive(url, create=False) as a:
+            return sum(1 for t in a.tables() for _ in a.records(t))
+    except Exception:
+        return 0
+
+
+def start_collector(broker: Mosquitto, url: str, client_id: str, log: Path) -> subprocess.Popen[bytes]:
+    """``shoe-floor serve --site s1`` as a real process, once it has subscribed."""
+    proc = serve_process(broker, url, client_id, log, "--site", "s1")
+    until(lambda: "subscribed" in log.read_text(), 30, f"{log.name} to subscribe")
+    return proc
+
+
+def stop_collector(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        proc.wait(20)
+
+
+def journal_of(path: Path, table: str) -> list[dict[str, object]]:
+    """A table's journal as the table publishes it (every record, in order, as JSON objects)."""
+    with Journal.open(path, read_only=True) as j:
+        return [json.loads(r.for_floor(table).to_json()) for r in j.records()]
+
+
+def stored_ack(path: Path) -> int:
+    """The floor's ack as the table stored it in its journal (0: none yet)."""
+    with Journal.open(path, read_only=True) as j:
+        return j.floor_ack() or 0
+
+
+def shoes_started(path: Path) -> int:
+    """How many shoes the table has started (0 before its daemon has written the journal)."""
+    try:
+        with Journal.open(path, read_only=True) as j:
+            return len(j.shoe_starts())
+    except JournalError:
+        return 0
+
+
+def assert_archive_is_every_journal(url: str, tables: dict[str, Path], ack_timeout: float = 90.0) -> None:
+    """The end state after a fault: each table's stored ack reached its journal's head, the archive holds each
+    journal record for record (same seq, kind, hash, body: nothing lost, nothing doubled), and ``shoe-floor
+    verify`` passes."""
+    for table, path in tables.items():
+        until(lambda: stored_ack(path) == len(journal_of(path, table)), ack_timeout, f"{table}'s last ack")  # noqa: B023
+    for table, path in tables.items():
+        assert archived(url, table) == journal_of(path, table)
+    verify = shoe_floor("verify", "--archive", url)
+    assert verify.returncode == 0, verify.stdout + verify.stderr

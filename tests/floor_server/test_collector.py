@@ -120,6 +120,21 @@ def test_a_record_re_hashed_after_tampering_breaks_the_link_and_stops_the_ack(
     assert table.ack("T1") == 20
 
 
+def test_a_table_resending_what_is_archived_hears_the_ack_again(
+    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess]
+) -> None:
+    """A broker back from an old save holds an old retained ack: the table takes it and resends from it. The
+    collector has archived those records already (nothing new to ack), and must say the head again."""
+    collector()
+    table.publish(journal_records[:100])
+    table.wait_ack("T1", 100)
+    table.client.publish("baccarat/s1/T1/ack", b"7", qos=1, retain=True).wait_for_publish(5)  # the old save's
+    until(lambda: table.acks_heard.count(7) == 1, 10, "the old ack")
+    table.acks["T1"] = 7  # the table takes the floor's word
+    table.publish(journal_records[7:100])  # and sends again from it
+    table.wait_ack("T1", 100, timeout=10)
+
+
 def test_two_tables_get_their_own_acks(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:

@@ -6,7 +6,6 @@ deals on; when the network is back its floor link reconnects and sends from the 
 from __future__ import annotations
 
 import contextlib
-import json
 import socket
 import threading
 import time
@@ -14,10 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Journal
 from tests.e2e.harness import Harness
-from tests.floor_server.conftest import archived, serve_process, until
-from tests.floor_server.test_serve_process import archived_count, shoe_floor
+from tests.floor_server.conftest import (
+    archived,
+    archived_count,
+    journal_of,
+    serve_process,
+    shoe_floor,
+    stored_ack,
+    until,
+)
 from tests.servers import Mosquitto
 
 pytestmark = pytest.mark.slow
@@ -101,13 +106,7 @@ class CuttableProxy:
 
 
 def journal(path: Path) -> list[dict[str, object]]:
-    with Journal.open(path, read_only=True) as j:
-        return [json.loads(r.for_floor("t1").to_json()) for r in j.records()]
-
-
-def stored_ack(path: Path) -> int:
-    with Journal.open(path, read_only=True) as j:
-        return j.floor_ack() or 0
+    return journal_of(path, "t1")
 
 
 def test_a_network_cut_mid_shoe_loses_and_doubles_nothing(broker: Mosquitto, archive_url: str, tmp_path: Path) -> None:

@@ -14,22 +14,19 @@ import pytest
 
 from controller.game.records import TableRecord
 from floor.archive import Archive
-from tests.floor_server.conftest import PYTHON, ROOT, Table, archived, serve_process, until
+from tests.floor_server.conftest import (
+    PYTHON,
+    ROOT,
+    Table,
+    archived,
+    archived_count,
+    serve_process,
+    shoe_floor,
+    until,
+)
 from tests.servers import Mosquitto
 
 pytestmark = pytest.mark.slow
-
-
-def shoe_floor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "floor.cli", *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
-
-
-def archived_count(url: str) -> int:
-    try:
-        with Archive(url, create=False) as a:
-            return sum(1 for t in a.tables() for _ in a.records(t))
-    except Exception:
-        return 0
 
 
 def test_a_collector_killed_mid_stream_and_restarted_archives_the_journal_record_for_record(

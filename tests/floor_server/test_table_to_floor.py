@@ -12,23 +12,23 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Journal
 from tests.e2e.harness import Harness
-from tests.floor_server.conftest import archived, serve_process, until
-from tests.floor_server.test_serve_process import archived_count, shoe_floor
+from tests.floor_server.conftest import (
+    archived,
+    archived_count,
+    journal_of,
+    serve_process,
+    shoe_floor,
+    stored_ack,
+    until,
+)
 from tests.servers import Mosquitto
 
 pytestmark = pytest.mark.slow
 
 
 def journal(path: Path) -> list[dict[str, object]]:
-    with Journal.open(path, read_only=True) as j:
-        return [json.loads(r.for_floor(path.parent.name).to_json()) for r in j.records()]
-
-
-def stored_ack(path: Path) -> int:
-    with Journal.open(path, read_only=True) as j:
-        return j.floor_ack() or 0
+    return journal_of(path, path.parent.name)
 
 
 def test_two_tables_two_collectors_one_killed_the_archive_is_every_journal(

@@ -1,0 +1,169 @@
+"""Figure 1 with the floor link (issue 9, "the table never slowed"): card -> LEDs with the floor link off, on
+with a healthy floor (a real Mosquitto and a real ``shoe-floor serve`` archiving and acking), on with the
+broker killed just before the first card (the link reconnecting, the outbox growing), and on with the broker
+silent (SIGSTOPped after the link connected: the TCP connection open, nothing answered, the link's window
+full), side by side.
+
+    .venv/bin/python benchmarks/bench_card_led_floor.py [--cards 400] [--paced 0.05] [--seed 1] [--dir DIR]
+
+Each configuration is :func:`harness.bench_latency` (the daemon in this process, gpiozero mock pins, a real pty,
+the card frame written -> the sink after the panel's), at a dealer's pace (``--paced`` seconds between events)
+and flat out. Target: the p99s with the link on within noise of the p99s with it off (and the figure-1
+target, p99 <= 0.5 ms, met in each).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' Mosquitto
+
+from harness import (
+    TARGET_LED_P99_MS,
+    Children,
+    LatencyResult,
+    bench_latency,
+    common_args,
+    console_script,
+    header,
+    load,
+    out,
+    pct,
+    temp_dir,
+    verdict,
+)
+
+from controller.daemon import Daemon
+from tests.servers import Mosquitto
+
+
+class Floor:
+    """A Mosquitto and a ``shoe-floor serve`` (SQLite archive) in ``tmp``, and what the last run's link did."""
+
+    def __init__(self, tmp: Path, name: str) -> None:
+        self.tmp = tmp / name
+        self.tmp.mkdir()
+        self.broker = Mosquitto(self.tmp / "mosquitto").start()
+        self.children = Children()
+        self.link: object = None
+        log = self.tmp / "serve.log"
+        archive = f"sqlite:///{self.tmp}/archive.db"
+        serve = console_script("shoe-floor", "floor.cli")
+        args = ["serve", "--broker", self.broker.url, "--archive", archive, "--client-id", name, "--site", "bench"]
+        self.collector = self.children.spawn([*serve, *args], log)
+        deadline = time.monotonic() + 30
+        while "subscribed" not in log.read_text(errors="replace"):
+            if time.monotonic() > deadline or self.collector.poll() is not None:
+                raise RuntimeError(f"shoe-floor serve did not subscribe: {log.read_text(errors='replace')}")
+            time.sleep(0.05)
+
+    def connected(self, daemon: Daemon) -> None:
+        """Wait for the daemon's floor link to be connected; keep the link for the figures after the run."""
+        self.link = daemon.floor
+        deadline = time.monotonic() + 30
+        while not daemon.floor.connected or daemon.floor.connects < 1:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the floor link did not connect")
+            time.sleep(0.01)
+
+    def backlog(self) -> str:
+        link = self.link
+        if link is None:
+            return ""
+        head, acked = link.head, link.acked  # type: ignore[attr-defined]
+        return f"journal head {head}, floor ack {acked}: backlog {head - acked} records"
+
+    def close(self) -> None:
+        if self.broker.proc is not None:
+            os.kill(self.broker.proc.pid, signal.SIGCONT)  # harmless if it was not stopped
+        self.children.close()
+        self.broker.kill()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = common_args(__doc__)
+    p.add_argument("--cards", type=int, default=400, help="cards timed per configuration and pace (default 400)")
+    p.add_argument("--warmup", type=int, default=50, help="cards dealt before timing starts (default 50)")
+    p.add_argument("--paced", type=float, default=0.05, metavar="SECONDS", help="gap at a dealer's pace (0: skip)")
+    args = p.parse_args(argv)
+    started = time.perf_counter()
+    rows: list[tuple[str, LatencyResult | None, LatencyResult, str]] = []
+    tables = itertools.count(1)
+    with temp_dir(args.dir) as name:
+        tmp = Path(name)
+        header("figure 1 with the floor link: card -> LEDs, link off / on / broker down / broker silent", tmp)
+
+        def run(label: str, floor: Floor | None, before: Callable[[Daemon], None] | None) -> None:
+            url = floor.broker.url if floor is not None else None
+            results = []
+            for gap in ([args.paced] if args.paced > 0 else []) + [0.0]:
+                if floor is not None and floor.broker.proc is None:
+                    floor.broker.start()  # killed by the last run: back for the link to connect first
+                table = f"t{next(tables)}"  # a new journal each run: a new table for the archive
+                r = bench_latency(
+                    tmp, args.cards, args.seed, args.warmup, gap, floor=url, floor_table=table, before_dealing=before
+                )
+                if r.threads_left:
+                    out(f"   WARNING ({label}): threads left behind: {', '.join(r.threads_left)}")
+                results.append(r)
+                if floor is not None and floor.broker.proc is not None:
+                    os.kill(floor.broker.proc.pid, signal.SIGCONT)
+            backlog = floor.backlog() if floor is not None else "no floor link"
+            rows.append((label, results[0] if len(results) == 2 else None, results[-1], backlog))
+            out(f"   {label}: done ({backlog})")
+
+        run("floor link off", None, None)
+        healthy = Floor(tmp, "healthy")
+        try:
+            run("on, healthy floor", healthy, healthy.connected)
+        finally:
+            healthy.close()
+        down = Floor(tmp, "down")
+        try:
+
+            def kill_broker(daemon: Daemon) -> None:
+                down.connected(daemon)
+                down.broker.kill()
+
+            run("on, broker killed", down, kill_broker)
+        finally:
+            down.close()
+        silent = Floor(tmp, "silent")
+        try:
+
+            def stop_broker(daemon: Daemon) -> None:
+                silent.connected(daemon)
+                assert silent.broker.proc is not None
+                os.kill(silent.broker.proc.pid, signal.SIGSTOP)
+
+            run("on, broker silent", silent, stop_broker)
+        finally:
+            silent.close()
+
+    out()
+    paced_title = f"at a dealer's pace ({args.paced * 1000:.0f} ms)      " if args.paced else ""
+    out("card -> panel updated (ms)      " + paced_title + "flat out                  outbox at the end")
+    out("                                " + ("p50     p95     p99     " if args.paced else "") + "p50     p95     p99")
+    ok = True
+    for label, paced, flat, backlog in rows:
+        cells = ""
+        for r in (paced, flat):
+            if r is None:
+                continue
+            cells += "  ".join(f"{pct(r.sink, q) * 1000:6.3f}" for q in (50, 95, 99)) + "    "
+            ok &= pct(r.sink, 99) * 1000 <= TARGET_LED_P99_MS
+        out(f"   {label:<29}{cells}{backlog}")
+    out(f"   target p99 <= {TARGET_LED_P99_MS:g} ms in every configuration: {verdict(ok)}")
+    out()
+    out(f"total {time.perf_counter() - started:.1f} s; {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,459 @@
+"""The pit view: every table at a glance, a page per table with game recall, the floor's alert feed.
+
+Read-only. Live data comes from the broker on the pit's own (non-shared) subscription::
+
+    baccarat/+/+/state    retained JSON of each table now (controller.floor_link.state_message)
+    baccarat/+/+/status   retained online / offline (the table's Last Will)
+    baccarat/+/+/record   every record a table publishes (last result, advantage flags, new shoe)
+    baccarat/+/floor/alert  the floor's alerts (surveillance, gaps, broken links ...)
+
+History comes from the archive (:class:`~floor.archive.Archive`): the last result and advantage flags at start,
+the initial alert feed, and everything on a table page (roads, coups with their cards, recall, alarm log, the
+edge of each wager over the shoe).
+
+:class:`Pit` keeps one tile per table (at most :data:`MAX_TABLES`; more are counted in ``stats`` and shown
+on the page as ``ignored``) and the newest :data:`FEED_SIZE` alerts. Only paho's network thread changes
+them; each change is encoded once (each tile's JSON is cached) and published on a
+:class:`~controller.displays.scoreboard.Board`, which the HTTP threads serve to every page over ``/events``
+through the scoreboard's bounded server (the same stream limits, eviction, 503 and error handling). A slow
+page only ever gets the newest snapshot, never a backlog.
+
+Routes: ``/`` the pit page, ``/table/<id>`` a table page, ``/events`` (SSE), ``/api/pit`` (the snapshot),
+``/api/table/<id>``, ``/api/table/<id>/coup?shoe=S&coup=C`` (recall), ``/api/feed``, ``/metrics``
+(Prometheus, the collector's counters when ``shoe-floor serve`` runs it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.displays.scoreboard import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer
+from controller.displays.snapshot import roads_layout
+from controller.game.roads import RoadError, big_road_grid, compute_roads
+from floor.archive import Archive
+from floor.collector import Broker
+
+log = logging.getLogger("shoe-floor.pit")
+
+STATIC_DIR = Path(__file__).with_name("static")
+STATIC_FILES: Mapping[str, str] = {
+    "pit.html": "text/html; charset=utf-8",
+    "table.html": "text/html; charset=utf-8",
+    "pit.css": "text/css; charset=utf-8",
+    "pit.js": "text/javascript; charset=utf-8",
+    "table.js": "text/javascript; charset=utf-8",
+}
+#: Tables the pit keeps a tile for (a floor has tens); more are counted and shown as ignored.
+MAX_TABLES = 200
+#: Alerts kept for the feed (newest first); the archive holds them all.
+FEED_SIZE = 100
+#: Big-road columns a tile shows (the newest).
+TILE_COLUMNS = 16
+#: Advantage flags kept per table (a table offers a handful of wagers).
+MAX_FLAGS = 16
+#: Coups a table page lists for the current and the previous shoe (regulators ask for at least 10).
+PAGE_COUPS = 200
+
+_TOPICS = ["baccarat/+/+/state", "baccarat/+/+/status", "baccarat/+/+/record", "baccarat/+/floor/alert"]
+
+
+def _ms(at: object) -> int | None:
+    """Epoch milliseconds of a UTC ISO 8601 time (``...Z``), None when it is not one."""
+    if not isinstance(at, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def valid_table(name: str) -> bool:
+    return 0 < len(name) <= 100 and not any(c in name for c in "/+#\0")
+
+
+def initial_feed(archive: Archive, limit: int = FEED_SIZE, table: str | None = None) -> list[dict[str, Any]]:
+    """The newest alerts first, as published on ``baccarat/<site>/floor/alert`` (the archive's feed)."""
+    return [item.to_dict() for item in archive.feed(limit, table=table)]
+
+
+class _Tile:
+    """One table as the pit shows it."""
+
+    def __init__(self, site: str, table: str) -> None:
+        self.site = site
+        self.table = table
+        self.status = "unknown"
+        self.state: dict[str, Any] = {}
+        self.last: dict[str, Any] | None = None
+        self.bead = ""
+        self.big_road: list[list[Any]] = []
+        self.alarms: dict[str, int | None] = {}  # name -> since (epoch ms)
+        self.advantage: dict[str, dict[str, Any]] = {}
+        self.updated: int | None = None
+        self.json = ""
+
+    def follow_state(self, state: Mapping[str, Any]) -> None:
+        self.state = {k: state.get(k) for k in ("shoe", "coup", "due", "cards_remaining", "cards_dealt")}
+        now = _ms(state.get("at"))
+        alarms = [str(a) for a in state.get("alarms") or []][:32]
+        self.alarms = {a: self.alarms.get(a, now) for a in alarms}
+        roads = state.get("roads") or {}
+        bead = str(roads.get("bead") or "") if isinstance(roads, Mapping) else ""
+        if bead != self.bead:
+            self.bead = bead
+            try:
+                columns = compute_roads(bead).big_road
+            except RoadError:
+                columns = ()
+            cells = big_road_grid(columns)
+            first = max(0, max((c for c, _r, _cell in cells), default=0) + 1 - TILE_COLUMNS)
+            self.big_road = [[c - first, r, cell.winner.value, cell.ties] for c, r, cell in cells if c >= first]
+        self.updated = now
+
+    def follow_record(self, kind: str, body: Mapping[str, Any]) -> None:
+        if kind == "coup" and body.get("declared"):
+            self.last = {
+                k: body.get(k)
+                for k in ("shoe", "coup", "winner", "player", "banker", "player_total", "banker_total", "natural")
+            }
+        elif kind == "shoe" and body.get("event") == "start":
+            self.advantage.clear()
+            self.last = None
+        elif kind == "advantage" and isinstance(body.get("bet"), str):
+            if body["bet"] in self.advantage or len(self.advantage) < MAX_FLAGS:
+                self.advantage[body["bet"]] = {k: body.get(k) for k in ("bet", "ev", "shoe", "coup", "cards_left")}
+        elif kind == "advantage_cleared":
+            self.advantage.pop(str(body.get("bet")), None)
+
+    def encode(self) -> None:
+        link = "offline" if self.status == "offline" else "link down" if "link_down" in self.alarms else self.status
+        self.json = json.dumps(
+            {
+                "table": self.table,
+                "site": self.site,
+                "status": self.status,
+                "link": link,
+                **self.state,
+                "last": self.last,
+                "bead": self.bead,
+                "big_road": self.big_road,
+                "alarms": [{"name": a, "since": s} for a, s in self.alarms.items()],
+                "advantage": sorted(self.advantage.values(), key=lambda f: str(f["bet"])),
+                "updated": self.updated,
+            },
+            separators=(",", ":"),
+        )
+
+
+class Pit:
+    """The live pit: tiles and feed, fed by the broker, published on :attr:`board` (see the module's notes)."""
+
+    def __init__(
+        self,
+        archive_url: str,
+        *,
+        heartbeat: float = 15.0,
+        retry_ms: int = 2000,
+        max_streams: int = MAX_STREAMS,
+        max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
+        wall_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
+    ) -> None:
+        self.board = Board()
+        self.stats: Counter[str] = Counter()
+        self.heartbeat = heartbeat
+        self.retry_ms = retry_ms
+        self.max_streams = max_streams
+        self.max_streams_per_address = max_streams_per_address
+        self.wall_ms = wall_ms
+        self.archive = Archive(archive_url, create=False)
+        self.archive_lock = threading.Lock()
+        self.tiles: dict[str, _Tile] = {}
+        self.feed: deque[dict[str, Any]] = deque(maxlen=FEED_SIZE)
+        self._ignored: set[str] = set()  # tables past MAX_TABLES (at most 10 times as many names kept)
+        self._feed_json = "[]"
+        self._version = 0
+        self._lock = threading.Lock()  # paho's thread and the start-up load
+        self._client: mqtt.Client | None = None
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self.load()
+
+    # -- history from the archive ------------------------------------------------------------------
+    def load(self) -> None:
+        """The tables the archive knows, their last result and open advantage flags, and the feed."""
+        with self.archive_lock:
+            tables = self.archive.tables()[:MAX_TABLES]
+            feed = initial_feed(self.archive)
+            lasts = {t: self.archive.coups(t, last=1) for t in tables}
+            shoes = {t: self.archive.shoes(t) for t in tables}
+            current = {t: self.archive.shoe_records(t, s[-1]) if s else [] for t, s in shoes.items()}
+        with self._lock:
+            for table in tables:
+                tile = self.tiles.setdefault(table, _Tile("", table))
+                for kind, body in current[table]:
+                    tile.follow_record(kind, body)
+                for coup in lasts[table]:
+                    tile.follow_record("coup", coup)
+                tile.encode()
+            self.feed.extend(reversed(feed[:FEED_SIZE]))  # the deque holds oldest first
+            self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"))
+            self._publish()
+
+    # -- live from the broker (paho's thread) --------------------------------------------------------
+    def on_message(self, topic: str, payload: bytes) -> None:
+        parts = topic.split("/")
+        if len(parts) != 4 or parts[0] != "baccarat":
+            return
+        _, site, table, what = parts
+        with self._lock:
+            if table == "floor" and what == "alert":
+                self._alert(payload)
+            else:
+                tile = self._tile(site, table)
+                if tile is None:
+                    if table in self._ignored or len(self._ignored) >= 10 * MAX_TABLES:
+                        return
+                    self._ignored.add(table)  # a table with no tile: counted once, shown on the page
+                    self.stats["tables_ignored"] = len(self._ignored)
+                elif not self._follow(tile, what, payload):
+                    return
+                else:
+                    tile.encode()
+            self._publish()
+
+    def _tile(self, site: str, table: str) -> _Tile | None:
+        tile = self.tiles.get(table)
+        if tile is None:
+            if len(self.tiles) >= MAX_TABLES or not valid_table(table):
+                return None
+            tile = self.tiles[table] = _Tile(site, table)
+        tile.site = site
+        return tile
+
+    def _follow(self, tile: _Tile, what: str, payload: bytes) -> bool:
+        if what == "status":
+            tile.status = "online" if payload == b"online" else "offline"
+            return True
+        try:
+            data = json.loads(payload)
+        except (ValueError, UnicodeDecodeError):
+            self.stats["unreadable"] += 1
+            return False
+        if not isinstance(data, dict):
+            self.stats["unreadable"] += 1
+            return False
+        if what == "state":
+            tile.follow_state(data)
+            return True
+        if what == "record" and isinstance(data.get("body"), dict):
+            tile.follow_record(str(data.get("kind")), data["body"])
+            return True
+        return False
+
+    def _alert(self, payload: bytes) -> None:
+        try:
+            item = json.loads(payload)
+        except (ValueError, UnicodeDecodeError):
+            self.stats["unreadable"] += 1
+            return
+        if not isinstance(item, dict) or not isinstance(item.get("table"), str):
+            self.stats["unreadable"] += 1
+            return
+        self.feed.append(item)
+        self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"))
+        record = item.get("record")
+        tile = self.tiles.get(item["table"])
+        if tile is not None and isinstance(record, dict) and isinstance(record.get("body"), dict):
+            tile.follow_record(str(record.get("kind")), record["body"])
+            tile.encode()
+
+    def _publish(self) -> None:
+        self._version += 1
+        tiles = ",".join(self.tiles[t].json for t in sorted(self.tiles))
+        ignored = self.stats["tables_ignored"]
+        body = (
+            f'{{"version":{self._version},"ts_ms":{self.wall_ms()},"ignored":{ignored},'
+            f'"tables":[{tiles}],"feed":{self._feed_json}}}'
+        )
+        self.board.publish_body(self._version, body.encode())
+
+    def snapshot(self) -> dict[str, Any]:
+        return dict(json.loads(self.board.current()[1]))
+
+    # -- a table page (the HTTP threads; one archive connection, taken in turn) -------------------------
+    def table_page(self, table: str) -> dict[str, Any] | None:
+        with self.archive_lock:
+            shoes = self.archive.shoes(table)
+            if not shoes and table not in self.tiles:
+                return None
+            out: dict[str, Any] = {"table": table, "shoes": shoes, "current": None, "previous": None}
+            for key, shoe in zip(("current", "previous"), reversed(shoes[-2:]), strict=False):
+                records = self.archive.shoe_records(table, shoe)
+                coups = [c for c in self.archive.shoe_coups(table, shoe)][-PAGE_COUPS:]
+                out[key] = {
+                    "shoe": shoe,
+                    "coups": coups,
+                    "roads": roads_layout(compute_roads(c for c in coups if c["declared"] and not c["void"])),
+                    "alarms": [b for k, b in records if k == "alarm"][-100:],
+                    "edges": edges_of(records),
+                }
+            out["alerts"] = initial_feed(self.archive, 100, table)
+        return out
+
+    def recall(self, table: str, shoe: int, coup: int) -> dict[str, Any] | None:
+        with self.archive_lock:
+            return self.archive.recall(table, shoe, coup)
+
+    # -- serving ---------------------------------------------------------------------------------------
+    def start(
+        self,
+        bind: tuple[str, int],
+        broker: str | None,
+        *,
+        metrics: Callable[[], bytes] | None = None,
+        ca_file: str | None = None,
+        username: str | None = None,
+        password: str | None = None,
+    ) -> None:
+        """Serve on ``bind`` (OSError when it cannot bind); follow ``broker`` (None: history only)."""
+        static = {name: ((STATIC_DIR / name).read_bytes(), ctype) for name, ctype in STATIC_FILES.items()}
+        self._server = BoardServer(bind, self, _PitHandler, static)
+        self._server.pit = self
+        self._server.metrics = metrics
+        self._server.watch.start()
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="pit-http", kwargs={"poll_interval": 0.2}
+        )
+        self._thread.start()
+        if broker is not None:
+            self._connect(broker, ca_file, username, password)
+        log.info("pit: serving http://%s:%d/", *self.address)
+
+    def _connect(self, url: str, ca_file: str | None, username: str | None, password: str | None) -> None:
+        b = Broker.parse(url)
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"shoe-pit-{id(self):x}", protocol=mqtt.MQTTv5)
+        if b.tls:
+            client.tls_set(ca_certs=ca_file)
+        if username:
+            client.username_pw_set(username, password)
+        client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in _TOPICS])
+        client.on_message = lambda c, u, m: self.on_message(m.topic, bytes(m.payload))
+        client.reconnect_delay_set(1, 10)
+        client.connect_async(b.host, b.port)
+        client.loop_start()
+        self._client = client
+
+    @property
+    def address(self) -> tuple[str, int]:
+        addr = self._server.server_address
+        return str(addr[0]), int(addr[1])
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.disconnect()
+            self._client.loop_stop()
+            self._client = None
+        self.board.close()
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.drop_connections()
+            server.server_close()
+            server.watch.close()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self.archive.close()
+
+
+def edges_of(records: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] | None:
+    """Each wager's edge at every coup of the shoe (``controller.game.edges.shoe_edges``, the same numbers
+    the table's advantage records used), or None when this build has no edges or the shoe holds none."""
+    try:
+        from controller.game.edges import shoe_edges  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    coups: list[int] = []
+    cards_left: list[int] = []
+    ev: dict[str, list[float]] = {}
+    for e in shoe_edges(list(records)):
+        coups.append(e.coup)
+        cards_left.append(e.cards_left)
+        for bet, value in e.ev.items():
+            ev.setdefault(bet, []).append(value)
+    return {"coups": coups, "cards_left": cards_left, "ev": ev} if coups else None
+
+
+class _PitHandler(BoardHandler):
+    server_version = "shoe-floor-pit"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("pit %s: " + format, self.client_address[0], *args)
+
+    def _json(self, status: HTTPStatus, data: Any, head: bool) -> None:
+        self._send(status, json.dumps(data, separators=(",", ":")).encode(), "application/json", head=head)
+
+    def _route(self, head: bool) -> None:
+        path, _, query = self.path.partition("?")
+        path = path.split("#", 1)[0]
+        server: Any = self.server
+        pit: Pit = server.pit
+        static = server.static
+        if path in ("/", "/index.html"):
+            self._send(HTTPStatus.OK, *static["pit.html"], head=head)
+        elif path.startswith("/table/") and valid_table(unquote(path[len("/table/") :])):
+            self._send(HTTPStatus.OK, *static["table.html"], head=head)
+        elif path.startswith("/static/") and path[len("/static/") :] in static:
+            self._send(HTTPStatus.OK, *static[path[len("/static/") :]], head=head)
+        elif path == "/api/pit":
+            self._send(HTTPStatus.OK, pit.board.current()[1], "application/json", head=head)
+        elif path == "/api/feed":
+            self._json(HTTPStatus.OK, pit.snapshot()["feed"], head)
+        elif path == "/events":
+            self._events(head)
+        elif path == "/metrics" and server.metrics is not None:
+            self._send(HTTPStatus.OK, server.metrics(), "text/plain; version=0.0.4; charset=utf-8", head=head)
+        elif path.startswith("/api/table/"):
+            self._table(unquote(path[len("/api/table/") :]), parse_qs(query), head)
+        else:
+            self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8", head=head)
+
+    def _table(self, rest: str, query: dict[str, list[str]], head: bool) -> None:
+        server: Any = self.server
+        pit: Pit = server.pit
+        table, _, what = rest.partition("/")
+        if not valid_table(table) or what not in ("", "coup"):
+            self._json(HTTPStatus.NOT_FOUND, {"error": "no such page"}, head)
+            return
+        if what == "":
+            page = pit.table_page(table)
+            if page is None:
+                self._json(HTTPStatus.NOT_FOUND, {"error": f"no table {table!r} in the archive"}, head)
+            else:
+                self._json(HTTPStatus.OK, page, head)
+            return
+        try:
+            shoe, coup = int(query["shoe"][0]), int(query["coup"][0])
+            if not (0 <= shoe < 2**62 and 0 <= coup < 2**62):
+                raise ValueError
+        except (KeyError, ValueError):
+            self._json(HTTPStatus.BAD_REQUEST, {"error": "give shoe=S&coup=C, two whole numbers"}, head)
+            return
+        found = pit.recall(table, shoe, coup)
+        if found is None:
+            self._json(HTTPStatus.NOT_FOUND, {"error": f"table {table}: no coup {coup} in shoe {shoe}"}, head)
+        else:
+            self._json(HTTPStatus.OK, found, head)

@@ -1,0 +1,462 @@
+"""The floor's surveillance: alerts derived from the archive's contiguous records, once floor-wide.
+
+Each table has a surveillance head (``surveil_heads``: the last record surveillance has read, and what it
+must remember between reads: the shoe being dealt, its last 19 dealt cards, an undecided card). A collector
+that has moved a table's chain head reads the records between the surveillance head and the chain head,
+works out what they mean (:func:`scan`, pure), and stores it *in one transaction with a compare-and-set of
+the surveillance head* (``UPDATE ... WHERE seq = <the head it read>``). With two collectors sharing the load
+only one of them wins the set; the other rolls back and reads on from the new head. Each record is thus read
+once floor-wide, whatever collector archived it and however often the table resent it, and each alert is
+stored and published once (its ``key`` is unique in the feed as a second guard).
+
+What is read:
+
+* **Repeated shoe.** Every 20 consecutive dealt cards of every shoe (after the burn; an unreadable card
+  breaks the run) are a *window*; each window's 64-bit hash is a row of ``shoe_windows`` (about 400 rows
+  for an 8-deck shoe), indexed by hash. When a shoe's first window is complete (its 20th dealt card), one
+  indexed lookup finds any shoe of any table started in the last ``repeat_days`` that holds the same 20
+  cards in the same order: a ``repeated_shoe`` alert naming both shoes. Rows older than ``repeat_days``
+  are pruned.
+* **Dealer errors.** Per table and hour (the records' own UTC ``at``): coups (declared or voided), misdraws
+  (``alarm`` ``misdraw``), early declares (``alarm`` ``early_declare``), voids (voided ``coup`` records),
+  unreadable cards (``alarm`` ``unreadable`` and ``unreadable_exposed``), in ``dealer_errors``. A table's
+  hour is alerted when its errors are at least ``errors_min`` and their Poisson tail probability, given
+  its coups and the floor's rate per coup (the other tables' last 24 hours, shrunk towards a prior), is
+  below ``errors_p`` (docs/floor.md says why).
+* **Advantage.** Each ``advantage`` / ``advantage_cleared`` record (the table's live edge, see
+  controller/game/edges.py) becomes an alert.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from controller.game.records import TableRecord
+from floor.archive import Alert, AlertKind, Archive, FeedItem
+
+#: Dealt cards per window (the issue's "first 20 dealt cards").
+WINDOW = 20
+#: Most records read per transaction.
+STEP = 2000
+#: How often (seconds) a collector prunes windows older than repeat_days.
+PRUNE_EVERY = 3600.0
+#: Alarm names (records' ``alarm`` field) that count as dealer errors, and their counter.
+ERROR_ALARMS = {
+    "misdraw": "misdraws",
+    "early_declare": "early_declares",
+    "unreadable": "unreadable",
+    "unreadable_exposed": "unreadable",
+}
+COUNTERS = ("coups", "misdraws", "early_declares", "voids", "unreadable")
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS surveil_heads (
+        "table" TEXT PRIMARY KEY, seq BIGINT NOT NULL, state TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS shoe_windows (
+        hash BIGINT NOT NULL, "table" TEXT NOT NULL, shoe_key BIGINT NOT NULL, shoe BIGINT NOT NULL,
+        "offset" INTEGER NOT NULL, started BIGINT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS shoe_windows_hash ON shoe_windows (hash)",
+    "CREATE INDEX IF NOT EXISTS shoe_windows_started ON shoe_windows (started)",
+    """CREATE TABLE IF NOT EXISTS dealer_errors (
+        "table" TEXT NOT NULL, hour TEXT NOT NULL, coups BIGINT NOT NULL, misdraws BIGINT NOT NULL,
+        early_declares BIGINT NOT NULL, voids BIGINT NOT NULL, unreadable BIGINT NOT NULL,
+        PRIMARY KEY ("table", hour))""",
+    "CREATE INDEX IF NOT EXISTS dealer_errors_hour ON dealer_errors (hour)",
+)
+_INSERT_WINDOW = 'INSERT INTO shoe_windows (hash, "table", shoe_key, shoe, "offset", started) VALUES (?, ?, ?, ?, ?, ?)'
+_FIND_WINDOW = (
+    'SELECT "table", shoe, shoe_key, "offset", started FROM shoe_windows WHERE hash = ? AND started >= ?'
+    ' AND NOT ("table" = ? AND shoe_key = ?) ORDER BY started, "table", "offset" LIMIT 10'
+)
+_ADD_ERRORS = (
+    'INSERT INTO dealer_errors ("table", hour, coups, misdraws, early_declares, voids, unreadable)'
+    ' VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("table", hour) DO UPDATE SET'
+    " coups = dealer_errors.coups + excluded.coups, misdraws = dealer_errors.misdraws + excluded.misdraws,"
+    " early_declares = dealer_errors.early_declares + excluded.early_declares,"
+    " voids = dealer_errors.voids + excluded.voids, unreadable = dealer_errors.unreadable + excluded.unreadable"
+)
+_ERRORS_SUM = "coups, misdraws + early_declares + voids + unreadable"
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What surveillance alerts on (``shoe-floor serve`` options; docs/floor.md)."""
+
+    repeat_days: int = 30
+    errors_p: float = 0.001  # Poisson tail probability below which a table's hour is alerted
+    errors_min: int = 5  # ... and at least this many errors in the hour
+    prior_rate: float = 0.02  # errors per coup assumed for a floor with little history
+    prior_coups: int = 200  # ... weighing as much as this many coups
+    baseline_hours: int = 24  # the floor's rate: the other tables' errors and coups over these hours
+
+
+def window_hash(cards: Sequence[str]) -> int:
+    """The 64-bit (signed, for a BIGINT column) hash of a run of card tokens."""
+    digest = hashlib.blake2b(" ".join(cards).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def poisson_tail(k: int, lam: float) -> float:
+    """P(X >= k) for X ~ Poisson(lam), summed upward from k (accurate for the small tails alerted on)."""
+    if k <= 0:
+        return 1.0
+    if lam <= 0:
+        return 0.0
+    term = math.exp(-lam + k * math.log(lam) - math.lgamma(k + 1))
+    total, i = 0.0, k
+    while term > 1e-300 and i < k + 10_000:
+        total += term
+        i += 1
+        term *= lam / i
+        if term < total * 1e-17:
+            break
+    return min(total, 1.0)
+
+
+def _epoch(at: str) -> int:
+    try:
+        return int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        return 0
+
+
+def _hour(at: str) -> str:
+    return at[:13]  # "YYYY-MM-DDTHH" of the record's UTC stamp
+
+
+@dataclass
+class ShoeState:
+    """What surveillance remembers of a table between reads (stored as JSON in ``surveil_heads.state``)."""
+
+    shoe_key: int | None = None  # seq of the shoe's start record (unique per table, unlike its number)
+    shoe: int | None = None
+    started: int = 0  # the shoe's start, epoch seconds (the table's clock)
+    dealt: int = 0  # cards dealt in the shoe, after the burn
+    run: list[str] = field(default_factory=list)  # the last <= 19 known dealt cards since an unreadable
+    checked: bool = False  # the shoe's first window was looked up
+    pending: tuple[int, str] | None = None  # a card input whose next record says if it was burned
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> ShoeState:
+        data = json.loads(text)
+        pending = data.pop("pending", None)
+        return cls(**data, pending=None if pending is None else (int(pending[0]), str(pending[1])))
+
+
+@dataclass
+class Scan:
+    """What a run of records means (:func:`scan`); stored by :meth:`Surveillance.process`."""
+
+    windows: list[tuple[int, int, int, int, int]] = field(default_factory=list)  # hash, key, shoe, offset, started
+    check: tuple[int, int, int, int, int] | None = None  # hash, shoe_key, shoe, started, 20th card's seq
+    errors: dict[str, dict[str, int]] = field(default_factory=dict)  # hour -> counter -> count
+    alerts: list[Alert] = field(default_factory=list)
+
+
+def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
+    """Read ``records`` (contiguous, in seq order, following what ``state`` has read); update ``state``."""
+    out = Scan()
+
+    def count(r: TableRecord, counter: str) -> None:
+        hour = out.errors.setdefault(_hour(r.at), dict.fromkeys(COUNTERS, 0))
+        hour[counter] += 1
+
+    def deal(seq: int, card: str) -> None:
+        state.dealt += 1
+        state.run.append(card)
+        if len(state.run) < WINDOW or state.shoe_key is None or state.shoe is None:
+            return
+        h = window_hash(state.run[-WINDOW:])
+        out.windows.append((h, state.shoe_key, state.shoe, state.dealt - WINDOW, state.started))
+        if not state.checked:
+            state.checked = True
+            out.check = (h, state.shoe_key, state.shoe, state.started, seq)
+        state.run = state.run[-(WINDOW - 1) :]
+
+    for r in records:
+        body = r.body
+        if state.pending is not None:
+            seq, card = state.pending
+            state.pending = None
+            burned = r.kind == "burn" and r.cause == seq
+            if not burned:
+                deal(seq, card)
+        if r.kind == "shoe" and body.get("event") == "start":
+            state.shoe_key, state.shoe, state.started = r.seq, _int(body.get("shoe")), _epoch(r.at)
+            state.dealt, state.run, state.checked = 0, [], False
+        elif r.kind == "input" and body.get("kind") == "card" and isinstance(body.get("card"), str):
+            state.pending = (r.seq, str(body["card"]).upper())
+        elif r.kind == "input" and body.get("kind") == "unreadable":
+            state.run = []  # a card of unknown face: no window spans it
+        elif r.kind == "alarm" and body.get("alarm") in ERROR_ALARMS:
+            count(r, ERROR_ALARMS[str(body["alarm"])])
+        elif r.kind == "coup" and not body.get("set_aside"):
+            count(r, "coups")
+            if body.get("void"):
+                count(r, "voids")
+        elif r.kind in (AlertKind.ADVANTAGE, AlertKind.ADVANTAGE_CLEARED):
+            out.alerts.append(_advantage(r))
+    return out
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _advantage(r: TableRecord) -> Alert:
+    b = r.body
+    ev = b.get("ev")
+    ev_text = f"{ev:+.4%}" if isinstance(ev, int | float) else "?"
+    if r.kind == AlertKind.ADVANTAGE:
+        detail = f"shoe {b.get('shoe')} coup {b.get('coup')}: {b.get('bet')} favours the player, EV {ev_text}"
+    else:
+        detail = (
+            f"shoe {b.get('shoe')} coup {b.get('coup')}: {b.get('bet')} no longer favours the player (EV {ev_text})"
+        )
+    detail += f", {b.get('cards_left')} cards left"
+    extra = {k: b[k] for k in ("shoe", "coup", "bet", "ev", "cards_left") if k in b}
+    return Alert(r.table, r.seq, r.kind, detail, record=r.to_dict(), extra=extra, key=f"{r.kind}:{r.table}:{r.seq}")
+
+
+class Surveillance:
+    """Surveillance on one archive connection (the collector's thread)."""
+
+    def __init__(self, archive: Archive, thresholds: Thresholds | None = None) -> None:
+        self.archive = archive
+        self.thresholds = thresholds or Thresholds()
+        self._pruned_at = -math.inf
+        cur = archive.connection.cursor()
+        if archive.dialect.name == "postgresql":
+            cur.execute("SELECT pg_advisory_xact_lock(4242002)")
+        for statement in SCHEMA:
+            cur.execute(archive.sql(statement))
+        archive.connection.commit()
+
+    def process(self, table: str, site: str | None) -> list[FeedItem]:
+        """Read ``table``'s records up to its chain head; the alerts this collector stored (to publish)."""
+        items: list[FeedItem] = []
+        head = self.archive.head(table).seq
+        while True:
+            seq, state = self._state(table)
+            if seq >= head:
+                break
+            records = self._records(table, seq, min(head, seq + STEP))
+            if not records:
+                break
+            result = scan(state, records)
+            stored = self._store(table, site, seq, records[-1].seq, state, result)
+            if stored is not None:
+                items += stored
+        self._prune()
+        return items
+
+    def _state(self, table: str) -> tuple[int, ShoeState]:
+        conn, cur = self.archive.connection, self.archive.connection.cursor()
+        cur.execute(self.archive.sql('SELECT seq, state FROM surveil_heads WHERE "table" = ?'), (table,))
+        row = cur.fetchone()
+        if row is None:
+            cur.execute(
+                self.archive.sql(
+                    'INSERT INTO surveil_heads ("table", seq, state) VALUES (?, 0, ?) ON CONFLICT DO NOTHING'
+                ),
+                (table, ShoeState().to_json()),
+            )
+            conn.commit()
+            return 0, ShoeState()
+        conn.commit()
+        return int(row[0]), ShoeState.from_json(str(row[1]))
+
+    def _records(self, table: str, after: int, upto: int) -> list[TableRecord]:
+        cur = self.archive.connection.cursor()
+        cur.execute(
+            self.archive.sql(
+                'SELECT "table", seq, kind, at, session, number, cause, body, prev, hash FROM records'
+                ' WHERE "table" = ? AND seq > ? AND seq <= ? ORDER BY seq'
+            ),
+            (table, after, upto),
+        )
+        out = []
+        for row in cur.fetchall():
+            body = json.loads(row[7]) if isinstance(row[7], str | bytes) else row[7]
+            out.append(TableRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], body, row[8], row[9]))
+        self.archive.connection.commit()
+        return out
+
+    def _store(
+        self, table: str, site: str | None, seq: int, new_seq: int, state: ShoeState, result: Scan
+    ) -> list[FeedItem] | None:
+        """Store one step in one transaction, if no other collector has stored it first (None then)."""
+        a, conn = self.archive, self.archive.connection
+        cur = conn.cursor()
+        try:
+            cur.execute(
+                a.sql('UPDATE surveil_heads SET seq = ?, state = ? WHERE "table" = ? AND seq = ?'),
+                (new_seq, state.to_json(), table, seq),
+            )
+            if cur.rowcount != 1:
+                conn.rollback()
+                return None
+            alerts = [self._with_site(x, site) for x in result.alerts]
+            if result.check is not None:
+                alerts += self._repeated(cur, table, site, result.check)
+            if result.windows:
+                cur.executemany(a.sql(_INSERT_WINDOW), [(h, table, k, s, o, t) for h, k, s, o, t in result.windows])
+            for hour, counts in sorted(result.errors.items()):
+                cur.execute(a.sql(_ADD_ERRORS), (table, hour, *(counts[c] for c in COUNTERS)))
+                alert = self._dealer_errors(cur, table, site, hour)
+                if alert is not None:
+                    alerts.append(alert)
+            items = a.insert_alerts(cur, alerts)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+        return items
+
+    @staticmethod
+    def _with_site(alert: Alert, site: str | None) -> Alert:
+        return Alert(alert.table, alert.seq, alert.kind, alert.detail, site, alert.record, alert.extra, alert.key)
+
+    def _repeated(self, cur: Any, table: str, site: str | None, check: tuple[int, int, int, int, int]) -> list[Alert]:
+        h, key, shoe, started, seq = check
+        since = started - self.thresholds.repeat_days * 86400
+        cur.execute(self.archive.sql(_FIND_WINDOW), (h, since, table, key))
+        matches = cur.fetchall()
+        if not matches:
+            return []
+        other_table, other_shoe, other_key, offset, _other_started = matches[0]
+        detail = (
+            f"shoe {shoe}'s first {WINDOW} dealt cards are cards {offset + 1}-{offset + WINDOW} of table"
+            f" {other_table}'s shoe {other_shoe}, in the same order"
+        )
+        if len(matches) > 1:
+            detail += f" (and {len(matches) - 1} more shoe(s))"
+        extra = {
+            "shoe": shoe,
+            "other_table": str(other_table),
+            "other_shoe": int(other_shoe),
+            "other_offset": int(offset),
+            "other_shoe_seq": int(other_key),
+            "shoe_seq": key,
+            "matches": [
+                {"table": str(t), "shoe": int(s), "offset": int(o), "shoe_seq": int(k)} for t, s, k, o, _ in matches
+            ],
+        }
+        return [
+            Alert(
+                table,
+                seq,
+                AlertKind.REPEATED_SHOE,
+                detail,
+                site,
+                self._record(cur, table, seq),
+                extra,
+                key=f"{AlertKind.REPEATED_SHOE}:{table}:{key}",
+            )
+        ]
+
+    def _record(self, cur: Any, table: str, seq: int) -> dict[str, Any] | None:
+        cur.execute(
+            self.archive.sql(
+                'SELECT "table", seq, kind, at, session, number, cause, body, prev, hash FROM records'
+                ' WHERE "table" = ? AND seq = ?'
+            ),
+            (table, seq),
+        )
+        row = cur.fetchone()
+        if row is None:
+            return None
+        body = json.loads(row[7]) if isinstance(row[7], str | bytes) else row[7]
+        return TableRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], body, row[8], row[9]).to_dict()
+
+    def _dealer_errors(self, cur: Any, table: str, site: str | None, hour: str) -> Alert | None:
+        t = self.thresholds
+        sql = self.archive.sql
+        cur.execute(sql(f'SELECT {_ERRORS_SUM} FROM dealer_errors WHERE "table" = ? AND hour = ?'), (table, hour))
+        coups, errors = (int(x or 0) for x in cur.fetchone())
+        if errors < t.errors_min:
+            return None
+        start = _hour_back(hour, t.baseline_hours - 1)
+        cur.execute(
+            sql(
+                f"SELECT sum(coups), sum({_ERRORS_SUM.split(', ')[1]}) FROM dealer_errors"
+                ' WHERE hour >= ? AND hour <= ? AND "table" <> ?'
+            ),
+            (start, hour, table),
+        )
+        floor_coups, floor_errors = (int(x or 0) for x in cur.fetchone())
+        rate = (floor_errors + t.prior_rate * t.prior_coups) / (floor_coups + t.prior_coups)
+        expected = max(coups, 1) * rate
+        p = poisson_tail(errors, expected)
+        if p >= t.errors_p:
+            return None
+        cur.execute(
+            sql(
+                "SELECT coups, misdraws, early_declares, voids, unreadable FROM dealer_errors"
+                ' WHERE "table" = ? AND hour = ?'
+            ),
+            (table, hour),
+        )
+        counts = dict(zip(COUNTERS, (int(x) for x in cur.fetchone()), strict=True))
+        detail = (
+            f"{errors} dealer errors in {coups} coups in hour {hour}:00Z ({counts['misdraws']} misdraws,"
+            f" {counts['early_declares']} early declares, {counts['voids']} voids, {counts['unreadable']} unreadable);"
+            f" the floor's rate predicts {expected:.2f} (p = {p:.1e})"
+        )
+        extra: dict[str, Any] = {
+            "hour": hour,
+            **counts,
+            "errors": errors,
+            "floor_rate": rate,
+            "expected": expected,
+            "p": p,
+        }
+        return Alert(table, None, AlertKind.DEALER_ERRORS, detail, site, None, extra, f"dealer_errors:{table}:{hour}")
+
+    def _prune(self) -> None:
+        now = time.monotonic()
+        if now - self._pruned_at < PRUNE_EVERY:
+            return
+        self._pruned_at = now
+        cutoff = int(time.time()) - self.thresholds.repeat_days * 86400
+        self.prune(cutoff)
+
+    def prune(self, before: int) -> int:
+        """Drop the windows of shoes started before ``before`` (epoch seconds); how many rows went."""
+        cur = self.archive.connection.cursor()
+        cur.execute(self.archive.sql("DELETE FROM shoe_windows WHERE started < ?"), (before,))
+        gone = int(cur.rowcount)
+        self.archive.connection.commit()
+        return gone
+
+
+def _hour_back(hour: str, hours: int) -> str:
+    try:
+        when = datetime.strptime(hour, "%Y-%m-%dT%H").replace(tzinfo=UTC)
+    except ValueError:
+        return hour
+    return (when - timedelta(hours=hours)).strftime("%Y-%m-%dT%H")
+
+
+def stats_of(archive: Archive, table: str | None = None) -> list[dict[str, Any]]:
+    """The dealer-error counts per table and hour, oldest first (for ``shoe-floor alerts``' neighbours)."""
+    cur = archive.connection.cursor()
+    sql = 'SELECT "table", hour, coups, misdraws, early_declares, voids, unreadable FROM dealer_errors'
+    params: tuple[Any, ...] = ()
+    if table is not None:
+        sql += ' WHERE "table" = ?'
+        params = (table,)
+    cur.execute(archive.sql(sql + ' ORDER BY hour, "table"'), params)
+    out = [dict(zip(("table", "hour", *COUNTERS), row, strict=True)) for row in cur.fetchall()]
+    archive.connection.commit()
+    return out

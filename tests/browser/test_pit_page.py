@@ -1,0 +1,200 @@
+"""The pit page in headless Chromium with 12 simulated tables through a real Mosquitto.
+
+The tables publish the records of a real journal (two shoes dealt by ``shoe-controller demo`` through the real
+table loop) with their retained state and status (tests/pitload.py says how faithful that is); a real
+collector archives them into a real SQLite archive; the pit (:class:`floor.pit.Pit`) follows the broker on
+its own subscription and serves the pages. Checked: the tiles follow the tables (shoe, coup, last result,
+online/offline/link down), recall on a table page shows the journal's cards for a chosen coup and lists the
+coups of the current and previous shoes, and an advantage and a repeated shoe published on the floor's alert
+topic appear at the top of the feed, newest first, with the record that caused each (and the advantage flag on
+its tile). Screenshots at 1920x1080 and 800x480 go to test-output/.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from floor.archive import Archive
+from floor.pit import Pit
+from tests.browser.conftest import OUTPUT
+from tests.floor_server.conftest import InProcess, until
+from tests.pitload import Floor, SimTable, demo_journal, journal_records
+from tests.servers import Mosquitto
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TABLES = [f"T{i:02d}" for i in range(1, 13)]
+
+
+class Setup:
+    def __init__(self, tmp: Path) -> None:
+        journal = demo_journal(tmp / "journal.db", shoes=2)
+        self.broker = Mosquitto(tmp / "mosquitto").start()
+        self.url = f"sqlite:///{tmp}/archive.db"
+        Archive(self.url).close()
+        self.collector = InProcess(self.broker, self.url)
+        self.pit = Pit(self.url)
+        self.pit.start(("127.0.0.1", 0), self.broker.url)
+        self.sims = [SimTable("s1", t, journal_records(journal, t)) for t in TABLES]
+        self.floor = Floor(self.broker.port, self.sims)
+        for i, sim in enumerate(self.sims):
+            self.floor.online(sim.table)
+            self.floor.deal_coups(sim.table, 3 + i)
+        self.floor.deal_coups("T12", 85)  # into its second shoe: a current and a previous shoe
+        host, port = self.pit.address
+        self.base = f"http://{host}:{port}"
+
+    def sim(self, table: str) -> SimTable:
+        return self.floor.tables[table]
+
+    def close(self) -> None:
+        self.floor.close()
+        self.pit.close()
+        self.collector.stop()
+        self.broker.stop()
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
+    s = Setup(tmp_path_factory.mktemp("pit"))
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def tile(page: Any, table: str) -> Any:
+    return page.locator(f'.tile[data-table="{table}"]')
+
+
+def wait_tile(page: Any, table: str, attr: str, value: str) -> None:
+    page.wait_for_function(
+        "([t, a, v]) => { const e = document.querySelector('.tile[data-table=\"' + t + '\"]');"
+        " return e && e.getAttribute(a) === v; }",
+        arg=[table, attr, value],
+        timeout=15_000,
+    )
+
+
+def test_tiles_follow_the_tables(browser: Any, setup: Setup) -> None:
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(setup.base + "/")
+        for sim in setup.sims:
+            wait_tile(page, sim.table, "data-coup", str(sim.coup))
+            wait_tile(page, sim.table, "data-shoe", str(sim.shoe))
+            last = sim.coups[-1]
+            text = tile(page, sim.table).locator(".result").text_content()
+            assert text.startswith({"banker": "Banker", "player": "Player", "tie": "Tie"}[last["winner"]]), text
+            assert f"{last['player_total']}-{last['banker_total']}" in text
+            assert tile(page, sim.table).get_attribute("data-link") == "online"
+        assert page.locator(".tile").count() == 12
+        # A table deals on: its tile follows; one goes offline, one loses its shoe.
+        setup.floor.deal_coups("T03", 2)
+        wait_tile(page, "T03", "data-coup", str(setup.sim("T03").coup))
+        setup.floor.online("T05", up=False)
+        wait_tile(page, "T05", "data-link", "offline")
+        setup.sim("T06").alarms.append("link_down")
+        setup.floor.publish_state("T06").wait_for_publish(10)
+        wait_tile(page, "T06", "data-link", "link down")
+        assert "link down" in tile(page, "T06").locator(".alarms").text_content()
+        big_road = tile(page, "T01").locator(".mini .c")
+        assert big_road.count() > 0
+        OUTPUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUTPUT / "pit-12-tables-1920x1080.png"))
+    finally:
+        page.close()
+
+
+def test_recall_shows_the_journal_s_cards(browser: Any, setup: Setup) -> None:
+    sim = setup.sim("T12")
+    chosen = next(c for c in sim.coups if c["shoe"] == 1 and c["coup"] == 41)  # "show me coup 41"
+    with Archive(setup.url, create=False) as archive:
+        until(lambda: archive.recall("T12", 2, sim.coups[-1]["coup"]) is not None, 30, "T12 archived")
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(setup.base + "/table/T12")
+        page.wait_for_function("() => document.body.dataset.loads >= 1")
+        page.fill('[data-testid="recall-shoe"]', "1")
+        page.fill('[data-testid="recall-coup"]', "41")
+        page.click(".recall-form button")
+        page.wait_for_function("() => document.querySelector('[data-testid=\"recall\"]').dataset.found === '1'")
+        player = page.locator('[data-testid="recall-player"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
+        banker = page.locator('[data-testid="recall-banker"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
+        assert (player, banker) == (chosen["player"], chosen["banker"])
+        # A coup the archive does not hold is named, not shown.
+        page.fill('[data-testid="recall-coup"]', "500")
+        page.click(".recall-form button")
+        page.wait_for_function("() => document.querySelector('[data-testid=\"recall\"]').dataset.found === '0'")
+        assert "no coup 500" in page.locator('[data-testid="recall"]').text_content()
+        # The coups of the current shoe (every one so far) and of the previous shoe (all of it), newest first.
+        current = [c for c in sim.coups if c["shoe"] == 2]
+        rows = page.locator('[data-testid="coups-current"] tr[data-coup][data-void="false"]')
+        assert rows.count() == len(current) >= 1
+        assert rows.first.get_attribute("data-coup") == str(current[-1]["coup"])
+        previous = page.locator('[data-testid="coups-previous"] tr[data-coup][data-void="false"]')
+        assert previous.count() == len([c for c in sim.coups if c["shoe"] == 1]) >= 10
+        row = page.locator('[data-testid="coups-previous"] tr[data-coup="41"]').first
+        cards = row.locator('td[data-side="player"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
+        assert cards == chosen["player"]
+        assert page.locator('[data-testid="road-big_road"] .c').count() > 0
+        page.screenshot(path=str(OUTPUT / "pit-table-page-1280x800.png"), full_page=True)
+    finally:
+        page.close()
+
+
+def test_an_advantage_and_a_repeated_shoe_appear_in_the_feed(browser: Any, setup: Setup) -> None:
+    now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    advantage_record = {
+        "v": 1, "table": "T02", "seq": 9000, "kind": "advantage", "at": now, "session": 1, "number": None,
+        "cause": None, "body": {"shoe": 1, "coup": 40, "bet": "dragon_bonus_player", "ev": 0.0312, "cards_left": 61},
+        "prev": "0" * 64, "hash": "1" * 64,
+    }  # fmt: skip
+    setup.floor.alert("s1", {
+        "v": 1, "id": 901, "at": now, "site": "s1", "table": "T02", "seq": 9000, "kind": "advantage",
+        "detail": "dragon_bonus_player EV +3.12% at coup 40 (61 cards left)", "record": advantage_record, "extra": {},
+    })  # fmt: skip
+    setup.floor.alert("s1", {
+        "v": 1, "id": 902, "at": now, "site": "s1", "table": "T07", "seq": 12, "kind": "repeated_shoe",
+        "detail": "shoe 1's first 20 cards match T02 shoe 1 from card 1",
+        "record": {"kind": "burn", "seq": 12, "body": {"card": "9H", "exposed": False}},
+        "extra": {"shoe": 1, "other_table": "T02", "other_shoe": 1, "other_offset": 0},
+    })  # fmt: skip
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        page.goto(setup.base + "/")
+        page.wait_for_function(
+            "() => { const f = document.querySelectorAll('[data-testid=\"feed\"] li');"
+            " return f.length >= 2 && f[0].dataset.kind === 'repeated_shoe' && f[1].dataset.kind === 'advantage'; }",
+            timeout=15_000,
+        )
+        items = page.locator('[data-testid="feed"] li')
+        assert items.nth(0).get_attribute("data-table") == "T07"
+        assert "match T02" in items.nth(0).text_content()
+        assert "advantage #9000" in items.nth(1).locator(".record").text_content()
+        assert "dragon_bonus_player" in items.nth(1).locator(".record").text_content()
+        flag = tile(page, "T02").locator('.flag[data-bet="dragon_bonus_player"]')
+        flag.wait_for(timeout=10_000)
+        assert "+3.12%" in flag.text_content()
+        sizes = page.evaluate(
+            "() => [...document.querySelectorAll('body *')].filter(e => e.childNodes.length &&"
+            " [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) && e.getClientRects().length)"
+            ".map(e => [e.textContent.trim().slice(0, 20), parseFloat(getComputedStyle(e).fontSize)])"
+        )
+        small = [s for s in sizes if s[1] < 10]
+        assert not small, small
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 800
+        page.screenshot(path=str(OUTPUT / "pit-12-tables-800x480.png"))
+        page.screenshot(path=str(OUTPUT / "pit-12-tables-800x480-full.png"), full_page=True)
+    finally:
+        page.close()
+    # The same feed is in the API for other tools.
+    feed = setup.pit.snapshot()["feed"]
+    assert [f["kind"] for f in feed[:2]] == ["repeated_shoe", "advantage"]
+    assert json.dumps(feed[1]["record"]["body"]).find("dragon_bonus_player") > 0

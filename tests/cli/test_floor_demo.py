@@ -1,0 +1,239 @@
+"""``shoe-controller demo --tables N`` (what ``scripts/demo --tables 4`` runs) as a real process: N simulated
+tables, a private Mosquitto and ``shoe-floor serve`` on SQLite. Dealt to the end, the archive is every table's
+journal record for record; stopped by Ctrl-C, by a child dying or by being killed outright, it leaves no process
+behind; bad options are one line and exit 2."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.journal import Journal
+from floor.archive import Archive
+from tests.servers import MOSQUITTO, need
+
+REPO = Path(__file__).resolve().parents[2]
+FREE_PORTS = ["--scoreboard", "127.0.0.1:0", "--floor-bind", "127.0.0.1:0"]
+
+
+def demo_cmd(directory: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "controller.cli", "demo", "--dir", str(directory), *FREE_PORTS, *args]
+
+
+def processes_in(directory: Path, but: int | None = None) -> list[str]:
+    """Every live process (anyone's child) whose command line names ``directory``, but the demo (pid ``but``):
+    the demo puts each child's files there (the broker's config, the archive, each shoe's link and journal)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) in (os.getpid(), but):
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if str(directory) in cmdline and state != "Z":
+            found.append(f"{proc.name}: {cmdline.strip()}")
+    return found
+
+
+def wait_gone(directory: Path, timeout: float) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while (left := processes_in(directory)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def journal(path: Path, table: str) -> list[dict[str, object]]:
+    with Journal.open(str(path), create=False, read_only=True) as j:
+        return [json.loads(r.for_floor(table).to_json()) for r in j.records()]
+
+
+def archived(url: str, table: str) -> list[dict[str, object]]:
+    with Archive(url, create=False) as a:
+        return [json.loads(r.to_json()) for r in a.records(table)]
+
+
+def archived_count(path: Path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        with Archive(f"sqlite:///{path}", create=False) as a:
+            return sum(1 for t in a.tables() for _ in a.records(t))
+    except Exception:
+        return 0
+
+
+class Running:
+    """The demo as a process at a slow pace, its output read up to the line that says it is dealing."""
+
+    def __init__(self, directory: Path, tables: int) -> None:
+        self.directory = directory
+        self.proc = subprocess.Popen(
+            demo_cmd(directory, "--tables", str(tables), "--pace", "0.05", "--decks", "1", "--shoes", "50"),
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        self.lines: list[str] = []
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+            if line.startswith("demo: dealing"):
+                break
+        else:
+            self.close()
+            raise AssertionError(f"the demo did not start: {self.lines} {self.stderr()}")
+
+    def address(self, label: str) -> str:
+        line = next(line for line in self.lines if line.split()[:2] == label.split() or line.split()[:1] == [label])
+        return next(word for word in line.split() if "://" in word)
+
+    def stderr(self) -> str:
+        return self.proc.stderr.read() if self.proc.stderr is not None else ""
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(30)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+@pytest.fixture
+def floor_dir(tmp_path: Path) -> Iterator[Path]:
+    """The demo's --dir; whatever the test leaves running in it (a failed test) is killed afterwards."""
+    need(MOSQUITTO, "mosquitto (Debian package mosquitto)")
+    yield tmp_path / "floor"
+    for line in processes_in(tmp_path / "floor"):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(line.split(":")[0]), signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_four_tables_dealt_to_the_end_are_archived_record_for_record(floor_dir: Path) -> None:
+    result = subprocess.run(
+        demo_cmd(floor_dir, "--tables", "4", "--pace", "fast", "--shoes", "1"),
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    tables = ["T1", "T2", "T3", "T4"]
+    url = f"sqlite:///{floor_dir / 'archive.db'}"
+    out = result.stdout
+    assert f"archive   {url}" in out and "broker    mqtt://127.0.0.1:" in out
+    summary = {
+        line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] and line.split()[0] in tables
+    }
+    assert sorted(summary) == tables
+    for table in tables:
+        records = journal(floor_dir / table / "journal.db", table)
+        assert len(records) > 300  # a whole eight-deck shoe
+        assert archived(url, table) == records  # record for record, nothing lost or doubled
+        with Journal.open(str(floor_dir / table / "journal.db"), create=False, read_only=True) as j:
+            coups = len(j.coups())
+        assert summary[table][1:] == [str(coups), str(len(records)), str(len(records)), "ok"]
+    verify = subprocess.run(
+        [sys.executable, "-m", "floor.cli", "verify", "--archive", url], capture_output=True, text=True, cwd=REPO
+    )
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert verify.stdout.count(": OK") == 4
+    assert processes_in(floor_dir) == []  # no child left behind
+
+
+@pytest.mark.slow
+def test_ctrl_c_mid_run_stops_every_child_within_seconds(floor_dir: Path) -> None:
+    demo = Running(floor_dir, tables=2)
+    try:
+        # While it runs: each table's scoreboard and the floor's HTTP answer, the broker listens, and the
+        # archive fills.
+        for label in ("table T1", "table T2", "floor"):
+            with urllib.request.urlopen(demo.address(label), timeout=10) as response:
+                assert response.status == 200
+        broker = demo.address("broker")
+        with socket.create_connection(("127.0.0.1", int(broker.rsplit(":", 1)[1])), timeout=5):
+            pass
+        deadline = time.monotonic() + 60
+        while archived_count(floor_dir / "archive.db") < 20 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert archived_count(floor_dir / "archive.db") >= 20
+        assert len(processes_in(floor_dir, but=demo.proc.pid)) == 6  # broker, collector, two shoes, two daemons
+        demo.proc.send_signal(signal.SIGINT)
+        assert demo.proc.wait(20) == 0
+        assert wait_gone(floor_dir, 5) == []
+        assert "Traceback" not in demo.stderr()
+    finally:
+        demo.close()
+
+
+@pytest.mark.slow
+def test_a_child_dying_is_one_line_and_stops_the_demo_with_exit_1(floor_dir: Path) -> None:
+    demo = Running(floor_dir, tables=2)
+    try:
+        daemon = next(p for p in processes_in(floor_dir, but=demo.proc.pid) if "T2/journal.db" in p)
+        os.kill(int(daemon.split(":")[0]), signal.SIGKILL)
+        assert demo.proc.wait(30) == 1
+        err = demo.stderr()
+        assert len(err.splitlines()) == 1, err
+        assert "table T2's daemon" in err and "exited with -9" in err and "stopping the demo" in err
+        assert wait_gone(floor_dir, 5) == []
+    finally:
+        demo.close()
+
+
+@pytest.mark.slow
+def test_the_demo_killed_outright_takes_its_children_with_it(floor_dir: Path) -> None:
+    """SIGKILL gives the demo no chance to stop anything: the kernel sends each child SIGTERM (PDEATHSIG)."""
+    demo = Running(floor_dir, tables=1)
+    try:
+        assert len(processes_in(floor_dir, but=demo.proc.pid)) == 4
+        demo.proc.kill()
+        demo.proc.wait(10)
+        assert wait_gone(floor_dir, 20) == []
+    finally:
+        demo.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--tables", "0"], "--tables must be 1-12, not 0"),
+        (["--tables", "13"], "--tables must be 1-12, not 13"),
+        (["--tables", "2", "--journal", "j.db"], "with --tables use --dir"),
+        (["--tables", "2", "--scoreboard", "nowhere"], "--scoreboard must be HOST:PORT"),
+        (["--dir", "x"], "--dir is for the floor demo"),
+    ],
+)
+def test_bad_floor_demo_options_are_one_line_and_exit_2(args: list[str], says: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "demo", *args], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2, result
+    assert says in result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_a_scoreboard_port_in_use_is_one_line_naming_it_and_exit_2() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "demo", "--tables", "3", "--scoreboard", f"127.0.0.1:{port}"],
+            cwd=REPO, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert result.returncode == 2, result
+    assert result.stderr == (
+        f"shoe-controller demo: 127.0.0.1:{port} (--scoreboard) is in use;"
+        " pass --scoreboard 127.0.0.1:0 for free ports\n"
+    )

@@ -1,0 +1,78 @@
+"""Game recall from the archive (PostgreSQL and SQLite): any coup by shoe and number, the coups of a shoe, the
+shoes of a table and the records of one shoe, each compared with the real journal the table wrote."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from controller.game.records import TableRecord
+from controller.journal import Journal
+from floor.archive import Archive
+from tests.floor_server.conftest import as_table
+
+
+def _journal_coups(path: Path) -> list[dict[str, object]]:
+    journal = Journal.open(str(path), create=False, read_only=True)
+    try:
+        return [dict(c) for c in journal.coups()]
+    finally:
+        journal.close()
+
+
+def test_recall_gives_the_journal_s_cards_for_every_coup(
+    archive_url: str, journal_records: list[TableRecord], journal_path: Path
+) -> None:
+    with Archive(archive_url) as archive:
+        archive.store(journal_records)
+        archive.store(as_table(journal_records, "T2"))  # another table's coups never answer for T1's
+        coups = [c for c in _journal_coups(journal_path) if c["coup"] is not None]
+        assert coups
+        shoes = sorted({int(c["shoe"]) for c in coups})  # type: ignore[call-overload]
+        assert archive.shoes("T1") == shoes
+        assert archive.shoes("nope") == []
+        for c in coups:
+            got = archive.recall("T1", int(c["shoe"]), int(c["coup"]))  # type: ignore[call-overload]
+            assert got is not None, c
+            if c["declared"]:
+                assert got["table"] == "T1"
+                assert (got["player"], got["banker"], got["winner"]) == (c["player"], c["banker"], c["winner"])
+                assert (got["player_total"], got["banker_total"]) == (c["player_total"], c["banker_total"])
+        assert archive.recall("T1", shoes[-1], 10_000) is None
+        assert archive.recall("T1", shoes[-1] + 1, 1) is None
+        # The coups of a shoe, in the order dealt, are the table's history of that shoe.
+        for shoe in shoes:
+            mine = [c for c in archive.coups("T1") if c["shoe"] == shoe]
+            assert archive.shoe_coups("T1", shoe) == mine
+        assert archive.shoe_coups("T1", shoes[-1] + 1) == []
+
+
+def test_the_records_of_one_shoe_run_from_its_start_to_the_next(
+    archive_url: str, journal_records: list[TableRecord]
+) -> None:
+    with Archive(archive_url) as archive:
+        archive.store(journal_records)
+        shoe = archive.shoes("T1")[0]
+        records = archive.shoe_records("T1", shoe)
+        assert records[0] == ("shoe", journal_records[[r.kind for r in journal_records].index("shoe")].body)
+        assert records[0][1]["event"] == "start"
+        coups = [b for k, b in records if k == "coup"]
+        assert coups and all(b["shoe"] == shoe for b in coups)
+        assert len(coups) == len(archive.shoe_coups("T1", shoe))
+        assert archive.shoe_records("T1", shoe + 1) == []
+
+
+def test_recall_reads_an_index_not_the_whole_table(tmp_path: Path, journal_records: list[TableRecord]) -> None:
+    url = f"sqlite:///{tmp_path}/archive.db"
+    with Archive(url) as archive:
+        archive.store(journal_records)
+    conn = sqlite3.connect(tmp_path / "archive.db")
+    plan = " ".join(
+        str(row[-1])
+        for row in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT seq FROM records WHERE \"table\" = 'T1' AND kind = 'coup'"
+            " AND json_extract(body, '$.shoe') = 1 AND json_extract(body, '$.coup') = 5"
+        )
+    )
+    conn.close()
+    assert "records_coup" in plan, plan

@@ -1,0 +1,283 @@
+"""Surveillance in-process, against both archives: the repeated-shoe index, dealer errors, advantage records,
+each alert once floor-wide with two collectors' connections racing, the feed newest first."""
+
+from __future__ import annotations
+
+import random
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.game.cards import DECK
+from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash
+from floor.archive import AlertKind, Archive
+from floor.cli import main as shoe_floor
+from floor.surveillance import Surveillance, Thresholds, poisson_tail, stats_of, window_hash
+
+TODAY = datetime.now(UTC).date().isoformat()  # the records are recent: pruning keeps them
+
+
+class Chain:
+    """A table's journal written by the test: records with a real hash chain."""
+
+    def __init__(self, table: str, hour: int = 10) -> None:
+        self.table = table
+        self.records: list[TableRecord] = []
+        self.hour = hour
+        self.shoe = 0
+
+    def add(self, kind: str, body: dict[str, Any], cause: int | None = None) -> TableRecord:
+        seq = len(self.records) + 1
+        prev = self.records[-1].hash if self.records else GENESIS_HASH
+        at = f"{TODAY}T{self.hour:02d}:{seq // 60 % 60:02d}:{seq % 60:02d}.000Z"
+        h = record_hash(prev, seq, at, kind, None, None, cause, canonical_json(body))
+        r = TableRecord(self.table, seq, kind, at, None, None, cause, body, prev, h)
+        self.records.append(r)
+        return r
+
+    def card(self, token: str, burn: bool = False, exposed: bool = False) -> TableRecord:
+        r = self.add("input", {"kind": "card", "card": token, "source": "shoe"})
+        if burn:
+            self.add("burn", {"card": token, "exposed": exposed}, cause=r.seq)
+        return r
+
+    def new_shoe(self, exposed: str = "3H", burned: tuple[str, ...] = ("4C", "5D", "6S")) -> None:
+        self.shoe += 1
+        cause = self.add("input", {"kind": "new_shoe", "source": "panel"})
+        self.add("shoe", {"event": "start", "shoe": self.shoe, "decks": 8}, cause=cause.seq)
+        self.card(exposed, burn=True, exposed=True)
+        for c in burned:
+            self.card(c, burn=True)
+
+    def deal(self, tokens: list[str]) -> list[TableRecord]:
+        return [self.card(t) for t in tokens]
+
+    def alarm(self, name: str) -> None:
+        cause = self.add("input", {"kind": "declare", "source": "shoe"})
+        self.add("alarm", {"alarm": name, "text": name.upper(), "detail": "test"}, cause=cause.seq)
+
+    def coup(self, void: bool = False) -> None:
+        cause = self.add("input", {"kind": "void" if void else "declare", "source": "shoe"})
+        self.add("coup", {"shoe": self.shoe, "coup": 1, "declared": not void, "void": void}, cause=cause.seq)
+
+
+def archive_chain(archive: Archive, surveillance: Surveillance, chain: Chain, step: int = 7) -> list[Any]:
+    """Archive a chain in small batches (records split from their derived ones), surveil after each."""
+    items = []
+    for i in range(0, len(chain.records), step):
+        archive.store(chain.records[i : i + step])
+        archive.advance(chain.table, "s1")
+        items += surveillance.process(chain.table, "s1")
+    return items
+
+
+def shuffled(seed: int, decks: int = 8) -> list[str]:
+    cards = [c.token for c in DECK] * decks
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+def test_a_shoe_dealt_again_on_another_table_is_caught_at_its_20th_card(archive_url: str) -> None:
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive)
+        first = shuffled(1)
+        t1 = Chain("T1")
+        t1.new_shoe()
+        t1.deal(first[4:300])
+        assert archive_chain(archive, s, t1) == []
+        t2 = Chain("T2")
+        t2.new_shoe(exposed="2S", burned=("9D", "KC"))
+        dealt = t2.deal(first[104:150])  # cards 101-146 of T1's dealt shoe
+        items = archive_chain(archive, s, t2)
+        (item,) = items
+        assert item.kind == AlertKind.REPEATED_SHOE and item.table == "T2" and item.site == "s1"
+        assert item.seq == dealt[19].seq and item.record == dealt[19].to_dict()  # its 20th dealt card
+        assert item.extra["other_table"] == "T1" and item.extra["other_shoe"] == 1
+        assert item.extra["other_offset"] == 100 and item.extra["shoe"] == 1
+        assert "T1's shoe 1" in item.detail and "cards 101-120" in item.detail
+        assert archive.feed() == items
+
+
+def test_the_same_shoe_on_the_same_table_later_is_caught_but_not_its_own_windows(archive_url: str) -> None:
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive)
+        t1 = Chain("T1")
+        order = shuffled(2)
+        t1.new_shoe()
+        t1.deal(order[:60])
+        assert archive_chain(archive, s, t1) == []  # its own windows never match itself
+        t1.new_shoe()
+        t1.deal(order[:30])
+        (item,) = archive_chain(archive, s, t1)
+        assert item.extra["shoe"] == 2 and item.extra["other_shoe"] == 1 and item.extra["other_offset"] == 0
+
+
+def test_fresh_shuffles_are_never_a_repeated_shoe(archive_url: str) -> None:
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive)
+        tables = [Chain(f"T{i}") for i in range(4)]
+        for n in range(60):
+            t = tables[n % 4]
+            t.new_shoe()
+            t.deal(shuffled(1000 + n)[4:])
+        items = []
+        for t in tables:
+            items += archive_chain(archive, s, t, step=500)
+        assert items == []
+        cur = archive.connection.cursor()
+        cur.execute("SELECT count(*) FROM shoe_windows")
+        # every window of every shoe is indexed, but the last card of each table: its next record decides
+        # whether it was burned, and none has come yet
+        assert cur.fetchone()[0] == 60 * (8 * 52 - 4 - 19) - 4
+        archive.connection.commit()
+
+
+def test_windows_past_repeat_days_are_pruned_and_no_longer_match(archive_url: str) -> None:
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive, Thresholds(repeat_days=30))
+        order = shuffled(3)
+        t1 = Chain("T1")
+        t1.new_shoe()
+        t1.deal(order[:40])
+        archive_chain(archive, s, t1)
+        started = int(datetime.fromisoformat(f"{TODAY}T10:00:00+00:00").timestamp())
+        assert s.prune(started + 3600) == 40 - 19 - 1  # the last card is still undecided
+        t2 = Chain("T2")
+        t2.new_shoe()
+        t2.deal(order[:40])
+        assert archive_chain(archive, s, t2) == []
+
+
+def test_an_unreadable_card_breaks_the_run_no_window_spans_it(archive_url: str) -> None:
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive)
+        order = shuffled(4)
+        t1 = Chain("T1")
+        t1.new_shoe()
+        t1.deal(order[:30])
+        archive_chain(archive, s, t1)
+        t2 = Chain("T2")
+        t2.new_shoe()
+        t2.deal(order[:10])
+        t2.add("input", {"kind": "unreadable", "source": "shoe"})
+        t2.deal(order[11:30])  # 19 known cards after it: no window
+        assert archive_chain(archive, s, t2) == []
+        t2.deal(order[30:31])  # not in T1's shoe after card 30: still nothing
+        assert archive_chain(archive, s, t2) == []
+
+
+def test_an_advantage_record_is_one_alert_with_two_collectors_racing(archive_url: str) -> None:
+    with Archive(archive_url) as a, Archive(archive_url) as b:
+        sa, sb = Surveillance(a), Surveillance(b)
+        t1 = Chain("T1")
+        t1.new_shoe()
+        t1.deal(shuffled(5)[:10])
+        body = {"shoe": 1, "coup": 3, "bet": "player_pair", "ev": 0.0123, "cards_left": 61}
+        adv = t1.add("advantage", body)
+        t1.deal(shuffled(5)[10:12])
+        cleared = t1.add("advantage_cleared", {**body, "coup": 4, "ev": -0.01})
+        a.store(t1.records)
+        a.advance("T1", "s1")
+        found: list[list[Any]] = [[], []]
+        barrier = threading.Barrier(2)
+
+        def run(i: int, s: Surveillance) -> None:
+            barrier.wait()
+            for _ in range(3):
+                found[i] += s.process("T1", "s1")
+
+        threads = [threading.Thread(target=run, args=(i, s)) for i, s in enumerate((sa, sb))]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(60)
+        items = found[0] + found[1]
+        assert sorted((i.kind, i.seq) for i in items) == [("advantage", adv.seq), ("advantage_cleared", cleared.seq)]
+        feed = a.feed()
+        assert [i.kind for i in feed] == ["advantage_cleared", "advantage"]  # newest first
+        assert feed[1].record == adv.to_dict() and feed[1].extra == body
+        assert feed[1].to_dict()["v"] == 1 and set(feed[1].to_dict()) == {
+            "v",
+            "id",
+            "at",
+            "site",
+            "table",
+            "seq",
+            "kind",
+            "detail",
+            "record",
+            "extra",
+        }
+
+
+def test_dealer_errors_far_above_the_floor_alert_and_ordinary_ones_do_not(archive_url: str) -> None:
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive)
+        floor = [Chain(f"T{i}") for i in range(5)]
+        for t in floor:  # an ordinary floor: 60 coups an hour, an error now and then
+            t.new_shoe()
+            for n in range(60):
+                t.coup(void=n == 17)
+            t.alarm("misdraw")
+            assert archive_chain(archive, s, t, step=50) == []
+        bad = Chain("BAD")
+        bad.new_shoe()
+        for n in range(30):
+            bad.coup(void=n % 6 == 0)
+            if n % 3 == 0:
+                bad.alarm("misdraw")
+            if n % 10 == 0:
+                bad.alarm("unreadable")
+        bad.alarm("early_declare")
+        items = archive_chain(archive, s, bad, step=20)
+        (item,) = items  # once for the hour, though every later step is as bad
+        assert item.kind == AlertKind.DEALER_ERRORS and item.table == "BAD"
+        # raised as soon as the hour crossed the line, with the counts then
+        x = item.extra
+        assert x["errors"] == x["misdraws"] + x["early_declares"] + x["voids"] + x["unreadable"] >= 5
+        assert x["p"] < 0.001 and f"{x['errors']} dealer errors in {x['coups']} coups" in item.detail
+        (counts,) = stats_of(archive, "BAD")  # every error is counted
+        assert (counts["coups"], counts["misdraws"], counts["voids"]) == (30, 10, 5)
+        assert (counts["unreadable"], counts["early_declares"]) == (3, 1)
+
+
+def test_one_bad_coup_on_a_quiet_floor_pages_nobody(archive_url: str) -> None:
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive)
+        t = Chain("T1")
+        t.new_shoe()
+        t.coup(void=True)
+        for _ in range(3):
+            t.alarm("misdraw")
+        assert archive_chain(archive, s, t) == []  # 4 errors: below the minimum count
+
+
+def test_poisson_tail() -> None:
+    assert poisson_tail(0, 3.0) == 1.0
+    assert poisson_tail(1, 2.0) == pytest.approx(1 - 2.718281828459045**-2.0)
+    assert poisson_tail(5, 1.0) == pytest.approx(0.0036598468273437, rel=1e-9)
+    assert poisson_tail(40, 2.0) < 1e-30
+    assert window_hash(["9H"] * 20) != window_hash(["9H"] * 19 + ["9D"])
+
+
+def test_shoe_floor_alerts_prints_the_feed(
+    archive_url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive)
+        t1 = Chain("T1")
+        t1.new_shoe()
+        adv = t1.add("advantage", {"shoe": 1, "coup": 1, "bet": "tie", "ev": 0.02, "cards_left": 40})
+        t1.add("advantage_cleared", {"shoe": 1, "coup": 2, "bet": "tie", "ev": -0.02, "cards_left": 34})
+        archive_chain(archive, s, t1)
+    assert shoe_floor(["alerts", "--archive", archive_url, "--json", "--last", "1"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert '"kind":"advantage_cleared"' in line
+    assert shoe_floor(["alerts", "--archive", archive_url, "--table", "T1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and "advantage: table T1 seq" in lines[1] and f"seq {adv.seq}" in lines[1]
+    assert shoe_floor(["alerts", "--archive", archive_url, "--last", "0"]) == 2
+    assert "--last" in capsys.readouterr().err

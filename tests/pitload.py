@@ -1,0 +1,150 @@
+"""Simulated tables for the pit page's tests and benchmark: real records of a real journal, published by many
+tables through a real broker, with the retained ``state`` and ``status`` each table's floor link publishes.
+
+The records are those a real table wrote (``shoe-controller demo`` deals a shoe through the real table loop
+into a real journal; each simulated table publishes that journal's chain under its own id, as
+``controller.journal`` ``for_floor`` does). The ``state`` message after each record is built the way
+``controller.floor_link.state_message`` builds it from the table's coups (shoe, coup, due, alarms, counts,
+the bead string of the shoe); what it cannot know without the table's live view (cards of the coup in play,
+cards remaining) is left out, as a table with ``reveal = on_declare`` leaves it out. The journal does not
+record an alarm's clearing, so an alarm shows in the state until the next declared coup.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.game.records import RECORD_VERSION, TableRecord
+from controller.journal import Journal
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def demo_journal(path: Path, shoes: int = 1) -> Path:
+    """A real journal: ``shoes`` shoes dealt by the demo (simulated shoe, real table loop)."""
+    demo = [sys.executable, "-m", "controller.cli", "demo", "--pace", "fast"]
+    subprocess.run(
+        [*demo, "--shoes", str(shoes), "--journal", str(path)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    return path
+
+
+def journal_records(path: Path, table: str) -> list[TableRecord]:
+    journal = Journal.open(str(path), create=False, read_only=True)
+    try:
+        return [r.for_floor(table) for r in journal.records()]
+    finally:
+        journal.close()
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class SimTable:
+    """One simulated table: its records in journal order and what it has published so far."""
+
+    site: str
+    table: str
+    records: list[TableRecord]
+    sent: int = 0
+    shoe: int | None = None
+    coup: int | None = None
+    bead: str = ""
+    alarms: list[str] = field(default_factory=list)
+    coups: list[dict[str, Any]] = field(default_factory=list)  # declared coups, in order
+
+    def topic(self, what: str) -> str:
+        return f"baccarat/{self.site}/{self.table}/{what}"
+
+    def follow(self, record: TableRecord) -> None:
+        body = record.body
+        if record.kind == "shoe" and body.get("event") == "start":
+            self.shoe, self.coup, self.bead = int(body["shoe"]), 1, ""
+        elif record.kind == "coup" and body.get("coup") is not None:
+            if body.get("declared"):  # the journal does not record an alarm's clearing: a declared coup clears
+                self.alarms.clear()
+                self.bead += str(body.get("winner") or "?")[0].upper()
+                self.coups.append(dict(body))
+                self.coup = int(body["coup"]) + 1
+        elif record.kind == "alarm":
+            name = str(body.get("alarm") or body.get("name") or "alarm").lower()
+            if name not in self.alarms:
+                self.alarms.append(name)
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "v": RECORD_VERSION,
+            "site": self.site,
+            "table": self.table,
+            "at": now_iso(),
+            "shoe": self.shoe,
+            "coup": self.coup,
+            "due": "deal",
+            "cards_dealt": 0,
+            "cards_remaining": None,
+            "cut_card_out": False,
+            "last_coup": False,
+            "alarms": list(self.alarms),
+            "counts": {"coups": len(self.bead)},
+            "roads": {"bead": self.bead},
+            "journal": {"head": self.sent, "acked": self.sent},
+        }
+
+
+class Floor:
+    """The tables' side: one paho client publishing for every simulated table (QoS 1, like the floor link)."""
+
+    def __init__(self, port: int, tables: list[SimTable]) -> None:
+        self.tables = {t.table: t for t in tables}
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.max_inflight_messages_set(1000)
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+
+    def online(self, table: str, up: bool = True) -> None:
+        t = self.tables[table]
+        self.client.publish(t.topic("status"), b"online" if up else b"offline", qos=1, retain=True).wait_for_publish(10)
+
+    def deal(self, table: str, until_kind: str = "coup") -> Iterator[mqtt.MQTTMessageInfo]:
+        """Publish the table's records up to and including its next ``until_kind`` record, then its state."""
+        t = self.tables[table]
+        while t.sent < len(t.records):
+            r = t.records[t.sent]
+            t.sent += 1
+            t.follow(r)
+            yield self.client.publish(t.topic("record"), r.to_json(), qos=1)
+            if r.kind == until_kind and (r.kind != "coup" or r.body.get("declared")):
+                break
+        yield self.publish_state(table)
+
+    def publish_state(self, table: str) -> mqtt.MQTTMessageInfo:
+        t = self.tables[table]
+        return self.client.publish(t.topic("state"), json.dumps(t.state(), separators=(",", ":")), qos=1, retain=True)
+
+    def deal_coups(self, table: str, n: int) -> None:
+        infos = [info for _ in range(n) for info in self.deal(table)]
+        for info in infos:
+            info.wait_for_publish(10)
+
+    def alert(self, site: str, item: dict[str, Any]) -> None:
+        self.client.publish(f"baccarat/{site}/floor/alert", json.dumps(item), qos=1).wait_for_publish(10)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

@@ -1,0 +1,341 @@
+"""The live exact edge: the table loop prices every offered wager at each coup's betting time on a real
+journal, journals advantage records (and clears them), and ``shoe-controller edges`` gives from the journal
+alone numbers equal to an independent card-by-card enumeration."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli import main
+from controller.game.cards import DECK, Card
+from controller.game.composition import Composition
+from controller.game.edges import EdgeWatch
+from controller.game.odds import enumerate_odds, exact_odds
+from controller.game.records import input_body
+from controller.game.rules import COMMISSION, EZ, Bet, Ruleset
+from controller.game.shoe import BurnMode, BurnRule
+from controller.game.table import (
+    CardDrawn,
+    DeclarePressed,
+    Due,
+    NewShoePressed,
+    TableInput,
+    TableRules,
+    TableState,
+    TableView,
+    VoidPressed,
+)
+from controller.journal import Journal
+from controller.table import TableLoop
+from controller.wire import AsciiWire
+
+NO_BURN = BurnRule(mode=BurnMode.NONE)
+
+
+class Recorder:
+    """A sink that keeps every view and notice the dealer's sinks are shown."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[TableView, tuple[Any, ...]]] = []
+
+    def update(self, view: TableView, notices: Any) -> None:
+        self.seen.append((view, tuple(notices)))
+
+    def close(self) -> None:
+        pass
+
+
+def table(journal: Journal, rules: TableRules, ruleset: Ruleset, threshold: float) -> tuple[TableLoop, Recorder]:
+    sink = Recorder()
+    loop = TableLoop(TableState(rules), AsciiWire(), journal, lambda data: None, [sink])
+    loop.ruleset = ruleset
+    loop.edges = EdgeWatch(threshold, ruleset, rules.decks)
+    return loop, sink
+
+
+def put(loop: TableLoop, event: TableInput) -> None:
+    loop._apply(event, input_body(event), None, None)
+    loop.flush()
+
+
+def deal(loop: TableLoop, cards: list[str], *, keep: int = 0) -> list[tuple[int, int, list[str]]]:
+    """Deal ``cards`` in order as a dealer who follows what is due (declaring each coup), until ``keep`` or
+    fewer cards are left at a betting time. Returns, per betting time, (shoe, coup, cards out before it): the
+    test's own account of the shoe, kept apart from the table's records."""
+    out: list[str] = []
+    betting: list[tuple[int, int, list[str]]] = []
+    left = list(cards)
+    while True:
+        state = loop.state
+        due = state.due
+        if due is Due.DECLARE:
+            put(loop, DeclarePressed())
+            continue
+        if due not in (Due.BURN, Due.DEAL, Due.PLAYER_THIRD, Due.BANKER_THIRD):
+            break
+        if due is Due.DEAL and state.coup.cards_dealt == 0:
+            if len(left) <= keep:
+                break
+            betting.append((state.shoe_number, state.coup_number, list(out)))
+        if not left:
+            break
+        card = left.pop(0)
+        out.append(card)
+        put(loop, CardDrawn(Card.parse(card)))
+    return betting
+
+
+def edges_json(capsys: pytest.CaptureFixture[str], journal: Path, *extra: str) -> list[dict[str, Any]]:
+    capsys.readouterr()
+    assert main(["edges", "--journal", str(journal), "--json", *extra]) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def shuffled(decks: int, seed: int) -> list[str]:
+    cards = [c.token for c in DECK] * decks
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+@pytest.mark.parametrize(
+    ("decks", "ruleset", "keep", "checked", "by_rank"),
+    [
+        (8, COMMISSION, 14, [0, 40, -1], False),  # a random eight-deck shoe: first, middle, last coup
+        (1, EZ, 6, [-4, -3, -2, -1], True),  # a one-deck shoe dealt down to its last 7-10 cards
+    ],
+    ids=["random", "depleted"],
+)
+def test_edges_equal_a_card_by_card_enumeration(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    decks: int,
+    ruleset: Ruleset,
+    keep: int,
+    checked: list[int],
+    by_rank: bool,
+) -> None:
+    path = tmp_path / "journal.db"
+    rules = TableRules(decks=decks)  # exposed burn: the burn cards leave the shoe too
+    with Journal.open(path) as journal:
+        loop, _ = table(journal, rules, ruleset, 0.0)
+        put(loop, NewShoePressed())
+        betting = deal(loop, shuffled(decks, seed=decks), keep=keep)
+    rows = edges_json(capsys, path)
+    assert [(r["shoe"], r["coup"]) for r in rows] == [(s, c) for s, c, _ in betting]  # every coup, in order
+    offered = [b.value for b in Bet if ruleset.offers(b)]
+    for i in checked:
+        _shoe, coup, out = betting[i]
+        row = rows[i]
+        comp = Composition.decks(decks).remove_all(Card.parse(t) for t in out)
+        assert row["cards_left"] == comp.total
+        reference = enumerate_odds(comp, ruleset, by_rank=by_rank)
+        assert list(row)[3:] == offered
+        for bet in offered:
+            assert row[bet] == pytest.approx(reference.bets[Bet(bet)].ev, abs=1e-9), (coup, bet)
+
+
+def kq_first_shoe() -> list[str]:
+    """An eight-deck shoe with every king and queen dealt first, then the other ranks round and round: with
+    eleven ranks left the pair wagers (11 to 1) turn in the player's favour, and back as the shoe thins."""
+    front = [c.token for c in DECK if c.token[0] in "KQ"] * 8
+    rest = [c.token for c in DECK if c.token[0] not in "KQ"] * 8
+    rest.sort(key=lambda t: (rest.count(t), "A23456789TJ".index(t[0]), t[1]))  # one of each rank in turn
+    by_rank: dict[str, list[str]] = {}
+    for t in rest:
+        by_rank.setdefault(t[0], []).append(t)
+    rounds = [by_rank[r][i] for i in range(32) for r in "A23456789TJ"]
+    return front + rounds
+
+
+def expected_records(
+    betting: list[tuple[int, int, list[str]]], decks: int, ruleset: Ruleset, threshold: float
+) -> list[tuple[str, int, int, str, int]]:
+    """What the table must journal, worked out from the test's own account of the shoe."""
+    flagged: set[str] = set()
+    out = []
+    for shoe, coup, cards_out in betting:
+        comp = Composition.decks(decks).remove_all(Card.parse(t) for t in cards_out)
+        report = exact_odds(comp, ruleset)
+        for bet in (b for b in Bet if ruleset.offers(b)):
+            ev = report.bets[bet].ev
+            if ev >= threshold and bet.value not in flagged:
+                flagged.add(bet.value)
+                out.append(("advantage", shoe, coup, bet.value, comp.total))
+            elif ev < threshold and bet.value in flagged:
+                flagged.remove(bet.value)
+                out.append(("advantage_cleared", shoe, coup, bet.value, comp.total))
+    return out
+
+
+def journaled(journal: Journal) -> list[dict[str, Any]]:
+    return [
+        {"kind": r.kind, "cause": r.cause, **r.data()}
+        for r in journal.records()
+        if r.kind in ("advantage", "advantage_cleared")
+    ]
+
+
+def test_a_shoe_turned_in_the_players_favour_raises_and_clears_exactly_the_expected_advantages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "journal.db"
+    rules = TableRules(decks=8, burn_rule=NO_BURN)
+    caplog.set_level(logging.WARNING, logger="controller.table")
+    with Journal.open(path) as journal:
+        loop, _ = table(journal, rules, COMMISSION, 0.0)
+        put(loop, NewShoePressed())
+        betting = deal(loop, kq_first_shoe(), keep=20)
+        got = journaled(journal)
+        edges = edges_json(capsys, path)
+    expected = expected_records(betting, 8, COMMISSION, 0.0)
+    bets = {(kind, bet) for kind, _, _, bet, _ in expected}
+    assert {("advantage", "player_pair"), ("advantage_cleared", "player_pair")} <= bets  # the crafted turn
+    assert [(g["kind"], g["shoe"], g["coup"], g["bet"], g["cards_left"]) for g in got] == expected
+    # the same numbers as `edges` prints for that coup, from the journal alone
+    by_coup = {(e["shoe"], e["coup"]): e for e in edges}
+    for g in got:
+        assert g["ev"] == by_coup[(g["shoe"], g["coup"])][g["bet"]]
+    # a surveillance notice: one WARNING line per record
+    notices = [r.getMessage() for r in caplog.records if r.getMessage().startswith("surveillance:")]
+    assert len(notices) == len(got) and all(r.levelno == logging.WARNING for r in caplog.records if "surveil" in r.msg)
+    assert "ADVANTAGE shoe 1 coup" in notices[0] and "player_pair" in " ".join(notices)
+
+
+def test_a_flag_still_up_when_the_shoe_ends_is_cleared_with_it(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    rules = TableRules(decks=8, burn_rule=NO_BURN)
+    with Journal.open(path) as journal:
+        loop, _ = table(journal, rules, COMMISSION, 0.0)
+        put(loop, NewShoePressed())
+        deal(loop, kq_first_shoe()[:90])  # the pairs have turned and stay turned
+        up: set[str] = set()
+        for g in journaled(journal):
+            (up.add if g["kind"] == "advantage" else up.discard)(g["bet"])
+        assert "player_pair" in up
+        put(loop, NewShoePressed())
+        records = [(r.kind, r.data()) for r in journal.records()]
+    kinds = [k for k, _ in records]
+    end = max(i for i, (k, b) in enumerate(records) if k == "shoe" and b["event"] == "end")
+    start = max(i for i, (k, b) in enumerate(records) if k == "shoe" and b["event"] == "start")
+    cleared = [b for k, b in records[end + 1 : start] if k == "advantage_cleared"]
+    assert {b["bet"] for b in cleared} == up and all(b["shoe_ended"] and b["shoe"] == 1 for b in cleared)
+    assert kinds[end + 1 : start] == ["advantage_cleared"] * len(up)  # right after the shoe's end, before the next
+
+
+def test_nothing_of_the_edge_reaches_the_dealers_sinks(tmp_path: Path) -> None:
+    """The sinks (panel, LCD, scoreboard, status line) are shown exactly what a table without the edge watch
+    shows them: same views, same notices, in the same order."""
+    rules = TableRules(decks=8, burn_rule=NO_BURN)
+    shown = []
+    for watch in (True, False):
+        with Journal.open(tmp_path / f"{watch}.db") as journal:
+            loop, sink = table(journal, rules, COMMISSION, 0.0)
+            if not watch:
+                loop.edges = None
+            put(loop, NewShoePressed())
+            deal(loop, kq_first_shoe(), keep=20)
+            put(loop, VoidPressed())
+            assert bool(journaled(journal)) is watch
+        shown.append(sink.seen)
+    assert shown[0] == shown[1]
+
+
+def test_a_restart_resumes_the_flags_and_the_cards_left(tmp_path: Path) -> None:
+    """Killed mid-shoe with flags up: the restarted table neither raises them again nor forgets to clear."""
+    path = tmp_path / "journal.db"
+    rules = TableRules(decks=8, burn_rule=NO_BURN)
+    cards = kq_first_shoe()
+    with Journal.open(path) as journal:
+        loop, _ = table(journal, rules, COMMISSION, 0.0)
+        put(loop, NewShoePressed())
+        deal(loop, cards[:90])
+        dealt = 90 - len(loop.state.coup.player_cards + loop.state.coup.banker_cards)
+    with Journal.open(path) as journal:
+        loop, _ = table(journal, rules, COMMISSION, 0.0)
+        loop.replay()
+        deal(loop, cards[90:], keep=20)
+        got = journaled(journal)
+    with Journal.open(tmp_path / "straight.db") as journal:
+        straight, _ = table(journal, rules, COMMISSION, 0.0)
+        put(straight, NewShoePressed())
+        deal(straight, cards, keep=20)
+        want = journaled(journal)
+    assert dealt > 0
+    strip = [{k: v for k, v in g.items() if k != "cause"} for g in got]
+    assert strip == [{k: v for k, v in w.items() if k != "cause"} for w in want]
+
+
+def test_edges_reads_a_shoe_without_a_ruleset_only_with_the_tables_configuration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as journal:
+        loop = TableLoop(TableState(TableRules(decks=8)), AsciiWire(), journal, lambda data: None)  # no ruleset
+        put(loop, NewShoePressed())
+        deal(loop, shuffled(8, seed=3)[:60])
+    capsys.readouterr()
+    assert main(["edges", "--journal", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "shoe(s) 1: no ruleset recorded" in captured.err
+    config = tmp_path / "table.toml"
+    config.write_text(f'[journal]\npath = "{path}"\n[table]\nrules = "ez"\nside_bets = ["dragon_7"]\n')
+    assert main(["edges", "--config", str(config), "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and list(rows[0]) == ["shoe", "coup", "cards_left", "banker", "player", "tie", "dragon_7"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--journal", "{missing}"], "does not exist"),
+        (["--journal", "{tmp}"], "not a regular file"),
+        (["--journal", "{db}", "--shoe", "x"], "not a whole number"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    db = tmp_path / "j.db"
+    Journal.open(db).close()
+    where = {"missing": tmp_path / "nope.db", "tmp": tmp_path, "db": db}
+    argv = ["edges", *(a.format(**where) for a in args)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err.lower() and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_table_for_people(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as journal:
+        loop, _ = table(journal, TableRules(decks=8, burn_rule=NO_BURN), COMMISSION, 0.0)
+        put(loop, NewShoePressed())
+        deal(loop, kq_first_shoe()[:120])
+    capsys.readouterr()
+    assert main(["edges", "--journal", str(path), "--shoe", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:5] == ["shoe", "coup", "left", "banker", "player"]
+    assert any("*" in line.split("player_pair")[0] or "%*" in line for line in lines[1:-1])  # a turned wager
+    assert lines[-1].startswith("EV per unit staked")
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [("1.5", "between -1 and 1"), ('"high"', "must be a number"), ("true", "must be a number"), ("nan", "number")],
+)
+def test_a_bad_threshold_is_one_line_naming_the_key(value: str, reason: str) -> None:
+    from controller.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError) as caught:
+        parse_config(f"[surveillance]\nadvantage_threshold = {value}\n", "t.toml")
+    message = str(caught.value)
+    assert "surveillance.advantage_threshold" in message and reason in message and "\n" not in message
+    good = parse_config("[surveillance]\nadvantage_threshold = 0.01\n", "t.toml")
+    assert good.surveillance.advantage_threshold == 0.01
