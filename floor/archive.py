@@ -162,14 +162,29 @@ class _Dialect:
     placeholder: str
     json_type: str
     json_param: str  # how a JSON text parameter is written (``?`` or ``CAST(? AS jsonb)``)
+    json_staged: str  # how the staging table's body text is written into records.body
+    staging: str  # how the batch's staging table is made (once per connection), emptied at each commit
 
     def sql(self, statement: str) -> str:
         statement = statement.replace("{json_type}", self.json_type).replace("{json}", self.json_param)
-        return statement.replace("?", self.placeholder)
+        return statement.replace("{json_staged}", self.json_staged).replace("?", self.placeholder)
 
 
-SQLITE = _Dialect("sqlite", "?", "TEXT", "?")
-POSTGRES = _Dialect("postgresql", "%s", "jsonb", "CAST(? AS jsonb)")
+_STAGING_COLUMNS = (
+    '("table" TEXT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT NULL, at TEXT NOT NULL, session BIGINT,'
+    " number BIGINT, cause BIGINT, body TEXT NOT NULL, prev TEXT NOT NULL, hash TEXT NOT NULL,"
+    " received_at TEXT NOT NULL)"
+)
+SQLITE = _Dialect("sqlite", "?", "TEXT", "?", "s.body", f"CREATE TEMP TABLE IF NOT EXISTS staging {_STAGING_COLUMNS}")
+POSTGRES = _Dialect(
+    "postgresql",
+    "%s",
+    "jsonb",
+    "CAST(? AS jsonb)",
+    "CAST(s.body AS jsonb)",
+    # Emptied by PostgreSQL at each commit (a truncate: no dead rows in a table autovacuum never visits).
+    f"CREATE TEMP TABLE IF NOT EXISTS staging {_STAGING_COLUMNS} ON COMMIT DELETE ROWS",
+)
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS records (
@@ -200,15 +215,27 @@ _SHOE_OF = {"sqlite": "json_extract(body, '$.shoe')", "postgresql": "((body->>'s
 _COUP_OF = {"sqlite": "json_extract(body, '$.coup')", "postgresql": "((body->>'coup')::bigint)"}
 _RECALL_INDEX = 'CREATE INDEX IF NOT EXISTS records_coup ON records ("table", kind, {shoe}, {coup}, seq)'
 
-_INSERT = (
-    'INSERT INTO records ("table", seq, kind, at, session, number, cause, body, prev, hash, received_at)'
-    " VALUES (?, ?, ?, ?, ?, ?, ?, {json}, ?, ?, ?) ON CONFLICT DO NOTHING"
+_COLUMNS = '"table", seq, kind, at, session, number, cause, body, prev, hash, received_at'
+_STAGE = f"INSERT INTO staging ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+# From the staging table into the archive, in (table, seq) order, those already there skipped; RETURNING names
+# the ones inserted. ("WHERE true": SQLite's parser would read ON CONFLICT as part of a join otherwise.)
+_INSERT_STAGED = (
+    f"INSERT INTO records ({_COLUMNS})"
+    ' SELECT s."table", s.seq, s.kind, s.at, s.session, s.number, s.cause, {json_staged}, s.prev, s.hash,'
+    ' s.received_at FROM staging s WHERE true ORDER BY s."table", s.seq ON CONFLICT DO NOTHING'
+    ' RETURNING "table", seq'
+)
+# After the insert every staged (table, seq) is archived: those archived with another hash are conflicts. Asked
+# only when some staged record was already there (a resend, another collector's copy): usually none is.
+_DIFFERING = (
+    'SELECT r."table", r.seq, r.hash FROM staging s JOIN records r ON r."table" = s."table" AND r.seq = s.seq'
+    " WHERE r.hash <> s.hash"
 )
 _UPSERT_HEAD = (
     'INSERT INTO chains ("table", site, head_seq, head_hash, updated_at) VALUES (?, ?, ?, ?, ?)'
     ' ON CONFLICT ("table") DO UPDATE SET head_seq = excluded.head_seq, head_hash = excluded.head_hash,'
     " updated_at = excluded.updated_at, site = COALESCE(excluded.site, chains.site)"
-    " WHERE chains.head_seq < excluded.head_seq"
+    " WHERE chains.head_seq < excluded.head_seq RETURNING head_seq, head_hash"
 )
 
 
@@ -254,6 +281,7 @@ class Archive:
     def __init__(self, url: str, *, create: bool = True) -> None:
         self.dialect, target = parse_url(url)
         self.url = url
+        self._staging = False  # the staging table exists on this connection
         self._conn: _Connection
         if self.dialect is SQLITE:
             path = Path(target)
@@ -308,57 +336,55 @@ class Archive:
         """Insert ``records`` in one transaction, those already there skipped; ``(inserted, alerts)``.
 
         A record whose ``(table, seq)`` is held with a different hash is a conflict: the stored one stays.
-        Records are inserted in (table, seq) order, so two collectors never wait on each other in a cycle."""
+        Records are inserted in (table, seq) order, so two collectors never wait on each other in a cycle.
+
+        The batch goes into a temporary staging table first (PostgreSQL: COPY; SQLite: one executemany), then
+        into the archive with one ``INSERT ... SELECT ... ON CONFLICT DO NOTHING RETURNING``, and one join names
+        the conflicts (only when a record was already archived): three statements and a commit a batch, whatever
+        its size and however many tables it holds."""
         if not records:
             return 0, []
         now = _now()
-        ordered = sorted({(r.table, r.seq): r for r in records}.values(), key=lambda r: (r.table, r.seq))
+        chosen = {(r.table, r.seq): r for r in records}
         rows = [
             (r.table, r.seq, r.kind, r.at, r.session, r.number, r.cause, canonical_json(r.body), r.prev, r.hash, now)
-            for r in ordered
+            for r in chosen.values()
         ]
         cur = self._conn.cursor()
         try:
-            before = self._count_in(cur, ordered)
-            cur.executemany(self.dialect.sql(_INSERT), rows)
-            after = self._count_in(cur, ordered)
-            alerts = self._conflicts(cur, records)
+            self._stage(cur, rows)
+            cur.execute(self.dialect.sql(_INSERT_STAGED))
+            inserted = len(cur.fetchall())
+            stored: dict[tuple[str, int], str] = {}  # (table, seq) -> the archived hash, where it differs
+            if inserted < len(chosen):
+                cur.execute(self.dialect.sql(_DIFFERING))
+                stored = {(str(t), int(seq)): str(h) for t, seq, h in cur.fetchall()}
             self._conn.commit()
         except BaseException:
+            self._staging = False  # its creation may be what was rolled back
             self._conn.rollback()
             raise
-        return after - before, alerts
-
-    def _count_in(self, cur: Any, ordered: Sequence[TableRecord]) -> int:
-        total = 0
-        for table, lo, hi in _spans(ordered):
-            cur.execute(
-                self.dialect.sql('SELECT count(*) FROM records WHERE "table" = ? AND seq BETWEEN ? AND ?'),
-                (table, lo, hi),
+        alerts = [
+            Alert(
+                r.table, r.seq, AlertKind.CONFLICT, "a different record with this seq is archived", record=r.to_dict()
             )
-            total += int(cur.fetchone()[0])
-        return total
+            for r in sorted(records, key=lambda r: (r.table, r.seq))
+            if stored.get((r.table, r.seq), chosen[r.table, r.seq].hash) != r.hash
+        ]
+        return inserted, alerts
 
-    def _conflicts(self, cur: Any, records: Sequence[TableRecord]) -> list[Alert]:
-        alerts: list[Alert] = []
-        for table, lo, hi in _spans(sorted(records, key=lambda r: (r.table, r.seq))):
-            cur.execute(
-                self.dialect.sql('SELECT seq, hash FROM records WHERE "table" = ? AND seq BETWEEN ? AND ?'),
-                (table, lo, hi),
-            )
-            stored = dict(cur.fetchall())
-            for r in records:
-                if r.table == table and lo <= r.seq <= hi and stored.get(r.seq, r.hash) != r.hash:
-                    alerts.append(
-                        Alert(
-                            table,
-                            r.seq,
-                            AlertKind.CONFLICT,
-                            "a different record with this seq is archived",
-                            record=r.to_dict(),
-                        )
-                    )
-        return alerts
+    def _stage(self, cur: Any, rows: list[tuple[Any, ...]]) -> None:
+        """The batch into the staging table (made on first use, empty at the start of each transaction)."""
+        if not self._staging:
+            cur.execute(self.dialect.staging)
+            self._staging = True
+        if self.dialect is POSTGRES:
+            with cur.copy(f"COPY staging ({_COLUMNS}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            cur.execute("DELETE FROM staging")  # SQLite has no ON COMMIT DELETE ROWS
+            cur.executemany(_STAGE, rows)
 
     def alert(self, alerts: Iterable[Alert]) -> list[FeedItem]:
         """Keep these alerts in the feed, in one transaction; return those newly stored (an alert whose ``key``
@@ -397,20 +423,23 @@ class Archive:
         return self._conn
 
     def head(self, table: str) -> Head:
-        cur = self._conn.cursor()
+        head = self._head(self._conn.cursor(), table)
+        self._conn.commit()
+        return head
+
+    def _head(self, cur: Any, table: str) -> Head:
         cur.execute(self.dialect.sql('SELECT head_seq, head_hash FROM chains WHERE "table" = ?'), (table,))
         row = cur.fetchone()
-        self._conn.commit()
         return Head(table, 0, GENESIS_HASH) if row is None else Head(table, int(row[0]), str(row[1]))
 
     def advance(self, table: str, site: str | None = None) -> tuple[Head, Alert | None]:
         """Walk ``table``'s chain forward from its stored head over the archived records, as far as they are
         contiguous and linked; store and return the new head, with what stopped it (a gap or a broken link),
         or None when nothing after the head is archived."""
-        head = self.head(table)
+        cur = self._conn.cursor()
+        head = self._head(cur, table)
         seq, link = head.seq, head.hash
         stop: Alert | None = None
-        cur = self._conn.cursor()
         while True:
             cur.execute(
                 self.dialect.sql(
@@ -434,9 +463,13 @@ class Archive:
             if stop is not None or len(rows) < ADVANCE_STEP:
                 break
         if seq > head.seq:
+            # One transaction: the head read, the walk and the upsert. RETURNING gives the stored head; nothing
+            # comes back when another collector stored a further one meanwhile: read it then.
             cur.execute(self.dialect.sql(_UPSERT_HEAD), (table, site, seq, link, _now()))
+            row = cur.fetchone()
+            head = Head(table, int(row[0]), str(row[1])) if row is not None else self._head(cur, table)
         self._conn.commit()
-        return (self.head(table) if seq > head.seq else head), stop
+        return head, stop
 
     # -- reading ------------------------------------------------------------------------------------------
     def tables(self) -> list[str]:

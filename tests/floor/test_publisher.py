@@ -143,6 +143,27 @@ def test_the_window_bounds_records_in_flight_while_the_broker_does_not_answer(
         side.close()
 
 
+def test_the_window_stays_within_the_brokers_receive_maximum(tmp_path: Path, journal_path: Path) -> None:
+    # MQTT 5: a client must not have more QoS 1 messages in flight than the broker's Receive Maximum (Mosquitto
+    # grants 20 by default; a broker that enforces it cuts the connection or refuses the message). The link
+    # keeps a few under what the broker grants, and every record still arrives without a resend.
+    server = Mosquitto(tmp_path / "mq-20")
+    server.extra = ["max_inflight_messages 20", f"listener {server.port} 127.0.0.1", "allow_anonymous true"]
+    server.start()
+    link = Link(server, journal_path, resend_after=120.0)  # a dropped record would wait two minutes
+    link.write(3000)
+    side = FloorSide("127.0.0.1", server.port)
+    link.link.start()
+    try:
+        side.wait(lambda f: f.contiguous == 3000, 60, "all 3000 records")
+    finally:
+        link.close()
+        side.close()
+        server.kill()
+    assert link.link.window == 16
+    assert link.link.rewinds == 0
+
+
 def test_the_link_outlives_a_silent_broker_longer_than_its_resend_interval(
     broker: Mosquitto, journal_path: Path
 ) -> None:
