@@ -4,6 +4,7 @@ stored the records, conflicts kept out, the URL's mistakes named."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 
 import pytest
 
@@ -93,3 +94,36 @@ def test_a_batch_that_fails_leaves_the_archive_able_to_store_the_next(
             a.store([bad])
         assert a.store(journal_records[:20]) == (20, [])
         assert a.advance("T1")[0].seq == 20
+
+
+def test_two_collectors_storing_the_same_records_at_once_count_each_first_copy_once(
+    archive_url: str, journal_records: list[TableRecord]
+) -> None:
+    """Two collectors of a shared subscription store overlapping batches at the same moment (a resend reached
+    both). Each first copy is counted once between them, and no count goes below zero: a count taken before and
+    after the insert (the old way) also counted the other's rows, and a negative count killed the collector in
+    prometheus_client."""
+    records = journal_records[:600]
+    batches = [records[i : i + 50] for i in range(0, len(records), 50)]
+    with Archive(archive_url):
+        pass  # the schema, made once
+    results: dict[int, list[int]] = {0: [], 1: []}
+    start = threading.Barrier(2)
+
+    def collector(n: int) -> None:
+        with Archive(archive_url) as archive:
+            start.wait()
+            for batch in batches:
+                inserted, conflicts = archive.store(batch)
+                assert conflicts == []
+                results[n].append(inserted)
+
+    threads = [threading.Thread(target=collector, args=(n,)) for n in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert all(0 <= x <= 50 for x in results[0] + results[1])
+    assert [a + b for a, b in zip(results[0], results[1], strict=True)] == [len(b) for b in batches]
+    with Archive(archive_url) as archive:
+        assert archive.advance("T1")[0].seq == len(records)
