@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' serve
 from harness import load, out, pct, verdict
 
 from controller.config import FloorSection
+from controller.daemon import SWITCH_INTERVAL
 from controller.floor_link import FloorLink
 from controller.game.cards import Card
 from controller.game.records import input_body
@@ -221,6 +222,7 @@ def main() -> int:
     if args.receive:
         return receiver(*args.receive)
     args.dir.mkdir(parents=True, exist_ok=True)
+    sys.setswitchinterval(SWITCH_INTERVAL)  # as the daemon runs its loop
     rates = []
     with tempfile.TemporaryDirectory(prefix="bench-floor-", dir=args.dir) as name:
         if args.cards > 0:

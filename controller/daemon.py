@@ -52,6 +52,12 @@ def make_wire(settings: Settings, journal: Journal) -> Wire:
     return BinaryWire(session)
 
 
+#: The interpreter's thread switch interval in the daemon. The loop must get the GIL back quickly when a card
+#: arrives, even while a display thread is busy encoding or the floor link is flushing a backlog (the default,
+#: 5 ms, is five times the card-to-LED budget). Benchmarks that run a loop in their own process set it too.
+SWITCH_INTERVAL = 0.0005
+
+
 @dataclass
 class Daemon:
     """One table: journal, panel, link and loop, wired together."""
@@ -241,9 +247,7 @@ class Daemon:
     def run(self) -> None:
         """Open, start the link and run the loop until SIGTERM/SIGINT or :meth:`stop`."""
         previous: dict[signal.Signals, Any] = {}
-        # The loop must get the GIL back quickly when a card arrives, even while a display thread is busy
-        # encoding (the default switch interval is 5 ms, five times the card-to-LED budget).
-        sys.setswitchinterval(0.0005)
+        sys.setswitchinterval(SWITCH_INTERVAL)
         try:
             loop = self.open()
             if threading.current_thread() is threading.main_thread():
