@@ -267,7 +267,7 @@ def _six_card_table() -> _SixCardTable:
     one integer table: the result is the same as dealing them all at once, without the memory peak."""
     keys = _multiset_keys()
     place = 10 ** np.arange(MAX_COUP_CARDS - 1, -1, -1, dtype=np.int32)
-    flat = np.zeros(len(keys) * _OUTCOME_CODES, dtype=np.int32)  # at most 6! orderings a cell
+    flat = np.zeros(len(keys) * _OUTCOME_CODES, dtype=np.int16)  # at most 6! = 720 orderings a cell
     for start in range(0, 10**MAX_COUP_CARDS, _BUILD_CHUNK):
         index = np.arange(start, start + _BUILD_CHUNK, dtype=np.int32)
         seq = np.empty((len(index), MAX_COUP_CARDS), dtype=np.int32)
@@ -277,7 +277,7 @@ def _six_card_table() -> _SixCardTable:
         outcome_code = ((pt * 10 + bt) * 2 + (pc - 2)) * 2 + (bc - 2)
         multiset = np.searchsorted(keys, np.sort(seq, axis=1) @ place)
         cells, n = np.unique(multiset.astype(np.int64) * _OUTCOME_CODES + outcome_code, return_counts=True)
-        flat[cells] += n.astype(np.int32)
+        flat[cells] += n.astype(np.int16)
     counts = flat.reshape(len(keys), _OUTCOME_CODES)
     used = np.flatnonzero(counts.sum(axis=0))
     outcomes = tuple(CoupOutcome(c // 40, (c // 4) % 10, 2 + (c // 2) % 2, 2 + c % 2) for c in used.tolist())
