@@ -219,12 +219,17 @@ def _advantage(r: TableRecord) -> Alert:
     ev_text = f"{ev:+.4%}" if isinstance(ev, int | float) else "?"
     if r.kind == AlertKind.ADVANTAGE:
         detail = f"shoe {b.get('shoe')} coup {b.get('coup')}: {b.get('bet')} favours the player, EV {ev_text}"
+    elif b.get("shoe_ended"):
+        detail = (
+            f"shoe {b.get('shoe')} ended with {b.get('bet')} still favouring the player"
+            f" (EV {ev_text} at coup {b.get('coup')})"
+        )
     else:
         detail = (
             f"shoe {b.get('shoe')} coup {b.get('coup')}: {b.get('bet')} no longer favours the player (EV {ev_text})"
         )
     detail += f", {b.get('cards_left')} cards left"
-    extra = {k: b[k] for k in ("shoe", "coup", "bet", "ev", "cards_left") if k in b}
+    extra = {k: b[k] for k in ("shoe", "coup", "bet", "ev", "cards_left", "shoe_ended") if k in b}
     return Alert(r.table, r.seq, r.kind, detail, record=r.to_dict(), extra=extra, key=f"{r.kind}:{r.table}:{r.seq}")
 
 

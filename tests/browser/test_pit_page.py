@@ -12,7 +12,6 @@ its tile). Screenshots at 1920x1080 and 800x480 go to test-output/.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -155,36 +154,64 @@ def test_recall_shows_the_journal_s_cards(browser: Any, setup: Setup) -> None:
         page.close()
 
 
+def settle(archive: Archive, setup: Setup) -> None:
+    """Wait until every table's records are archived up to what it sent and the feed is still for a second."""
+    for sim in setup.floor.tables.values():
+        if sim.sent:
+            last = sim.records[sim.sent - 1].seq
+            until(lambda sim=sim, last=last: archive.head(sim.table).seq >= last, 30, f"{sim.table} archived")  # type: ignore[misc]
+    before: list[int] = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        now = [f.id for f in archive.feed(200)]
+        if now and now == before:
+            return
+        before = now
+        time.sleep(1.0)
+    raise AssertionError("the feed never settled")
+
+
 def test_an_advantage_and_a_repeated_shoe_appear_in_the_feed(browser: Any, setup: Setup) -> None:
+    # The twelve tables deal the same journal: the real collector raises a repeated shoe for every table past
+    # its 20th dealt card after the first, and an alert for each of T12's own advantage records (the table's
+    # live edge found them while the demo dealt it). The feed on the page is the archive's, newest first.
+    t12 = setup.sim("T12")
+    sent = t12.records[: t12.sent]
+    advantages = [r for r in sent if r.kind == "advantage"]
+    assert advantages, "the demo journal's first shoe holds advantage records (threshold 0.0)"
+    with Archive(setup.url, create=False) as archive:
+        settle(archive, setup)
+        real = archive.feed(200)
+    repeated = next(f for f in real if f.kind == "repeated_shoe" and f.table == "T12")
+    assert repeated.extra["other_table"] != "T12" and repeated.record is not None
+    # Then one advantage published by another system on the alert topic (the pit follows the topic): it goes
+    # on top, and flags its table's tile.
     now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
     advantage_record = {
-        "v": 1, "table": "T02", "seq": 9000, "kind": "advantage", "at": now, "session": 1, "number": None,
+        "v": 2, "table": "T02", "seq": 9000, "kind": "advantage", "at": now, "session": 1, "number": None,
         "cause": None, "body": {"shoe": 1, "coup": 40, "bet": "dragon_bonus_player", "ev": 0.0312, "cards_left": 61},
         "prev": "0" * 64, "hash": "1" * 64,
     }  # fmt: skip
     setup.floor.alert("s1", {
-        "v": 1, "id": 901, "at": now, "site": "s1", "table": "T02", "seq": 9000, "kind": "advantage",
+        "v": 1, "id": 100_000, "at": now, "site": "s1", "table": "T02", "seq": 9000, "kind": "advantage",
         "detail": "dragon_bonus_player EV +3.12% at coup 40 (61 cards left)", "record": advantage_record, "extra": {},
-    })  # fmt: skip
-    setup.floor.alert("s1", {
-        "v": 1, "id": 902, "at": now, "site": "s1", "table": "T07", "seq": 12, "kind": "repeated_shoe",
-        "detail": "shoe 1's first 20 cards match T02 shoe 1 from card 1",
-        "record": {"kind": "burn", "seq": 12, "body": {"card": "9H", "exposed": False}},
-        "extra": {"shoe": 1, "other_table": "T02", "other_shoe": 1, "other_offset": 0},
     })  # fmt: skip
     page = browser.new_page(viewport={"width": 800, "height": 480})
     try:
         page.goto(setup.base + "/")
         page.wait_for_function(
             "() => { const f = document.querySelectorAll('[data-testid=\"feed\"] li');"
-            " return f.length >= 2 && f[0].dataset.kind === 'repeated_shoe' && f[1].dataset.kind === 'advantage'; }",
+            " return f.length >= 2 && f[0].dataset.table === 'T02' && f[0].dataset.kind === 'advantage'; }",
             timeout=15_000,
         )
         items = page.locator('[data-testid="feed"] li')
-        assert items.nth(0).get_attribute("data-table") == "T07"
-        assert "match T02" in items.nth(0).text_content()
-        assert "advantage #9000" in items.nth(1).locator(".record").text_content()
-        assert "dragon_bonus_player" in items.nth(1).locator(".record").text_content()
+        shown = items.evaluate_all("es => es.map(e => [e.dataset.kind, e.dataset.table, e.textContent])")
+        # below the newest, the archive's feed in its order (newest first), each with the record behind it
+        assert [(k, t) for k, t, _ in shown[1 : 1 + len(real[:99])]] == [(f.kind, f.table) for f in real[:99]]
+        text = {(k, t): x for k, t, x in reversed(shown)}
+        assert repeated.extra["other_table"] in text["repeated_shoe", "T12"]
+        assert f"advantage #{advantages[-1].seq}" in text["advantage", "T12"]
+        assert "dragon_bonus_player" in items.nth(0).locator(".record").text_content()
         flag = tile(page, "T02").locator('.flag[data-bet="dragon_bonus_player"]')
         flag.wait_for(timeout=10_000)
         assert "+3.12%" in flag.text_content()
@@ -202,5 +229,5 @@ def test_an_advantage_and_a_repeated_shoe_appear_in_the_feed(browser: Any, setup
         page.close()
     # The same feed is in the API for other tools.
     feed = setup.pit.snapshot()["feed"]
-    assert [f["kind"] for f in feed[:2]] == ["repeated_shoe", "advantage"]
-    assert json.dumps(feed[1]["record"]["body"]).find("dragon_bonus_player") > 0
+    assert (feed[0]["kind"], feed[0]["table"]) == ("advantage", "T02")
+    assert [(f["kind"], f["table"], f["seq"]) for f in feed[1:20]] == [(f.kind, f.table, f.seq) for f in real[:19]]

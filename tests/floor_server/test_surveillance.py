@@ -281,3 +281,23 @@ def test_shoe_floor_alerts_prints_the_feed(
     assert len(lines) == 2 and "advantage: table T1 seq" in lines[1] and f"seq {adv.seq}" in lines[1]
     assert shoe_floor(["alerts", "--archive", archive_url, "--last", "0"]) == 2
     assert "--last" in capsys.readouterr().err
+
+
+def test_a_flag_cleared_because_its_shoe_ended_says_so(archive_url: str) -> None:
+    """The table clears a flag still up when its shoe ends, with the shoe's last figures (the EV may still be
+    positive): the alert says the shoe ended, not that the wager no longer favours the player."""
+    with Archive(archive_url) as a:
+        t1 = Chain("T1")
+        t1.new_shoe()
+        t1.deal(shuffled(6)[:10])
+        body = {"shoe": 1, "coup": 70, "bet": "player_pair", "ev": 0.636, "cards_left": 12}
+        t1.add("advantage", {**body, "coup": 69})
+        t1.add("advantage_cleared", {**body, "shoe_ended": True})
+        a.store(t1.records)
+        a.advance("T1", "s1")
+        Surveillance(a).process("T1", "s1")
+        cleared, raised = a.feed()[:2]
+        assert raised.kind == "advantage" and "favours the player" in raised.detail
+        assert cleared.kind == "advantage_cleared" and cleared.extra["shoe_ended"] is True
+        assert "shoe 1 ended with player_pair still favouring the player" in cleared.detail
+        assert "no longer" not in cleared.detail
