@@ -1,0 +1,65 @@
+"""The pit page over twelve real tables: ``shoe-controller demo --tables 12`` (twelve ``shoe-sim`` processes and
+twelve ``shoe-controller run --floor`` daemons, a private Mosquitto, ``shoe-floor serve`` on SQLite), the page
+in headless Chromium as a pit boss opens it from the demo's printed address. Every table gets its tile, online,
+its coups counting up as the daemons deal; recall on a table page shows the cards the table's own journal
+holds for that coup. (tests/browser/test_pit_page.py drives a generator instead, to stage offline tables,
+alarms and alerts at will.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.journal import Journal
+from tests.browser.conftest import OUTPUT
+from tests.cli.test_floor_demo import Running, floor_dir  # noqa: F401 (the fixture)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TABLES = [f"T{i}" for i in range(1, 13)]
+
+
+def declared(journal: Path, shoe: int, coup: int) -> dict[str, Any] | None:
+    with Journal.open(str(journal), create=False, read_only=True) as j:
+        found = [dict(c) for c in j.coups() if c["shoe"] == shoe and c["coup"] == coup and c["declared"]]
+    return found[-1] if found else None
+
+
+def test_twelve_real_tables_on_the_pit_page(browser: Any, floor_dir: Path) -> None:  # noqa: F811
+    demo = Running(floor_dir, tables=12)
+    try:
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page.goto(demo.address("floor"))
+        page.wait_for_function(
+            "n => { const t = [...document.querySelectorAll('.tile')];"
+            " return t.length === n && t.every(e => e.dataset.link === 'online' && +e.dataset.coup >= 3); }",
+            arg=len(TABLES),
+            timeout=90_000,
+        )
+        names = page.locator(".tile").evaluate_all("es => es.map(e => e.dataset.table)")
+        assert sorted(names) == sorted(TABLES)
+        # the tiles move on as the tables deal
+        before = int(page.locator('.tile[data-table="T7"]').get_attribute("data-coup"))
+        page.wait_for_function(
+            "c => +document.querySelector('.tile[data-table=\"T7\"]').dataset.coup > c", arg=before, timeout=60_000
+        )
+        assert page.evaluate("() => document.documentElement.scrollHeight") <= 1080
+        OUTPUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUTPUT / "pit-demo-12-tables-1920x1080.png"))
+        # recall: coup 2 of T7's first shoe, as its journal holds it
+        coup = declared(floor_dir / "T7" / "journal.db", 1, 2)
+        assert coup is not None
+        page.goto(demo.address("floor").rstrip("/") + "/table/T7")
+        page.wait_for_function("() => document.body.dataset.loads >= 1")
+        page.fill('[data-testid="recall-shoe"]', "1")
+        page.fill('[data-testid="recall-coup"]', "2")
+        page.click(".recall-form button")
+        page.wait_for_function("() => document.querySelector('[data-testid=\"recall\"]').dataset.found === '1'")
+        player = page.locator('[data-testid="recall-player"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
+        banker = page.locator('[data-testid="recall-banker"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
+        assert (player, banker) == (coup["player"], coup["banker"])
+        page.close()
+    finally:
+        demo.close()
