@@ -222,6 +222,7 @@ class Daemon:
             s.journal.path,
             lambda seq: self._put(FloorAck(seq)),
             hide_cards=s.scoreboard.reveal == "on_declare",
+            loop_idle=self.loop.idle,
         )
         self.loop.sinks.append(link)  # close_sinks() closes it
         self.loop.after_commit.append(link.wake)  # a committed record goes out now, not at the next card

@@ -239,6 +239,11 @@ class TableLoop:
         #: The journal's retention (None: the table never prunes by itself); the daemon sets it with a floor.
         self.pruner: Pruner | None = None
         self._read_at = 0.0  # monotonic time the bytes being decoded were read
+        #: Clear while the loop applies, commits and acknowledges what it read: a thread with bulk work (the
+        #: floor link flushing a backlog) waits on it between messages, so the loop gets the interpreter back
+        #: at once at each of its I/O waits instead of after the other thread's switch interval.
+        self.idle = threading.Event()
+        self.idle.set()
         #: The table's ruleset: each shoe's start record carries it (the journal alone prices every wager).
         self.ruleset: Ruleset | None = None
         #: The live exact edge (None: off). Fed every derived record; at each betting time it prices the shoe
@@ -354,6 +359,8 @@ class TableLoop:
                             os.read(wake_r, 512)
                     else:
                         port_ready = True
+                if port_ready or not self.queue.empty():
+                    self.idle.clear()  # set again by flush() below
                 stop = False
                 # Group commit: everything read or queued now is applied event by event, then committed
                 # in one transaction and acknowledged once.
@@ -487,6 +494,7 @@ class TableLoop:
         self, table_input: TableInput | None, body: dict[str, Any], session: int | None, number: int | None
     ) -> None:
         """Apply one input and stage it for the next commit; the LEDs change now, the ACK after the commit."""
+        self.idle.clear()  # until the flush: the floor link's flush waits (see :attr:`idle`)
         if len(self._pending) >= MAX_STAGED:
             # The journal has refused commits for a long while: the alarm stands; the input is neither applied
             # nor kept (binary: never acknowledged, so the shoe still holds it and resends it after a restart).
@@ -540,6 +548,13 @@ class TableLoop:
         return records
 
     def flush(self) -> None:
+        """Commit and acknowledge what is staged (:meth:`_flush`); the loop is idle again after it."""
+        try:
+            self._flush()
+        finally:
+            self.idle.set()
+
+    def _flush(self) -> None:
         """Commit what is staged (one transaction), then ACK the highest event number and send the PROMPT.
 
         Write-ahead: if the commit fails nothing is acknowledged and the staged inputs stay staged, in order,

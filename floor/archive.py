@@ -26,7 +26,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -203,6 +203,9 @@ SCHEMA = (
         id {serial}, key TEXT UNIQUE, site TEXT NOT NULL, "table" TEXT NOT NULL, seq BIGINT, kind TEXT NOT NULL,
         detail TEXT NOT NULL, record {json_type}, extra {json_type} NOT NULL, at TEXT NOT NULL)""",
     'CREATE INDEX IF NOT EXISTS alert_feed_table ON alert_feed ("table", id)',
+    # The alerts stored but not yet confirmed on the broker (PUBACK): the collector that stored one publishes it
+    # and deletes its row; a row left by a collector that died in between is published by any collector's sweep.
+    "CREATE TABLE IF NOT EXISTS alert_outbox (id BIGINT PRIMARY KEY, at TEXT NOT NULL)",
 )
 _INSERT_ALERT = (
     'INSERT INTO alert_feed (key, site, "table", seq, kind, detail, record, extra, at)'
@@ -237,6 +240,12 @@ _UPSERT_HEAD = (
     " updated_at = excluded.updated_at, site = COALESCE(excluded.site, chains.site)"
     " WHERE chains.head_seq < excluded.head_seq RETURNING head_seq, head_hash"
 )
+
+
+def _feed_item(row: Sequence[Any]) -> FeedItem:
+    """A feed row (``_FEED_COLUMNS``) as a FeedItem."""
+    i, at, site, t, s, k, d, rec, ex = row
+    return FeedItem(int(i), str(at), str(site), str(t), s, str(k), str(d), _json_or_none(rec), _json_or_none(ex) or {})
 
 
 def _now() -> str:
@@ -411,7 +420,37 @@ class Archive:
             got = cur.fetchone()
             if got is not None:
                 items.append(FeedItem(int(got[0]), at, site, a.table, a.seq, a.kind, a.detail[:500], a.record, a.extra))
+                if site != "?":  # a site is needed to publish it; without one it is in the feed only
+                    cur.execute(self.dialect.sql("INSERT INTO alert_outbox (id, at) VALUES (?, ?)"), (int(got[0]), at))
         return items
+
+    def unpublished(self, older_than: float) -> list[FeedItem]:
+        """Alerts stored at least ``older_than`` seconds ago and still not confirmed published, oldest first."""
+        cutoff = (datetime.now(UTC) - timedelta(seconds=older_than)).isoformat(timespec="milliseconds")
+        cur = self._conn.cursor()
+        columns = ", ".join(f"f.{c.strip()}" for c in _FEED_COLUMNS.split(","))
+        cur.execute(
+            self.dialect.sql(
+                f"SELECT {columns} FROM alert_feed f JOIN alert_outbox o ON o.id = f.id WHERE o.at <= ? ORDER BY f.id"
+            ),
+            (cutoff.replace("+00:00", "Z"),),
+        )
+        rows = cur.fetchall()
+        self._conn.commit()
+        return [_feed_item(row) for row in rows]
+
+    def published(self, ids: Iterable[int]) -> None:
+        """These alerts are on the broker (PUBACK): out of the outbox."""
+        ids = list(ids)
+        if not ids:
+            return
+        cur = self._conn.cursor()
+        try:
+            cur.executemany(self.dialect.sql("DELETE FROM alert_outbox WHERE id = ?"), [(i,) for i in ids])
+            self._conn.commit()
+        except BaseException:
+            self._conn.rollback()
+            raise
 
     def sql(self, statement: str) -> str:
         """``statement`` (``?`` placeholders, ``{json}`` and ``{json_type}``) in this archive's dialect."""
@@ -550,10 +589,7 @@ class Archive:
             sql += " LIMIT ?"
             params.append(limit)
         cur.execute(self.dialect.sql(sql), params)
-        out = [
-            FeedItem(int(i), str(at), str(site), str(t), s, str(k), str(d), _json_or_none(rec), _json_or_none(ex) or {})
-            for i, at, site, t, s, k, d, rec, ex in cur.fetchall()
-        ]
+        out = [_feed_item(row) for row in cur.fetchall()]
         self._conn.commit()
         return out
 

@@ -83,6 +83,7 @@ class Settings:
     batch: int = 1000  # most records per transaction
     linger: float = 0.02  # how long a batch waits to fill, seconds
     gap_grace: float = 2.0  # a gap must last this long before it is an alert (another collector may fill it)
+    alert_sweep: float = 10.0  # alerts not confirmed on the broker this long after they were stored go again
     receive_maximum: int = 2000
     ca_file: str | None = None
     username: str | None = None
@@ -125,6 +126,8 @@ class Collector:
         self._sites: dict[str, str] = {}  # table -> site (from the topic)
         self._gaps: dict[str, _Pending] = {}
         self._alerted: set[tuple[str, str, int | None]] = set()
+        self._alerts_in_flight: dict[int, mqtt.MQTTMessageInfo] = {}  # alert id -> its publish, until PUBACK
+        self._last_sweep = time.monotonic()
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=self.settings.client_id,
@@ -178,6 +181,7 @@ class Collector:
                 if batch:
                     self._handle(archive, batch)
                 self._check_gaps(archive)
+                self._settle_alerts(archive)
         finally:
             self._stop.set()
             self.client.disconnect()
@@ -298,12 +302,41 @@ class Collector:
             self._publish_alerts(archive.alert(fresh))
 
     def _publish_alerts(self, items: list[FeedItem]) -> None:
-        """Log and publish the alerts this collector stored (each is stored, so published, once floor-wide)."""
+        """Log and publish the alerts this collector stored (each is stored once floor-wide). Each stays in the
+        archive's outbox until the broker has it (PUBACK, :meth:`_settle_alerts`)."""
         for item in items:
             log.warning("ALERT %s", item.line())
-            if item.site != "?":
-                self.client.publish(TOPIC_ALERT.format(site=item.site), item.to_json(), qos=1, retain=False)
+            self._send_alert(item)
         self.stats.alerts += len(items)
+
+    def _send_alert(self, item: FeedItem) -> None:
+        if item.site != "?":
+            info = self.client.publish(TOPIC_ALERT.format(site=item.site), item.to_json(), qos=1, retain=False)
+            self._alerts_in_flight[item.id] = info
+
+    def _settle_alerts(self, archive: Archive) -> None:
+        """Alerts the broker has acknowledged leave the outbox. Every ``alert_sweep`` seconds, alerts stored
+        ``alert_sweep`` ago and still in the outbox (their collector died before the broker had them, or the
+        broker lost them) are published again: at least once on the topic; the same ``id`` each time."""
+        done = []
+        for alert_id, info in list(self._alerts_in_flight.items()):
+            try:
+                published = info.is_published()
+            except (ValueError, RuntimeError):  # never queued (no connection): the sweep sends it again
+                published = False
+                del self._alerts_in_flight[alert_id]
+            if published:
+                done.append(alert_id)
+                del self._alerts_in_flight[alert_id]
+        if done:
+            archive.published(done)
+        now = time.monotonic()
+        if now - self._last_sweep >= self.settings.alert_sweep and self._connected.is_set():
+            self._last_sweep = now
+            for item in archive.unpublished(older_than=self.settings.alert_sweep):
+                if item.id not in self._alerts_in_flight:
+                    log.info("alert #%d was not confirmed on the broker: publishing it again", item.id)
+                    self._send_alert(item)
 
     def _publish_ack(self, table: str, seq: int) -> None:
         site = self._sites.get(table, self.settings.site)

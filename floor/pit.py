@@ -273,6 +273,8 @@ class Pit:
         if not isinstance(item, dict) or not isinstance(item.get("table"), str):
             self.stats["unreadable"] += 1
             return
+        if item.get("id") is not None and any(seen.get("id") == item["id"] for seen in self.feed):
+            return  # said again (an alert is published at least once): the pit shows it once
         self.feed.append(item)
         self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"))
         record = item.get("record")

@@ -15,11 +15,13 @@ from pathlib import Path
 import pytest
 
 from controller.config import FloorSection
-from controller.floor_link import FloorLink, parse_ack, state_message
+from controller.floor_link import YIELD_MAX, FloorLink, parse_ack, state_message
 from controller.game.cards import Card
 from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
+from controller.table import TableLoop
+from controller.wire import AsciiWire
 from tests.floor.floorside import FloorSide, ordered_without_duplicates
 from tests.servers import Mosquitto
 
@@ -273,3 +275,50 @@ def test_state_under_on_declare_shows_nothing_of_the_coup_being_dealt() -> None:
     assert hidden["due"] == "hidden" and hidden["cards_dealt"] == 4
     for token in ("9S", "KH", "8D", "QC"):
         assert token not in text
+
+
+def test_a_backlog_flush_gives_way_while_the_table_handles_a_card(broker: Mosquitto, journal_path: Path) -> None:
+    """While the table loop is busy with a card (its ``idle`` event clear) the link sends at most one message
+    per ``YIELD_MAX`` instead of flat out, so the loop gets the interpreter back at each of its waits; once the
+    loop is idle the backlog flows at full speed."""
+    idle = threading.Event()  # clear: the loop is handling a card
+    link = Link(broker, journal_path, loop_idle=idle)
+    link.write(500)
+    side = FloorSide("127.0.0.1", broker.port)
+    link.link.start()
+    try:
+        side.wait(lambda f: f.contiguous >= 1, 30, "the first record")
+        time.sleep(0.5)
+        # ten-odd messages in half a second at one per YIELD_MAX (0.05 s), not the whole backlog
+        assert link.link.sent <= 0.5 / YIELD_MAX + 3, link.link.sent
+        idle.set()
+        side.wait(lambda f: f.contiguous == 500, 30, "the backlog once the loop is idle")
+    finally:
+        link.close()
+        side.close()
+
+
+def test_the_table_loop_is_idle_between_cards_and_busy_while_it_handles_one(tmp_path: Path) -> None:
+    seen: list[bool] = []
+
+    class Watcher:
+        name = "watcher"
+
+        def update(self, view: object, notices: object) -> None:
+            seen.append(loop.idle.is_set())
+
+        def close(self) -> None:
+            pass
+
+    journal = Journal.open(tmp_path / "j.db")
+    loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [Watcher()])
+    try:
+        assert loop.idle.is_set()
+        card = CardDrawn(Card.parse("9H"))
+        loop._apply(card, input_body(card, source="shoe"), None, None)
+        assert seen == [False]  # the sinks (the LEDs) run while the loop is busy
+        assert not loop.idle.is_set()
+        loop.flush()
+        assert loop.idle.is_set()  # committed and acknowledged: idle again
+    finally:
+        journal.close()

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -247,3 +248,32 @@ def assert_archive_is_every_journal(url: str, tables: dict[str, Path], ack_timeo
         assert archived(url, table) == journal_of(path, table)
     verify = shoe_floor("verify", "--archive", url)
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+class AlertWatch:
+    """A subscriber to every site's floor alerts (`baccarat/+/floor/alert`), as a surveillance system is."""
+
+    def __init__(self, broker: Mosquitto) -> None:
+        self.got: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._subscribed = threading.Event()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.on_message = self._on_message
+        self.client.on_subscribe = lambda *a: self._subscribed.set()
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.subscribe("baccarat/+/floor/alert", qos=1)
+        self.client.loop_start()
+        assert self._subscribed.wait(10)
+
+    def _on_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        assert message.topic == "baccarat/s1/floor/alert"
+        with self._lock:
+            self.got.append(json.loads(message.payload))
+
+    def alerts(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self.got)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

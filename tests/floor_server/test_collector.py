@@ -4,11 +4,13 @@ both): records once each whatever the wire does, the ack from the archive, gaps 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 
 from controller.game.records import TableRecord
-from floor.archive import AlertKind, Archive
-from tests.floor_server.conftest import InProcess, Table, as_table, until
+from floor.archive import Alert, AlertKind, Archive
+from tests.floor_server.conftest import AlertWatch, InProcess, Table, as_table, until
+from tests.servers import Mosquitto
 
 
 def dicts(records: list[TableRecord]) -> list[dict[str, object]]:
@@ -169,3 +171,28 @@ def test_two_collectors_sharing_the_subscription_archive_each_record_once(
     assert a.collector.stats.archived + b.collector.stats.archived == len(wire)
     assert stored(archive_url, "T1") == dicts(journal_records)
     assert stored(archive_url, "T2") == dicts(t2)
+
+
+def test_an_alert_its_collector_never_got_onto_the_broker_is_published_by_the_sweep(
+    broker: Mosquitto, collector: Callable[..., InProcess], archive_url: str
+) -> None:
+    """A collector stores an alert, then dies before the broker has it: the alert is in the feed and in the
+    outbox. Another collector's sweep publishes it (at least once on the topic, with its id) and empties the
+    outbox; one that reached the broker leaves the outbox at its PUBACK."""
+    watch = AlertWatch(broker)
+    try:
+        with Archive(archive_url) as a:
+            (orphan,) = a.alert([Alert("T9", 17, AlertKind.GAP, "records 17..20 missing", site="s1", key="gap:T9:17")])
+            assert [i.id for i in a.unpublished(older_than=0)] == [orphan.id]
+        c = collector(alert_sweep=0.5)
+        until(lambda: [x["id"] for x in watch.alerts()] == [orphan.id], 15, "the orphan on the topic")
+        assert watch.alerts()[0] == orphan.to_dict()
+        until(lambda: c.archive.unpublished(older_than=0) == [], 10, "the outbox to empty")
+        # an alert the collector raises itself: published once, out of the outbox at its PUBACK
+        c.collector._raise(c.archive, [Alert("T9", 40, AlertKind.BROKEN_LINK, "prev is not 39's hash", site="s1")])
+        until(lambda: len(watch.alerts()) == 2, 10, "the second alert")
+        until(lambda: c.archive.unpublished(older_than=0) == [], 10, "the outbox to empty again")
+        time.sleep(1.5)  # three sweeps: nothing is said twice once the broker has it
+        assert [x["kind"] for x in watch.alerts()] == ["gap", "broken_link"]
+    finally:
+        watch.close()

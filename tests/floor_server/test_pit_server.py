@@ -155,3 +155,22 @@ def _read_until(s: socket.socket, mark: bytes) -> bytes:
             break
         data += chunk
     return data
+
+
+def test_an_alert_said_twice_is_shown_once(tmp_path: Path) -> None:
+    """Alerts are published at least once (a collector's sweep sends again what the broker never confirmed):
+    the pit shows an id once; alerts without an id (another system's) are all shown."""
+    url = f"sqlite:///{tmp_path}/archive.db"
+    Archive(url).close()
+    pit = Pit(url)
+    try:
+        item = {"v": 1, "id": 5, "at": "2026-11-30T12:00:00.000Z", "site": "s1", "table": "T1", "seq": 9,
+                "kind": "gap", "detail": "records 9..9 missing", "record": None, "extra": {}}  # fmt: skip
+        for _ in range(2):
+            pit._alert(json.dumps(item).encode())
+        pit._alert(json.dumps({**item, "id": 6}).encode())
+        for _ in range(2):
+            pit._alert(json.dumps({**item, "id": None}).encode())
+        assert [f["id"] for f in pit.feed] == [5, 6, None, None]
+    finally:
+        pit.close()

@@ -8,51 +8,20 @@ floor raises exactly: a ``repeated_shoe`` for t2 naming t1's shoe, at t2's 20th 
 
 from __future__ import annotations
 
-import json
-import threading
 from pathlib import Path
 from typing import Any
 
-import paho.mqtt.client as mqtt
 import pytest
-from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.game.cards import Card
 from controller.journal import Journal
 from floor.archive import Archive
 from hw_sim.shoe import burn_count
 from tests.e2e.harness import Harness
-from tests.floor_server.conftest import serve_process, until
+from tests.floor_server.conftest import AlertWatch, serve_process, until
 from tests.servers import Mosquitto
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # three tables and PostgreSQL on a loaded machine
-
-
-class AlertWatch:
-    def __init__(self, broker: Mosquitto) -> None:
-        self.got: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        self._subscribed = threading.Event()
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-        self.client.on_message = self._on_message
-        self.client.on_subscribe = lambda *a: self._subscribed.set()
-        self.client.connect("127.0.0.1", broker.port)
-        self.client.subscribe("baccarat/+/floor/alert", qos=1)
-        self.client.loop_start()
-        assert self._subscribed.wait(10)
-
-    def _on_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
-        assert message.topic == "baccarat/s1/floor/alert"
-        with self._lock:
-            self.got.append(json.loads(message.payload))
-
-    def alerts(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self.got)
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
 
 
 def journal_length(path: Path) -> int:
