@@ -774,4 +774,6 @@ def common_args(description: str | None) -> argparse.ArgumentParser:
 
 
 def temp_dir(base: Path) -> tempfile.TemporaryDirectory[str]:
+    """A scratch directory under ``--dir`` (made if it is not there yet)."""
+    base.mkdir(parents=True, exist_ok=True)
     return tempfile.TemporaryDirectory(prefix="bench-daemon-", dir=base)

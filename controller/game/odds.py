@@ -210,8 +210,9 @@ class _SixCardTable:
     factor_index: IntArray
     #: The outcomes that occur, one per column of ``orderings``.
     outcomes: tuple[CoupOutcome, ...]
-    #: (5005, len(outcomes)) ordered value sequences of the multiset that end in the outcome.
-    orderings: FloatArray
+    #: (5005, len(outcomes)) ordered value sequences of the multiset that end in the outcome (at most 6! =
+    #: 720, so int16: 2 MB instead of 8 as floats; a ruleset's priced matrix is built from it in slices).
+    orderings: npt.NDArray[np.int16]
 
 
 def _tableau_arrays() -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
@@ -289,7 +290,7 @@ def _six_card_table() -> _SixCardTable:
     return _SixCardTable(
         factor_index=np.ascontiguousarray((values * MAX_COUP_CARDS + repeats).T).astype(np.int64),
         outcomes=outcomes,
-        orderings=counts[:, used].astype(np.float64),
+        orderings=np.ascontiguousarray(counts[:, used]),
     )
 
 
@@ -318,6 +319,8 @@ def _freeze(obj: object) -> object:
 
 
 _PRICED_LIMIT = 64
+#: Multisets priced at a time when a ruleset's matrix is built.
+_PRICE_SLICE = 512
 _priced_by_id: dict[int, tuple[Ruleset, FloatArray]] = {}
 _priced_by_key: dict[object, FloatArray] = {}
 
@@ -335,7 +338,11 @@ def _priced_matrix(rules: Ruleset) -> FloatArray:
             [float(o.winner is w) for o in table.outcomes] for w in (Winner.BANKER, Winner.PLAYER, Winner.TIE)
         ]
         columns += [[float(payoff(bet, o, rules)) for o in table.outcomes] for bet in OUTCOME_BETS]
-        matrix = table.orderings @ np.array(columns, dtype=np.float64).T
+        priced = np.array(columns, dtype=np.float64).T
+        matrix = np.empty((len(table.orderings), priced.shape[1]), dtype=np.float64)
+        for start in range(0, len(table.orderings), _PRICE_SLICE):  # small float temporaries, not one of 8 MB
+            rows = slice(start, start + _PRICE_SLICE)
+            matrix[rows] = table.orderings[rows].astype(np.float64) @ priced
         if len(_priced_by_key) >= _PRICED_LIMIT:
             _priced_by_key.clear()
             _priced_by_id.clear()
