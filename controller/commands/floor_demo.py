@@ -339,7 +339,9 @@ class Floor:
             board = table.board_url or "scoreboard off (see its log)"
             yield f"  table {table.id:<4}{board}   journal {table.journal}"
         yield f"  logs      {self.directory}/*.log, {self.directory}/T*/*.log"
-        yield f"  try       shoe-floor history --archive {self.archive_url} --last 5"
+        script = Path(sys.executable).with_name("shoe-floor")  # the venv's, which need not be on PATH
+        shoe_floor = os.path.relpath(script) if script.exists() else "shoe-floor"
+        yield f"  try       {shoe_floor} history --archive {self.archive_url} --last 5"
         pace = {"real": "a dealer's pace", "fast": "full speed"}.get(self.args.pace, f"{self.args.pace} s a card")
         shoes = f"{self.args.shoes} shoe{'s' if self.args.shoes > 1 else ''}"
         yield f"demo: dealing {shoes} at each table at {pace} (seed {self.seed}); Ctrl-C to stop"

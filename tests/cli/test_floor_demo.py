@@ -148,6 +148,10 @@ def test_four_tables_dealt_to_the_end_are_archived_record_for_record(floor_dir: 
     )
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert verify.stdout.count(": OK") == 4
+    # the command the demo suggests runs as printed, from where the demo was started
+    suggested = next(line for line in out.splitlines() if line.split()[:1] == ["try"]).split()[1:]
+    history = subprocess.run(suggested, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert history.returncode == 0 and len(history.stdout.splitlines()) >= 5, history.stdout + history.stderr
     assert processes_in(floor_dir) == []  # no child left behind
 
 
