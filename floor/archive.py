@@ -22,6 +22,7 @@ collector stored them), and only ever moves it forward.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -212,6 +213,7 @@ _INSERT_ALERT = (
     " VALUES (?, ?, ?, ?, ?, ?, {json}, {json}, ?) ON CONFLICT DO NOTHING RETURNING id"
 )
 _FEED_COLUMNS = 'id, at, site, "table", seq, kind, detail, record, extra'
+_TABLE_NAME = re.compile(r"\s*CREATE TABLE IF NOT EXISTS (\w+)")
 
 #: Game recall's index: a coup by table, shoe and number (an expression index on the body, one per dialect).
 _SHOE_OF = {"sqlite": "json_extract(body, '$.shoe')", "postgresql": "((body->>'shoe')::bigint)"}
@@ -319,6 +321,30 @@ class Archive:
             serial = "BIGSERIAL PRIMARY KEY"
         if create:
             self._create(serial)
+        else:
+            self._check_schema()
+
+    def _check_schema(self) -> None:
+        """An archive opened as it is must have this version's tables: one made by an older shoe-floor (or
+        not by shoe-floor at all) is one line for the operator, not a database error halfway through."""
+        expected = [m.group(1) for m in map(_TABLE_NAME.match, SCHEMA) if m is not None]
+        cur = self._conn.cursor()
+        if self.dialect is POSTGRES:
+            cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")
+        else:
+            cur.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        present = {str(row[0]) for row in cur.fetchall()}
+        self._conn.commit()
+        missing = [name for name in expected if name not in present]
+        if missing:
+            self._conn.close()
+            where = _redacted(self.url)
+            if "records" in missing:
+                raise ArchiveError(f"archive {where}: not a shoe-floor archive (no records table)")
+            raise ArchiveError(
+                f"archive {where}: made by an older shoe-floor (no {', '.join(missing)}); "
+                "run `shoe-floor serve` on it once to bring it up to date"
+            )
 
     def _create(self, serial: str) -> None:
         cur = self._conn.cursor()

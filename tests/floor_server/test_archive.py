@@ -4,12 +4,15 @@ stored the records, conflicts kept out, the URL's mistakes named."""
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 import threading
+from pathlib import Path
 
 import pytest
 
 from controller.game.records import TableRecord
 from floor.archive import AlertKind, Archive, ArchiveError, parse_url
+from floor.cli import main as shoe_floor
 
 
 def test_two_connections_storing_halves_give_the_head_of_the_whole(
@@ -127,3 +130,25 @@ def test_two_collectors_storing_the_same_records_at_once_count_each_first_copy_o
     assert [a + b for a, b in zip(results[0], results[1], strict=True)] == [len(b) for b in batches]
     with Archive(archive_url) as archive:
         assert archive.advance("T1")[0].seq == len(records)
+
+
+@pytest.mark.parametrize("command", ["alerts", "history", "verify"])
+def test_an_archive_from_an_older_shoe_floor_or_none_at_all_is_one_line(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = tmp_path / "old.db"
+    Archive(f"sqlite:///{old}").close()
+    with sqlite3.connect(old) as conn:  # as an archive made before the alert feed was
+        conn.execute("DROP TABLE alert_feed")
+        conn.execute("DROP TABLE alert_outbox")
+    assert shoe_floor([command, "--archive", f"sqlite:///{old}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "older shoe-floor (no alert_feed, alert_outbox)" in err
+    assert "shoe-floor serve" in err
+    Archive(f"sqlite:///{old}").close()  # what serve does: brings it up to date
+    assert shoe_floor([command, "--archive", f"sqlite:///{old}"]) == 0
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (a)")
+    assert shoe_floor([command, "--archive", f"sqlite:///{other}"]) == 2
+    assert "not a shoe-floor archive" in capsys.readouterr().err
