@@ -324,10 +324,8 @@ class Archive:
         else:
             self._check_schema()
 
-    def _check_schema(self) -> None:
-        """An archive opened as it is must have this version's tables: one made by an older shoe-floor (or
-        not by shoe-floor at all) is one line for the operator, not a database error halfway through."""
-        expected = [m.group(1) for m in map(_TABLE_NAME.match, SCHEMA) if m is not None]
+    def tables_present(self) -> set[str]:
+        """The names of the tables in the archive's database (schema checks, optional parts)."""
         cur = self._conn.cursor()
         if self.dialect is POSTGRES:
             cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")
@@ -335,6 +333,13 @@ class Archive:
             cur.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         present = {str(row[0]) for row in cur.fetchall()}
         self._conn.commit()
+        return present
+
+    def _check_schema(self) -> None:
+        """An archive opened as it is must have this version's tables: one made by an older shoe-floor (or
+        not by shoe-floor at all) is one line for the operator, not a database error halfway through."""
+        expected = [m.group(1) for m in map(_TABLE_NAME.match, SCHEMA) if m is not None]
+        present = self.tables_present()
         missing = [name for name in expected if name not in present]
         if missing:
             self._conn.close()

@@ -5,6 +5,7 @@
   shoe-floor history --archive URL [--table T] [--last N] [--json]
   shoe-floor verify --archive URL [--json]
   shoe-floor alerts --archive URL [--table T] [--last N] [--json]
+  shoe-floor errors --archive URL [--table T] [--hours N] [--json]
 
 Bad input (a URL, a number, an archive that cannot be opened) is one line on stderr and exit 2.
 """
@@ -24,7 +25,10 @@ from types import FrameType
 from floor.archive import Archive, ArchiveError
 from floor.collector import Broker, BrokerURLError, Collector, Settings, Stats
 from floor.pit import Pit
-from floor.surveillance import Thresholds
+from floor.surveillance import COUNTERS, Thresholds, stats_of
+
+#: The counters that are dealer errors (the others are the coups they are counted against).
+ERROR_COUNTERS = tuple(c for c in COUNTERS if c != "coups")
 
 DEFAULT_BIND = ("127.0.0.1", 8470)
 
@@ -132,6 +136,12 @@ def parser() -> argparse.ArgumentParser:
     al.add_argument("--last", type=_count, default=50, metavar="N", help="the last N alerts (default 50)")
     al.add_argument("--json", action="store_true")
     al.set_defaults(handler=alerts)
+    de = sub.add_parser("errors", help="dealer errors per table and hour (one JSON object per line with --json)")
+    de.add_argument("--archive", required=True)
+    de.add_argument("--table", help="only this table")
+    de.add_argument("--hours", type=_count, default=24, metavar="N", help="the last N hours with coups (default 24)")
+    de.add_argument("--json", action="store_true")
+    de.set_defaults(handler=errors)
     v = sub.add_parser("verify", help="per table: records, contiguous head, gaps, broken links; exit 1 on a problem")
     v.add_argument("--archive", required=True)
     v.add_argument("--json", action="store_true", help="one JSON object per table")
@@ -295,6 +305,36 @@ def alerts(args: argparse.Namespace) -> int:
         print("no alerts", file=sys.stderr)
     for item in items:
         print(item.line())
+    return 0
+
+
+def errors(args: argparse.Namespace) -> int:
+    """The dealer-error counts surveillance keeps (misdraws, early declares, voids, unreadable cards), per
+    table and UTC hour, with the rate per 100 coups: what a ``dealer_errors`` alert was judged on."""
+    with Archive(args.archive, create=False) as archive:
+        if "dealer_errors" not in archive.tables_present():
+            print("no dealer-error counts in this archive yet (shoe-floor serve keeps them)", file=sys.stderr)
+            return 0
+        rows = stats_of(archive, args.table)
+    hours = sorted({r["hour"] for r in rows})[-args.hours :]
+    rows = [r for r in rows if r["hour"] in hours]
+    for r in rows:
+        r["errors"] = sum(r[c] for c in ERROR_COUNTERS)
+        r["per_100_coups"] = round(100 * r["errors"] / r["coups"], 2) if r["coups"] else None
+    if args.json:
+        for r in rows:
+            sys.stdout.write(json.dumps(r, separators=(",", ":")) + "\n")
+        return 0
+    if not rows:
+        print("no coups counted", file=sys.stderr)
+        return 0
+    print(f"{'hour (UTC)':<18} {'table':<12} coups misdraw early void unread   /100")
+    for r in rows:
+        rate = "-" if r["per_100_coups"] is None else f"{r['per_100_coups']:.1f}"
+        print(
+            f"{r['hour']:<18} {r['table']:<12} {r['coups']:>5} {r['misdraws']:>7} {r['early_declares']:>5}"
+            f" {r['voids']:>4} {r['unreadable']:>6} {rate:>6}"
+        )
     return 0
 
 

@@ -3,6 +3,7 @@ each alert once floor-wide with two collectors' connections racing, the feed new
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from datetime import UTC, datetime
@@ -242,6 +243,34 @@ def test_dealer_errors_far_above_the_floor_alert_and_ordinary_ones_do_not(archiv
         (counts,) = stats_of(archive, "BAD")  # every error is counted
         assert (counts["coups"], counts["misdraws"], counts["voids"]) == (30, 10, 5)
         assert (counts["unreadable"], counts["early_declares"]) == (3, 1)
+
+
+def test_the_errors_command_shows_each_table_s_hour_with_its_rate(
+    archive_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Archive(archive_url).close()  # an archive no collector has run surveillance on
+    assert shoe_floor(["errors", "--archive", archive_url]) == 0  # no counts yet: said, not an error
+    assert "no dealer-error counts" in capsys.readouterr().err
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive)
+        bad = Chain("BAD")
+        bad.new_shoe()
+        for n in range(20):
+            bad.coup(void=n % 5 == 0)
+            if n % 4 == 0:
+                bad.alarm("misdraw")
+        archive_chain(archive, s, bad, step=20)
+    capsys.readouterr()
+    assert shoe_floor(["errors", "--archive", archive_url, "--json"]) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (row["table"], row["coups"], row["misdraws"], row["voids"]) == ("BAD", 20, 5, 4)
+    assert row["errors"] == 9 and row["per_100_coups"] == 45.0
+    assert shoe_floor(["errors", "--archive", archive_url, "--table", "BAD"]) == 0
+    header, line = capsys.readouterr().out.splitlines()
+    assert header.split()[:3] == ["hour", "(UTC)", "table"]
+    assert line.split()[1:] == ["BAD", "20", "5", "0", "4", "0", "45.0"]
+    assert shoe_floor(["errors", "--archive", archive_url, "--table", "nobody"]) == 0
+    assert "no coups counted" in capsys.readouterr().err
 
 
 def test_one_bad_coup_on_a_quiet_floor_pages_nobody(archive_url: str) -> None:
