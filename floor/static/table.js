@@ -58,7 +58,7 @@
       tr.appendChild(p);
       tr.appendChild(b);
       const flags = [];
-      if (c.natural) flags.push("natural " + c.natural);
+      if (c.natural) flags.push("natural");
       if (c.player_pair) flags.push("P pair");
       if (c.banker_pair) flags.push("B pair");
       if (c.misdraw) flags.push("misdraw");

@@ -143,6 +143,9 @@ def test_recall_shows_the_journal_s_cards(browser: Any, setup: Setup) -> None:
         cards = row.locator('td[data-side="player"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
         assert cards == chosen["player"]
         assert page.locator('[data-testid="road-big_road"] .c').count() > 0
+        natural = next(c for c in sim.coups if c["shoe"] == 1 and c["natural"])
+        text = page.locator(f'[data-testid="coups-previous"] tr[data-coup="{natural["coup"]}"]').first.text_content()
+        assert "natural" in text and "true" not in text  # the flag in words, not the JSON value
         # The edge chart: one line per offered wager, one point per coup of the current shoe.
         lines = page.locator('[data-testid="edges"] svg polyline')
         bets = lines.evaluate_all("es => es.map(e => e.dataset.bet)")
