@@ -24,6 +24,7 @@ import logging
 import queue
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,8 @@ _properties: Callable[[int], Properties] = Properties
 TOPIC_RECORD = "baccarat/{site}/{table}/record"
 TOPIC_ACK = "baccarat/{site}/{table}/ack"
 TOPIC_ALERT = "baccarat/{site}/floor/alert"
+#: Chain stops a collector remembers having said (beyond: the archive's unique key dedupes, one query more).
+ALERTED_MAX = 10_000
 
 
 class BrokerURLError(ValueError):
@@ -125,7 +128,9 @@ class Collector:
         self._published: dict[str, int] = {}  # table -> last ack this collector published
         self._sites: dict[str, str] = {}  # table -> site (from the topic)
         self._gaps: dict[str, _Pending] = {}
-        self._alerted: set[tuple[str, str, int | None]] = set()
+        # Chain stops (gap, broken link) this collector has said: not asked of the archive again. Bounded: the
+        # oldest are forgotten past ALERTED_MAX (the feed's unique key still says each once floor-wide).
+        self._alerted: OrderedDict[tuple[str, str, int | None], None] = OrderedDict()
         self._alerts_in_flight: dict[int, mqtt.MQTTMessageInfo] = {}  # alert id -> its publish, until PUBACK
         self._last_sweep = time.monotonic()
         client = mqtt.Client(
@@ -295,7 +300,9 @@ class Collector:
                 if key in self._alerted:
                     continue  # said once per collector: the chain stays stopped there until someone acts
                 a = _with(a, key=f"{a.kind}:{a.table}:{a.seq}")  # ... and once floor-wide
-            self._alerted.add(key)
+                self._alerted[key] = None
+                if len(self._alerted) > ALERTED_MAX:
+                    self._alerted.popitem(last=False)
             site = a.site or self._sites.get(a.table) or (self.settings.site if self.settings.site != "+" else None)
             fresh.append(_with(a, site=site))
         if fresh:

@@ -6,9 +6,14 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from pathlib import Path
 
+import pytest
+
+import floor.collector as collector_module
 from controller.game.records import TableRecord
 from floor.archive import Alert, AlertKind, Archive
+from floor.collector import Collector, Settings
 from tests.floor_server.conftest import AlertWatch, InProcess, Table, as_table, until
 from tests.servers import Mosquitto
 
@@ -196,3 +201,20 @@ def test_an_alert_its_collector_never_got_onto_the_broker_is_published_by_the_sw
         assert [x["kind"] for x in watch.alerts()] == ["gap", "broken_link"]
     finally:
         watch.close()
+
+
+def test_the_chain_stops_a_collector_remembers_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The collector keeps the chain stops it has said so as not to ask the archive again; past ALERTED_MAX it
+    forgets the oldest, and the archive's unique key still says each once. Other alerts are not kept at all
+    (a flood of refused messages must not grow the collector)."""
+    monkeypatch.setattr(collector_module, "ALERTED_MAX", 3)
+    c = Collector(Settings(broker="mqtt://127.0.0.1:1", archive=f"sqlite:///{tmp_path}/a.db", site="s1"))
+    with Archive(f"sqlite:///{tmp_path}/a.db") as archive:
+        gaps = [Alert("T1", seq, AlertKind.GAP, f"records {seq}.. missing") for seq in range(1, 6)]
+        c._raise(archive, gaps)
+        assert list(c._alerted) == [("T1", AlertKind.GAP, seq) for seq in (3, 4, 5)]
+        c._raise(archive, gaps[:1])  # forgotten here, but the feed holds it: not stored or said again
+        c._raise(archive, [Alert("T1", None, AlertKind.REFUSED, f"junk {i}") for i in range(10)])
+        assert len(c._alerted) == 3
+        kinds = [a.kind for a in archive.alerts()]
+        assert kinds.count(AlertKind.GAP) == 5 and kinds.count(AlertKind.REFUSED) == 10
