@@ -11,8 +11,8 @@ Schema::
         index (table, kind, seq) for recall (history of one table's coups)
         index (table, kind, body's shoe, body's coup) for game recall (any coup by shoe and number)
     chains(table PK, site, head_seq, head_hash, updated_at)   the contiguous, linked head of each table
-    alerts(id, table, seq, kind, detail, at)                   (before the feed; kept so old archives open)
     alert_feed(id, key UNIQUE, site, table, seq, kind, detail, record, extra, at)   every alert, once
+    alert_outbox(id PK, at)                 alerts stored but not yet confirmed on the broker (PUBACK)
         (floor/surveillance.py keeps its own tables: surveil_heads, shoe_windows, dealer_errors)
 
 The archive is the truth: :meth:`Archive.advance` computes a table's head from the stored records (whatever
@@ -197,9 +197,6 @@ SCHEMA = (
     """CREATE TABLE IF NOT EXISTS chains (
         "table" TEXT PRIMARY KEY, site TEXT, head_seq BIGINT NOT NULL, head_hash TEXT NOT NULL,
         updated_at TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS alerts (
-        id {serial}, "table" TEXT NOT NULL, seq BIGINT, kind TEXT NOT NULL, detail TEXT NOT NULL,
-        at TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS alert_feed (
         id {serial}, key TEXT UNIQUE, site TEXT NOT NULL, "table" TEXT NOT NULL, seq BIGINT, kind TEXT NOT NULL,
         detail TEXT NOT NULL, record {json_type}, extra {json_type} NOT NULL, at TEXT NOT NULL)""",
@@ -742,15 +739,6 @@ class Archive:
 def _json_or_none(value: Any) -> Any:
     """A stored JSON column as Python (psycopg decodes jsonb itself, SQLite hands back text)."""
     return json.loads(value) if isinstance(value, str | bytes) else value
-
-
-def _spans(ordered: Sequence[TableRecord]) -> Iterator[tuple[str, int, int]]:
-    """``(table, lowest seq, highest seq)`` per table of records sorted by (table, seq)."""
-    start = 0
-    for i in range(1, len(ordered) + 1):
-        if i == len(ordered) or ordered[i].table != ordered[start].table:
-            yield ordered[start].table, ordered[start].seq, ordered[i - 1].seq
-            start = i
 
 
 def _redacted(url: str) -> str:
