@@ -86,3 +86,18 @@ def wait_state(port: int, timeout: float = 20.0) -> dict[str, Any]:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+
+
+def inside(inner: dict[str, float], outer: dict[str, float], slack: float = 0.5) -> bool:
+    """Box ``inner`` lies within ``outer`` (boxes as {x, y, r, b} in CSS pixels), give or take ``slack``."""
+    return (
+        inner["x"] >= outer["x"] - slack
+        and inner["y"] >= outer["y"] - slack
+        and inner["r"] <= outer["r"] + slack
+        and inner["b"] <= outer["b"] + slack
+    )
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Boxes ``a`` and ``b`` overlap by more than half a pixel."""
+    return a["x"] < b["r"] - 0.5 and b["x"] < a["r"] - 0.5 and a["y"] < b["b"] - 0.5 and b["y"] < a["b"] - 0.5

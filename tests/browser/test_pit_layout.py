@@ -20,7 +20,7 @@ import pytest
 
 from floor.archive import Archive
 from floor.pit import Pit
-from tests.browser.conftest import OUTPUT
+from tests.browser.conftest import OUTPUT, inside, overlap
 
 pytestmark = pytest.mark.browser
 
@@ -106,19 +106,6 @@ def pit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         p.close()
 
 
-def _inside(inner: dict[str, float], outer: dict[str, float], slack: float = 0.5) -> bool:
-    return (
-        inner["x"] >= outer["x"] - slack
-        and inner["y"] >= outer["y"] - slack
-        and inner["r"] <= outer["r"] + slack
-        and inner["b"] <= outer["b"] + slack
-    )
-
-
-def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return a["x"] < b["r"] - 0.5 and b["x"] < a["r"] - 0.5 and a["y"] < b["b"] - 0.5 and b["y"] < a["b"] - 0.5
-
-
 def _measure(browser: Any, pit: Pit, width: int, height: int) -> dict[str, Any]:
     host, port = pit.address
     n = len(pit.tiles)
@@ -142,18 +129,18 @@ def test_every_table_on_one_full_hd_screen(browser: Any, pit: Pit) -> None:
     tiles = m["tiles"]
     assert len(tiles) == len(pit.tiles)
     for i, t in enumerate(tiles):
-        assert _inside(t["box"], viewport), f"{t['table']} {t['box']} is off screen"
-        assert not _overlap(t["box"], m["feed"]), f"{t['table']} overlaps the feed"
+        assert inside(t["box"], viewport), f"{t['table']} {t['box']} is off screen"
+        assert not overlap(t["box"], m["feed"]), f"{t['table']} overlaps the feed"
         assert t["box"]["h"] >= 90 and t["box"]["w"] >= 150, f"{t['table']} is too small to read: {t['box']}"
-        assert t["cells"] > 0 and _inside(t["road"], t["box"], slack=1), f"{t['table']}: its big road is cut off"
+        assert t["cells"] > 0 and inside(t["road"], t["box"], slack=1), f"{t['table']}: its big road is cut off"
         for u in tiles[i + 1 :]:
-            assert not _overlap(t["box"], u["box"]), f"{t['table']} overlaps {u['table']}"
+            assert not overlap(t["box"], u["box"]), f"{t['table']} overlaps {u['table']}"
     for text in m["texts"]:
         assert text["size"] >= 10, f"{text['text']!r} is {text['size']} px"
         if text["tile"] is not None:
-            assert _inside(text["box"], text["tile"], slack=1), f"{text['text']!r} is cut off by its tile"
+            assert inside(text["box"], text["tile"], slack=1), f"{text['text']!r} is cut off by its tile"
         elif not text["feed"]:  # the feed scrolls inside its own column
-            assert _inside(text["box"], viewport), f"{text['text']!r} is off screen"
+            assert inside(text["box"], viewport), f"{text['text']!r} is off screen"
 
 
 def test_legible_on_the_800x480_screen(browser: Any, pit: Pit) -> None:

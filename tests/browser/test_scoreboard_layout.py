@@ -21,7 +21,7 @@ import pytest
 from controller.displays.scoreboard import ScoreboardSink
 from controller.game.cards import DECK
 from controller.game.table import CardDrawn, LinkChanged
-from tests.browser.conftest import OUTPUT
+from tests.browser.conftest import OUTPUT, inside, overlap
 from tests.displays.test_scoreboard import Table, _coups_from, make_sink
 
 pytestmark = pytest.mark.browser
@@ -89,19 +89,6 @@ def board() -> Iterator[ScoreboardSink]:
         sink.close()
 
 
-def _inside(inner: dict[str, float], outer: dict[str, float], slack: float = 0.5) -> bool:
-    return (
-        inner["x"] >= outer["x"] - slack
-        and inner["y"] >= outer["y"] - slack
-        and inner["r"] <= outer["r"] + slack
-        and inner["b"] <= outer["b"] + slack
-    )
-
-
-def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return a["x"] < b["r"] - 0.5 and b["x"] < a["r"] - 0.5 and a["y"] < b["b"] - 0.5 and b["y"] < a["b"] - 0.5
-
-
 @pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_the_board_fits_the_screen(browser: Any, board: ScoreboardSink, width: int, height: int) -> None:
     host, port = board.address
@@ -124,21 +111,21 @@ def test_the_board_fits_the_screen(browser: Any, board: ScoreboardSink, width: i
     parts = m["parts"]
     for name, rect in parts.items():
         assert rect["w"] > 0 and rect["h"] > 0, f"{name} is not shown"
-        assert _inside(rect, viewport), f"{name} {rect} is outside the {width}x{height} viewport"
+        assert inside(rect, viewport), f"{name} {rect} is outside the {width}x{height} viewport"
     blocks = ["header", "alarms", "coup", "last", "counters", "road-bead_plate", "road-big_road", "road-big_eye_boy",
               "road-small_road", "road-cockroach_pig", "ask"]  # fmt: skip
     for i, a in enumerate(blocks):
         for b in blocks[i + 1 :]:
-            assert not _overlap(parts[a], parts[b]), f"{a} {parts[a]} overlaps {b} {parts[b]}"
+            assert not overlap(parts[a], parts[b]), f"{a} {parts[a]} overlaps {b} {parts[b]}"
     # The roads: square cells no smaller than their minimum, six rows on screen, the newest column shown.
     for name, road in m["roads"].items():
         assert road["cell"] >= road["min"], name
         assert road["cell"] * 6 <= road["box"]["h"] + 1, f"{name}: six rows of {road['cell']} px do not fit"
         assert road["cells"] > 0, name
-        assert _inside(road["newest"], road["box"]), f"{name}: the newest column is off screen"
+        assert inside(road["newest"], road["box"]), f"{name}: the newest column is off screen"
     # Every text legible (at least 10 CSS px) and not cut off by its panel (an ellipsis is allowed).
     for t in m["texts"]:
         assert t["size"] >= 10, f"{t['text']!r} is {t['size']} px"
-        assert _inside(t["box"], viewport), f"{t['text']!r} {t['box']} is off screen"
+        assert inside(t["box"], viewport), f"{t['text']!r} {t['box']} is off screen"
         if t["clip"] is not None and not t["ellipsis"]:
-            assert _inside(t["tx"], t["clip"], slack=1), f"{t['text']!r} {t['tx']} is cut off by {t['clip']}"
+            assert inside(t["tx"], t["clip"], slack=1), f"{t['text']!r} {t['tx']} is cut off by {t['clip']}"
