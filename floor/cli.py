@@ -21,6 +21,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from types import FrameType
+from typing import TypeVar
 
 from floor.archive import Archive, ArchiveError
 from floor.collector import Broker, BrokerURLError, Collector, Settings, Stats
@@ -33,6 +34,7 @@ ERROR_COUNTERS = tuple(c for c in COUNTERS if c != "coups")
 DEFAULT_BIND = ("127.0.0.1", 8470)
 
 log = logging.getLogger("shoe-floor")
+T = TypeVar("T", int, float)
 
 
 class UsageError(Exception):
@@ -44,34 +46,24 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
-    if not 1 <= value <= 2**62:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 2^62, not {text[:40]}")
-    return value
+def _bounded(convert: Callable[[str], T], low: T, high: T, what: str, between: str) -> Callable[[str], T]:
+    """An argparse type: ``convert`` the text, then hold it to ``low``..``high`` (one line naming the problem)."""
+
+    def parse(text: str) -> T:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text[:40]!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {between}, not {text[:40]}")
+        return value
+
+    return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}") from None
-    if not 0 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"must be 0-3600 seconds, not {text[:40]}")
-    return value
-
-
-def _days(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of days: {text[:40]!r}") from None
-    if not 1 <= value <= 3660:
-        raise argparse.ArgumentTypeError(f"must be 1-3660 days, not {text[:40]}")
-    return value
+_count = _bounded(int, 1, 2**62, "a whole number", "between 1 and 2^62")
+_seconds = _bounded(float, 0.0, 3600.0, "a number of seconds", "0-3600 seconds")
+_days = _bounded(int, 1, 3660, "a whole number of days", "1-3660 days")
 
 
 def _bind(text: str) -> tuple[str, int]:
