@@ -101,3 +101,21 @@ def inside(inner: dict[str, float], outer: dict[str, float], slack: float = 0.5)
 def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
     """Boxes ``a`` and ``b`` overlap by more than half a pixel."""
     return a["x"] < b["r"] - 0.5 and b["x"] < a["r"] - 0.5 and a["y"] < b["b"] - 0.5 and b["y"] < a["b"] - 0.5
+
+
+def recall_on_page(page: Any, shoe: int, coup: int) -> tuple[list[str], list[str]] | None:
+    """Ask a pit table page's *Game recall* form for a coup; the Player's and Banker's cards it shows, or None
+    when the page says the archive holds no such coup."""
+    page.fill('[data-testid="recall-shoe"]', str(shoe))
+    page.fill('[data-testid="recall-coup"]', str(coup))
+    page.evaluate("() => { document.querySelector('[data-testid=\"recall\"]').dataset.found = ''; }")  # not stale
+    page.click(".recall-form button")
+    page.wait_for_function(
+        "() => ['0', '1'].includes(document.querySelector('[data-testid=\"recall\"]').dataset.found)"
+    )
+    if page.locator('[data-testid="recall"]').get_attribute("data-found") == "0":
+        return None
+    cards = "es => es.map(e => e.dataset.card)"
+    player = page.locator('[data-testid="recall-player"] .card').evaluate_all(cards)
+    banker = page.locator('[data-testid="recall-banker"] .card').evaluate_all(cards)
+    return player, banker

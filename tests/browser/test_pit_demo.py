@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from controller.journal import Journal
-from tests.browser.conftest import OUTPUT
+from tests.browser.conftest import OUTPUT, recall_on_page
 from tests.cli.test_floor_demo import Running, floor_dir  # noqa: F401 (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -53,13 +53,7 @@ def test_twelve_real_tables_on_the_pit_page(browser: Any, floor_dir: Path) -> No
         assert coup is not None
         page.goto(demo.address("floor").rstrip("/") + "/table/T7")
         page.wait_for_function("() => document.body.dataset.loads >= 1")
-        page.fill('[data-testid="recall-shoe"]', "1")
-        page.fill('[data-testid="recall-coup"]', "2")
-        page.click(".recall-form button")
-        page.wait_for_function("() => document.querySelector('[data-testid=\"recall\"]').dataset.found === '1'")
-        player = page.locator('[data-testid="recall-player"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
-        banker = page.locator('[data-testid="recall-banker"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
-        assert (player, banker) == (coup["player"], coup["banker"])
+        assert recall_on_page(page, 1, 2) == (coup["player"], coup["banker"])
         page.close()
     finally:
         demo.close()

@@ -21,7 +21,7 @@ import pytest
 
 from floor.archive import Archive
 from floor.pit import Pit
-from tests.browser.conftest import OUTPUT
+from tests.browser.conftest import OUTPUT, recall_on_page
 from tests.floor_server.conftest import InProcess, until
 from tests.pitload import Floor, SimTable, demo_journal, journal_records
 from tests.servers import Mosquitto
@@ -120,17 +120,9 @@ def test_recall_shows_the_journal_s_cards(browser: Any, setup: Setup) -> None:
     try:
         page.goto(setup.base + "/table/T12")
         page.wait_for_function("() => document.body.dataset.loads >= 1")
-        page.fill('[data-testid="recall-shoe"]', "1")
-        page.fill('[data-testid="recall-coup"]', "41")
-        page.click(".recall-form button")
-        page.wait_for_function("() => document.querySelector('[data-testid=\"recall\"]').dataset.found === '1'")
-        player = page.locator('[data-testid="recall-player"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
-        banker = page.locator('[data-testid="recall-banker"] .card').evaluate_all("es => es.map(e => e.dataset.card)")
-        assert (player, banker) == (chosen["player"], chosen["banker"])
+        assert recall_on_page(page, 1, 41) == (chosen["player"], chosen["banker"])
         # A coup the archive does not hold is named, not shown.
-        page.fill('[data-testid="recall-coup"]', "500")
-        page.click(".recall-form button")
-        page.wait_for_function("() => document.querySelector('[data-testid=\"recall\"]').dataset.found === '0'")
+        assert recall_on_page(page, 1, 500) is None
         assert "no coup 500" in page.locator('[data-testid="recall"]').text_content()
         # The coups of the current shoe (every one so far) and of the previous shoe (all of it), newest first.
         current = [c for c in sim.coups if c["shoe"] == 2]
