@@ -452,16 +452,18 @@ class Archive:
                     cur.execute(self.dialect.sql("INSERT INTO alert_outbox (id, at) VALUES (?, ?)"), (int(got[0]), at))
         return items
 
-    def unpublished(self, older_than: float) -> list[FeedItem]:
-        """Alerts stored at least ``older_than`` seconds ago and still not confirmed published, oldest first."""
+    def unpublished(self, older_than: float, limit: int = 500) -> list[FeedItem]:
+        """Alerts stored at least ``older_than`` seconds ago and still not confirmed published, oldest first (at
+        most ``limit``: a sweep after a long outage sends the rest at the next sweeps, not all at once)."""
         cutoff = (datetime.now(UTC) - timedelta(seconds=older_than)).isoformat(timespec="milliseconds")
         cur = self._conn.cursor()
         columns = ", ".join(f"f.{c.strip()}" for c in _FEED_COLUMNS.split(","))
         cur.execute(
             self.dialect.sql(
-                f"SELECT {columns} FROM alert_feed f JOIN alert_outbox o ON o.id = f.id WHERE o.at <= ? ORDER BY f.id"
+                f"SELECT {columns} FROM alert_feed f JOIN alert_outbox o ON o.id = f.id WHERE o.at <= ?"
+                " ORDER BY f.id LIMIT ?"
             ),
-            (cutoff.replace("+00:00", "Z"),),
+            (cutoff.replace("+00:00", "Z"), limit),
         )
         rows = cur.fetchall()
         self._conn.commit()

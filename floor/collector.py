@@ -49,6 +49,8 @@ TOPIC_ACK = "baccarat/{site}/{table}/ack"
 TOPIC_ALERT = "baccarat/{site}/floor/alert"
 #: Chain stops a collector remembers having said (beyond: the archive's unique key dedupes, one query more).
 ALERTED_MAX = 10_000
+#: Most unconfirmed alerts one sweep sends again (the rest wait for the next sweeps).
+ALERT_SWEEP_MAX = 500
 
 
 class BrokerURLError(ValueError):
@@ -340,7 +342,7 @@ class Collector:
         now = time.monotonic()
         if now - self._last_sweep >= self.settings.alert_sweep and self._connected.is_set():
             self._last_sweep = now
-            for item in archive.unpublished(older_than=self.settings.alert_sweep):
+            for item in archive.unpublished(older_than=self.settings.alert_sweep, limit=ALERT_SWEEP_MAX):
                 if item.id not in self._alerts_in_flight:
                     log.info("alert #%d was not confirmed on the broker: publishing it again", item.id)
                     self._send_alert(item)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.game.records import TableRecord
-from floor.archive import AlertKind, Archive, ArchiveError, parse_url
+from floor.archive import Alert, AlertKind, Archive, ArchiveError, parse_url
 from floor.cli import main as shoe_floor
 
 
@@ -152,3 +152,14 @@ def test_an_archive_from_an_older_shoe_floor_or_none_at_all_is_one_line(
         conn.execute("CREATE TABLE t (a)")
     assert shoe_floor([command, "--archive", f"sqlite:///{other}"]) == 2
     assert "not a shoe-floor archive" in capsys.readouterr().err
+
+
+def test_the_alert_outbox_gives_the_oldest_unconfirmed_first_and_at_most_a_sweep_s_worth(archive_url: str) -> None:
+    with Archive(archive_url) as a:
+        gaps = [Alert("T1", seq, AlertKind.GAP, "missing", site="s1", key=f"gap:T1:{seq}") for seq in range(7)]
+        items = a.alert(gaps)
+        a.alert([Alert("T1", 99, AlertKind.REFUSED, "no site: in the feed only")])  # never published, not waiting
+        assert [i.id for i in a.unpublished(older_than=0, limit=3)] == [i.id for i in items[:3]]
+        a.published([items[0].id, items[2].id])
+        assert [i.id for i in a.unpublished(older_than=0)] == [items[1].id, *[i.id for i in items[3:]]]
+        assert a.unpublished(older_than=3600) == []  # none is that old yet
