@@ -15,8 +15,9 @@ What is read:
   breaks the run) are a *window*; each window's 64-bit hash is a row of ``shoe_windows`` (about 400 rows
   for an 8-deck shoe), indexed by hash. When a shoe's first window is complete (its 20th dealt card), one
   indexed lookup finds any shoe of any table started in the last ``repeat_days`` that holds the same 20
-  cards in the same order: a ``repeated_shoe`` alert naming both shoes. Rows older than ``repeat_days``
-  are pruned.
+  cards in the same order: a ``repeated_shoe`` alert naming both shoes. One read can span several shoes (a
+  table's backlog after an outage): each is looked up at its own 20th card against the windows dealt before
+  it, its own table's earlier shoes included. Rows older than ``repeat_days`` are pruned.
 * **Dealer errors.** Per table and hour (the records' own UTC ``at``): coups (declared or voided), misdraws
   (``alarm`` ``misdraw``), early declares (``alarm`` ``early_declare``), voids (voided ``coup`` records),
   unreadable cards (``alarm`` ``unreadable`` and ``unreadable_exposed``), in ``dealer_errors``. A table's
@@ -158,7 +159,10 @@ class Scan:
     """What a run of records means (:func:`scan`); stored by :meth:`Surveillance.process`."""
 
     windows: list[tuple[int, int, int, int, int]] = field(default_factory=list)  # hash, key, shoe, offset, started
-    check: tuple[int, int, int, int, int] | None = None  # hash, shoe_key, shoe, started, 20th card's seq
+    # Each shoe's first-window lookup (hash, shoe_key, shoe, started, 20th card's seq) with how many of
+    # ``windows`` precede it: a run of records can span shoes (a backlog after an outage), and a shoe is
+    # looked up against every window dealt before its 20th card, its own table's earlier shoe included.
+    checks: list[tuple[int, tuple[int, int, int, int, int]]] = field(default_factory=list)
     errors: dict[str, dict[str, int]] = field(default_factory=dict)  # hour -> counter -> count
     alerts: list[Alert] = field(default_factory=list)
 
@@ -180,7 +184,7 @@ def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
         out.windows.append((h, state.shoe_key, state.shoe, state.dealt - WINDOW, state.started))
         if not state.checked:
             state.checked = True
-            out.check = (h, state.shoe_key, state.shoe, state.started, seq)
+            out.checks.append((len(out.windows), (h, state.shoe_key, state.shoe, state.started, seq)))
         state.run = state.run[-(WINDOW - 1) :]
 
     for r in records:
@@ -312,10 +316,14 @@ class Surveillance:
                 conn.rollback()
                 return None
             alerts = [self._with_site(x, site) for x in result.alerts]
-            if result.check is not None:
-                alerts += self._repeated(cur, table, site, result.check)
-            if result.windows:
-                cur.executemany(a.sql(_INSERT_WINDOW), [(h, table, k, s, o, t) for h, k, s, o, t in result.windows])
+            done = 0
+            for upto, check in [*result.checks, (len(result.windows), None)]:
+                if upto > done:
+                    rows = [(h, table, k, s, o, t) for h, k, s, o, t in result.windows[done:upto]]
+                    cur.executemany(a.sql(_INSERT_WINDOW), rows)
+                    done = upto
+                if check is not None:
+                    alerts += self._repeated(cur, table, site, check)
             for hour, counts in sorted(result.errors.items()):
                 cur.execute(a.sql(_ADD_ERRORS), (table, hour, *(counts[c] for c in COUNTERS)))
                 alert = self._dealer_errors(cur, table, site, hour)

@@ -116,6 +116,32 @@ def test_the_same_shoe_on_the_same_table_later_is_caught_but_not_its_own_windows
         assert item.extra["shoe"] == 2 and item.extra["other_shoe"] == 1 and item.extra["other_offset"] == 0
 
 
+def test_a_backlog_spanning_two_shoes_checks_each_shoe(archive_url: str) -> None:
+    # A table's records after an outage reach surveillance as one run across shoes: the first shoe (a repeat
+    # of another table's) is checked at its 20th card even though a later shoe's check follows in the same run,
+    # and a shoe dealt again on the same table within that run is caught against the earlier one.
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive)
+        seen = shuffled(3)
+        t1 = Chain("T1")
+        t1.new_shoe()
+        t1.deal(seen[4:120])
+        assert archive_chain(archive, s, t1) == []
+        t2 = Chain("T2")
+        t2.new_shoe()
+        repeat = t2.deal(seen[4:60])
+        fresh = shuffled(4)[4:]
+        t2.new_shoe()
+        t2.deal(fresh[:40])
+        t2.new_shoe()
+        again = t2.deal(fresh[:40])
+        items = archive_chain(archive, s, t2, step=len(t2.records))  # one step: the whole backlog at once
+        assert [(i.kind, i.seq, i.extra["shoe"], i.extra["other_table"], i.extra["other_shoe"]) for i in items] == [
+            (AlertKind.REPEATED_SHOE, repeat[19].seq, 1, "T1", 1),
+            (AlertKind.REPEATED_SHOE, again[19].seq, 3, "T2", 2),
+        ]
+
+
 def test_fresh_shuffles_are_never_a_repeated_shoe(archive_url: str) -> None:
     with Archive(archive_url) as archive:
         s = Surveillance(archive)
