@@ -103,6 +103,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--batch", type=_count, default=1000, help="most records per transaction (default 1000)")
     s.add_argument("--gap-grace", type=_seconds, default=2.0, help="seconds a gap lasts before it is an alert")
     s.add_argument(
+        "--refused-alerts",
+        type=_bounded(int, 1, 10_000, "a whole number", "between 1 and 10000"),
+        default=5,
+        metavar="N",
+        help="refused or conflicting messages of one table that are an alert each, per minute; the rest are"
+        " counted and said in one alert at the minute's end (default 5)",
+    )
+    s.add_argument(
         "--repeat-days", type=_days, default=30, help="repeated-shoe check: shoes of the last N days (default 30)"
     )
     s.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
@@ -204,6 +212,7 @@ def serve(args: argparse.Namespace) -> int:
         client_id=args.client_id or f"shoe-floor-{socket.gethostname()}"[:100],
         batch=args.batch,
         gap_grace=args.gap_grace,
+        refused_per_table=args.refused_alerts,
         ca_file=args.ca_file,
         username=args.username,
         password=password,

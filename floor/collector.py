@@ -51,6 +51,66 @@ TOPIC_ALERT = "baccarat/{site}/floor/alert"
 ALERTED_MAX = 10_000
 #: Most unconfirmed alerts one sweep sends again (the rest wait for the next sweeps).
 ALERT_SWEEP_MAX = 500
+#: Tables a refused-message budget tracks in one window; past it, every other table shares one count.
+REFUSED_TABLES_MAX = 1000
+
+
+class RefusedBudget:
+    """A noise budget for ``refused`` and ``conflict`` alerts. A broken or hostile publisher can put junk (or
+    well-formed records that conflict with the archive) on a table's topic at full speed; one alert per message
+    would bury the feed, and the real alerts in it, and write the archive once per message. In each ``window``
+    (seconds) the first ``per_table`` of a table, and at most ``per_floor`` across the floor, are alerts each;
+    the rest are counted, and when the window ends one alert per table and kind says how many more there were
+    and the last one's reason. Every refused message is still counted (``shoe_floor_refused_total``) and never
+    archived. The counts live in dicts cleared each window that track at most ``REFUSED_TABLES_MAX`` tables (a
+    flood naming a new table in every topic shares one count, table ``?``)."""
+
+    KINDS = (AlertKind.REFUSED, AlertKind.CONFLICT)
+
+    def __init__(self, per_table: int = 5, per_floor: int = 50, window: float = 60.0) -> None:
+        self.per_table, self.per_floor, self.window = per_table, per_floor, window
+        self._start: float | None = None
+        self._said: dict[str, int] = {}  # table -> alerts let through this window
+        self._said_total = 0
+        self._held: dict[tuple[str, str], tuple[int, Alert]] = {}  # (table, kind) -> (held back, the last one)
+
+    def admit(self, alert: Alert, now: float) -> bool:
+        """Whether this alert goes out on its own (else it is counted for the window's summary)."""
+        if self._start is None:
+            self._start = now
+        said = self._said.get(alert.table, 0)
+        known = alert.table in self._said or len(self._said) < REFUSED_TABLES_MAX
+        if known and said < self.per_table and self._said_total < self.per_floor:
+            self._said[alert.table] = said + 1
+            self._said_total += 1
+            return True
+        key = (alert.table, alert.kind)
+        if key not in self._held and len(self._held) >= REFUSED_TABLES_MAX:
+            key = ("?", alert.kind)
+        count = self._held[key][0] if key in self._held else 0
+        self._held[key] = (count + 1, alert)
+        return False
+
+    def roll(self, now: float) -> list[Alert]:
+        """At the end of a window: one summary alert per table and kind held back; a new window."""
+        if self._start is None or now - self._start < self.window:
+            return []
+        out = []
+        for (table, kind), (count, last) in sorted(self._held.items()):
+            what = "refused" if kind == AlertKind.REFUSED else "in conflict with the archive"
+            out.append(
+                Alert(
+                    table,
+                    None,
+                    kind,
+                    f"{count} more message(s) for table {table} {what} in {self.window:g} s, not each an alert"
+                    f" (the last: {last.detail})",
+                    last.site,
+                    extra={"held_back": count, "window_s": self.window, "last_seq": last.seq},
+                )
+            )
+        self._start, self._said, self._said_total, self._held = None, {}, 0, {}
+        return out
 
 
 class BrokerURLError(ValueError):
@@ -88,6 +148,8 @@ class Settings:
     batch: int = 1000  # most records per transaction
     linger: float = 0.02  # how long a batch waits to fill, seconds
     gap_grace: float = 2.0  # a gap must last this long before it is an alert (another collector may fill it)
+    refused_per_table: int = 5  # refused messages of one table that are alerts each, per refused_window
+    refused_window: float = 60.0  # seconds (RefusedBudget)
     alert_sweep: float = 10.0  # alerts not confirmed on the broker this long after they were stored go again
     receive_maximum: int = 2000
     ca_file: str | None = None
@@ -135,6 +197,7 @@ class Collector:
         self._alerted: OrderedDict[tuple[str, str, int | None], None] = OrderedDict()
         self._alerts_in_flight: dict[int, mqtt.MQTTMessageInfo] = {}  # alert id -> its publish, until PUBACK
         self._last_sweep = time.monotonic()
+        self._refused = RefusedBudget(self.settings.refused_per_table, window=self.settings.refused_window)
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=self.settings.client_id,
@@ -188,6 +251,7 @@ class Collector:
                 if batch:
                     self._handle(archive, batch)
                 self._check_gaps(archive)
+                self._raise(archive, self._refused.roll(time.monotonic()))
                 self._settle_alerts(archive)
         finally:
             self._stop.set()
@@ -296,7 +360,11 @@ class Collector:
 
     def _raise(self, archive: Archive, alerts: list[Alert]) -> None:
         fresh = []
+        now = time.monotonic()
         for a in alerts:
+            held = a.kind in RefusedBudget.KINDS and "held_back" not in a.extra and not self._refused.admit(a, now)
+            if held:
+                continue  # counted: said in the window's summary (RefusedBudget)
             key = (a.table, a.kind, a.seq)
             if a.kind in (AlertKind.BROKEN_LINK, AlertKind.GAP):
                 if key in self._alerted:

@@ -13,7 +13,7 @@ import pytest
 import floor.collector as collector_module
 from controller.game.records import TableRecord
 from floor.archive import Alert, AlertKind, Archive
-from floor.collector import Collector, Settings
+from floor.collector import Collector, RefusedBudget, Settings
 from tests.floor_server.conftest import AlertWatch, InProcess, Table, as_table, until
 from tests.servers import Mosquitto
 
@@ -217,4 +217,67 @@ def test_the_chain_stops_a_collector_remembers_are_bounded(tmp_path: Path, monke
         c._raise(archive, [Alert("T1", None, AlertKind.REFUSED, f"junk {i}") for i in range(10)])
         assert len(c._alerted) == 3
         kinds = [a.kind for a in archive.alerts()]
-        assert kinds.count(AlertKind.GAP) == 5 and kinds.count(AlertKind.REFUSED) == 10
+        assert kinds.count(AlertKind.GAP) == 5 and kinds.count(AlertKind.REFUSED) == 5  # the refused budget
+
+
+def test_the_refused_budget_lets_a_few_through_and_sums_up_the_rest() -> None:
+    budget = RefusedBudget(per_table=5, per_floor=8, window=60.0)
+    junk = [Alert("T1", None, AlertKind.REFUSED, f"junk {i}", "s1") for i in range(200)]
+    assert [budget.admit(a, 100.0) for a in junk[:7]] == [True] * 5 + [False] * 2
+    for a in junk[7:]:
+        assert not budget.admit(a, 100.0 + 59.0)
+    assert budget.admit(Alert("T2", 7, AlertKind.CONFLICT, "a different record", "s1"), 110.0)
+    assert budget.admit(Alert("T3", None, AlertKind.REFUSED, "garbage", "s1"), 110.0)
+    assert budget.admit(Alert("T4", None, AlertKind.REFUSED, "garbage", "s1"), 110.0)
+    assert not budget.admit(Alert("T5", None, AlertKind.REFUSED, "garbage", "s1"), 110.0)  # the floor's 8 are out
+    assert not budget.admit(Alert("T2", 8, AlertKind.CONFLICT, "another record", "s1"), 110.0)
+    assert budget.roll(159.9) == []  # the window is not over
+    summary = budget.roll(160.0)
+    assert [(a.table, a.kind, a.extra["held_back"]) for a in summary] == [
+        ("T1", AlertKind.REFUSED, 195),
+        ("T2", AlertKind.CONFLICT, 1),
+        ("T5", AlertKind.REFUSED, 1),
+    ]
+    assert "195 more message(s) for table T1 refused in 60 s" in summary[0].detail and "junk 199" in summary[0].detail
+    assert summary[0].site == "s1" and summary[1].extra["last_seq"] == 8
+    assert budget.roll(500.0) == []  # nothing held: nothing to say
+    assert budget.admit(junk[0], 500.0)  # a new window: T1 may say five again
+
+
+def test_the_refused_budget_tracks_a_bounded_number_of_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(collector_module, "REFUSED_TABLES_MAX", 3)
+    budget = RefusedBudget(per_table=1, per_floor=1000, window=1.0)
+    admitted = [budget.admit(Alert(f"X{i}", None, AlertKind.REFUSED, "junk"), 0.0) for i in range(100)]
+    assert admitted == [True] * 3 + [False] * 97
+    for i in range(3):
+        assert not budget.admit(Alert(f"X{i}", None, AlertKind.REFUSED, "junk"), 0.5)
+    summary = budget.roll(1.0)
+    # the first three tables held back have their own count; every other one shares "?"
+    assert {a.table: a.extra["held_back"] for a in summary} == {"X3": 1, "X4": 1, "X5": 1, "?": 97}
+
+
+@pytest.mark.slow
+def test_a_junk_flood_on_a_table_s_topic_is_a_few_alerts_and_the_floor_goes_on(
+    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
+) -> None:
+    # 3,000 junk messages at full speed on T9's topic while T1 deals: every one is refused and counted, the
+    # feed says it in a handful of alerts (five a window, then one summing up the rest), and T1 is archived.
+    c = collector(refused_window=1.0)
+    flood = [table.send("T9", f"junk {i}".encode()) for i in range(3000)]
+    table.publish(journal_records[:300])
+    for info in flood:
+        info.wait_for_publish(10)
+    table.wait_ack("T1", 300)
+    until(lambda: c.collector.stats.refused >= 3000, 30, "every junk message to be refused")
+    assert c.collector.stats.refused == 3000
+    with Archive(archive_url) as a:
+        until(
+            lambda: sum(int(x.extra.get("held_back", 1)) for x in a.alerts("T9")) == 3000,
+            15,
+            "the window's summary to account for every junk message",
+        )
+        refused = a.alerts("T9")
+        assert all(x.kind == AlertKind.REFUSED for x in refused)
+        assert len(refused) <= 5 * 8 + 8  # at most five and one summary a window (the flood lasts a few)
+        assert any("held_back" in x.extra for x in refused)
+    assert stored(archive_url, "T1") == dicts(journal_records[:300])

@@ -114,6 +114,7 @@ def test_verify_reports_each_tables_head_gaps_and_broken_links(
         (["serve", "--broker", "mqtt://h:99999", "--archive", "sqlite:///tmp/a.db"], "bad port"),
         (["serve", "--broker", "mqtt://h", "--archive", "sqlite:///tmp/a.db", "--bind", "nope"], "HOST:PORT"),
         (["serve", "--broker", "mqtt://h", "--archive", "sqlite:///tmp/a.db", "--share", "a/b"], "topic level"),
+        (["serve", "--broker", "mqtt://h", "--archive", "sqlite:///tmp/a.db", "--refused-alerts", "0"], "between 1"),
         (["history", "--archive", "sqlite:///no/such/archive.db"], "no such file"),
         (["history", "--archive", "sqlite:///tmp/x.db", "--last", "0"], "between 1"),
         (["verify", "--archive", "postgresql://postgres@127.0.0.1:1/x"], "archive postgresql://"),
