@@ -256,3 +256,18 @@ def test_a_lost_link_report_is_named_in_the_detail_and_counted(table: Table, mon
     assert "shoe port report x1" in detail and "not a press" in detail
     assert table.dropped("link") == 1.0
     assert table.loop.stats.dropped == 1
+
+
+def test_the_floor_does_not_count_a_lost_press_as_a_dealer_error(table: Table) -> None:
+    """Surveillance counts dealer errors per hour from the alarm records; PRESS AGAIN is the controller's
+    fault, not the dealer's: the floor reads its alarm record and counts nothing."""
+    from floor.surveillance import ShoeState, scan
+
+    with stalled_then_running(table):
+        table.press("declare")
+    wait_for("the raised record", lambda: raised(table))
+    table.stop()
+    with Journal.open(table.journal.path, read_only=True) as reader:
+        records = [r.for_floor("T1") for r in reader.records()]
+    assert any(r.kind == "alarm" and r.body["alarm"] == "input_lost" for r in records)
+    assert scan(ShoeState(), records).errors == {}  # an error counted would open the hour's counters
