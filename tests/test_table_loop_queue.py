@@ -10,6 +10,7 @@ clock; the clearing is journaled too. The loop is stalled the simplest honest wa
 
 from __future__ import annotations
 
+import contextlib
 import io
 import threading
 import time
@@ -271,3 +272,53 @@ def test_the_floor_does_not_count_a_lost_press_as_a_dealer_error(table: Table) -
         records = [r.for_floor("T1") for r in reader.records()]
     assert any(r.kind == "alarm" and r.body["alarm"] == "input_lost" for r in records)
     assert scan(ShoeState(), records).errors == {}  # an error counted would open the hour's counters
+
+
+def test_a_further_loss_while_the_alarm_stands_is_journaled_sounds_again_and_holds_anew(table: Table) -> None:
+    """The running loop stalled for real: the terminal display writes to a full pipe nobody reads. While it
+    is stuck a press is lost again; once the pipe is read the loop journals a second "raised" record, shows
+    the raise again (the notice that sounds the buzzer) and holds the alarm for INPUT_LOST_HOLD from then."""
+    import os
+
+    r, w = os.pipe()
+    out = os.fdopen(w, "w")
+    table.loop.sinks[1] = TerminalDisplay(out)
+    drained: list[bytes] = []
+    drainer = threading.Thread(target=lambda: drained.extend(iter(lambda: os.read(r, 65536), b"")), name="drain")
+    try:
+        with stalled_then_running(table):
+            table.press("declare")
+        wait_for("the raised record", lambda: raised(table))
+        table.clock.now += INPUT_LOST_HOLD - 2.0  # the first hold nearly over
+        time.sleep(0.1)
+        os.set_blocking(w, False)  # fill the pipe while the loop is idle: its next line will block it
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                os.write(w, b"x")
+        os.set_blocking(w, True)
+        table.loop.put(PortState(False, "port lost"))  # LINK DOWN: the panel beeps, the terminal blocks
+        wait_for("the loop stuck in the terminal", lambda: table.loop.queue.empty() and not table.loop.idle.is_set())
+        time.sleep(0.1)
+        assert not table.loop.idle.is_set()  # still stuck
+        table.loop.put(PortState(True, "port opened"))
+        table.loop.put(PortState(True, "port opened"))
+        table.press("declare")  # lost again
+        assert table.loop.stats.dropped == 2
+        drainer.start()
+        wait_for("the second raised record", lambda: len(table.lost_records()) == 2)
+        assert [b["event"] for b in table.lost_records()] == ["raised", "raised"]
+        assert "1 event lost" in table.lost_records()[1]["detail"]
+        # The terminal (as the panel's buzzer) was handed the alarm's raise again: two lines in what it wrote.
+        wait_for("the second line", lambda: b"".join(drained).count(b"ALARM PRESS AGAIN") == 2)
+        table.clock.now += 3.0  # past the first hold's end, within the second's
+        time.sleep(0.2)
+        assert not cleared(table) and Alarm.INPUT_LOST in table.loop.view().alarms
+        table.clock.now += INPUT_LOST_HOLD
+        wait_for("the cleared record", lambda: cleared(table))
+        assert [b["event"] for b in table.lost_records()] == ["raised", "raised", "cleared"]
+    finally:
+        table.stop()
+        out.close()
+        if drainer.is_alive():
+            drainer.join(5)
+        os.close(r)
