@@ -283,7 +283,7 @@ class TableLoop:
             else:
                 self.queue.put(event, timeout=PUT_WAIT)
         except queue.Full:
-            kind = event.action if isinstance(event, PanelPress) else _DROPPED_KINDS[type(event)][0]
+            kind = event.action if isinstance(event, PanelPress) else _DROPPED_KINDS.get(type(event), ("other", ""))[0]
             with self._drop_lock:
                 self._dropped_kinds[kind] += 1
                 self.stats.dropped += 1
