@@ -9,6 +9,9 @@ the HTTP server runs on prometheus_client's own thread and reads the values when
 ``shoe_cards_read_total``              cards read from the shoe and applied (the ASCII and binary dialects alike)
 ``shoe_frames_rejected_total{reason}`` frames or lines the decoder rejected, by the decoder's reason
 ``shoe_link_up``                       1 while the shoe link is up, 0 while LINK DOWN shows
+``shoe_events_dropped_total{kind}``    events the table loop's full queue dropped (the loop was stalled), by
+                                       kind: the panel press's action (``declare``, ``new_shoe``, ``void``),
+                                       ``link`` (a shoe port report), ``shoe_bytes``, ``floor_ack``, ``stop``
 ``shoe_journal_commit_seconds``        histogram: one journal transaction (the group commit before the ACK)
 ``shoe_card_to_led_seconds``           histogram: a card's bytes read from the port -> every sink updated (LEDs
                                        first: the panel is the first sink)
@@ -79,6 +82,12 @@ class TableMetrics:
         self.rejected = Counter(
             "shoe_frames_rejected", "Frames or lines the decoder rejected, by reason.", ["reason"], registry=r
         )
+        self.dropped = Counter(
+            "shoe_events_dropped",
+            "Events the table loop's full queue dropped (the loop was stalled), by kind.",
+            ["kind"],
+            registry=r,
+        )
         self.link_up = Gauge("shoe_link_up", "1 while the shoe link is up, 0 while LINK DOWN shows.", registry=r)
         self.commit_seconds = Histogram(
             "shoe_journal_commit_seconds",
@@ -121,6 +130,10 @@ class TableMetrics:
 
     def committed(self, seconds: float) -> None:
         self.commit_seconds.observe(seconds)
+
+    def events_dropped(self, kind: str, count: int) -> None:
+        """``count`` events of ``kind`` were dropped at the loop's full queue (reported by the loop)."""
+        self.dropped.labels(kind=kind).inc(count)
 
     # -- what the floor link reports -------------------------------------------------------------------
     def set_floor(self, *, connected: bool | None = None, backlog: int | None = None) -> None:

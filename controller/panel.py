@@ -253,6 +253,7 @@ ALARM_SIGNALS: Mapping[Alarm, AlarmSignal] = MappingProxyType(
         Alarm.UNREADABLE_EXPOSED: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_2),
         # notices
         Alarm.NOTHING_TO_DECLARE: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),
+        Alarm.INPUT_LOST: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),  # a press was lost: press again
     }
 )
 

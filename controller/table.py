@@ -21,6 +21,7 @@ import selectors
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -116,6 +117,15 @@ class FloorAck:
 
 LoopEvent = WireBytes | PortState | PanelPress | FloorAck | Stop
 
+#: How a dropped event that is not a panel press is named: the metrics' ``kind`` label, and the words of the
+#: alarm's detail. A panel press is named by its action ("declare", "new_shoe", "void").
+_DROPPED_KINDS: dict[type, tuple[str, str]] = {
+    PortState: ("link", "shoe port report"),
+    WireBytes: ("shoe_bytes", "shoe bytes read"),
+    FloorAck: ("floor_ack", "floor ack"),
+    Stop: ("stop", "stop request"),
+}
+
 _PANEL_INPUTS: dict[str, Callable[[], TableInput]] = {
     "declare": DeclarePressed,
     "new_shoe": NewShoePressed,
@@ -163,6 +173,8 @@ class LoopMetrics(Protocol):
 
     def committed(self, seconds: float) -> None: ...
 
+    def events_dropped(self, kind: str, count: int) -> None: ...
+
 
 class Pruner(Protocol):
     """The journal's retention on the loop (controller.journal.Retention): one bounded step at a quiet time."""
@@ -185,6 +197,8 @@ QUEUE_BOUND = 256
 PUT_WAIT = 5.0
 #: Most bytes the loop reads from the port at once (one read, then commit and acknowledge).
 READ_SIZE = 4096
+#: Longest PRESS AGAIN (``Alarm.INPUT_LOST``) stands when no press clears it (seconds of the loop's clock).
+INPUT_LOST_HOLD = 10.0
 
 
 class TableLoop:
@@ -234,6 +248,13 @@ class TableLoop:
         self.journal_retry = JOURNAL_RETRY_SECONDS
         self._journal_fault = ""
         self._next_journal_try = 0.0
+        # PRESS AGAIN: events dropped at the full queue (see put); the loop raises the alarm when it sees them.
+        self.input_alarm: Alarm | None = None
+        self._drop_lock = threading.Lock()
+        self._dropped_kinds: Counter[str] = Counter()  # what put() dropped since the loop last looked
+        self._dropped_seen = 0  # stats.dropped when the loop last looked
+        self._input_alarm_until = 0.0  # when the hold ends (the loop's clock)
+        self._queued_before_loss = 0  # events that waited in the queue when the loss was seen
         #: Health metrics (None: off); the daemon sets them.
         self.metrics: LoopMetrics | None = None
         #: The journal's retention (None: the table never prunes by itself); the daemon sets it with a floor.
@@ -253,18 +274,20 @@ class TableLoop:
     # -- for threads -----------------------------------------------------------------------------
     def put(self, event: LoopEvent) -> None:
         """Queue an event for the loop and wake it. The queue is bounded: a panel press that finds it full
-        is dropped (logged and counted; the dealer sees nothing happen and presses again); other events
-        wait up to ``PUT_WAIT`` seconds for room (a reader thread is held back: the bytes wait in the
-        driver), then are dropped the same way."""
+        is dropped at once (a GPIO callback never blocks); other events wait up to ``PUT_WAIT`` seconds for
+        room (a reader thread is held back: the bytes wait in the driver), then are dropped the same way.
+        A drop is logged and counted; once the loop gets going again it shows PRESS AGAIN (``INPUT_LOST``)."""
         try:
             if isinstance(event, PanelPress):
                 self.queue.put_nowait(event)
             else:
                 self.queue.put(event, timeout=PUT_WAIT)
         except queue.Full:
-            self.stats.dropped += 1
+            kind = event.action if isinstance(event, PanelPress) else _DROPPED_KINDS.get(type(event), ("other", ""))[0]
+            with self._drop_lock:
+                self._dropped_kinds[kind] += 1
+                self.stats.dropped += 1
             log.error("table loop queue full (%d waiting): %r dropped", self.queue.qsize(), event)
-            return
         with self._wake_lock:
             if self._wake_w is not None:
                 with contextlib.suppress(BlockingIOError):  # a full pipe: the loop is awake already
@@ -312,10 +335,11 @@ class TableLoop:
                 self.edges.replayed(record.kind, record.data())
 
     def view(self) -> TableView:
-        """The pure state's view, with the shell's journal alarm (if one stands) added to its alarms."""
+        """The pure state's view, with the shell's alarms (the journal's, PRESS AGAIN) added to its alarms."""
         view = self.state.view()
-        if self.journal_alarm is not None and self.journal_alarm not in view.alarms:
-            view = replace(view, alarms=(*view.alarms, self.journal_alarm))
+        for alarm in (self.journal_alarm, self.input_alarm):
+            if alarm is not None and alarm not in view.alarms:
+                view = replace(view, alarms=(*view.alarms, alarm))
         return view
 
     def assume_link_down(self, detail: str) -> None:
@@ -380,6 +404,9 @@ class TableLoop:
                         stop = True
                         break
                     self.handle(event)
+                    if self._queued_before_loss:
+                        self._queued_before_loss -= 1
+                self._check_dropped()
                 self._poll()
                 self.flush()
                 if stop:
@@ -423,6 +450,9 @@ class TableLoop:
             table_input = factory()
             body = input_body(table_input, source=Source.PANEL)
             self._apply(table_input, body, None, None)
+            if self.input_alarm is not None and not self._queued_before_loss:
+                # The dealer pressed again after the loss (a press that waited in the queue before it is not).
+                self._clear_input_alarm(f"a panel press ({event.action}) was accepted")
         elif isinstance(event, FloorAck):
             store = getattr(self.journal, "store_floor_ack", None)  # a table journal has it; test fakes may not
             if store is not None:
@@ -650,10 +680,58 @@ class TableLoop:
         self._journal_fault = ""
         self.show([AlarmCleared(alarm)])
 
-    def _journal_record(self, event: str, alarm: Alarm, detail: str, **extra: str) -> PendingInput:
-        """A record of the journal's own fault: an input of kind "journal_fault", never replayed."""
+    def _journal_record(
+        self, event: str, alarm: Alarm, detail: str, notices: Sequence[Notice] = (), **extra: str
+    ) -> PendingInput:
+        """A record of a fault of the shell (the journal's own, or PRESS AGAIN): an input of kind
+        "journal_fault", never replayed; ``notices`` give its derived records (an alarm record)."""
         body = record_body(InputKind.JOURNAL_FAULT, event=event, alarm=alarm.name.lower(), detail=detail, **extra)
-        return PendingInput(body, None, None, self.wall())
+        return PendingInput(body, None, None, self.wall(), derived_records(notices))
+
+    # -- PRESS AGAIN: events dropped at the full queue ----------------------------------------------
+    def _check_dropped(self) -> None:
+        """Once per loop iteration: raise PRESS AGAIN for events :meth:`put` dropped since the last look, or
+        clear it when its hold is over. Cheap when nothing was dropped: one comparison (and one clock read
+        while the alarm stands)."""
+        if self.stats.dropped != self._dropped_seen:
+            with self._drop_lock:
+                lost = self.stats.dropped - self._dropped_seen
+                self._dropped_seen = self.stats.dropped
+                kinds, self._dropped_kinds = self._dropped_kinds, Counter()
+            self._raise_input_lost(lost, kinds)
+        elif self.input_alarm is not None and self.clock() >= self._input_alarm_until:
+            self._clear_input_alarm(f"held {INPUT_LOST_HOLD:g} s without a press")
+
+    def _raise_input_lost(self, lost: int, kinds: Counter[str]) -> None:
+        """Show PRESS AGAIN (each loss sounds the buzzer again) and journal it, with what was lost."""
+        presses = [f"{k} x{n}" for k, n in sorted(kinds.items()) if k in _PANEL_INPUTS]
+        words = {label: text for label, text in _DROPPED_KINDS.values()}
+        others = [f"{words.get(k, k)} x{n}" for k, n in sorted(kinds.items()) if k not in _PANEL_INPUTS]
+        detail = (
+            f"{lost} event{'s' if lost != 1 else ''} lost at the table loop's full queue "
+            f"({self.queue.maxsize} waiting: the loop was stalled)"
+        )
+        if presses:
+            detail += ": " + ", ".join(presses) + "; press again"
+        if others:
+            detail += f"; not a press: {', '.join(others)} (see the log)"
+        log.error("PRESS AGAIN: %s", detail)
+        if self.metrics is not None:
+            for kind, n in sorted(kinds.items()):
+                self.metrics.events_dropped(kind, n)
+        notice = AlarmRaised(Alarm.INPUT_LOST, detail)
+        self.input_alarm = Alarm.INPUT_LOST
+        self._input_alarm_until = self.clock() + INPUT_LOST_HOLD
+        self._queued_before_loss = self.queue.qsize()  # these were put before the loss: not the dealer's answer
+        self._pending.append(self._journal_record("raised", Alarm.INPUT_LOST, detail, [notice]))
+        self.show([notice])
+
+    def _clear_input_alarm(self, why: str) -> None:
+        log.warning("PRESS AGAIN cleared: %s", why)
+        self.input_alarm = None
+        self._queued_before_loss = 0
+        self._pending.append(self._journal_record("cleared", Alarm.INPUT_LOST, why))
+        self.show([AlarmCleared(Alarm.INPUT_LOST)])
 
     def _prompt_bytes(self) -> bytes:
         return self.wire.prompt(self.state.due)

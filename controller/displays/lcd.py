@@ -71,6 +71,7 @@ _LESSER_ALARMS: tuple[Alarm, ...] = (
     Alarm.EARLY_DECLARE,
     Alarm.SHOE_CLOSED,
     Alarm.UNREADABLE_EXPOSED,
+    Alarm.INPUT_LOST,
     Alarm.NOTHING_TO_DECLARE,
     Alarm.SHOE_REBOOTED,
 )

@@ -93,7 +93,9 @@ class InputKind(StrEnum):
     # a record only
     HELLO = "hello"  # the shoe's HELLO: firmware, serial number, protocol version, session id
     STATUS = "status"  # the shoe's STATUS flags
-    JOURNAL_FAULT = "journal_fault"  # the journal could not take a commit ("raised"), then could ("cleared")
+    # a fault of the table's shell, "raised" then "cleared": the journal could not take a commit (its
+    # "alarm" journal_full or journal_fault), or the loop's full queue dropped an event (input_lost)
+    JOURNAL_FAULT = "journal_fault"
     NOISE = "noise"  # rejected frames or lines, summarised (count and reasons over an interval)
     MESSAGE = "message"  # another message from the shoe, by its type's name
 

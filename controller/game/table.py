@@ -119,6 +119,7 @@ class Alarm(Enum):
     # Faults of the shell, never raised by TableState: the table loop merges them into the view it shows.
     JOURNAL_FULL = "JOURNAL FULL"  # the disk is full: nothing is acknowledged, the shoe holds the cards
     JOURNAL_FAULT = "JOURNAL FAULT"  # the journal file was deleted, replaced or cannot be written
+    INPUT_LOST = "PRESS AGAIN"  # the loop was stalled and its full queue dropped a press (or a port report)
 
     @property
     def halts_coup(self) -> bool:
