@@ -627,6 +627,16 @@ class Journal:
                     f"disk full: {free} bytes free, the journal keeps {self.min_free} in hand; nothing written",
                 )
 
+    def check_file(self) -> None:
+        """Between commits (the loop calls it while the table is quiet): the checks made before every commit.
+        A journal deleted while a table stands idle lives on only in this open connection; a power cut before
+        the next card would lose it all (the unlinked file is freed at the next boot). Checked here, it is
+        noticed within seconds and put back at its path at the loop's next retry. Raises :class:`JournalError`
+        as a commit would (nothing is written here)."""
+        if self.read_only and self.degraded is None:
+            return
+        self._ensure_writable()
+
     def _reopen(self) -> None:
         assert self.degraded is not None
         if free_bytes(self.path) < self.min_free:

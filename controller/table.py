@@ -77,6 +77,8 @@ MAX_STAGED = 5000
 
 #: How often a commit is retried while the journal is at fault (seconds, monotonic).
 JOURNAL_RETRY_SECONDS = 1.0
+#: How often a quiet loop makes the journal's pre-commit checks (file still at its path, disk headroom).
+JOURNAL_CHECK_SECONDS = 2.0
 
 
 # -- what threads put on the queue -------------------------------------------------------------------------
@@ -248,6 +250,7 @@ class TableLoop:
         self.journal_retry = JOURNAL_RETRY_SECONDS
         self._journal_fault = ""
         self._next_journal_try = 0.0
+        self._next_journal_check = 0.0
         # PRESS AGAIN: events dropped at the full queue (see put); the loop raises the alarm when it sees them.
         self.input_alarm: Alarm | None = None
         self._drop_lock = threading.Lock()
@@ -413,6 +416,8 @@ class TableLoop:
                     break
                 if self.pruner is not None and not port_ready:
                     self._prune_step()
+                if not port_ready:
+                    self._check_journal_file()
                 if on_tick is not None:
                     on_tick()
         finally:
@@ -646,6 +651,26 @@ class TableLoop:
             self.pruner.step(self.clock())
         except (JournalError, ValueError, sqlite3.Error) as exc:
             log.error("journal retention: prune step failed, tried again later: %s", exc)
+
+    def _check_journal_file(self) -> None:
+        """At a quiet moment, every ``JOURNAL_CHECK_SECONDS``: the checks the journal makes before each commit.
+        A journal deleted (or a disk filled) while the table stands idle is then shown and mended within
+        seconds, not at the next card: the deleted file lives only in the open connection until it is put
+        back, and a power cut meanwhile would lose it. A fault takes the commit's path (the alarm, a journaled
+        record, the retries that restore the file)."""
+        if self._pending or self.journal_alarm is not None or not self.queue.empty():
+            return
+        now = self.clock()
+        if now < self._next_journal_check:
+            return
+        self._next_journal_check = now + JOURNAL_CHECK_SECONDS
+        check = getattr(self.journal, "check_file", None)  # a table journal has it; test fakes may not
+        if check is None:
+            return
+        try:
+            check()
+        except JournalError as exc:
+            self._journal_failed(exc)
 
     def journal_failed(self, exc: JournalError) -> None:
         """The journal cannot take commits (a failed commit, or a journal opened on a full disk)."""

@@ -4,6 +4,7 @@ once, in order, and the live state is the journal's replay. Real SQLite files on
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -21,11 +22,12 @@ from controller.game.table import (
     TableView,
 )
 from controller.journal import Journal
-from controller.table import TableLoop, WireBytes
+from controller.table import Stop, TableLoop, WireBytes
 from controller.wire import AsciiWire, BinaryWire
 from firmware_protocol import messages as m
 from firmware_protocol.session import Acked, ControllerSession, ShoeSession
 from tests.smallfs import SmallFs, small_fs
+from tests.waiting import until
 
 RULES = TableRules(decks=1)
 # burn: a 3 exposes 3 burn cards; then a coup P1 B1 P2 B2 (Player 9, a natural)
@@ -164,6 +166,30 @@ def test_a_deleted_journal_raises_journal_fault_and_is_restored_without_losing_a
             f"{'A23456789TJQK'[r - 1]}{s}" for r, s in DEAL
         ]
         assert j.verify() == []
+
+
+def test_a_disk_filling_while_the_table_is_idle_shows_journal_full_before_the_next_card(fs: SmallFs) -> None:
+    # Nothing is dealt; the disk fills (another program's log, say). The running loop's quiet-time check finds
+    # the journal's headroom gone and shows JOURNAL FULL now, not when the dealer draws the next card; it
+    # clears by itself once space returns, with the fault's records journaled.
+    recorder = Recorder()
+    with Journal.open_for_table(fs.root / "journal.db") as journal:
+        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, [recorder], tick=0.05)
+        runner = threading.Thread(target=loop.run, name="test-loop")
+        runner.start()
+        try:
+            fs.fill()
+            until(lambda: Alarm.JOURNAL_FULL in loop.view().alarms, 10, "JOURNAL FULL shown while idle")
+            assert [n.alarm for n in recorder.notices if isinstance(n, AlarmRaised)] == [Alarm.JOURNAL_FULL]
+            fs.free()
+            until(lambda: Alarm.JOURNAL_FULL not in loop.view().alarms, 10, "JOURNAL FULL cleared")
+        finally:
+            loop.put(Stop())
+            runner.join(10)
+        assert not runner.is_alive()
+        faults = [(b["event"], b["alarm"]) for _id, b in journal.inputs() if b["kind"] == "journal_fault"]
+        assert faults == [("raised", "journal_full"), ("cleared", "journal_full")]
+        assert not [b for _id, b in journal.inputs() if b["kind"] == "card"]
 
 
 def test_ascii_keeps_a_bounded_number_of_inputs_in_memory_then_refuses(

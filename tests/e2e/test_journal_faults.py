@@ -18,6 +18,7 @@ import pytest
 from controller.config import default_settings
 from controller.daemon import Daemon
 from controller.game.table import Alarm, AlarmCleared, AlarmRaised, Lamp, Notice, TableView
+from controller.journal import Journal, JournalError
 from controller.panel import LampPattern
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
@@ -136,6 +137,35 @@ def test_a_journal_deleted_mid_shoe_is_noticed_restored_and_loses_no_card(harnes
     notes = [json.loads(r.body) for r in harness.journal_records() if r.kind == "note"]
     assert [n["note"] for n in notes] == ["journal_restored"]
     assert fault_rows(harness) == [("raised", "journal_fault"), ("cleared", "journal_fault")]
+
+
+def test_a_journal_deleted_while_the_table_is_idle_is_put_back_before_a_power_cut(harness: Harness) -> None:
+    # The shoe is up and quiet (a card every 30 s); the journal is deleted. The unlinked file lives only in the
+    # daemon's open connection: without a check while idle it would come back only at the next card, and a
+    # power cut before that (SIGKILL here) would lose every record. It is back at its path within seconds.
+    harness.start_sim("--decks", "1", pace="30", seed=14)
+    daemon = harness.start_daemon()
+    def hello_journaled() -> bool:
+        try:
+            return any(b.get("kind") == "hello" for b in harness.journal_inputs())
+        except JournalError:  # not there yet, or the daemon is still creating it
+            return False
+
+    wait_for("the shoe's HELLO journaled", hello_journaled)
+    before = harness.journal_records()
+    harness.journal.unlink()
+    wait_for("the journal back at its path", harness.journal.exists, timeout=12)
+    harness.wait_daemon_log("journal writes again", timeout=5)  # the raised and cleared records committed
+    assert harness.stop_daemon(signal.SIGKILL) == -signal.SIGKILL  # the power cut, before any card
+    assert daemon.poll() is not None
+    after = harness.journal_records()
+    assert after[: len(before)] == before
+    assert not [r for r in after if r.kind == "input" and json.loads(r.body).get("kind") == "card"]
+    notes = [json.loads(r.body) for r in after if r.kind == "note"]
+    assert [n["note"] for n in notes] == ["journal_restored"]
+    assert fault_rows(harness) == [("raised", "journal_fault"), ("cleared", "journal_fault")]
+    with Journal.open(harness.journal, read_only=True) as j:
+        assert j.verify() == []
 
 
 def test_a_start_on_a_full_disk_stays_up_shows_journal_full_and_resumes(harness: Harness, fs: SmallFs) -> None:

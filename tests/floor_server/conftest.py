@@ -23,6 +23,7 @@ from controller.journal import Journal, JournalError
 from floor.archive import Archive
 from floor.collector import Collector, Settings
 from tests.servers import Mosquitto, Postgres
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -134,15 +135,6 @@ def table(broker: Mosquitto) -> Iterator[Table]:
     t = Table(broker)
     yield t
     t.close()
-
-
-def until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class InProcess:
