@@ -437,9 +437,7 @@ class TableSection(_Section):
     @model_validator(mode="after")
     def _fixed_burn_has_count(self) -> TableSection:
         if self.burn == "fixed" and self.burn_fixed_count == 0:
-            raise _KeyedError(
-                "burn_fixed_count", 'must be 1-20 when burn = "fixed" (use burn = "none" for no burn)'
-            )
+            raise _KeyedError("burn_fixed_count", 'must be 1-20 when burn = "fixed" (use burn = "none" for no burn)')
         return self
 
 
@@ -694,9 +692,7 @@ class Settings(_Section):
         from controller.game.settlement import TableLimits
 
         lim = self.table.limits
-        return TableLimits(
-            unit_cents=lim.unit_cents, minimum_cents=lim.minimum_cents, maximum_cents=lim.maximum_cents
-        )
+        return TableLimits(unit_cents=lim.unit_cents, minimum_cents=lim.minimum_cents, maximum_cents=lim.maximum_cents)
 
     def ruleset(self) -> Ruleset:
         """The shipped ruleset named by ``table.rules``, with ``table.tie_pays`` and the side bets this table
@@ -738,9 +734,7 @@ class Settings(_Section):
         }
         return self.model_copy(update={"scoreboard": _override(self.scoreboard, changes, "scoreboard")})
 
-    def with_floor(
-        self, *, broker: str | None = None, site: str | None = None, table: str | None = None
-    ) -> Settings:
+    def with_floor(self, *, broker: str | None = None, site: str | None = None, table: str | None = None) -> Settings:
         """These settings with the command line's ``--floor URL`` (which also turns the link on), ``--site``
         and ``--table-id``."""
         changes: dict[str, tuple[str, object]] = {
@@ -765,9 +759,7 @@ class Settings(_Section):
             "fixed": f"fixed {t.burn_fixed_count}",
             "none": "none",
         }
-        lcd = (
-            f"{self.lcd.cols}x{self.lcd.rows} at 0x{self.lcd.i2c_address:02x}" if self.lcd.enabled else "off"
-        )
+        lcd = f"{self.lcd.cols}x{self.lcd.rows} at 0x{self.lcd.i2c_address:02x}" if self.lcd.enabled else "off"
         board = f"http://{self.scoreboard.bind}/ (reveal {self.scoreboard.reveal})"
         return [
             f"table:      {t.name}: {t.decks} decks, {t.rules} (tie {t.tie_pays}:1), burn {burn[t.burn]}, "

@@ -59,6 +59,7 @@ _HIDDEN_DUE = (Due.PLAYER_THIRD, Due.BANKER_THIRD, Due.DECLARE)
 #: in trouble of its own; the floor still gets its records).
 YIELD_MAX = 0.05
 
+
 def _settled(info: mqtt.MQTTMessageInfo) -> bool:
     """Whether a record's publish no longer holds a place in the window: the broker acknowledged it (PUBACK),
     or paho never queued it or could not send it (``is_published`` raises then). Nothing is lost either way:

@@ -360,9 +360,7 @@ class Panel:
             device = cls(pin, pin_factory=factory, **kwargs)
         except Exception as exc:
             reason = " ".join(str(exc).split()) or type(exc).__name__
-            raise PanelError(
-                f"cannot open {function} on GPIO {pin}: {reason}", function=function, pin=pin
-            ) from exc
+            raise PanelError(f"cannot open {function} on GPIO {pin}: {reason}", function=function, pin=pin) from exc
         self._devices.append(device)
         return device
 
@@ -414,9 +412,7 @@ class Panel:
         """Play the buzzer pattern of a newly raised ``alarm``; returns at once (a running pattern is cut)."""
         self._check_open()
         beeps = ALARM_SIGNALS[alarm].beeps
-        self._buzzer.beep(
-            on_time=beeps.on_seconds, off_time=beeps.off_seconds, n=beeps.count, background=True
-        )
+        self._buzzer.beep(on_time=beeps.on_seconds, off_time=beeps.off_seconds, n=beeps.count, background=True)
 
     def off(self) -> None:
         """Every lamp and the buzzer off."""

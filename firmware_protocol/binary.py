@@ -373,14 +373,16 @@ def _decode(frame: bytes, raw: bytes) -> BinaryEvent:
     version, mtype, seq = _HEADER.unpack_from(body)
     if version != PROTOCOL_VERSION:
         return FrameRejected(
-            RejectReason.UNSUPPORTED_VERSION, raw, f"protocol version {version}", seq=seq, message_type=mtype,
+            RejectReason.UNSUPPORTED_VERSION,
+            raw,
+            f"protocol version {version}",
+            seq=seq,
+            message_type=mtype,
             version=version,
         )
     decoder = _DECODERS.get(mtype)
     if decoder is None:
-        return FrameRejected(
-            RejectReason.UNKNOWN_TYPE, raw, f"message type 0x{mtype:02x}", seq=seq, message_type=mtype
-        )
+        return FrameRejected(RejectReason.UNKNOWN_TYPE, raw, f"message type 0x{mtype:02x}", seq=seq, message_type=mtype)
     try:
         message = decoder(body[HEADER_SIZE:end])
     except _BadPayload as exc:
@@ -432,9 +434,7 @@ class BinaryDecoder:
             if cut < 0:
                 events.append(FrameRejected(RejectReason.OVERSIZE_TAIL, data, "rest of an oversize frame"))
                 return events
-            events.append(
-                FrameRejected(RejectReason.OVERSIZE_TAIL, data[: cut + 1], "end of an oversize frame")
-            )
+            events.append(FrameRejected(RejectReason.OVERSIZE_TAIL, data[: cut + 1], "end of an oversize frame"))
             data = data[cut + 1 :]
             self._discarding = False
         buf = self._buf + data if self._buf else data
@@ -449,11 +449,7 @@ class BinaryDecoder:
             if not part:
                 continue  # idle fill between delimiters
             if len(part) > cap:
-                append(
-                    FrameRejected(
-                        RejectReason.OVERSIZE, part + DELIMITER, f"frame of {len(part)} bytes, cap {cap}"
-                    )
-                )
+                append(FrameRejected(RejectReason.OVERSIZE, part + DELIMITER, f"frame of {len(part)} bytes, cap {cap}"))
             else:
                 append(_decode(part, part + DELIMITER))
         if len(tail) > cap:

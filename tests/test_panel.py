@@ -274,9 +274,7 @@ def test_a_new_panel_has_every_output_off_and_buttons_pulled_up(fresh_factory: A
         assert set(p.shown.values()) == {LampPattern.OFF}
 
 
-ALL_LAMP_SETS = [
-    frozenset(combo) for r in range(len(Lamp) + 1) for combo in itertools.combinations(Lamp, r)
-]
+ALL_LAMP_SETS = [frozenset(combo) for r in range(len(Lamp) + 1) for combo in itertools.combinations(Lamp, r)]
 
 
 def test_every_lamp_combination_lights_exactly_its_pins(any_factory: Any) -> None:
@@ -442,15 +440,11 @@ BEEP_EXAMPLES = list({ALARM_SIGNALS[a].beeps: a for a in Alarm}.values())
 
 
 @pytest.mark.parametrize("alarm", BEEP_EXAMPLES)
-def test_sound_plays_the_alarms_beeps_in_the_background(
-    panel: Panel, mock_factory: Any, alarm: Alarm
-) -> None:
+def test_sound_plays_the_alarms_beeps_in_the_background(panel: Panel, mock_factory: Any, alarm: Alarm) -> None:
     beeps = ALARM_SIGNALS[alarm].beeps
     panel.sound(alarm)  # returns at once; the beeps run on gpiozero's thread
     expected = [False] + [True, False] * beeps.count
-    assert wait_for(lambda: history(mock_factory, PINS.buzzer) == expected), history(
-        mock_factory, PINS.buzzer
-    )
+    assert wait_for(lambda: history(mock_factory, PINS.buzzer) == expected), history(mock_factory, PINS.buzzer)
     time.sleep(0.15)  # nothing after the last beep
     assert history(mock_factory, PINS.buzzer) == expected
     for lamp in Lamp:

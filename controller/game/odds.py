@@ -297,8 +297,7 @@ def _six_card_table() -> _SixCardTable:
 def _multiset_keys() -> IntArray:
     """The 5,005 multisets of six values as sorted decimal keys (their values in ascending order)."""
     keys = [
-        int("".join(map(str, combo)))
-        for combo in itertools.combinations_with_replacement(range(10), MAX_COUP_CARDS)
+        int("".join(map(str, combo))) for combo in itertools.combinations_with_replacement(range(10), MAX_COUP_CARDS)
     ]
     return np.array(sorted(keys), dtype=np.int64)
 

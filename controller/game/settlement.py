@@ -166,9 +166,7 @@ class TableLimits:
             raise ValueError("needs_main_wager may list side bets only")
 
 
-def validate_wagers(
-    wagers: Sequence[Wager], limits: TableLimits | None = None, rules: Ruleset | None = None
-) -> None:
+def validate_wagers(wagers: Sequence[Wager], limits: TableLimits | None = None, rules: Ruleset | None = None) -> None:
     """Check one seat's wagers for one coup; raise :class:`WagerError` for the first rule broken.
 
     Checks, in order: each wager's bet is offered at this table (when ``rules`` is given), its amount

@@ -91,9 +91,7 @@ def test_rows_sets_the_board_height(capsys: pytest.CaptureFixture[str]) -> None:
         (["--rows", "100000000", "B"], "shoe-controller roads: --rows must be 1-50, not 100000000"),
     ],
 )
-def test_a_bad_result_is_one_line_and_exit_2(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_bad_result_is_one_line_and_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["roads", *argv]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""

@@ -145,6 +145,7 @@ def test_a_journal_deleted_while_the_table_is_idle_is_put_back_before_a_power_cu
     # power cut before that (SIGKILL here) would lose every record. It is back at its path within seconds.
     harness.start_sim("--decks", "1", pace="30", seed=14)
     daemon = harness.start_daemon()
+
     def hello_journaled() -> bool:
         try:
             return any(b.get("kind") == "hello" for b in harness.journal_inputs())

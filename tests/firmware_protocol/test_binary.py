@@ -71,9 +71,7 @@ def test_vector_split_at_every_pair_of_offsets(vector: FrameVector) -> None:
 @pytest.mark.parametrize("vector", FRAMES, ids=ids)
 @settings(max_examples=50)
 @given(before=st.binary(max_size=40), after=st.binary(max_size=40), cut=st.integers(0, 200))
-def test_vector_survives_garbage_before_and_after(
-    vector: FrameVector, before: bytes, after: bytes, cut: int
-) -> None:
+def test_vector_survives_garbage_before_and_after(vector: FrameVector, before: bytes, after: bytes, cut: int) -> None:
     """Noise, then a delimiter (the line idles), then the frame, then more noise: the frame comes through
     once, whatever the chunking, and everything before it is rejected, not dropped."""
     data = before + b"\x00" + vector.data + after
@@ -262,7 +260,6 @@ def test_sampled_triple_bit_flips_are_rejected() -> None:
         vector = rng.choice(FRAMES)
         bits = tuple(rng.sample(range(len(vector.data) * 8), 3))
         _assert_only_rejections(vector, bits)
-
 
 
 def test_a_one_mebibyte_run_without_a_delimiter_is_capped_and_reported_once() -> None:

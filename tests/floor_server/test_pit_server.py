@@ -43,6 +43,7 @@ def test_serve_answers_the_pit_and_metrics_on_one_port(
         until(lambda: "subscribed" in log.read_text(), 20, "the collector to subscribe")
         table.publish(journal_records)
         table.wait_ack("T1", len(journal_records))
+
         def received() -> float:
             status, body = get(base + "/metrics")
             assert status == 200

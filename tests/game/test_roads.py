@@ -307,9 +307,7 @@ def derived_json(roads: Roads) -> dict[str, Any]:
 
 
 @given(non_tie_st, st.data())
-def test_inserting_ties_anywhere_leaves_the_derived_roads_unchanged(
-    plain: list[str], data: st.DataObject
-) -> None:
+def test_inserting_ties_anywhere_leaves_the_derived_roads_unchanged(plain: list[str], data: st.DataObject) -> None:
     tied = list(plain)
     for _ in range(data.draw(st.integers(0, 12), label="ties")):
         tied.insert(data.draw(st.integers(0, len(tied)), label="at"), "T")
