@@ -97,8 +97,9 @@ class ShoeLink:
         return self._opened.wait(timeout)
 
     def stop(self) -> None:
-        self._stop.set()
-        self._gone.set()
+        with self._lock:  # against a port the thread is opening now: see _run
+            self._stop.set()
+            self._gone.set()
         self._close()
         if self._thread is not None:
             self._thread.join(timeout=2.0)
@@ -173,6 +174,10 @@ class ShoeLink:
             failing_since = None
             fd = port_fileno(port) if self.use_fd else None
             with self._lock:
+                if self._stop.is_set():  # stop() came while the port was opening: it waits for us, not the port
+                    with contextlib.suppress(serial.SerialException, OSError):
+                        port.close()
+                    break
                 self._port = port
                 self._gone.clear()
                 self.generation += 1

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import os
 import select
+import threading
 import time
 import tty
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 import serial
 from pytest_mock import MockerFixture
 
+from controller import shoe_link
 from controller.shoe_link import ShoeLink
 from controller.table import LoopEvent, PortState, WireBytes
 
@@ -184,6 +188,43 @@ def test_a_socket_url_is_read_by_the_loop_through_its_descriptor() -> None:
         conn.close()  # the shoe hangs up
         assert read_ready(link) is None
         assert wait_for(lambda: any(isinstance(e, PortState) and not e.up for e in events))
+    finally:
+        link.stop()
+        server.close()
+
+
+def test_a_stop_while_the_port_is_opening_ends_the_link_s_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The shoe hung up and the link reopens; stop() comes while open_port is under way. The thread must not
+    # then clear the stop's wake-up and wait on the fresh port for ever (stop's join gave up after 2 s and the
+    # thread was left running: the leak guard caught it once under load).
+    import socket
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    events: list[LoopEvent] = []
+    link = ShoeLink(f"socket://127.0.0.1:{port}", 115200, events.append, backoff_initial=0.01)
+    real_open = shoe_link.open_port
+    stopper: list[threading.Thread] = []
+
+    def open_then_stop(url: str, baudrate: int) -> Any:
+        opened = real_open(url, baudrate)
+        if not stopper:  # the first open: stop() arrives before the thread has taken the port
+            thread = threading.Thread(target=link.stop, name="stopper")
+            thread.start()
+            stopper.append(thread)
+            assert wait_for(link._stop.is_set)
+        return opened
+
+    monkeypatch.setattr(shoe_link, "open_port", open_then_stop)
+    try:
+        link.start()
+        thread = link._thread
+        assert thread is not None
+        assert wait_for(lambda: bool(stopper))
+        stopper[0].join(5)
+        assert not stopper[0].is_alive()
+        thread.join(1)
+        assert not thread.is_alive()  # stop() ended it: no thread waiting on a port nobody reads
     finally:
         link.stop()
         server.close()
