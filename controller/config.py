@@ -568,10 +568,29 @@ def _expectation(value: object) -> float:
     return float(value)
 
 
+def _bet_thresholds(value: object) -> dict[str, float]:
+    """``[surveillance.bet_thresholds]``: a wager's own threshold, by the wager's name."""
+    if not isinstance(value, dict):
+        raise ValueError(f"must be a table of wager = threshold (e.g. dragon_7 = 0.02), got {_show(value)}")
+    from controller.game.rules import Bet
+
+    names = sorted(b.value for b in Bet)
+    out = {}
+    for name, threshold in value.items():
+        if name not in names:
+            raise ValueError(f"{_show(name)} is not a wager: use {', '.join(names)}")
+        try:
+            out[name] = _expectation(threshold)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+    return out
+
+
 class SurveillanceSection(_Section):
     """``[surveillance]``: the live exact edge of every offered wager (docs/operations.md)."""
 
     advantage_threshold: Annotated[float, PlainValidator(_expectation)] = 0.0
+    bet_thresholds: Annotated[dict[str, float], PlainValidator(_bet_thresholds)] = Field(default_factory=dict)
 
 
 _TOPIC_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")

@@ -147,7 +147,9 @@ class Daemon:
         assert self.loop is not None
         ruleset = s.ruleset()
         self.loop.ruleset = ruleset
-        self.loop.edges = EdgeWatch(s.surveillance.advantage_threshold, ruleset, s.table.decks)
+        self.loop.edges = EdgeWatch(
+            s.surveillance.advantage_threshold, ruleset, s.table.decks, s.surveillance.bet_thresholds
+        )
         price(Composition.decks(s.table.decks), ruleset)  # builds the six-card table and prices this ruleset
 
     def _open_metrics(self) -> None:

@@ -329,7 +329,9 @@ class TableLoop:
         if self.edges is None:
             return
         watch = self.edges
-        self.edges = EdgeWatch(watch.flags.threshold, watch.tracker.default_rules, watch.tracker.default_decks)
+        self.edges = EdgeWatch(
+            watch.flags.threshold, watch.tracker.default_rules, watch.tracker.default_decks, watch.flags.per_bet
+        )
         records = getattr(self.journal, "records", None)  # a table journal has it; test fakes may not
         if records is None:
             return

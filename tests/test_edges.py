@@ -15,7 +15,7 @@ import pytest
 from controller.cli import main
 from controller.game.cards import DECK, Card
 from controller.game.composition import Composition
-from controller.game.edges import EdgeWatch
+from controller.game.edges import AdvantageFlags, CoupEdges, EdgeWatch
 from controller.game.odds import enumerate_odds, exact_odds
 from controller.game.records import input_body
 from controller.game.rules import COMMISSION, EZ, Bet, Ruleset
@@ -324,6 +324,38 @@ def test_the_table_for_people(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert lines[0].split()[:5] == ["shoe", "coup", "left", "banker", "player"]
     assert any("*" in line.split("player_pair")[0] or "%*" in line for line in lines[1:-1])  # a turned wager
     assert lines[-1].startswith("EV per unit staked")
+
+
+def test_a_wager_s_own_threshold_takes_the_place_of_the_table_s() -> None:
+    # Dragon 7 is flagged only at +5 %; the other wagers at the table's 0.0.
+    flags = AdvantageFlags(0.0, per_bet={"dragon_7": 0.05})
+
+    def priced(coup: int, dragon_7: float, player_pair: float) -> list[tuple[str, str]]:
+        edges = CoupEdges(1, coup, 300 - coup * 5, {"dragon_7": dragon_7, "player_pair": player_pair})
+        return [(kind.value, body["bet"]) for kind, body in flags.update(edges)]
+
+    assert priced(1, 0.01, -0.1) == []  # above the table's threshold, below its own: no flag
+    assert priced(2, 0.06, 0.002) == [("advantage", "dragon_7"), ("advantage", "player_pair")]
+    assert priced(3, 0.04, 0.001) == [("advantage_cleared", "dragon_7")]  # under +5 %: cleared, still positive
+    assert priced(4, 0.07, -0.01) == [("advantage", "dragon_7"), ("advantage_cleared", "player_pair")]
+    assert flags.threshold_for("dragon_7") == 0.05 and flags.threshold_for("tie") == 0.0
+
+
+def test_bet_thresholds_name_wagers_and_bad_ones_are_one_line() -> None:
+    from controller.config import ConfigError, parse_config
+
+    good = parse_config("[surveillance.bet_thresholds]\ndragon_7 = 0.02\nplayer_pair = 0.01\n", "t.toml")
+    assert good.surveillance.bet_thresholds == {"dragon_7": 0.02, "player_pair": 0.01}
+    assert good.surveillance.advantage_threshold == 0.0
+    for text, says in [
+        ("dragon7 = 0.02", '"dragon7" is not a wager: use banker, banker_pair, dragon_7'),
+        ("dragon_7 = 2", "dragon_7: must be between -1 and 1"),
+        ('tie = "high"', "tie: must be a number"),
+    ]:
+        with pytest.raises(ConfigError) as caught:
+            parse_config(f"[surveillance.bet_thresholds]\n{text}\n", "t.toml")
+        message = str(caught.value)
+        assert "surveillance.bet_thresholds" in message and says in message and "\n" not in message
 
 
 @pytest.mark.parametrize(

@@ -143,18 +143,24 @@ class AdvantageFlags:
     threshold: float
     #: Wager name -> the figures of the betting time that flagged it (then of the latest one).
     flagged: dict[str, CoupEdges] = field(default_factory=dict)
+    #: Wager name -> its own threshold, in place of ``threshold`` (a floor that wants only big side-bet edges).
+    per_bet: Mapping[str, float] = field(default_factory=dict)
+
+    def threshold_for(self, bet: str) -> float:
+        return self.per_bet.get(bet, self.threshold)
 
     def update(self, edges: CoupEdges) -> list[tuple[RecordKind, dict[str, Any]]]:
         out = [] if all(e.shoe == edges.shoe for e in self.flagged.values()) else self.shoe_ended()
         for bet, ev in edges.ev.items():
-            if ev >= self.threshold and bet not in self.flagged:
+            threshold = self.threshold_for(bet)
+            if ev >= threshold and bet not in self.flagged:
                 out.append((RecordKind.ADVANTAGE, advantage_body(edges.shoe, edges.coup, bet, ev, edges.cards_left)))
-            elif ev < self.threshold and bet in self.flagged:
+            elif ev < threshold and bet in self.flagged:
                 body = advantage_body(edges.shoe, edges.coup, bet, ev, edges.cards_left)
                 out.append((RecordKind.ADVANTAGE_CLEARED, body))
                 del self.flagged[bet]
                 continue
-            if ev >= self.threshold:
+            if ev >= threshold:
                 self.flagged[bet] = edges
         return out
 
@@ -186,10 +192,14 @@ class EdgeWatch:
     price the shoe at each betting time. Returns the records to journal; it never journals itself."""
 
     def __init__(
-        self, threshold: float, default_rules: Ruleset | None = None, default_decks: int | None = None
+        self,
+        threshold: float,
+        default_rules: Ruleset | None = None,
+        default_decks: int | None = None,
+        per_bet: Mapping[str, float] | None = None,
     ) -> None:
         self.tracker = EdgeTracker(default_rules, default_decks)
-        self.flags = AdvantageFlags(threshold)
+        self.flags = AdvantageFlags(threshold, per_bet=dict(per_bet or {}))
         self.priced: tuple[int, int] | None = None  # (shoe, coup) last priced
         #: The figures of the last betting time priced (the benchmark and the tests read them).
         self.last: CoupEdges | None = None

@@ -23,6 +23,8 @@ def test_a_real_table_journals_the_advantages_edges_reads_back(tmp_path: Path) -
     config.write_text(
         '[table]\ndecks = 1\nrules = "commission"\n[scoreboard]\nenabled = false\n'
         "[surveillance]\nadvantage_threshold = -0.0124\n"
+        # the Banker wager's own threshold: -100 % flags it at each shoe's first betting time, for the shoe
+        "[surveillance.bet_thresholds]\nbanker = -1.0\n"
     )
     with Harness(tmp_path) as h:
         h.start_sim("--decks", "1", "--shoes", "2", seed=11)
@@ -37,6 +39,12 @@ def test_a_real_table_journals_the_advantages_edges_reads_back(tmp_path: Path) -
     assert starts and all(b["rules"]["name"] == "commission" for b in starts)
     flags = [b for k, b in records if k in ("advantage", "advantage_cleared")]
     assert any(b["bet"] == "player" for b in flags)
+    banker = [
+        (k, b["shoe"], b.get("shoe_ended", False)) for k, b in records if k.startswith("adv") and b["bet"] == "banker"
+    ]
+    assert banker == [
+        (kind, shoe, ended) for shoe in (1, 2) for kind, ended in (("advantage", False), ("advantage_cleared", True))
+    ]
     assert log.count("surveillance:") == len(flags)
     out = subprocess.run(
         [sys.executable, "-m", "controller.cli", "edges", "--journal", str(h.journal), "--json"],
