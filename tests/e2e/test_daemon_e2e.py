@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -10,17 +9,12 @@ import pytest
 from controller.game.cards import Card
 from controller.game.coup import play_coups
 from tests.e2e.harness import Harness
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow
 
 
-def wait_for(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+wait_for = until  # tests/waiting.py
 
 
 def journal_cards(h: Harness) -> list[str]:

@@ -14,6 +14,7 @@ from controller.journal import Journal
 from tests.e2e.harness import Harness
 from tests.floor.floorside import FloorSide
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow
 
@@ -30,13 +31,7 @@ def stored_ack(path: Path) -> int:
         return j.floor_ack() or 0
 
 
-def wait_until(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+wait_until = until  # tests/waiting.py
 
 
 def assert_archive_is_the_journal(side: FloorSide, path: Path) -> None:
