@@ -8,6 +8,10 @@ Two figures per database, each on a fresh archive:
 
 * **archive**: ``Archive.store`` + ``Archive.advance`` in batches (what the collector's loop does per batch:
   one transaction, the duplicate check, the chain walked forward, the head stored), no broker;
+* **backlog drain**: the records wait at a real Mosquitto in one collector's persistent session (it subscribed,
+  then went away); a new ``Collector`` with the same client id starts and drains them: records/s from its start
+  until every table's chain head is the last record. The collector's intake through the broker and its archive,
+  with no publisher in the way (a floor after a collector outage);
 * **end to end**: the records published (QoS 1) to a real Mosquitto by one paho client, taken off a shared
   subscription by one ``Collector`` (in this process, on its own thread), archived, until every table's
   ack has reached its last record. The Python publisher is part of this figure.
@@ -19,6 +23,8 @@ Mosquitto are Debian's, started in a temporary directory (tests/servers.py), fsy
 from __future__ import annotations
 
 import argparse
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -74,7 +80,10 @@ def bench_archive(url: str, records: list[TableRecord], batch: int) -> float:
 def bench_end_to_end(url: str, broker: Mosquitto, records: list[TableRecord], batch: int) -> tuple[float, float]:
     """(records/s until the last ack, records/s the publisher managed)."""
     with Archive(url) as archive:
-        collector = Collector(Settings(broker=broker.url, archive=url, client_id="bench", batch=batch))
+        tag = time.monotonic_ns()  # its own share group and session (see bench_drain)
+        collector = Collector(
+            Settings(broker=broker.url, archive=url, client_id=f"bench-{tag}", share=f"bench-{tag}", batch=batch)
+        )
         thread = threading.Thread(target=collector.run, args=(archive,), daemon=True)
         thread.start()
         while not collector._connected.is_set():
@@ -116,6 +125,97 @@ def bench_end_to_end(url: str, broker: Mosquitto, records: list[TableRecord], ba
     return len(records) / elapsed, len(records) / published
 
 
+def bench_drain(url: str, broker: Mosquitto, records: list[TableRecord], batch: int) -> float:
+    """records/s a collector drains a backlog the broker holds for it (its persistent session, filled while it
+    was away), from its start until every table's ack has reached its last record: the collector's intake
+    through the broker and its archive, with no publisher in the way."""
+    # Its own share group: a collector's persistent session stays in its group after it has gone, and the
+    # broker goes on handing it its share (the other figures' collectors would take part of this backlog).
+    tag = time.monotonic_ns()
+    settings = Settings(broker=broker.url, archive=url, client_id=f"drain-{tag}", share=f"drain-{tag}", batch=batch)
+    with Archive(url) as archive:
+        first = Collector(settings)  # subscribes once: the broker keeps the session and queues for it
+        thread = threading.Thread(target=first.run, args=(archive,), daemon=True)
+        thread.start()
+        while not first._connected.is_set():
+            time.sleep(0.05)
+        time.sleep(0.3)
+        first.stop()
+        thread.join(30)
+    pub = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    pub.max_inflight_messages_set(1000)
+    pub.max_queued_messages_set(0)
+    pub.connect("127.0.0.1", broker.port)
+    pub.loop_start()
+    infos = [pub.publish(f"baccarat/bench/{r.table}/record", r.to_json(), qos=1) for r in records]
+    for info in infos:
+        info.wait_for_publish(120)
+    pub.disconnect()
+    pub.loop_stop()
+    last = {r.table: r.seq for r in records}
+    with Archive(url) as archive, Archive(url) as watch:  # the collector's connection, and ours
+        collector = Collector(settings)
+        thread = threading.Thread(target=collector.run, args=(archive,), daemon=True)
+        started = time.perf_counter()
+        thread.start()
+        deadline = started + 300
+        while any(watch.head(t).seq < s for t, s in last.items()) and time.perf_counter() < deadline:
+            time.sleep(0.01)
+        elapsed = time.perf_counter() - started
+        heads = {t: watch.head(t).seq for t in last}
+        collector.stop()
+        thread.join(30)
+    assert all(heads[t] == s for t, s in last.items()), f"the backlog did not drain: heads {heads}"
+    return len(records) / elapsed
+
+
+def bench_drain_processes(url: str, broker: Mosquitto, records: list[TableRecord], processes: int, log: Path) -> float:
+    """As :func:`bench_drain`, with ``processes`` real ``shoe-floor serve`` processes sharing the load through
+    one shared-subscription group (the floor's way to scale out: each collector is one Python interpreter)."""
+    tag = time.monotonic_ns()
+    serve = [sys.executable, "-m", "floor.cli", "serve", "--broker", broker.url, "--archive", url]
+    serve += ["--share", f"drain-{tag}", "--bind", "127.0.0.1:0", "--log-level", "WARNING"]
+
+    def start() -> list[subprocess.Popen[bytes]]:
+        return [
+            subprocess.Popen([*serve, "--client-id", f"drain-{tag}-{i}"], stderr=log.open("ab"), cwd=ROOT)
+            for i in range(processes)
+        ]
+
+    def stop(procs: list[subprocess.Popen[bytes]]) -> None:
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            proc.wait(30)
+
+    Archive(url).close()  # created once, before the collectors race to create it
+    first = start()  # each subscribes once: the broker keeps every session in the group and queues for it
+    time.sleep(3.0)
+    stop(first)
+    pub = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    pub.max_inflight_messages_set(1000)
+    pub.max_queued_messages_set(0)
+    pub.connect("127.0.0.1", broker.port)
+    pub.loop_start()
+    infos = [pub.publish(f"baccarat/bench/{r.table}/record", r.to_json(), qos=1) for r in records]
+    for info in infos:
+        info.wait_for_publish(120)
+    pub.disconnect()
+    pub.loop_stop()
+    last = {r.table: r.seq for r in records}
+    with Archive(url) as watch:
+        started = time.perf_counter()
+        procs = start()
+        deadline = started + 300
+        while any(watch.head(t).seq < s for t, s in last.items()) and time.perf_counter() < deadline:
+            time.sleep(0.01)
+        elapsed = time.perf_counter() - started
+        heads = {t: watch.head(t).seq for t in last}
+    stop(procs)
+    assert all(heads[t] == s for t, s in last.items()), f"the backlog did not drain: heads {heads}"
+    return len(records) / elapsed
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--records", type=int, default=50_000)
@@ -123,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=1000)
     p.add_argument("--only", choices=["sqlite", "postgresql"])
     p.add_argument("--skip-broker", action="store_true", help="only the archive figure")
+    p.add_argument("--processes", type=int, default=2, help="collector processes for the scale-out drain (0: skip)")
     args = p.parse_args(argv)
     records = interleaved(args.tables, args.records // args.tables)
     targets = {"postgresql": 20_000, "sqlite": 5_000}
@@ -135,19 +236,29 @@ def main(argv: list[str] | None = None) -> int:
             for kind in ("postgresql", "sqlite"):
                 if args.only and kind != args.only:
                     continue
-                for figure in ("archive", "end to end"):
-                    if figure == "end to end" and broker is None:
+                figures = ["archive", "backlog drain", "end to end"]
+                figures += [f"drain, {args.processes} processes"] if args.processes > 0 else []
+                for figure in figures:
+                    if figure != "archive" and broker is None:
                         continue
                     url = _fresh(kind, tmp, pg, figure)
                     if figure == "archive":
                         rate = bench_archive(url, records, args.batch)
                         extra = ""
+                    elif figure.startswith("drain,"):
+                        assert broker is not None
+                        rate = bench_drain_processes(url, broker, records, args.processes, tmp / "serve.log")
+                        extra = f" ({args.processes} shoe-floor serve processes, one share group)"
+                    elif figure == "backlog drain":
+                        assert broker is not None
+                        rate = bench_drain(url, broker, records, args.batch)
+                        extra = " (from the collector's start; the broker held them)"
                     else:
                         assert broker is not None
                         rate, sent = bench_end_to_end(url, broker, records, args.batch)
                         extra = f" (the publisher sent {sent:,.0f}/s)"
                     verdict = "meets" if rate >= targets[kind] else "MISSES"
-                    print(f"  {kind:<10} {figure:<10} {rate:>9,.0f} records/s{extra}; {verdict} {targets[kind]:,}/s")
+                    print(f"  {kind:<10} {figure:<20} {rate:>9,.0f} records/s{extra}; {verdict} {targets[kind]:,}/s")
         finally:
             if broker is not None:
                 broker.stop()
@@ -157,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fresh(kind: str, tmp: Path, pg: Postgres | None, figure: str) -> str:
-    tag = figure.replace(" ", "_")
+    tag = "".join(c if c.isalnum() else "_" for c in figure)
     if kind == "sqlite":
         return f"sqlite://{tmp}/{tag}.db"
     import psycopg
