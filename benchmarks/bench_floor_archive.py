@@ -125,9 +125,35 @@ def bench_end_to_end(url: str, broker: Mosquitto, records: list[TableRecord], ba
     return len(records) / elapsed, len(records) / published
 
 
+def publish_backlog(broker: Mosquitto, records: list[TableRecord]) -> None:
+    """Publish every record (QoS 1) and wait until the broker has each: a backlog for an absent collector."""
+    pub = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    pub.max_inflight_messages_set(1000)
+    pub.max_queued_messages_set(0)
+    pub.connect("127.0.0.1", broker.port)
+    pub.loop_start()
+    infos = [pub.publish(f"baccarat/bench/{r.table}/record", r.to_json(), qos=1) for r in records]
+    for info in infos:
+        info.wait_for_publish(120)
+    pub.disconnect()
+    pub.loop_stop()
+
+
+def wait_drained(url: str, records: list[TableRecord], started: float) -> float:
+    """Seconds from ``started`` until every table's chain head in the archive is its last record (at most 300)."""
+    last = {r.table: r.seq for r in records}
+    with Archive(url) as watch:
+        while any(watch.head(t).seq < s for t, s in last.items()) and time.perf_counter() < started + 300:
+            time.sleep(0.01)
+        elapsed = time.perf_counter() - started
+        heads = {t: watch.head(t).seq for t in last}
+    assert all(heads[t] == s for t, s in last.items()), f"the backlog did not drain: heads {heads}"
+    return elapsed
+
+
 def bench_drain(url: str, broker: Mosquitto, records: list[TableRecord], batch: int) -> float:
     """records/s a collector drains a backlog the broker holds for it (its persistent session, filled while it
-    was away), from its start until every table's ack has reached its last record: the collector's intake
+    was away), from its start until every table's chain head is its last record: the collector's intake
     through the broker and its archive, with no publisher in the way."""
     # Its own share group: a collector's persistent session stays in its group after it has gone, and the
     # broker goes on handing it its share (the other figures' collectors would take part of this backlog).
@@ -142,43 +168,31 @@ def bench_drain(url: str, broker: Mosquitto, records: list[TableRecord], batch: 
         time.sleep(0.3)
         first.stop()
         thread.join(30)
-    pub = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-    pub.max_inflight_messages_set(1000)
-    pub.max_queued_messages_set(0)
-    pub.connect("127.0.0.1", broker.port)
-    pub.loop_start()
-    infos = [pub.publish(f"baccarat/bench/{r.table}/record", r.to_json(), qos=1) for r in records]
-    for info in infos:
-        info.wait_for_publish(120)
-    pub.disconnect()
-    pub.loop_stop()
-    last = {r.table: r.seq for r in records}
-    with Archive(url) as archive, Archive(url) as watch:  # the collector's connection, and ours
+    publish_backlog(broker, records)
+    with Archive(url) as archive:  # the collector's connection (the wait below opens its own)
         collector = Collector(settings)
         thread = threading.Thread(target=collector.run, args=(archive,), daemon=True)
         started = time.perf_counter()
         thread.start()
-        deadline = started + 300
-        while any(watch.head(t).seq < s for t, s in last.items()) and time.perf_counter() < deadline:
-            time.sleep(0.01)
-        elapsed = time.perf_counter() - started
-        heads = {t: watch.head(t).seq for t in last}
+        elapsed = wait_drained(url, records, started)
         collector.stop()
         thread.join(30)
-    assert all(heads[t] == s for t, s in last.items()), f"the backlog did not drain: heads {heads}"
     return len(records) / elapsed
 
 
-def bench_drain_processes(url: str, broker: Mosquitto, records: list[TableRecord], processes: int, log: Path) -> float:
+def bench_drain_processes(
+    url: str, broker: Mosquitto, records: list[TableRecord], batch: int, processes: int, log: Path
+) -> float:
     """As :func:`bench_drain`, with ``processes`` real ``shoe-floor serve`` processes sharing the load through
     one shared-subscription group (the floor's way to scale out: each collector is one Python interpreter)."""
     tag = time.monotonic_ns()
     serve = [sys.executable, "-m", "floor.cli", "serve", "--broker", broker.url, "--archive", url]
-    serve += ["--share", f"drain-{tag}", "--bind", "127.0.0.1:0", "--log-level", "WARNING"]
+    serve += ["--share", f"drain-{tag}", "--bind", "127.0.0.1:0", "--log-level", "WARNING", "--batch", str(batch)]
+    errors = log.open("ab")  # the collectors' stderr
 
     def start() -> list[subprocess.Popen[bytes]]:
         return [
-            subprocess.Popen([*serve, "--client-id", f"drain-{tag}-{i}"], stderr=log.open("ab"), cwd=ROOT)
+            subprocess.Popen([*serve, "--client-id", f"drain-{tag}-{i}"], stderr=errors, cwd=ROOT)
             for i in range(processes)
         ]
 
@@ -192,27 +206,14 @@ def bench_drain_processes(url: str, broker: Mosquitto, records: list[TableRecord
     first = start()  # each subscribes once: the broker keeps every session in the group and queues for it
     time.sleep(3.0)
     stop(first)
-    pub = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-    pub.max_inflight_messages_set(1000)
-    pub.max_queued_messages_set(0)
-    pub.connect("127.0.0.1", broker.port)
-    pub.loop_start()
-    infos = [pub.publish(f"baccarat/bench/{r.table}/record", r.to_json(), qos=1) for r in records]
-    for info in infos:
-        info.wait_for_publish(120)
-    pub.disconnect()
-    pub.loop_stop()
-    last = {r.table: r.seq for r in records}
-    with Archive(url) as watch:
-        started = time.perf_counter()
-        procs = start()
-        deadline = started + 300
-        while any(watch.head(t).seq < s for t, s in last.items()) and time.perf_counter() < deadline:
-            time.sleep(0.01)
-        elapsed = time.perf_counter() - started
-        heads = {t: watch.head(t).seq for t in last}
-    stop(procs)
-    assert all(heads[t] == s for t, s in last.items()), f"the backlog did not drain: heads {heads}"
+    publish_backlog(broker, records)
+    started = time.perf_counter()
+    procs = start()
+    try:
+        elapsed = wait_drained(url, records, started)
+    finally:
+        stop(procs)
+        errors.close()
     return len(records) / elapsed
 
 
@@ -247,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
                         extra = ""
                     elif figure.startswith("drain,"):
                         assert broker is not None
-                        rate = bench_drain_processes(url, broker, records, args.processes, tmp / "serve.log")
+                        log = tmp / "serve.log"
+                        rate = bench_drain_processes(url, broker, records, args.batch, args.processes, log)
                         extra = f" ({args.processes} shoe-floor serve processes, one share group)"
                     elif figure == "backlog drain":
                         assert broker is not None
