@@ -251,7 +251,7 @@ class Collector:
                 if batch:
                     self._handle(archive, batch)
                 self._check_gaps(archive)
-                self._raise(archive, self._refused.roll(time.monotonic()))
+                self._raise(archive, self._refused.roll(time.monotonic()), budgeted=True)
                 self._settle_alerts(archive)
         finally:
             self._stop.set()
@@ -358,12 +358,13 @@ class Collector:
                 if stop is not None:
                     self._raise(archive, [stop])
 
-    def _raise(self, archive: Archive, alerts: list[Alert]) -> None:
+    def _raise(self, archive: Archive, alerts: list[Alert], *, budgeted: bool = False) -> None:
+        """Store and publish ``alerts``: refused and conflicting ones within the noise budget (``budgeted``: these
+        are the budget's own summaries)."""
         fresh = []
         now = time.monotonic()
         for a in alerts:
-            held = a.kind in RefusedBudget.KINDS and "held_back" not in a.extra and not self._refused.admit(a, now)
-            if held:
+            if not budgeted and a.kind in RefusedBudget.KINDS and not self._refused.admit(a, now):
                 continue  # counted: said in the window's summary (RefusedBudget)
             key = (a.table, a.kind, a.seq)
             if a.kind in (AlertKind.BROKEN_LINK, AlertKind.GAP):
