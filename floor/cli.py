@@ -26,10 +26,7 @@ from typing import TypeVar
 from floor.archive import Archive, ArchiveError
 from floor.collector import Broker, BrokerURLError, Collector, Settings, Stats
 from floor.pit import Pit
-from floor.surveillance import COUNTERS, Thresholds, stats_of
-
-#: The counters that are dealer errors (the others are the coups they are counted against).
-ERROR_COUNTERS = tuple(c for c in COUNTERS if c != "coups")
+from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
 
 DEFAULT_BIND = ("127.0.0.1", 8470)
 

@@ -56,6 +56,8 @@ ERROR_ALARMS = {
     "unreadable_exposed": "unreadable",
 }
 COUNTERS = ("coups", "misdraws", "early_declares", "voids", "unreadable")
+#: The counters that are dealer errors (``coups`` is what they are counted against).
+ERROR_COUNTERS = COUNTERS[1:]
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS surveil_heads (
@@ -83,7 +85,8 @@ _ADD_ERRORS = (
     " early_declares = dealer_errors.early_declares + excluded.early_declares,"
     " voids = dealer_errors.voids + excluded.voids, unreadable = dealer_errors.unreadable + excluded.unreadable"
 )
-_ERRORS_SUM = "coups, misdraws + early_declares + voids + unreadable"
+_ERRORS = " + ".join(ERROR_COUNTERS)  # one hour's dealer errors, in SQL
+_ERRORS_SUM = f"coups, {_ERRORS}"
 
 
 @dataclass(frozen=True)
@@ -401,10 +404,7 @@ class Surveillance:
             return None
         start = _hour_back(hour, t.baseline_hours - 1)
         cur.execute(
-            sql(
-                f"SELECT sum(coups), sum({_ERRORS_SUM.split(', ')[1]}) FROM dealer_errors"
-                ' WHERE hour >= ? AND hour <= ? AND "table" <> ?'
-            ),
+            sql(f'SELECT sum(coups), sum({_ERRORS}) FROM dealer_errors WHERE hour >= ? AND hour <= ? AND "table" <> ?'),
             (start, hour, table),
         )
         floor_coups, floor_errors = (int(x or 0) for x in cur.fetchone())
