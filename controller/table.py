@@ -255,7 +255,6 @@ class TableLoop:
         self.input_alarm: Alarm | None = None
         self._drop_lock = threading.Lock()
         self._dropped_kinds: Counter[str] = Counter()  # what put() dropped since the loop last looked
-        self._dropped_seen = 0  # stats.dropped when the loop last looked
         self._input_alarm_until = 0.0  # when the hold ends (the loop's clock)
         self._queued_before_loss = 0  # events that waited in the queue when the loss was seen
         #: Health metrics (None: off); the daemon sets them.
@@ -718,14 +717,12 @@ class TableLoop:
     # -- PRESS AGAIN: events dropped at the full queue ----------------------------------------------
     def _check_dropped(self) -> None:
         """Once per loop iteration: raise PRESS AGAIN for events :meth:`put` dropped since the last look, or
-        clear it when its hold is over. Cheap when nothing was dropped: one comparison (and one clock read
+        clear it when its hold is over. Cheap when nothing was dropped: one truth test (and one clock read
         while the alarm stands)."""
-        if self.stats.dropped != self._dropped_seen:
+        if self._dropped_kinds:  # put() fills it under the lock; a look without it is enough to notice
             with self._drop_lock:
-                lost = self.stats.dropped - self._dropped_seen
-                self._dropped_seen = self.stats.dropped
                 kinds, self._dropped_kinds = self._dropped_kinds, Counter()
-            self._raise_input_lost(lost, kinds)
+            self._raise_input_lost(sum(kinds.values()), kinds)
         elif self.input_alarm is not None and self.clock() >= self._input_alarm_until:
             self._clear_input_alarm(f"held {INPUT_LOST_HOLD:g} s without a press")
 
