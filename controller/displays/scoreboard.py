@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.displays.snapshot import LimitsLike, SnapshotBuilder, TableInfo
+from controller.game.public import FeedUpdate, PublicProjector, PublicView
 from controller.game.rules import Ruleset
 from controller.game.table import Notice, TableView
 
@@ -169,9 +170,10 @@ class ScoreboardSink:
         self.wall_ms = wall_ms
         self.max_streams = max_streams
         self.max_streams_per_address = max_streams_per_address
-        self.builder = SnapshotBuilder(
-            TableInfo(table_name, limits, ruleset), squeeze=settings.reveal == "on_declare", history=history
-        )
+        self.builder = SnapshotBuilder(TableInfo(table_name, limits, ruleset), reveal=settings.reveal, history=history)
+        #: The squeeze for views handed to :meth:`update` in this process (the board process gets its
+        #: updates from the table's feed, projected there).
+        self.projector = PublicProjector(settings.reveal)
         self.board = Board()
         self.fault: str | None = None
         #: What the server has seen go wrong on the clients' side (for tests, tools and the logs).
@@ -182,19 +184,33 @@ class ScoreboardSink:
         self._version = 0
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
-        self._publish(self.builder.build(None))
+        self._publish(self.builder.build())
 
-    # -- the sink --------------------------------------------------------------------------------
+    # -- the table's updates ---------------------------------------------------------------------
     def update(self, view: TableView, notices: Sequence[Notice]) -> None:
-        self._publish(self.builder.build(view, notices))
+        """A table sink's update in this process: projected (the squeeze applied), then shown."""
+        self.publish(self.projector.update(view, notices))
 
     def update_many(self, updates: Sequence[tuple[TableView, Sequence[Notice]]]) -> None:
         """Several updates that queued up while the last snapshot was built (a fast shoe): follow every one
         in order, publish one snapshot of the newest. A board only ever shows the current state."""
-        for view, notices in updates[:-1]:
-            self.builder.follow(view, notices)
+        self.publish_many([self.projector.update(view, notices) for view, notices in updates])
+
+    def publish(self, update: FeedUpdate) -> None:
+        """Show one update from the table (its feed, or :meth:`update`)."""
+        self._publish(self.builder.build(update))
+
+    def publish_many(self, updates: Sequence[FeedUpdate]) -> None:
+        """Follow every update in order and publish one snapshot of the newest."""
+        for update in updates[:-1]:
+            self.builder.follow(update)
         if updates:
-            self._publish(self.builder.build(*updates[-1]))
+            self._publish(self.builder.build(updates[-1]))
+
+    def reset(self, view: PublicView, history: Sequence[Mapping[str, Any]]) -> None:
+        """Start again from the table's word (the feed's hello after a (re)connect) and show it."""
+        self.builder.reset(view, history)
+        self._publish(self.builder.build())
 
     def _publish(self, content: dict[str, Any]) -> None:
         if content == self._content:  # the cached road parts compare by identity: cheap

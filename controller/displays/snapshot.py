@@ -1,4 +1,4 @@
-"""The scoreboard's snapshot: the table's views and notices in, one JSON-ready dict out. Pure: no threads,
+"""The scoreboard's snapshot: the table's public updates in, one JSON-ready dict out. Pure: no threads,
 no sockets, no clocks (the server in :mod:`controller.displays.scoreboard` adds the version and the time).
 
 A snapshot is the single source of the page: ``/api/state`` returns it, ``/events`` pushes each new one,
@@ -7,12 +7,10 @@ and the page's JavaScript only draws it. Its parts: ``table`` (name, limits, pay
 ``counters``, ``alarms`` and ``roads`` (the five roads and their cell layout).
 
 **Squeeze games** (``reveal = "on_declare"``): no card, total, what is due or result of the coup in
-progress may leave the daemon before the dealer declares it. The filtering is done here, so the data never
-reaches a socket; the page only shows "coup N in play". The builder also withholds what would give the
-coup away indirectly: the cards-remaining count stays where it was when the coup opened, and the alarms
-that say whether a card is due (MISDRAW, DECLARE TOO EARLY) are shown as a neutral DEALER CALL. (The server
-does not publish a snapshot whose content did not change, so the number of updates does not count the
-cards either.)
+progress may leave the table before the dealer declares it. The filtering is done in the table process by
+:class:`~controller.game.public.PublicProjector`, so the data never reaches a socket; the page only shows
+"coup N in play". (The server does not publish a snapshot whose content did not change, so the number of
+updates does not count the cards either.)
 
 **Alarms** are shown by their text (``Alarm.value``), whatever they are: an alarm added to the table later
 needs nothing here.
@@ -28,29 +26,15 @@ from typing import Any, Protocol
 from controller.displays.wording import money, odds, percent
 from controller.game.cards import Card
 from controller.game.coup import CoupResult
-from controller.game.records import coup_body
+from controller.game.public import FeedUpdate, PublicView, Reveal, shoe_coups
 from controller.game.roads import DERIVED_ROADS, Roads, RoadsBuilder, bead_plate_grid, big_road_grid
 from controller.game.rules import Bet, CommissionCollection, Ruleset
 from controller.game.settlement import Wager, settle
-from controller.game.table import (
-    Alarm,
-    CoupDeclared,
-    CoupVoided,
-    Due,
-    Notice,
-    ShoeStarted,
-    TableView,
-)
 
 __all__ = ["LimitsLike", "SnapshotBuilder", "TableInfo", "money", "odds", "payout_guide", "settle_result"]
 
 #: Rows of the bead plate, the big road and the derived roads on the screen.
 ROAD_ROWS = 6
-
-_IN_PLAY_DUES = (Due.PLAYER_THIRD, Due.BANKER_THIRD, Due.DECLARE, Due.VOID)
-#: Alarms that tell whether a card is due now: in a squeeze game they would give the coup away.
-_TELLING_ALARMS = (Alarm.MISDRAW, Alarm.EARLY_DECLARE)
-_DEALER_CALL = {"name": "dealer_call", "text": "DEALER CALL"}
 
 
 class LimitsLike(Protocol):
@@ -162,55 +146,69 @@ class TableInfo:
 
 
 class SnapshotBuilder:
-    """Builds the board's snapshots from the table's views and notices. Not thread-safe: one caller at a time
-    (the scoreboard's own sink thread).
+    """Builds the board's snapshots from the table's :class:`~controller.game.public.FeedUpdate` values (the
+    squeeze already applied by the table process). Not thread-safe: one caller at a time.
 
     :meth:`build` returns the snapshot's content without ``version`` and ``ts_ms``; the sink adds those
     when the content changed.
     """
 
-    def __init__(self, info: TableInfo, *, squeeze: bool, history: Sequence[Mapping[str, Any]] = ()) -> None:
+    def __init__(self, info: TableInfo, *, reveal: Reveal | str, history: Sequence[Mapping[str, Any]] = ()) -> None:
         self.info = info
-        self.squeeze = squeeze
+        self.reveal = Reveal(reveal)
         shoes = [int(r["shoe"]) for r in history if "shoe" in r]
         self.shoe: int | None = max(shoes) if shoes else None
-        self.records: list[dict[str, Any]] = [dict(r) for r in history if r.get("shoe") == self.shoe]
+        self.records: list[dict[str, Any]] = shoe_coups(history, self.shoe)
+        self.view = PublicView.starting(self.reveal)
         self._roads: dict[str, Any] | None = None  # last, counters, roads: they change with the records only
         # The roads kept coup by coup (O(1) a declare); rebuilt from the records only when the shoe changes.
         self._road_builder = RoadsBuilder(self._declared())
         self._static = self._table_part()
-        self._frozen_remaining: int | None = None
 
-    # -- state from the loop ---------------------------------------------------------------------
-    def follow(self, view: TableView | None, notices: Sequence[Notice]) -> None:
-        """Take in a view and its notices without building a snapshot (for updates that are coalesced)."""
-        self._follow(view, notices)
+    @property
+    def squeeze(self) -> bool:
+        return self.reveal is Reveal.ON_DECLARE
 
-    def _follow(self, view: TableView | None, notices: Sequence[Notice]) -> None:
-        if view is not None and view.shoe_number != self.shoe:
+    # -- state from the table --------------------------------------------------------------------
+    def reset(self, view: PublicView, history: Sequence[Mapping[str, Any]]) -> None:
+        """Start again from the table's word: its view now and the coups of its current shoe (a board that
+        (re)connects to the table's feed)."""
+        self.view = view
+        self.shoe = view.shoe.number
+        self.records = shoe_coups(history, self.shoe)
+        self._roads = None
+        self._road_builder = RoadsBuilder(self._declared())
+
+    def follow(self, update: FeedUpdate) -> None:
+        """Take in an update without building a snapshot (for updates that are coalesced)."""
+        view = update.view
+        if update.shoe_started is not None:
+            self.shoe = update.shoe_started
+            self.records = []
+            self._roads = None
+            self._road_builder = RoadsBuilder()
+        if view.shoe.number != self.shoe:
             # The first view after a restart, or a shoe started: keep only this shoe's coups.
-            self.records = [r for r in self.records if r.get("shoe") == view.shoe_number]
-            self.shoe = view.shoe_number
+            self.records = [r for r in self.records if r.get("shoe") == view.shoe.number]
+            self.shoe = view.shoe.number
             self._roads = None
             self._road_builder = RoadsBuilder(self._declared())
-        for n in notices:
-            if isinstance(n, ShoeStarted):
-                self.shoe = n.shoe_number
-                self.records = []
-                self._roads = None
-                self._road_builder = RoadsBuilder()
-            elif isinstance(n, CoupDeclared | CoupVoided):
-                body = coup_body(n)
-                self.records.append(body)
-                if body.get("declared") and not body.get("void"):
-                    self._road_builder.add(body)
-                self._roads = None
+        for coup in update.coups:
+            body = dict(coup)
+            if body.get("shoe") not in (None, self.shoe):
+                continue
+            self.records.append(body)
+            if body.get("declared") and not body.get("void"):
+                self._road_builder.add(body)
+            self._roads = None
+        self.view = view
 
     def _declared(self) -> list[dict[str, Any]]:
         return [r for r in self.records if r.get("declared") and not r.get("void")]
 
-    def build(self, view: TableView | None, notices: Sequence[Notice] = ()) -> dict[str, Any]:
-        self._follow(view, notices)
+    def build(self, update: FeedUpdate | None = None) -> dict[str, Any]:
+        if update is not None:
+            self.follow(update)
         if self._roads is None:  # the shoe's declared coups changed: redo what depends on them only
             declared = self._declared()
             self._roads = {
@@ -218,14 +216,15 @@ class SnapshotBuilder:
                 "counters": self._counters(declared),
                 "roads": self._roads_part(self._road_builder.roads),
             }
+        view = self.view
         return {
             "table": self._static,
-            "reveal": "on_declare" if self.squeeze else "on_read",
-            "shoe": self._shoe_part(view),
-            "coup": self._coup_part(view),
+            "reveal": self.reveal.value,
+            "shoe": view.shoe.to_dict(),
+            "coup": view.coup.to_dict(),
             "last": self._roads["last"],
             "counters": self._roads["counters"],
-            "alarms": self._alarms(view),
+            "alarms": [a.to_dict() for a in view.alarms],
             "roads": self._roads["roads"],
         }
 
@@ -244,54 +243,6 @@ class SnapshotBuilder:
                 "maximum_cents": lim.maximum_cents,
             },
             "guide": payout_guide(rules),
-        }
-
-    def _in_play(self, view: TableView) -> bool:
-        return bool(view.player or view.banker or view.dummy_hand) or view.due in _IN_PLAY_DUES
-
-    def _shoe_part(self, view: TableView | None) -> dict[str, Any]:
-        if view is None:
-            return {"number": self.shoe, "coup": None, "cards_remaining": None, "cut_card_out": False,
-                    "last_coup": False, "burn_left": 0}  # fmt: skip
-        remaining = view.cards_remaining
-        if self.squeeze:
-            if self._in_play(view) and self._frozen_remaining is not None:
-                remaining = self._frozen_remaining  # the count would tell how many cards the coup took
-            else:
-                self._frozen_remaining = remaining
-        return {
-            "number": view.shoe_number,
-            "coup": view.coup_number,
-            "cards_remaining": remaining,
-            "cut_card_out": view.cut_card_out,
-            "last_coup": view.last_coup,
-            "burn_left": view.burn_left,
-        }
-
-    def _coup_part(self, view: TableView | None) -> dict[str, Any]:
-        if view is None:
-            return {"number": None, "state": "starting"}
-        number = view.coup_number
-        if view.due is Due.BURN:
-            return {"number": number, "state": "burn"}
-        if view.due is Due.NEW_SHOE:
-            return {"number": number, "state": "shoe_closed"}
-        in_play = self._in_play(view)
-        if self.squeeze:
-            # Nothing of the coup leaves the daemon before the declare.
-            return {"number": number, "state": "in_play" if in_play else "waiting"}
-        if not in_play:
-            return {"number": number, "state": "waiting"}
-        state = {Due.DECLARE: "complete", Due.VOID: "halted"}.get(view.due, "dealing")
-        return {
-            "number": number,
-            "state": state,
-            "player": [c.token for c in view.player],
-            "banker": [c.token for c in view.banker],
-            "player_total": view.player_total if view.player else None,
-            "banker_total": view.banker_total if view.banker else None,
-            "due": view.due.value,
-            "result": view.result.winner.value if view.result is not None else None,
         }
 
     def _last_part(self, record: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -322,20 +273,6 @@ class SnapshotBuilder:
             counts["banker_pair"] += bool(r.get("banker_pair"))
             counts["natural"] += bool(r.get("natural"))
         return counts
-
-    def _alarms(self, view: TableView | None) -> list[dict[str, str]]:
-        if view is None:
-            return []
-        hide = self.squeeze and self._in_play(view)
-        out: list[dict[str, str]] = []
-        for alarm in view.alarms:
-            if hide and alarm in _TELLING_ALARMS:
-                item = _DEALER_CALL
-            else:
-                item = {"name": alarm.name.lower(), "text": alarm.value}
-            if item not in out:
-                out.append(dict(item))
-        return out
 
     @staticmethod
     def _roads_part(roads: Roads) -> dict[str, Any]:

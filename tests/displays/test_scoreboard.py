@@ -26,6 +26,7 @@ from controller.displays.snapshot import SnapshotBuilder, TableInfo, payout_guid
 from controller.displays.wording import money, odds
 from controller.game.cards import DECK, Card
 from controller.game.coup import Coup, CoupResult, next_due
+from controller.game.public import PublicProjector
 from controller.game.records import derived_records
 from controller.game.roads import compute_roads
 from controller.game.rules import COMMISSION, EZ, SUPER6
@@ -272,9 +273,11 @@ def test_on_read_shows_the_misdraw_alarm_by_name() -> None:
 @pytest.mark.parametrize("alarm", list(Alarm), ids=lambda a: a.name)
 def test_every_alarm_is_shown_by_its_text(alarm: Alarm) -> None:
     """No list of alarms in the snapshot or the page: any alarm (one added later too) shows its text."""
-    builder = SnapshotBuilder(TableInfo("T", TableLimits(), COMMISSION), squeeze=False)
+    builder = SnapshotBuilder(TableInfo("T", TableLimits(), COMMISSION), reveal="on_read")
     view = replace(TableState(TableRules(decks=8)).view(), alarms=(alarm,))
-    assert builder.build(view)["alarms"] == [{"name": alarm.name.lower(), "text": alarm.value}]
+    assert builder.build(PublicProjector("on_read").update(view))["alarms"] == [
+        {"name": alarm.name.lower(), "text": alarm.value}
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------------
