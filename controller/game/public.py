@@ -215,9 +215,9 @@ class PublicProjector:
     def _coup(view: TableView, in_play: bool, hidden: bool) -> PublicCoup:
         number = view.coup_number
         if view.due is Due.BURN:
-            return PublicCoup(number, CoupState.BURN)
+            return PublicCoup(number, CoupState.BURN, due=view.due.value)
         if view.due is Due.NEW_SHOE:
-            return PublicCoup(number, CoupState.SHOE_CLOSED)
+            return PublicCoup(number, CoupState.SHOE_CLOSED, due=view.due.value)
         if hidden:
             return PublicCoup(number, CoupState.IN_PLAY, hidden=True, player=None, banker=None, cards_dealt=None)
         if not in_play:

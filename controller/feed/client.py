@@ -1,0 +1,205 @@
+"""The readers' side of the table's feed: connect, read validated lines, reconnect; never trust a line.
+
+:class:`FeedClient` runs one thread: it connects to a feed socket (trying again every
+``backoff``..``backoff_max`` seconds while the table is not there), reads the table's lines, decodes each with
+:func:`controller.feed.messages.decode_table` and hands the typed message to ``on_message``. A line that is
+not a message (too long, not JSON, of the wrong shape) is refused, logged and counted in :attr:`stats`, and
+the client reads on. A gap in the updates' numbers (a line refused) ends the connection, and a lost
+connection is made again: the reader starts again from the next hello, which the table sends on every
+connection.
+
+On the link socket the floor link also sends the floor's ack through :meth:`FeedClient.send_ack`: the newest
+ack is kept and sent again on every (re)connect, so a table restarted meanwhile still hears it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import selectors
+import socket
+import threading
+from collections import Counter
+from collections.abc import Callable
+
+from controller.feed.messages import MAX_LINE, FeedError, Hello, TableMessage, Update, decode_table, encode_ack
+
+log = logging.getLogger(__name__)
+
+
+class _StartAgain(Exception):
+    """Updates were missed: end this connection, the next one starts with a hello."""
+
+
+class FeedClient:
+    """A reader of one feed socket (see the module's docstring)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        on_message: Callable[[TableMessage], None],
+        *,
+        on_connected: Callable[[bool], None] | None = None,
+        name: str = "feed",
+        backoff: float = 0.05,
+        backoff_max: float = 1.0,
+    ) -> None:
+        self.path = os.fspath(path)
+        self.on_message = on_message
+        self.on_connected = on_connected
+        self.name = name
+        self.backoff = backoff
+        self.backoff_max = backoff_max
+        #: connects, lines, refused (bad lines), gaps (updates missed), lost (connections that ended).
+        self.stats: Counter[str] = Counter()
+        self.connected = False
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()  # the socket and the ack, shared with send_ack's callers
+        self._ack: int | None = None
+        self._ack_sent: int | None = None
+        self._stop = threading.Event()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_w.setblocking(False)
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"{self.name}-reader", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(OSError):
+            self._wake_w.send(b"\0")
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._wake_r.close()
+        self._wake_w.close()
+
+    def send_ack(self, seq: int) -> None:
+        """Hand the floor's ack to the table (now if connected, else at the next connect). Never blocks."""
+        with self._lock:
+            if self._ack is not None and seq <= self._ack:
+                return
+            self._ack = seq
+            self._flush_ack()
+
+    def _flush_ack(self) -> None:
+        """Under the lock: send the newest ack if the table has not had it on this connection."""
+        if self._sock is None or self._ack is None or self._ack == self._ack_sent:
+            return
+        line = encode_ack(self._ack)
+        try:
+            sent = self._sock.send(line, socket.MSG_DONTWAIT)
+        except OSError:
+            return  # the reader's thread sees the connection end; the ack goes at the next connect
+        if sent == len(line):
+            self._ack_sent = self._ack
+        else:  # a torn ack line would be refused: end the connection and start again
+            with contextlib.suppress(OSError):
+                self._sock.shutdown(socket.SHUT_RDWR)
+
+    # -- the reader's thread ------------------------------------------------------------------------------
+    def _run(self) -> None:
+        delay = self.backoff
+        while not self._stop.is_set():
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(self.path)
+            except OSError as exc:
+                sock.close()
+                if self.stats["connects"] == 0 and delay == self.backoff:
+                    log.info("%s: waiting for the table at %s (%s)", self.name, self.path, exc.strerror or exc)
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.backoff_max)
+                continue
+            delay = self.backoff
+            self.stats["connects"] += 1
+            with self._lock:
+                self._sock = sock
+                self._ack_sent = None
+                self._flush_ack()
+            self.connected = True
+            log.info("%s: connected to the table at %s", self.name, self.path)
+            if self.on_connected is not None:
+                self.on_connected(True)
+            try:
+                self._read(sock)
+            finally:
+                with self._lock:
+                    self._sock = None
+                sock.close()
+                self.connected = False
+                if self.on_connected is not None:
+                    self.on_connected(False)
+            if not self._stop.is_set():
+                self.stats["lost"] += 1
+                log.warning("%s: the table's feed ended; connecting again", self.name)
+                self._stop.wait(self.backoff)
+
+    def _read(self, sock: socket.socket) -> None:
+        buffer = bytearray()
+        expected: int | None = None  # the next update's number; None until a hello
+        skipping = False  # inside a line too long to keep
+        with selectors.DefaultSelector() as sel:
+            sel.register(sock, selectors.EVENT_READ)
+            sel.register(self._wake_r, selectors.EVENT_READ)
+            while not self._stop.is_set():
+                ready = [key.fileobj for key, _ in sel.select(timeout=1.0)]
+                if sock not in ready:
+                    continue
+                try:
+                    data = sock.recv(65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                buffer += data
+                while True:
+                    end = buffer.find(b"\n")
+                    if end < 0:
+                        if len(buffer) > MAX_LINE:
+                            self._refuse(f"a line of over {MAX_LINE} bytes")
+                            buffer.clear()
+                            skipping = True
+                            expected = None
+                        break
+                    line = bytes(buffer[:end])
+                    del buffer[: end + 1]
+                    if skipping:
+                        skipping = False
+                        continue
+                    try:
+                        expected = self._take(line, expected)
+                    except _StartAgain:
+                        return
+
+    def _take(self, line: bytes, expected: int | None) -> int | None:
+        """Decode and hand on one line; returns the next update number expected (None: wait for a hello)."""
+        self.stats["lines"] += 1
+        try:
+            message = decode_table(line)
+        except FeedError as exc:
+            self._refuse(str(exc))
+            return None if expected is None else expected + 1  # the gap shows at the next update
+        if isinstance(message, Hello):
+            self.on_message(message)
+            return 0  # the next update may have any number: the hello has no number of its own
+        if isinstance(message, Update):
+            if expected is None:
+                return None  # not since a hello: wait for one (the table sends one per connection)
+            if expected and message.n != expected:
+                self.stats["gaps"] += 1
+                log.warning(
+                    "%s: updates %d-%d missed; starting again from a new hello", self.name, expected, message.n - 1
+                )
+                raise _StartAgain
+            self.on_message(message)
+            return message.n + 1
+        self.on_message(message)
+        return expected
+
+    def _refuse(self, why: str) -> None:
+        self.stats["refused"] += 1
+        log.warning("%s: refused a line from the table: %s", self.name, why)

@@ -1,0 +1,392 @@
+"""The table's side of the feed: a sink of the table loop that publishes on two Unix sockets and never waits.
+
+``feed.sock`` (mode 0666 by default) is the public feed: the board, or any local reader, gets the hello and
+every update, and may send nothing (a reader that sends is refused, counted and dropped). ``link.sock``
+(mode 0660: the table's group, which the floor link's user is in) gets the same lines plus ``commit`` and
+``metrics``, and may send ``ack`` lines: the floor's ack, which :attr:`FeedServer.on_ack` hands to the table
+loop (the loop stores it: the table stays the journal's one writer).
+
+The loop calls :meth:`FeedServer.update` and :meth:`FeedServer.committed` on its own thread: each encodes
+one line and sends it to every reader without blocking (``MSG_DONTWAIT``). What a reader's socket does not
+take at once waits in that reader's own buffer, drained by the feed's thread as the socket allows; a reader
+whose buffer passes :data:`MAX_BACKLOG` bytes (it stopped reading, or reads slower than the table deals) is
+dropped, logged and counted, and gets a fresh hello when it connects again. The loop never waits for a
+reader, and a reader never costs the table more than one ``send`` per update.
+
+At most :data:`MAX_READERS` readers per socket; one more is closed at once and counted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import selectors
+import socket
+import stat
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.feed.messages import (
+    COMMIT_LINE,
+    MAX_LINE,
+    FeedError,
+    decode_reader,
+    encode_hello,
+    encode_metrics,
+    encode_update,
+)
+from controller.game.public import PublicProjector, PublicView, Reveal, shoe_coups
+from controller.game.table import Notice, TableView
+
+log = logging.getLogger(__name__)
+
+#: Bytes a reader may have waiting before it is dropped (some thousand updates; a hello is some 40 kB).
+MAX_BACKLOG = 512 * 1024
+#: Readers at once on each socket.
+MAX_READERS = 16
+#: How often the link's readers get the table's metrics (seconds).
+METRICS_INTERVAL = 1.0
+#: Longest Unix socket path (sun_path, less the terminating NUL).
+MAX_PATH = 107
+
+PUBLIC_SOCKET = "feed.sock"
+LINK_SOCKET = "link.sock"
+
+
+class FeedServerError(Exception):
+    """The feed's sockets cannot be made (a path too long, another table listening, a directory not ours)."""
+
+
+@dataclass(eq=False)
+class _Reader:
+    sock: socket.socket
+    link: bool  # on link.sock: gets commit and metrics, may send ack
+    out: bytearray = field(default_factory=bytearray)
+    inbox: bytearray = field(default_factory=bytearray)
+    closed: bool = False
+
+
+def socket_paths(directory: str | os.PathLike[str]) -> tuple[Path, Path]:
+    """``(feed.sock, link.sock)`` in ``directory``; :class:`FeedServerError` if a path is too long."""
+    d = Path(directory)
+    paths = (d / PUBLIC_SOCKET, d / LINK_SOCKET)
+    for p in paths:
+        if len(os.fsencode(p)) > MAX_PATH:
+            raise FeedServerError(f"feed socket path {p} is longer than {MAX_PATH} bytes; set feed.dir shorter")
+    return paths
+
+
+class FeedServer:
+    """The feed's sockets and thread; a sink of the table loop (see the module's docstring)."""
+
+    name = "feed"
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        reveal: Reveal | str,
+        history: Sequence[Mapping[str, Any]] = (),
+        on_ack: Callable[[int], None] = lambda seq: None,
+        metrics_text: Callable[[], str] | None = None,
+        public_mode: int = 0o666,
+        link_mode: int = 0o660,
+        max_backlog: int = MAX_BACKLOG,
+        max_readers: int = MAX_READERS,
+        metrics_interval: float = METRICS_INTERVAL,
+    ) -> None:
+        self.public_path, self.link_path = socket_paths(directory)
+        self.projector = PublicProjector(reveal)
+        self.on_ack = on_ack
+        self.metrics_text = metrics_text
+        self.public_mode = public_mode
+        self.link_mode = link_mode
+        self.max_backlog = max_backlog
+        self.max_readers = max_readers
+        self.metrics_interval = metrics_interval
+        #: What happened to readers: connected, dropped_slow, refused_full, refused_lines, acks, gone.
+        self.stats: Counter[str] = Counter()
+        self._lock = threading.Lock()  # readers, view, history, n: the loop's thread and the feed's
+        self._readers: list[_Reader] = []
+        self._dead: list[_Reader] = []  # dropped readers whose sockets the feed's thread closes
+        self._view = PublicView.starting(self.projector.reveal)
+        shoes = [int(r["shoe"]) for r in history if isinstance(r.get("shoe"), int)]
+        self._history = shoe_coups(history, max(shoes) if shoes else None)
+        self._n = 0
+        self._listeners: list[tuple[socket.socket, bool]] = []
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- life ------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Bind both sockets and start the feed's thread. Raises :class:`FeedServerError`."""
+        for path, link, mode in ((self.public_path, False, self.public_mode), (self.link_path, True, self.link_mode)):
+            self._listeners.append((self._listen(path, mode), link))
+        self._thread = threading.Thread(target=self._run, name="table-feed", daemon=True)
+        self._thread.start()
+        log.info("feed on %s (public) and %s (floor link)", self.public_path, self.link_path)
+
+    def _listen(self, path: Path, mode: int) -> socket.socket:
+        with contextlib.suppress(FileNotFoundError):
+            st = os.lstat(path)
+            if not stat.S_ISSOCK(st.st_mode):
+                raise FeedServerError(f"feed socket {path} exists and is not a socket")
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(str(path))
+            except OSError:
+                os.unlink(path)  # a stale socket of a table that died: ours to replace
+            else:
+                raise FeedServerError(f"feed socket {path}: another table process is listening on it")
+            finally:
+                probe.close()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            old = os.umask(0o777 ^ mode)  # the socket is made with its mode: no moment with a wider one
+            try:
+                sock.bind(str(path))
+            finally:
+                os.umask(old)
+            os.chmod(path, mode)
+            sock.listen(8)
+        except OSError as exc:
+            sock.close()
+            raise FeedServerError(f"feed socket {path}: {exc.strerror or exc}") from None
+        sock.setblocking(False)
+        return sock
+
+    def close(self) -> None:
+        """Stop the thread, close every reader and both sockets, remove the socket files. Idempotent."""
+        self._stop.set()
+        self._poke()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        with self._lock:
+            readers, self._readers = self._readers + self._dead, []
+            self._dead = []
+        for r in readers:
+            r.sock.close()
+        for sock, _link in self._listeners:
+            sock.close()
+        if self._listeners:
+            for path in (self.public_path, self.link_path):
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+        self._listeners = []
+        self._wake_r.close()
+        self._wake_w.close()
+
+    # -- the loop's side (never blocks) -----------------------------------------------------------------
+    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
+        """A sink's update: project it (the squeeze applied), send it to every reader."""
+        update = self.projector.update(view, notices)
+        with self._lock:
+            if update.shoe_started is not None:
+                self._history = []
+            if update.view.shoe.number != self._view.shoe.number:
+                self._history = shoe_coups(self._history, update.view.shoe.number)
+            self._history.extend(dict(c) for c in update.coups)
+            self._view = update.view
+            self._n += 1
+            line = encode_update(self._n, update)
+            self._send_all(line, link_only=False)
+
+    def committed(self) -> None:
+        """After a commit that wrote records: the floor link reads them from the journal now."""
+        with self._lock:
+            self._send_all(COMMIT_LINE, link_only=True)
+
+    def _send_all(self, line: bytes, *, link_only: bool) -> None:
+        poke = False
+        for r in self._readers:
+            if link_only and not r.link:
+                continue
+            poke |= self._send(r, line)
+        if poke:
+            self._poke()
+
+    def _send(self, r: _Reader, line: bytes) -> bool:
+        """Send or buffer ``line``; True if the feed's thread must start watching the reader's socket."""
+        if r.closed:
+            return False
+        if r.out:
+            r.out += line
+        else:
+            try:
+                sent = r.sock.send(line, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                self._drop(r, "gone")
+                return True
+            if sent == len(line):
+                return False
+            r.out += line[sent:]
+        if len(r.out) > self.max_backlog:
+            self._drop(r, "dropped_slow")
+        return True
+
+    def _drop(self, r: _Reader, why: str) -> None:
+        """Under the lock: forget a reader (the feed's thread closes its socket)."""
+        if r.closed:
+            return
+        r.closed = True
+        self.stats[why] += 1
+        if why == "dropped_slow":
+            log.warning("feed: a reader of %s fell %d bytes behind; dropped", self._name(r), len(r.out))
+        with contextlib.suppress(ValueError):
+            self._readers.remove(r)
+        self._dead.append(r)
+        self._poke()
+
+    def _name(self, r: _Reader) -> str:
+        return LINK_SOCKET if r.link else PUBLIC_SOCKET
+
+    def _poke(self) -> None:
+        with contextlib.suppress(OSError):  # a full wake-up socket: the thread is awake already
+            self._wake_w.send(b"\0")
+
+    @property
+    def readers(self) -> int:
+        with self._lock:
+            return len(self._readers)
+
+    # -- the feed's thread ----------------------------------------------------------------------------
+    def _run(self) -> None:
+        sel = selectors.DefaultSelector()
+        try:
+            sel.register(self._wake_r, selectors.EVENT_READ, None)
+            for sock, link in self._listeners:
+                sel.register(sock, selectors.EVENT_READ, ("listen", link))
+            registered: dict[_Reader, int] = {}
+            next_metrics = time.monotonic()
+            while not self._stop.is_set():
+                now = time.monotonic()
+                if self.metrics_text is not None and now >= next_metrics:
+                    next_metrics = now + self.metrics_interval
+                    self._send_metrics()
+                self._watch(sel, registered)
+                for key, events in sel.select(timeout=max(0.0, next_metrics - time.monotonic()) or 0.05):
+                    if key.data is None:
+                        with contextlib.suppress(BlockingIOError):
+                            while self._wake_r.recv(4096):
+                                pass
+                    elif isinstance(key.data, tuple):
+                        self._accept(key.fileobj, key.data[1])  # type: ignore[arg-type]
+                    else:
+                        self._service(key.data, events)
+        finally:
+            sel.close()
+
+    def _watch(self, sel: selectors.BaseSelector, registered: dict[_Reader, int]) -> None:
+        """(Re)register every reader: read always (EOF, acks), write while it has bytes waiting."""
+        with self._lock:
+            live = {r: selectors.EVENT_READ | (selectors.EVENT_WRITE if r.out else 0) for r in self._readers}
+            dead, self._dead = self._dead, []
+        for r in dead:
+            if registered.pop(r, None) is not None:
+                with contextlib.suppress(KeyError, ValueError, OSError):
+                    sel.unregister(r.sock)
+            r.sock.close()
+        for r, events in live.items():
+            if r not in registered:
+                sel.register(r.sock, events, r)
+            elif registered[r] != events:
+                sel.modify(r.sock, events, r)
+            registered[r] = events
+
+    def _accept(self, listener: socket.socket, link: bool) -> None:
+        try:
+            sock, _ = listener.accept()
+        except OSError:
+            return
+        sock.setblocking(False)
+        r = _Reader(sock, link)
+        with self._lock:
+            if sum(1 for x in self._readers if x.link == link) >= self.max_readers:
+                self.stats["refused_full"] += 1
+                log.warning("feed: %s has %d readers already; one more refused", self._name(r), self.max_readers)
+                sock.close()
+                return
+            self.stats["connected"] += 1
+            self._readers.append(r)
+            # The hello under the lock: no update can come between it and the reader's first update.
+            self._send(r, encode_hello(self._view, self._history))
+
+    def _service(self, r: _Reader, events: int) -> None:
+        if events & selectors.EVENT_WRITE:
+            with self._lock:
+                if r.out and not r.closed:
+                    try:
+                        sent = r.sock.send(r.out, socket.MSG_DONTWAIT)
+                    except BlockingIOError:
+                        sent = 0
+                    except OSError:
+                        self._drop(r, "gone")
+                        return
+                    del r.out[:sent]
+        if events & selectors.EVENT_READ:
+            try:
+                data = r.sock.recv(4096)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:
+                with self._lock:
+                    self._drop(r, "gone")
+                return
+            if not r.link:
+                log.warning(
+                    "feed: a reader of %s sent %d bytes; it may send nothing: dropped", PUBLIC_SOCKET, len(data)
+                )
+                with self._lock:
+                    self.stats["refused_lines"] += 1
+                    self._drop(r, "gone")
+                return
+            self._take_lines(r, data)
+
+    def _take_lines(self, r: _Reader, data: bytes) -> None:
+        r.inbox += data
+        while True:
+            end = r.inbox.find(b"\n")
+            if end < 0:
+                if len(r.inbox) > MAX_LINE:
+                    self.stats["refused_lines"] += 1
+                    log.warning("feed: a floor link sent a line of over %d bytes; dropped", MAX_LINE)
+                    with self._lock:
+                        self._drop(r, "gone")
+                return
+            line = bytes(r.inbox[:end])
+            del r.inbox[: end + 1]
+            try:
+                ack = decode_reader(line)
+            except FeedError as exc:
+                self.stats["refused_lines"] += 1
+                log.warning("feed: refused a line from the floor link: %s", exc)
+                continue
+            self.stats["acks"] += 1
+            self.on_ack(ack.seq)
+
+    def _send_metrics(self) -> None:
+        assert self.metrics_text is not None
+        with self._lock:
+            if not any(r.link for r in self._readers):
+                return
+        try:
+            line = encode_metrics(self.metrics_text())
+        except Exception:  # the metrics are a courtesy: never the end of the feed
+            log.exception("feed: the table's metrics could not be read")
+            return
+        with self._lock:
+            self._send_all(line, link_only=True)
