@@ -24,6 +24,8 @@ COMMAND_MODULES = (
     "roads",
     "demo",
     "run",
+    "board",
+    "link",
     "history",
     "edges",
     "journal",

@@ -637,6 +637,13 @@ def _optional_text(value: object) -> str | None:
     return None if value is None or value == "" else _text(64)(value)
 
 
+class FeedSection(_Section):
+    """``[feed]``: where the table process puts its feed's Unix sockets (``feed.sock``, ``link.sock``) for the
+    board and the floor link. ``""`` (the default): beside the journal."""
+
+    dir: Annotated[Path | None, PlainValidator(_optional_path)] = None
+
+
 class FloorSection(_Section):
     """``[floor]``: the floor link (every journal record to the casino's MQTT broker). Off by default."""
 
@@ -688,6 +695,7 @@ class Settings(_Section):
     table: TableSection = Field(default_factory=TableSection)
     shoe: ShoeSection = Field(default_factory=lambda: ShoeSection.model_validate({}))
     journal: JournalSection = Field(default_factory=JournalSection)
+    feed: FeedSection = Field(default_factory=FeedSection)
     gpio: GpioSection = Field(default_factory=GpioSection)
     lcd: LcdSection = Field(default_factory=LcdSection)
     scoreboard: ScoreboardSection = Field(default_factory=ScoreboardSection)
@@ -730,6 +738,7 @@ class Settings(_Section):
         dialect: str | None = None,
         journal: str | Path | None = None,
         pin_factory: str | None = None,
+        feed_dir: str | Path | None = None,
     ) -> Settings:
         """These settings with the command line's ``--port``, ``--dialect``, ``--journal``, ``--pin-factory``.
 
@@ -740,7 +749,8 @@ class Settings(_Section):
         shoe = _override(self.shoe, {"port": ("--port", port), "dialect": ("--dialect", dialect)}, "shoe")
         journal_section = _override(self.journal, {"path": ("--journal", journal)}, "journal")
         gpio = _override(self.gpio, {"pin_factory": ("--pin-factory", pin_factory)}, "gpio")
-        return self.model_copy(update={"shoe": shoe, "journal": journal_section, "gpio": gpio})
+        feed = _override(self.feed, {"dir": ("--feed-dir", feed_dir)}, "feed")
+        return self.model_copy(update={"shoe": shoe, "journal": journal_section, "gpio": gpio, "feed": feed})
 
     def with_scoreboard(
         self, *, bind: str | None = None, reveal: str | None = None, enabled: bool | None = None
@@ -787,11 +797,16 @@ class Settings(_Section):
             f"in units of {format_cents(lim.unit_cents)}",
             f"shoe:       {s.port}, {s.dialect} at {s.baud} baud",
             f"journal:    {self.journal.path}",
+            f"feed:       {self.feed_dir()} (feed.sock for the board, link.sock for the floor link)",
             f"gpio:       pin factory {self.gpio.pin_factory}",
             f"lcd:        {lcd}",
             f"scoreboard: {board if self.scoreboard.enabled else 'off'}",
             f"floor:      {self._floor_summary()}",
         ]
+
+    def feed_dir(self) -> Path:
+        """The directory of the feed's sockets: ``feed.dir``, or the journal's own directory."""
+        return self.feed.dir if self.feed.dir is not None else self.journal.path.parent
 
     def _floor_summary(self) -> str:
         f = self.floor

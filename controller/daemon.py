@@ -1,4 +1,9 @@
-"""The table daemon's assembly: opens the journal, the panel and the shoe's port, replays, runs the loop.
+"""The table process's assembly: opens the journal, the panel and the shoe's port, replays, runs the loop.
+
+The table process holds the devices and the journal and has no network at all: what it may show beyond
+the dealer's own sinks (the panel, the LCD) goes out on its feed (:mod:`controller.feed.server`, two Unix
+sockets), read by the board (``shoe-controller board``: the scoreboard on the LAN) and the floor link
+(``shoe-controller link``: the floor's broker and the metrics), each a process of its own.
 
 ``shoe-controller run`` and ``shoe-controller demo`` both build a :class:`Daemon` from validated
 :class:`~controller.config.Settings`. Start-up order: journal (integrity check, then replay through the pure
@@ -23,6 +28,7 @@ from types import FrameType
 from typing import Any
 
 from controller.config import Settings
+from controller.feed.server import FeedServer, FeedServerError
 from controller.game.composition import Composition
 from controller.game.edges import EdgeWatch, price
 from controller.game.table import TableState, TableView
@@ -31,7 +37,7 @@ from controller.metrics import TableMetrics
 from controller.notify import Notifier, StatusSink
 from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.shoe_link import ShoeLink
-from controller.sinks import LatestViewSink, QueuedSink, Sink
+from controller.sinks import LatestViewSink, Sink
 from controller.table import FloorAck, LoopEvent, PanelPress, Stop, TableLoop
 from controller.wire import AsciiWire, BinaryWire, Wire
 from firmware_protocol.session import ControllerSession
@@ -69,14 +75,14 @@ class Daemon:
 
     def __post_init__(self) -> None:
         self.journal: Journal | None = None
-        self.scoreboard: Any = None
+        #: The feed's sockets (None until opened, or if they could not be made: the table deals on).
+        self.feed: FeedServer | None = None
         self.panel: Panel | None = None
         self.link: ShoeLink | None = None
         self.loop: TableLoop | None = None
         self.status: StatusSink | None = None
-        #: The health metrics (``[metrics]``); the floor link reports through ``metrics.set_floor``.
+        #: The health metrics (``[metrics]``): kept here, served by the floor link's process (from the feed).
         self.metrics: TableMetrics | None = None
-        self.floor: Any = None  # controller.floor_link.FloorLink when [floor] is enabled
         self.ready = False
         self._started = 0.0
 
@@ -129,14 +135,11 @@ class Daemon:
         self._open_edges()
         self._open_metrics()
         self._open_retention()
-        if s.floor.enabled:
-            self.floor = self._open_floor_link()
         if self.journal.degraded is not None:
             self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second
         replayed = self.loop.replay()
         view = self.loop.view()
-        if s.scoreboard.enabled:
-            self.scoreboard = self._open_scoreboard(view.shoe_number)
+        self._open_feed(view.shoe_number)
         log.info("journal %s: replayed %d inputs; resumed %s", s.journal.path, replayed, self._resumed(view))
         return self.loop
 
@@ -153,14 +156,14 @@ class Daemon:
         price(Composition.decks(s.table.decks), ruleset)  # builds the six-card table and prices this ruleset
 
     def _open_metrics(self) -> None:
-        """The Prometheus endpoint, when ``[metrics] enabled``: a bind failure is logged, never fatal."""
+        """The health metrics, when ``[metrics] enabled``: kept by the loop, sent to the floor link's process
+        on the feed every second and served there (the table has no network)."""
         s = self.settings
         assert self.loop is not None
         if not s.metrics.enabled:
             return
         self.metrics = TableMetrics(s.journal.path)
         self.metrics.link(False)  # LINK DOWN until the shoe is heard
-        self.metrics.start(s.metrics.host, s.metrics.port)
         self.loop.metrics = self.metrics
 
     def _open_retention(self) -> None:
@@ -190,48 +193,28 @@ class Daemon:
             ",".join(sorted(lamp.value for lamp in view.lamps)) or "none",
         )
 
-    def _open_scoreboard(self, shoe_number: int) -> Any:
-        """The scoreboard sink, with the current shoe's coups from the journal so that a reload after a
-        restart shows the whole shoe. A bind failure is a logged fault, never the end of the table."""
-        from controller.displays.scoreboard import ScoreboardSink
-
+    def _open_feed(self, shoe_number: int) -> None:
+        """The feed's sockets for the board and the floor link, with the current shoe's coups from the journal
+        (a board started now shows the whole shoe). A fault is logged: the table deals on without them."""
         s = self.settings
         assert self.journal is not None and self.loop is not None
-        board = ScoreboardSink(
-            s.scoreboard,
-            table_name=s.table.name,
-            limits=s.table_limits(),
-            ruleset=s.ruleset(),
+        metrics = self.metrics
+        feed = FeedServer(
+            s.feed_dir(),
+            reveal=s.scoreboard.reveal,
             history=self.journal.coups(shoe=shoe_number),
+            on_ack=lambda seq: self._put(FloorAck(seq)),
+            metrics_text=metrics.exposition if metrics is not None else None,
         )
-        if board.start():
-            host, port = board.address
-            log.info("scoreboard on http://%s:%d/ (reveal %s)", host, port, s.scoreboard.reveal)
-        # Snapshots (roads, JSON) are built on the scoreboard's own thread, in order: never before the ACK.
-        # At most some 50 snapshots a second: a fast shoe's updates are gathered for 20 ms and built once.
-        self.loop.sinks.append(QueuedSink(board, gather_seconds=0.02))  # close_sinks() closes it
-        return board
-
-    def _open_floor_link(self) -> Any:
-        """The floor link: its own thread and read-only connection; a sink only to be handed the newest view
-        and woken after each commit. The floor's ack comes back to the loop as a FloorAck event."""
-        from controller.floor_link import FloorLink
-
-        s = self.settings
-        assert self.loop is not None
-        link = FloorLink(
-            s.floor,
-            s.journal.path,
-            lambda seq: self._put(FloorAck(seq)),
-            hide_cards=s.scoreboard.reveal == "on_declare",
-            loop_idle=self.loop.idle,
-        )
-        self.loop.sinks.append(link)  # close_sinks() closes it
-        self.loop.after_commit.append(link.wake)  # a committed record goes out now, not at the next card
-        if self.metrics is not None:
-            self.metrics.watch_floor(link)
-        link.start()
-        return link
+        try:
+            feed.start()
+        except FeedServerError as exc:
+            log.error("%s; the table deals on without a board or a floor link", exc)
+            feed.close()
+            return
+        self.feed = feed
+        self.loop.sinks.append(feed)  # close_sinks() closes it
+        self.loop.after_commit.append(feed.committed)  # the floor link reads a committed record now
 
     def _put(self, event: LoopEvent) -> None:
         assert self.loop is not None
@@ -286,8 +269,6 @@ class Daemon:
         elif self.panel is not None:
             self.panel.close()
         self.panel = None
-        if self.metrics is not None:
-            self.metrics.stop()
         if self.journal is not None:
             self.journal.close()
             self.journal = None

@@ -1,15 +1,15 @@
 """The floor link: every committed journal record to the casino floor's MQTT broker, nothing lost.
 
-The journal is the outbox. :class:`FloorLink` runs on its own thread with its own read-only SQLite
-connection to the journal and sends every record, in journal order, as a
-:class:`~controller.game.records.TableRecord` to ``baccarat/<site>/<table>/record`` (QoS 1, MQTT 5, a
-persistent session). The table loop never waits for it: the loop's only contact is :meth:`update` (it is a
-sink: it keeps a reference to the newest view and sets an event, nothing more) and the :class:`FloorAck`
-events the link posts to the loop.
+The journal is the outbox. :class:`FloorLink` runs in the floor link's own process (``shoe-controller
+link``, :mod:`controller.link_process`), on its own thread with its own read-only SQLite connection to the
+journal, and sends every record, in journal order, as a :class:`~controller.game.records.TableRecord` to
+``baccarat/<site>/<table>/record`` (QoS 1, MQTT 5, a persistent session). The table never waits for it: the
+table's feed hands it the newest public view (:meth:`FloorLink.show`) and a wake-up after each commit
+(:meth:`FloorLink.wake`), and ``post_ack`` hands the floor's ack back over the feed for the table to store.
 
 PUBACK is flow control only (a bounded window of :attr:`max_inflight` records not yet acknowledged by the
 broker; the backlog stays in the journal, never in memory). The end-to-end mark is the floor's retained
-``ack`` (the highest contiguous seq it archived): the link keeps it in memory, posts it to the loop (which
+``ack`` (the highest contiguous seq it archived): the link keeps it in memory, posts it to the table (which
 stores it in the journal, at most once per ``ack_store_interval``), and sends again from it on every
 (re)connect and whenever it has not advanced for ``resend_after`` seconds although records after it exist
 (the interval doubles while it stays stuck, up to ``resend_max``). Duplicates on the wire carry the same seq.
@@ -40,8 +40,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.config import FloorSection
+from controller.game.public import PublicView
 from controller.game.records import RECORD_VERSION
-from controller.game.table import Due, Notice, TableView
 from controller.journal import Journal, JournalError, Record, utc_now
 from controller.userfile import UserFileError, read_text
 
@@ -51,8 +51,6 @@ log = logging.getLogger(__name__)
 MAX_INFLIGHT = 256
 #: How long the persistent session outlives a disconnection on the broker (seconds).
 SESSION_EXPIRY = 7 * 24 * 3600
-#: Hidden while a coup is dealt under reveal = on_declare: what is due would tell the totals.
-_HIDDEN_DUE = (Due.PLAYER_THIRD, Due.BANKER_THIRD, Due.DECLARE)
 
 
 #: Longest the link waits for the table loop to go idle before its next message (a loop busy for longer is
@@ -110,14 +108,14 @@ def parse_ack(payload: bytes | bytearray) -> int | None:
 
 
 def state_message(
-    view: TableView, coups: Sequence[dict[str, Any]], *, table: str, site: str, hide_cards: bool, head: int, acked: int
+    view: PublicView, coups: Sequence[dict[str, Any]], *, table: str, site: str, head: int, acked: int
 ) -> dict[str, Any]:
     """The retained ``state`` JSON: the table now (shoe, coup, counts, what is due, alarms, roads summary).
 
-    With ``hide_cards`` (reveal = on_declare) a coup in progress shows only how many cards are out: no
-    cards, totals, result, what is due or win lamp (the coups of the shoe are declared ones, so they stay)."""
-    dealt = len(view.player) + len(view.banker)
-    hidden = hide_cards and dealt > 0 and (view.due in _HIDDEN_DUE or view.result is not None)
+    ``view`` is the table's public view, the squeeze already applied by the table process: while a squeeze
+    game's coup is in play it shows no cards, totals, result, what is due (``"hidden"``) or number of cards
+    dealt (``null``); the coups of the shoe are declared ones, so they stay."""
+    hidden = view.coup.hidden
     counts = {"coups": 0, "banker": 0, "player": 0, "tie": 0, "natural": 0, "player_pair": 0, "banker_pair": 0}
     bead = []
     for coup in coups:
@@ -135,22 +133,22 @@ def state_message(
         "site": site,
         "table": table,
         "at": utc_now(),
-        "shoe": view.shoe_number,
-        "coup": view.coup_number,
-        "due": "hidden" if hidden else view.due.value,
-        "cards_dealt": dealt,
-        "cards_remaining": view.cards_remaining,
-        "cut_card_out": view.cut_card_out,
-        "last_coup": view.last_coup,
-        "alarms": [a.name.lower() for a in view.alarms],
+        "shoe": view.shoe.number,
+        "coup": view.shoe.coup,
+        "due": "hidden" if hidden else view.coup.due,
+        "cards_dealt": view.coup.cards_dealt,
+        "cards_remaining": view.shoe.cards_remaining,
+        "cut_card_out": view.shoe.cut_card_out,
+        "last_coup": view.shoe.last_coup,
+        "alarms": [a.name for a in view.alarms],
         "counts": counts,
         "roads": {"bead": "".join(bead)},
         "journal": {"head": head, "acked": acked},
     }
     if not hidden:
-        message["player"] = [c.token for c in view.player]
-        message["banker"] = [c.token for c in view.banker]
-        message["result"] = view.result.to_dict() if view.result else None
+        message["player"] = list(view.coup.player or ())
+        message["banker"] = list(view.coup.banker or ())
+        message["result"] = dict(view.coup.result) if view.coup.result is not None else None
     return message
 
 
@@ -165,7 +163,6 @@ class FloorLink:
         journal_path: str | Path,
         post_ack: Callable[[int], None],
         *,
-        hide_cards: bool = False,
         max_inflight: int = MAX_INFLIGHT,
         resend_after: float = 10.0,
         resend_max: float = 300.0,
@@ -180,7 +177,6 @@ class FloorLink:
         self.settings = settings
         self.journal_path = str(journal_path)
         self.post_ack = post_ack
-        self.hide_cards = hide_cards
         self.max_inflight = max_inflight
         self.resend_after = resend_after
         self.resend_max = resend_max
@@ -209,8 +205,8 @@ class FloorLink:
         self._refused = 0  # record PUBACKs with a failure reason code (the broker did not take the record)
         self.window = max_inflight  # the window now: max_inflight, or less if the broker grants less
         self._ack_heard: int | None = None
-        self._view: TableView | None = None
-        self._view_sent: TableView | None = None
+        self._view: PublicView | None = None
+        self._view_sent: PublicView | None = None
         self._thread: threading.Thread | None = None
 
     # -- set-up ------------------------------------------------------------------------------------
@@ -247,13 +243,14 @@ class FloorLink:
         client.on_publish = self._on_publish
         return client
 
-    # -- the loop's side (never blocks) ------------------------------------------------------------
-    def update(self, view: TableView, notices: Sequence[Notice]) -> None:
-        """A sink's update: keep the newest view and wake the link (a commit may have happened)."""
+    # -- the table's side (never blocks) -----------------------------------------------------------
+    def show(self, view: PublicView) -> None:
+        """The table's newest public view (from its feed): it goes out as ``state`` within ``state_interval``."""
         self._view = view
         self._wake.set()
 
     def wake(self) -> None:
+        """The table committed records: read them from the journal now."""
         self._wake.set()
 
     # -- life ----------------------------------------------------------------------------------------
@@ -441,13 +438,12 @@ class FloorLink:
                 else:
                     wait = min(wait, due_in)  # the newest view goes out when the interval is over
 
-    def _publish_state(self, journal: Journal, view: TableView) -> None:
+    def _publish_state(self, journal: Journal, view: PublicView) -> None:
         message = state_message(
             view,
-            journal.coups(shoe=view.shoe_number),
+            journal.coups(shoe=view.shoe.number),
             table=self.settings.table,
             site=self.settings.site,
-            hide_cards=self.hide_cards,
             head=self.head,
             acked=self.acked,
         )

@@ -33,7 +33,7 @@ import os
 import threading
 from typing import Any, Protocol
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, start_http_server
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +146,11 @@ class TableMetrics:
         """Read the floor gauges from the floor link when scraped (its thread keeps them; nothing is pushed)."""
         self.floor_connected.set_function(lambda: 1.0 if link.connected else 0.0)
         self.outbox.set_function(lambda: float(max(link.head - link.acked, 0)))
+
+    def exposition(self) -> str:
+        """The metrics in Prometheus' text format: what the table process sends the floor link's process on
+        its feed (the table has no network; the link serves them)."""
+        return generate_latest(self.registry).decode()
 
     # -- serving ---------------------------------------------------------------------------------------
     def start(self, host: str, port: int) -> bool:

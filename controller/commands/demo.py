@@ -116,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         # outright and leave the simulator waiting for a controller forever.
         previous = {sig: signal.signal(sig, _raise_system_exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
         sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        board: BoardChild | None = None
         try:
             deadline = time.monotonic() + 10
             while not link.exists():
@@ -134,13 +135,12 @@ def run(args: argparse.Namespace) -> int:
             display = TerminalDisplay(footer=footer)
             logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
+            board = BoardChild(journal, args.scoreboard)
+
             def show_scoreboard(d: Daemon) -> None:
-                board = d.scoreboard
-                if board is not None and board.fault is None:
-                    host, port = board.address
-                    where = f"scoreboard http://{host}:{port}/ ({args.reveal})"
-                else:
-                    where = f"scoreboard off: {board.fault if board is not None else 'disabled'}"
+                where = board.wait_address()
+                if not where.startswith("scoreboard off"):
+                    where += f" ({args.reveal})"
                 display.footer = f"{where} · {footer}"
                 print(f"demo: {where}", flush=True)
 
@@ -160,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
                 return 1
             print(f"demo: {display.coups} coups dealt; {display.last_line}")
         finally:
+            if board is not None:
+                board.close()
             if sim.poll() is None:
                 sim.terminate()
                 try:
@@ -173,6 +175,53 @@ def run(args: argparse.Namespace) -> int:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
     return 0
+
+
+class BoardChild:
+    """``shoe-controller board`` as a child of the demo: the scoreboard's own process, as in a casino, fed by
+    the demo table's feed (its sockets beside the journal). Started with the table; stopped with the demo."""
+
+    def __init__(self, journal: Path, bind: str) -> None:
+        cmd = [sys.executable, "-m", "controller.cli", "board", "--journal", str(journal), "--scoreboard", bind]
+        cmd += ["--log-level", "info"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self._said: list[str] = []
+        self._heard = threading.Event()
+        self._reader = threading.Thread(target=self._read, name="demo-board-log", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            if "board on http://" in line or "shoe-controller:" in line:
+                self._said.append(line.strip())
+                self._heard.set()
+            elif "WARNING" in line or "ERROR" in line:
+                print(line.rstrip(), file=sys.stderr)
+        self._heard.set()
+
+    def wait_address(self, timeout: float = 10.0) -> str:
+        """``scoreboard http://host:port/``, or why the board is off."""
+        self._heard.wait(timeout)
+        for line in self._said:
+            if "board on http://" in line:
+                url = line.split("board on ", 1)[1].split(",", 1)[0]
+                return f"scoreboard {url}"
+            if "shoe-controller:" in line:
+                return f"scoreboard off: {line.split('shoe-controller: ', 1)[1]}"
+        return "scoreboard off: the board process did not start"
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._reader.join(timeout=5)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
 
 
 def _raise_system_exit(signum: int, frame: FrameType | None) -> None:

@@ -22,13 +22,6 @@ def register(sub: Subparsers) -> None:
         metavar="FILE",
         help=f"configuration file (default {DEFAULT_PATH} if it exists, else built-in defaults)",
     )
-    p.add_argument(
-        "--floor",
-        metavar="URL",
-        help="publish every record to the floor's MQTT broker (mqtt://host:port or mqtts://host:port)",
-    )
-    p.add_argument("--site", metavar="ID", help="the casino's id in the floor's topics (overrides floor.site)")
-    p.add_argument("--table-id", metavar="ID", help="this table's id in the floor's topics (overrides floor.table)")
     p.set_defaults(handler=run)
 
 
@@ -37,10 +30,18 @@ def add_daemon_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dialect", choices=("binary", "ascii"), help="the shoe's protocol")
     p.add_argument("--journal", metavar="PATH", help="the journal's SQLite file")
     p.add_argument("--pin-factory", choices=("lgpio", "rpigpio", "native", "mock"), help="GPIO backend")
-    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), help="log level")
-    p.add_argument("--scoreboard", metavar="HOST:PORT", help="serve the scoreboard here (overrides scoreboard.bind)")
-    p.add_argument("--no-scoreboard", action="store_true", help="do not serve the scoreboard")
+    add_common_options(p)
     p.add_argument("--reveal", choices=("on_read", "on_declare"), help="scoreboard reveal (on_declare: squeeze)")
+
+
+def add_common_options(p: argparse.ArgumentParser) -> None:
+    """What the table and its two companions (board, link) all take: their one configuration file."""
+    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), help="log level")
+    p.add_argument(
+        "--feed-dir",
+        metavar="DIR",
+        help="the directory of the table's feed sockets (overrides feed.dir; default: the journal's directory)",
+    )
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -52,15 +53,17 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     else:
         settings = default_settings()
     settings = settings.with_overrides(
-        port=args.port, dialect=args.dialect, journal=args.journal, pin_factory=args.pin_factory
+        port=getattr(args, "port", None),
+        dialect=getattr(args, "dialect", None),
+        journal=getattr(args, "journal", None),
+        pin_factory=getattr(args, "pin_factory", None),
+        feed_dir=getattr(args, "feed_dir", None),
     )
     check_journal_file(settings.journal.path)
     settings = settings.with_floor(
         broker=getattr(args, "floor", None), site=getattr(args, "site", None), table=getattr(args, "table_id", None)
     )
-    return settings.with_scoreboard(
-        bind=args.scoreboard, reveal=args.reveal, enabled=False if args.no_scoreboard else None
-    )
+    return settings.with_scoreboard(bind=getattr(args, "scoreboard", None), reveal=getattr(args, "reveal", None))
 
 
 #: syslog priorities (sd-daemon(3)) for the logging levels, highest level first: what ``journalctl -p`` filters on.

@@ -174,6 +174,7 @@ class SnapshotBuilder:
         """Start again from the table's word: its view now and the coups of its current shoe (a board that
         (re)connects to the table's feed)."""
         self.view = view
+        self.reveal = view.reveal  # the table's word: it applies the squeeze
         self.shoe = view.shoe.number
         self.records = shoe_coups(history, self.shoe)
         self._roads = None
@@ -187,6 +188,7 @@ class SnapshotBuilder:
             self.records = []
             self._roads = None
             self._road_builder = RoadsBuilder()
+        self.reveal = view.reveal
         if view.shoe.number != self.shoe:
             # The first view after a restart, or a shoe started: keep only this shoe's coups.
             self.records = [r for r in self.records if r.get("shoe") == view.shoe.number]

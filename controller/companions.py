@@ -1,0 +1,219 @@
+"""The table's two companion processes, each facing one network: the board and the floor link.
+
+Neither holds a device or writes the journal; each reads the table process's feed (:mod:`controller.feed`)
+and may die, stall or be attacked without costing the table a card.
+
+* :class:`BoardProcess` (``shoe-controller board``): the scoreboard's page and its event stream on the LAN,
+  fed by ``feed.sock``. No journal access at all: a board started now gets the current shoe's coups in the
+  feed's hello. A table restart costs its browsers nothing but the time the table is away: the board keeps
+  serving the last snapshot and picks the table up again at its next hello.
+* :class:`LinkProcess` (``shoe-controller link``): the floor link (the journal read-only, every record to
+  the floor's broker) and the table's Prometheus metrics, fed by ``link.sock``; it hands the floor's ack back
+  to the table there (the table stores it: it stays the journal's one writer).
+
+Both run until SIGTERM or SIGINT (``SystemExit`` in the main thread) and then close everything.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections.abc import Iterable
+from types import FrameType
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Gauge, start_http_server
+from prometheus_client.metrics_core import Metric
+from prometheus_client.parser import text_string_to_metric_families
+
+from controller.config import Settings
+from controller.feed.client import FeedClient
+from controller.feed.messages import Commit, Hello, Metrics, TableMessage, Update
+from controller.feed.server import socket_paths
+from controller.notify import Notifier
+
+log = logging.getLogger(__name__)
+
+
+def _raise_system_exit(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _wait_for_a_signal(stop: threading.Event) -> None:
+    """Block the main thread until SIGTERM/SIGINT/SIGHUP (SystemExit) or ``stop``."""
+    previous: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            previous[sig] = signal.signal(sig, _raise_system_exit)
+    try:
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+class CompanionError(Exception):
+    """A companion cannot do its job (the board's address taken, nothing configured): one line, exit 1."""
+
+
+class BoardProcess:
+    """The scoreboard, in its own process, fed by the table's public feed."""
+
+    def __init__(self, settings: Settings, notifier: Notifier | None = None) -> None:
+        from controller.displays.scoreboard import ScoreboardSink
+
+        s = settings
+        self.settings = s
+        self.notifier = notifier or Notifier()
+        self.stop_event = threading.Event()
+        self.sink = ScoreboardSink(
+            s.scoreboard, table_name=s.table.name, limits=s.table_limits(), ruleset=s.ruleset(), history=()
+        )
+        public, _link = socket_paths(s.feed_dir())
+        self.feed = FeedClient(public, self._on_message, name="board")
+
+    def _on_message(self, message: TableMessage) -> None:
+        if isinstance(message, Hello):
+            self.sink.reset(message.view, message.history)
+        elif isinstance(message, Update):
+            self.sink.publish(message.update)
+
+    def open(self) -> None:
+        if not self.sink.start():
+            raise CompanionError(f"scoreboard: {self.sink.fault}")
+        host, port = self.sink.address
+        log.info("board on http://%s:%d/, fed by %s", host, port, self.feed.path)
+        self.feed.start()
+        self.notifier.ready()
+
+    def run(self) -> None:
+        try:
+            self.open()
+            _wait_for_a_signal(self.stop_event)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self.notifier.stopping()
+        self.feed.close()
+        self.sink.close()
+
+
+class TableFamilies:
+    """A Prometheus collector of the table's own metrics, as the table last sent them on its feed (text
+    format, parsed and checked here: a text that does not parse is refused and the last good one kept)."""
+
+    def __init__(self) -> None:
+        self._families: list[Metric] = []
+        self.refused = 0
+
+    def take(self, text: str) -> None:
+        try:
+            families = [f for f in text_string_to_metric_families(text) if not f.name.startswith("shoe_floor_")]
+        except (ValueError, TypeError, IndexError) as exc:
+            self.refused += 1
+            log.warning("link: refused the table's metrics: %s", str(exc)[:120])
+            return
+        self._families = families
+
+    def collect(self) -> Iterable[Metric]:
+        return list(self._families)
+
+    def describe(self) -> Iterable[Metric]:
+        return []
+
+
+class LinkProcess:
+    """The floor link and the metrics, in their own process, fed by the table's link socket."""
+
+    def __init__(self, settings: Settings, notifier: Notifier | None = None) -> None:
+        s = settings
+        if not s.floor.enabled and not s.metrics.enabled:
+            raise CompanionError("link: nothing to do: [floor] and [metrics] are both off")
+        self.settings = s
+        self.notifier = notifier or Notifier()
+        self.stop_event = threading.Event()
+        _public, link_path = socket_paths(s.feed_dir())
+        self.feed = FeedClient(link_path, self._on_message, name="link")
+        self.floor: Any = None
+        if s.floor.enabled:
+            from controller.floor_link import FloorLink
+
+            self.floor = FloorLink(s.floor, s.journal.path, self.feed.send_ack)
+        self.table_metrics = TableFamilies()
+        self.registry: CollectorRegistry | None = None
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self.address: tuple[str, int] | None = None
+
+    def _on_message(self, message: TableMessage) -> None:
+        floor = self.floor
+        if isinstance(message, Update):
+            if floor is not None:
+                floor.show(message.update.view)
+        elif isinstance(message, Commit):
+            if floor is not None:
+                floor.wake()
+        elif isinstance(message, Hello):
+            if floor is not None:
+                floor.show(message.view)
+                floor.wake()
+        elif isinstance(message, Metrics):
+            self.table_metrics.take(message.text)
+
+    def _open_metrics(self) -> None:
+        s = self.settings
+        r = self.registry = CollectorRegistry(auto_describe=False)
+        r.register(self.table_metrics)
+        outbox = Gauge("shoe_floor_outbox_records", "Journal records the floor has not acknowledged yet.", registry=r)
+        connected = Gauge(
+            "shoe_floor_connected", "1 connected to the floor's broker, 0 not, -1 unknown or no floor link.", registry=r
+        )
+        table_up = Gauge("shoe_table_feed_up", "1 while the link hears the table process's feed, 0 not.", registry=r)
+        table_up.set_function(lambda: 1.0 if self.feed.connected else 0.0)
+        floor = self.floor
+        if floor is None:
+            connected.set(-1)
+        else:
+            connected.set_function(lambda: 1.0 if floor.connected else 0.0)
+            outbox.set_function(lambda: float(max(floor.head - floor.acked, 0)))
+        try:
+            self._server, self._thread = start_http_server(s.metrics.port, addr=s.metrics.host, registry=r)
+        except OSError as exc:
+            log.error("metrics: cannot serve on %s (%s); the link runs without them", s.metrics.bind, exc)
+            return
+        bound = self._server.server_address
+        self.address = (str(bound[0]), int(bound[1]))
+        log.info("metrics on http://%s:%d/metrics", self.address[0], self.address[1])
+
+    def open(self) -> None:
+        if self.settings.metrics.enabled:
+            self._open_metrics()
+        self.feed.start()
+        if self.floor is not None:
+            self.floor.start()
+        self.notifier.ready()
+
+    def run(self) -> None:
+        try:
+            self.open()
+            _wait_for_a_signal(self.stop_event)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self.notifier.stopping()
+        self.feed.close()
+        if self.floor is not None:
+            self.floor.close()
+        server, thread = self._server, self._thread
+        self._server = self._thread = None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if thread is not None:
+            thread.join(timeout=5)
