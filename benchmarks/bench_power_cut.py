@@ -222,7 +222,7 @@ def soak(args: argparse.Namespace, tmp: Path) -> tuple[Soak, Comparison]:
             if sim.poll() is not None or time.perf_counter() - t0 > 15:
                 raise RuntimeError(f"shoe-sim did not start: {(tmp / 'sim.log').read_text()}")
             time.sleep(0.005)
-        cmd = daemon_cmd(str(link), journal)  # one scoreboard port for every restart
+        cmd = daemon_cmd(str(link), journal)
         daemon = children.spawn(cmd, log, env, append=True)
         started = t_spawn = time.perf_counter()
         last_kill: float | None = None

@@ -221,11 +221,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def daemon_cmd(
-    port: str, journal: Path, level: str = "warning", scoreboard: int | None = None, dialect: str = "binary"
-) -> list[str]:
-    """``shoe-controller run`` on a pty with mock pins; its scoreboard on ``scoreboard`` (default: a free port)."""
-    board = free_port() if scoreboard is None else scoreboard
+def daemon_cmd(port: str, journal: Path, level: str = "warning", dialect: str = "binary") -> list[str]:
+    """``shoe-controller run`` (the table process: no network; its feed beside the journal) on a pty with mock
+    pins."""
     return [
         *console_script("shoe-controller", "controller.cli"),
         "run",
@@ -239,8 +237,6 @@ def daemon_cmd(
         dialect,
         "--log-level",
         level,
-        "--scoreboard",
-        f"127.0.0.1:{board}",
     ]
 
 

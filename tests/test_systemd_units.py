@@ -21,12 +21,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMD = ROOT / "systemd"
 UNIT = SYSTEMD / "shoe-controller.service"
+BOARD_UNIT = SYSTEMD / "shoe-controller-board.service"
+LINK_UNIT = SYSTEMD / "shoe-controller-link.service"
+UNITS = (UNIT, BOARD_UNIT, LINK_UNIT)
 SYSUSERS = SYSTEMD / "shoe-controller.sysusers"
 UDEV_RULES = SYSTEMD / "99-shoe.rules"
 INSTALL_DEPS = ROOT / "scripts" / "install-system-deps"
 
 PRODUCTION_EXEC = "/opt/shoe-controller/venv/bin/shoe-controller"
 MAX_EXPOSURE = 2.0
+FEED_DIR = "/run/shoe-controller"
 
 
 def require(tool: str) -> str:
@@ -97,7 +101,10 @@ def test_a_missing_tool_fails_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     [
         ("Type", "notify"),
         ("NotifyAccess", "main"),
-        ("ExecStart", f"{PRODUCTION_EXEC} run --config /etc/shoe-controller/config.toml"),
+        (
+            "ExecStart",
+            f"{PRODUCTION_EXEC} run --config /etc/shoe-controller/config.toml --feed-dir /run/shoe-controller",
+        ),
         ("WatchdogSec", "10"),
         ("Restart", "on-failure"),
         ("RestartSec", "2"),
@@ -106,11 +113,12 @@ def test_a_missing_tool_fails_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
         ("Group", "shoe-controller"),
         ("StateDirectory", "shoe-controller"),
         ("WorkingDirectory", "/var/lib/shoe-controller"),  # lgpio writes its pipes here
-        ("UMask", "0077"),
+        ("UMask", "0027"),  # the journal readable by the group (the floor link), no one else
+        ("RuntimeDirectory", "shoe-controller"),  # the feed's sockets
         ("DevicePolicy", "closed"),
         ("ProtectSystem", "strict"),
         ("IPAddressDeny", "any"),
-        ("IPAddressAllow", "localhost"),
+        ("PrivateNetwork", "yes"),
         ("CapabilityBoundingSet", ""),
         ("MemoryDenyWriteExecute", "yes"),
         ("NoNewPrivileges", "yes"),
@@ -138,10 +146,33 @@ def test_private_users_stays_off(service: dict[str, list[str]]) -> None:
     assert set(one(service, "SupplementaryGroups").split()) == {"dialout", "gpio", "i2c"}
 
 
-def test_sd_notify_and_the_scoreboard_keep_their_sockets(service: dict[str, list[str]]) -> None:
-    families = one(service, "RestrictAddressFamilies").split()
-    assert families == ["AF_UNIX", "AF_INET", "AF_INET6"]  # AF_UNIX: NOTIFY_SOCKET; AF_INET*: 127.0.0.1:8080
-    assert service.get("PrivateNetwork", ["no"]) == ["no"]  # the kiosk browser is on the host's loopback
+def test_the_table_process_has_no_network_at_all(service: dict[str, list[str]]) -> None:
+    # AF_UNIX: NOTIFY_SOCKET, journald and the feed; no IP family, no address allowed, its own network namespace.
+    assert one(service, "RestrictAddressFamilies").split() == ["AF_UNIX"]
+    assert "IPAddressAllow" not in service
+
+
+@pytest.mark.parametrize("unit", [BOARD_UNIT, LINK_UNIT], ids=lambda p: p.name)
+def test_a_companion_has_no_device_no_journal_write_and_its_own_user(unit: Path) -> None:
+    svc = parse_unit(unit.read_text())["Service"]
+    assert one(svc, "PrivateDevices") == "yes" and one(svc, "DevicePolicy") == "closed"
+    assert "DeviceAllow" not in svc
+    assert one(svc, "ProtectSystem") == "strict"
+    assert "StateDirectory" not in svc and "ReadWritePaths" not in svc  # it writes nothing of the table's
+    users = parse_sysusers(SYSUSERS.read_text())
+    user = one(svc, "User")
+    assert user != "shoe-controller" and user in users.home  # it cannot signal the table process
+    assert "--feed-dir /run/shoe-controller" in one(svc, "ExecStart")
+
+
+def test_only_the_link_may_read_the_journal() -> None:
+    board = parse_unit(BOARD_UNIT.read_text())["Service"]
+    link = parse_unit(LINK_UNIT.read_text())["Service"]
+    users = parse_sysusers(SYSUSERS.read_text())
+    assert one(board, "InaccessiblePaths") == "-/var/lib/shoe-controller"
+    assert "shoe-controller" not in users.members.get(one(board, "User"), set())
+    assert one(link, "ReadOnlyPaths") == "/var/lib/shoe-controller"
+    assert users.members[one(link, "User")] == {"shoe-controller"} == set(one(link, "SupplementaryGroups").split())
 
 
 def test_unit_and_sysusers_agree(service: dict[str, list[str]]) -> None:
@@ -160,18 +191,19 @@ def test_udev_groups_are_the_service_groups(service: dict[str, list[str]]) -> No
 # -- the unit: systemd's own checks --------------------------------------------------------------------
 
 
-def test_systemd_analyze_verify_prints_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("unit", UNITS, ids=lambda p: p.name)
+def test_systemd_analyze_verify_prints_nothing(tmp_path: Path, unit: Path) -> None:
     """`verify` also checks that ExecStart exists, and /opt/shoe-controller exists only on a table.
 
     So the unit is copied and its ExecStart pointed at this venv's own `shoe-controller` script (the same
     console script the table's venv has), or /bin/true when the project is not installed here.
     """
     analyze = require("systemd-analyze")
-    text = UNIT.read_text()
+    text = unit.read_text()
     assert f"ExecStart={PRODUCTION_EXEC} " in text
     script = Path(sys.executable).parent / "shoe-controller"
     stand_in = str(script) if os.access(script, os.X_OK) else shutil.which("true") or "/bin/true"
-    copy = tmp_path / UNIT.name
+    copy = tmp_path / unit.name
     copy.write_text(text.replace(f"ExecStart={PRODUCTION_EXEC} ", f"ExecStart={stand_in} "))
     result = run(analyze, "verify", str(copy))
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
@@ -186,14 +218,12 @@ def test_systemd_analyze_verify_catches_a_broken_unit(tmp_path: Path) -> None:
     assert "notifyy" in result.stdout + result.stderr
 
 
-_EXPOSURE = re.compile(r"Overall exposure level for shoe-controller\.service:\s*(\d+\.\d+)")
-
-
-def test_security_exposure_is_at_most_2() -> None:
+@pytest.mark.parametrize("unit", UNITS, ids=lambda p: p.name)
+def test_security_exposure_is_at_most_2(unit: Path) -> None:
     analyze = require("systemd-analyze")
-    result = run(analyze, "security", "--offline=true", "--no-pager", str(UNIT))
+    result = run(analyze, "security", "--offline=true", "--no-pager", str(unit))
     assert result.returncode == 0, result.stderr
-    match = _EXPOSURE.search(result.stdout)
+    match = re.search(rf"Overall exposure level for {re.escape(unit.name)}:\s*(\d+\.\d+)", result.stdout)
     assert match is not None, result.stdout
     exposure = float(match.group(1))
     failing = [line for line in result.stdout.splitlines() if line.startswith("✗")]
@@ -274,8 +304,8 @@ def test_sysusers_creates_the_service_user_in_the_hardware_groups(tmp_path: Path
 
 def test_sysusers_file_declares_user_home_and_groups() -> None:
     users = parse_sysusers(SYSUSERS.read_text())
-    assert users.home == {"shoe-controller": "/var/lib/shoe-controller"}
-    assert users.members == {"shoe-controller": {"dialout", "gpio", "i2c"}}
+    assert users.home == {"shoe-controller": "/var/lib/shoe-controller", "shoe-board": "-", "shoe-link": "-"}
+    assert users.members == {"shoe-controller": {"dialout", "gpio", "i2c"}, "shoe-link": {"shoe-controller"}}
     assert users.groups == {"gpio", "i2c"}  # created where Raspberry Pi OS's are missing
 
 

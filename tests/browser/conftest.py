@@ -71,8 +71,8 @@ def write_config(tmp: Path, port: int, reveal: str, decks: int = 1, name: str = 
 
 
 def start_scoreboard_daemon(harness: Harness, config: Path) -> None:
-    """The daemon with the scoreboard on (from the config's ``[scoreboard]``), as a real process."""
-    harness.start_daemon("--config", str(config))
+    """The table and its board (the scoreboard from the config's ``[scoreboard]``), each a real process."""
+    harness.start_daemon("--config", str(config), board=True)
 
 
 def wait_state(port: int, timeout: float = 20.0) -> dict[str, Any]:

@@ -18,6 +18,27 @@ from typing import Any
 from controller.journal import Journal
 
 
+#: Options of ``shoe-controller run`` before the split that now belong to a companion process.
+_LINK_OPTIONS = ("--floor", "--site", "--table-id")
+_BOARD_OPTIONS = ("--scoreboard",)
+
+
+def split_companion_args(args: tuple[str, ...]) -> tuple[list[str], list[str], list[str]]:
+    """``(table, link, board)`` arguments: each floor option and its value to the link, ``--scoreboard`` and
+    its value to the board, the rest to the table."""
+    table: list[str] = []
+    link: list[str] = []
+    board: list[str] = []
+    items = iter(args)
+    for arg in items:
+        name = arg.split("=", 1)[0]
+        target = link if name in _LINK_OPTIONS else board if name in _BOARD_OPTIONS else table
+        target.append(arg)
+        if target is not table and "=" not in arg:
+            target.append(next(items))
+    return table, link, board
+
+
 class Harness:
     """A temporary table: one simulated shoe process and (re)startable daemon processes."""
 
@@ -29,6 +50,11 @@ class Harness:
         self.sim: subprocess.Popen[bytes] | None = None
         self.daemon: subprocess.Popen[bytes] | None = None
         self.daemon_logs: list[Path] = []
+        #: The table's companions, each its own process: the floor link (``shoe-controller link``) and the
+        #: board (``shoe-controller board``); started by :meth:`start_daemon` when its arguments ask for them.
+        self.link_proc: subprocess.Popen[bytes] | None = None
+        self.board_proc: subprocess.Popen[bytes] | None = None
+        self.companion_logs: list[Path] = []
         self._procs: list[subprocess.Popen[bytes]] = []
 
     # -- processes -----------------------------------------------------------------------------------
@@ -46,11 +72,20 @@ class Harness:
                 raise RuntimeError("shoe-sim did not create its link")
             time.sleep(0.01)
 
-    def start_daemon(self, *args: str, dialect: str = "binary") -> subprocess.Popen[bytes]:
-        """``shoe-controller run`` on the simulator's link; without a ``--config`` the scoreboard is off (the
-        tests that want it pass a config binding a free port)."""
-        if "--config" not in args:
-            args = (*args, "--no-scoreboard")
+    def start_daemon(self, *args: str, dialect: str = "binary", board: bool = False) -> subprocess.Popen[bytes]:
+        """``shoe-controller run`` (the table) on the simulator's link. The floor's options (``--floor URL``,
+        ``--site``, ``--table-id``) go to the table's floor link, ``--scoreboard HOST:PORT`` (or ``board=True``,
+        for a ``--config`` binding one) to its board: each its own process, started here unless running."""
+        table_args, link_args, board_args = split_companion_args(args)
+        common: list[str] = []  # the companions read the table's configuration file too
+        for i, arg in enumerate(table_args[:-1]):
+            if arg == "--config":
+                common = ["--config", table_args[i + 1]]
+        if link_args and (self.link_proc is None or self.link_proc.poll() is not None):
+            self.start_link(*common, *link_args)
+        if (board or board_args) and (self.board_proc is None or self.board_proc.poll() is not None):
+            self.start_board(*common, *board_args)
+        args = table_args
         log = self.tmp / f"daemon-{len(self.daemon_logs)}.log"
         self.daemon_logs.append(log)
         cmd = [
@@ -59,6 +94,28 @@ class Harness:
         ]  # fmt: skip
         self.daemon = self._spawn(cmd, log)
         return self.daemon
+
+    def start_link(self, *args: str) -> subprocess.Popen[bytes]:
+        """``shoe-controller link`` for this table: its journal read-only, the floor, the metrics."""
+        log = self.tmp / f"link-{len(self.companion_logs)}.log"
+        self.companion_logs.append(log)
+        cmd = [
+            sys.executable, "-m", "controller.cli", "link", "--journal", str(self.journal), "--log-level", "info",
+            *args,
+        ]  # fmt: skip
+        self.link_proc = self._spawn(cmd, log)
+        return self.link_proc
+
+    def start_board(self, *args: str) -> subprocess.Popen[bytes]:
+        """``shoe-controller board`` for this table: the scoreboard, fed by the table's feed."""
+        log = self.tmp / f"board-{len(self.companion_logs)}.log"
+        self.companion_logs.append(log)
+        cmd = [
+            sys.executable, "-m", "controller.cli", "board", "--journal", str(self.journal), "--log-level", "info",
+            *args,
+        ]  # fmt: skip
+        self.board_proc = self._spawn(cmd, log)
+        return self.board_proc
 
     def _spawn(self, cmd: list[str], log: Path) -> subprocess.Popen[bytes]:
         env = dict(os.environ, PYTHONUNBUFFERED="1")

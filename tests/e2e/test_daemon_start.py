@@ -99,7 +99,7 @@ class Service:
         env.pop("WATCHDOG_USEC", None)
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "run", "--pin-factory", "mock", "--no-scoreboard", *args],
+            [sys.executable, "-m", "controller.cli", "run", "--pin-factory", "mock", *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self.stderr,
