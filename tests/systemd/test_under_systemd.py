@@ -27,6 +27,9 @@ from tests.systemd.machine import Machine
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
 
 UNIT = "shoe-controller"
+BOARD = "shoe-controller-board"
+LINK = "shoe-controller-link"
+METRICS = "http://127.0.0.1:9108/metrics"
 VENV = "/opt/shoe-controller/venv"
 MAX_EXPOSURE = 2.0
 READY_BUDGET = 3.0  # seconds from the process's start to active, with the shoe absent (issue 8)
@@ -40,6 +43,9 @@ port = "{SIM_LINK}"
 pin_factory = "mock"
 [scoreboard]
 bind = "127.0.0.1:8080"
+[metrics]
+enabled = true
+bind = "127.0.0.1:9108"
 """
 
 # docs/install.md, sections 3, 4, 6 and 7, as the Pi's administrator types them (no sudo: we are root).
@@ -59,8 +65,10 @@ cat > /etc/shoe-controller/config.toml <<'TOML'
 {CONFIG}TOML
 runuser -u shoe-controller -- {VENV}/bin/shoe-controller check-config /etc/shoe-controller/config.toml
 install -m 0644 systemd/shoe-controller.service /etc/systemd/system/shoe-controller.service
+install -m 0644 systemd/shoe-controller-board.service /etc/systemd/system/shoe-controller-board.service
+install -m 0644 systemd/shoe-controller-link.service /etc/systemd/system/shoe-controller-link.service
 systemctl daemon-reload
-systemctl enable shoe-controller
+systemctl enable shoe-controller shoe-controller-board shoe-controller-link
 """
 
 
@@ -159,6 +167,7 @@ def test_no_shoe_at_boot_comes_up_at_once_and_stays_up(machine: Machine) -> None
     # IPAddressDeny= is enforced here (bpf allowed through nspawn's filter): the scoreboard on loopback is
     # refused to a unit with IPAddressDeny=any alone, and reached with the unit's IPAddressAllow=localhost.
     # (The BPF filter drops the packets: the connection times out, or fails with EPERM.)
+    m.sh(f"systemctl start {BOARD}")  # the scoreboard's own unit listens on 127.0.0.1:8080
     probe = f"{VENV}/bin/python -c 'import socket; socket.create_connection((\"127.0.0.1\", 8080), timeout=3)'"
     denied = m.sh(f"systemd-run --quiet --wait --pipe -p IPAddressDeny=any {probe}", check=False)
     refused = denied.stdout + denied.stderr
@@ -177,6 +186,52 @@ def test_no_shoe_at_boot_comes_up_at_once_and_stays_up(machine: Machine) -> None
 
     m.sh(f"systemctl stop {UNIT}")
     assert (m.show(UNIT, "Result"), m.show(UNIT, "NRestarts")) == ("success", "0")
+
+
+def _get(m: Machine, url: str) -> str:
+    probe = f"import urllib.request as u; print(u.urlopen({url!r}, timeout=3).read().decode())"
+    return m.sh(f"{VENV}/bin/python -c '{probe}'", check=False).stdout
+
+
+def test_three_units_the_board_and_the_link_fed_by_a_table_with_no_network(machine: Machine) -> None:
+    """All three units booted: the board shows the table's shoe on 127.0.0.1:8080 and the link serves the
+    table's metrics, though the table process itself has no network; each unit's live exposure <= 2.0; a
+    board killed comes back and shows the table again; the table's process cannot open an IP socket."""
+    m = machine
+    reset(m)
+    m.sh(f"systemctl stop {BOARD} {LINK} 2>/dev/null; systemctl reset-failed {BOARD} {LINK} 2>/dev/null; true")
+    m.sh(
+        "systemd-run --quiet --unit=shoe-sim -p User=shoe-controller -p RuntimeDirectory=shoe-sim"
+        f" -p StateDirectory=shoe-sim {VENV}/bin/shoe-sim --link {SIM_LINK} --truth /var/lib/shoe-sim/truth.jsonl"
+        " --decks 2 --pace 0.1 --seed 9"
+    )
+    m.wait_for("the simulated shoe's link", lambda: m.sh(f"test -e {SIM_LINK}", check=False).returncode == 0, 30)
+    m.sh(f"systemctl start {UNIT} {BOARD} {LINK}", timeout=60)
+    for unit in (UNIT, BOARD, LINK):
+        assert m.show(unit, "ActiveState") == "active", unit
+        rating = m.sh(f"systemd-analyze security --no-pager {unit}").stdout
+        match = re.search(rf"Overall exposure level for {unit}\.service:\s*(\d+\.\d+)", rating)
+        assert match is not None, rating
+        report(f"systemd-analyze security {unit} (live): exposure {match.group(1)}")
+        assert float(match.group(1)) <= MAX_EXPOSURE
+
+    m.wait_for("coup 2 on the board", lambda: '"coup":2' in _get(m, "http://127.0.0.1:8080/api/state"), 60)
+    m.wait_for("the table's metrics at the link", lambda: "shoe_cards_read_total" in _get(m, METRICS), 30)
+    assert "shoe_table_feed_up 1.0" in _get(m, METRICS)
+
+    # The board's process killed: systemd starts it again and it shows the table again within seconds.
+    m.sh(f"systemctl kill --signal=SIGKILL --kill-whom=main {BOARD}")
+    m.wait_for("the board's restart", lambda: m.show(BOARD, "NRestarts") == "1", 30)
+    m.wait_for("the board back", lambda: '"shoe":{"number":1' in _get(m, "http://127.0.0.1:8080/api/state"), 10)
+
+    # The table's own process: a network namespace of its own with nothing but a loopback interface that no
+    # one else shares (PrivateNetwork=yes), besides RestrictAddressFamilies=AF_UNIX.
+    table_pid = m.show(UNIT, "MainPID")
+    interfaces = [line.split(":")[0].strip() for line in m.sh(f"cat /proc/{table_pid}/net/dev").stdout.splitlines()[2:]]
+    assert interfaces == ["lo"], interfaces
+    assert m.show(UNIT, "RestrictAddressFamilies") == "AF_UNIX"
+    m.sh(f"systemctl stop {BOARD} {LINK} {UNIT} shoe-sim")
+    assert "Traceback" not in journal(m)
 
 
 def test_a_shoe_dealing_through_sigkill_and_a_hung_loop_loses_nothing(machine: Machine, tmp_path: Path) -> None:
