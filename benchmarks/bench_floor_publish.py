@@ -60,7 +60,6 @@ def latency(tmp: Path, cards: int) -> None:
     link = FloorLink(section(broker), path, lambda seq: None, ack_store_interval=3600)
     loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [link])
     loop.after_commit.append(link.wake)  # as the daemon wires it
-    link.loop_idle = loop.idle
     link.start()
     taken: dict[int, float] = {}
     try:
@@ -173,7 +172,6 @@ def backlog(tmp: Path, records: int, in_process: bool) -> float:
     stored: list[int] = []
     link = FloorLink(section(broker), path, stored.append, ack_store_interval=3600)
     dealer = Dealer(journal, link, records + len(idle))
-    link.loop_idle = dealer.loop.idle  # as the daemon wires it
     try:
         cpu0 = _cpu()
         t0 = time.monotonic()

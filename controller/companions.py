@@ -21,7 +21,7 @@ import signal
 import threading
 from collections.abc import Iterable
 from types import FrameType
-from typing import Any
+from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Gauge, start_http_server
 from prometheus_client.metrics_core import Metric
@@ -70,6 +70,8 @@ class BoardProcess:
         self.settings = s
         self.notifier = notifier or Notifier()
         self.stop_event = threading.Event()
+        if not s.scoreboard.enabled:
+            raise CompanionError("board: scoreboard.enabled is false: nothing to serve (disable this unit instead)")
         self.sink = ScoreboardSink(
             s.scoreboard, table_name=s.table.name, limits=s.table_limits(), ruleset=s.ruleset(), history=()
         )
@@ -113,7 +115,7 @@ class TableFamilies:
 
     def take(self, text: str) -> None:
         try:
-            families = [f for f in text_string_to_metric_families(text) if not f.name.startswith("shoe_floor_")]
+            families = list(text_string_to_metric_families(text))
         except (ValueError, TypeError, IndexError) as exc:
             self.refused += 1
             log.warning("link: refused the table's metrics: %s", str(exc)[:120])
@@ -125,6 +127,36 @@ class TableFamilies:
 
     def describe(self) -> Iterable[Metric]:
         return []
+
+
+class FloorState(Protocol):
+    """What the gauges read of the floor link (:class:`controller.floor_link.FloorLink`, on its own thread)."""
+
+    connected: bool
+    head: int  # the journal's last record id as the link last read it
+    acked: int  # the floor's ack as the link last heard it
+
+
+class FeedState(Protocol):
+    connected: bool
+
+
+def link_gauges(registry: CollectorRegistry, floor: FloorState | None, feed: FeedState) -> None:
+    """The link's own gauges, read when scraped (the threads keep the values; nothing is pushed):
+    ``shoe_floor_outbox_records`` (records the floor has not acknowledged), ``shoe_floor_connected`` (1, 0,
+    or -1 without a floor link), ``shoe_table_feed_up`` (1 while the table process's feed is heard)."""
+    r = registry
+    outbox = Gauge("shoe_floor_outbox_records", "Journal records the floor has not acknowledged yet.", registry=r)
+    connected = Gauge(
+        "shoe_floor_connected", "1 connected to the floor's broker, 0 not, -1 unknown or no floor link.", registry=r
+    )
+    table_up = Gauge("shoe_table_feed_up", "1 while the link hears the table process's feed, 0 not.", registry=r)
+    table_up.set_function(lambda: 1.0 if feed.connected else 0.0)
+    if floor is None:
+        connected.set(-1)
+    else:
+        connected.set_function(lambda: 1.0 if floor.connected else 0.0)
+        outbox.set_function(lambda: float(max(floor.head - floor.acked, 0)))
 
 
 class LinkProcess:
@@ -169,18 +201,7 @@ class LinkProcess:
         s = self.settings
         r = self.registry = CollectorRegistry(auto_describe=False)
         r.register(self.table_metrics)
-        outbox = Gauge("shoe_floor_outbox_records", "Journal records the floor has not acknowledged yet.", registry=r)
-        connected = Gauge(
-            "shoe_floor_connected", "1 connected to the floor's broker, 0 not, -1 unknown or no floor link.", registry=r
-        )
-        table_up = Gauge("shoe_table_feed_up", "1 while the link hears the table process's feed, 0 not.", registry=r)
-        table_up.set_function(lambda: 1.0 if self.feed.connected else 0.0)
-        floor = self.floor
-        if floor is None:
-            connected.set(-1)
-        else:
-            connected.set_function(lambda: 1.0 if floor.connected else 0.0)
-            outbox.set_function(lambda: float(max(floor.head - floor.acked, 0)))
+        link_gauges(r, self.floor, self.feed)
         try:
             self._server, self._thread = start_http_server(s.metrics.port, addr=s.metrics.host, registry=r)
         except OSError as exc:

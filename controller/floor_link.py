@@ -53,11 +53,6 @@ MAX_INFLIGHT = 256
 SESSION_EXPIRY = 7 * 24 * 3600
 
 
-#: Longest the link waits for the table loop to go idle before its next message (a loop busy for longer is
-#: in trouble of its own; the floor still gets its records).
-YIELD_MAX = 0.05
-
-
 def _settled(info: mqtt.MQTTMessageInfo) -> bool:
     """Whether a record's publish no longer holds a place in the window: the broker acknowledged it (PUBACK),
     or paho never queued it or could not send it (``is_published`` raises then). Nothing is lost either way:
@@ -170,7 +165,6 @@ class FloorLink:
         poll_interval: float = 0.5,
         ack_store_interval: float = 1.0,
         client_id: str | None = None,
-        loop_idle: threading.Event | None = None,
     ) -> None:
         if max_inflight < 1:
             raise ValueError("max_inflight must be at least 1")
@@ -183,9 +177,6 @@ class FloorLink:
         self.state_interval = state_interval
         self.poll_interval = poll_interval
         self.ack_store_interval = ack_store_interval
-        #: The table loop's :attr:`~controller.table.TableLoop.idle`: between messages the link waits (at most
-        #: :data:`YIELD_MAX` s) while the loop handles a card, so a backlog flush never holds the loop up.
-        self.loop_idle = loop_idle
         self.topic_record = settings.topic("record")
         self.topic_state = settings.topic("state")
         self.topic_status = settings.topic("status")
@@ -406,13 +397,10 @@ class FloorLink:
             room = limit - len(window)
             if room > 0 and next_seq <= self.head:
                 publish, topic, table = self.client.publish, self.topic_record, self.settings.table
-                loop_idle = self.loop_idle
                 records = journal.records(after=next_seq - 1)
                 full = False
                 try:
                     for record in islice(records, room):
-                        if loop_idle is not None and not loop_idle.is_set():
-                            loop_idle.wait(YIELD_MAX)  # the table is handling a card: it goes first
                         info = publish(topic, record_payload(record, table), qos=1)
                         if info.rc == mqtt.MQTT_ERR_QUEUE_SIZE:
                             # paho still holds what it sent before a rewind (no PUBACK yet) and takes no more:

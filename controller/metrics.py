@@ -16,13 +16,13 @@ the HTTP server runs on prometheus_client's own thread and reads the values when
 ``shoe_card_to_led_seconds``           histogram: a card's bytes read from the port -> every sink updated (LEDs
                                        first: the panel is the first sink)
 ``shoe_journal_bytes``                 the journal file with its WAL, read from the file system when scraped
-``shoe_floor_outbox_records``          records committed but not yet acknowledged by the floor (set by the
-                                       floor link; 0 without one)
-``shoe_floor_connected``               1 connected to the floor's broker, 0 not, -1 unknown or no floor link
 ====================================== ===========================================================================
 
-The floor link reports through :meth:`TableMetrics.set_floor` (from its own thread: a gauge's set is
-thread-safe). A failure to bind the HTTP port is logged and the table deals on without metrics.
+The table process has no network: it sends :meth:`TableMetrics.exposition` on its feed every second, and the
+floor link's process (:class:`controller.companions.LinkProcess`) serves it with the floor's own gauges
+(``shoe_floor_outbox_records``, ``shoe_floor_connected``, ``shoe_table_feed_up``). :meth:`TableMetrics.start`
+serves them directly, for tools and tests in one process. A failure to bind the HTTP port is logged and the
+table deals on without metrics.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import contextlib
 import logging
 import os
 import threading
-from typing import Any, Protocol
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, start_http_server
 
@@ -62,14 +62,6 @@ def _file_bytes(path: str) -> float:
         with contextlib.suppress(OSError):  # no WAL (or no file yet): nothing to add
             total += os.stat(name).st_size
     return float(total)
-
-
-class FloorState(Protocol):
-    """What the metrics read of the floor link (controller.floor_link.FloorLink)."""
-
-    connected: bool
-    head: int  # the journal's last record id as the link last read it
-    acked: int  # the floor's ack as the link last heard it
 
 
 class TableMetrics:
@@ -105,13 +97,6 @@ class TableMetrics:
         if journal_path is not None:
             path = os.fspath(journal_path)
             self.journal_bytes.set_function(lambda: _file_bytes(path))
-        self.outbox = Gauge(
-            "shoe_floor_outbox_records", "Journal records the floor has not acknowledged yet.", registry=r
-        )
-        self.floor_connected = Gauge(
-            "shoe_floor_connected", "1 connected to the floor's broker, 0 not, -1 unknown or no floor link.", registry=r
-        )
-        self.floor_connected.set(-1)
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self.address: tuple[str, int] | None = None
@@ -134,18 +119,6 @@ class TableMetrics:
     def events_dropped(self, kind: str, count: int) -> None:
         """``count`` events of ``kind`` were dropped at the loop's full queue (reported by the loop)."""
         self.dropped.labels(kind=kind).inc(count)
-
-    # -- what the floor link reports -------------------------------------------------------------------
-    def set_floor(self, *, connected: bool | None = None, backlog: int | None = None) -> None:
-        """The floor link's state: ``connected`` (None: unknown) and the records not yet acknowledged."""
-        self.floor_connected.set(-1 if connected is None else int(connected))
-        if backlog is not None:
-            self.outbox.set(max(backlog, 0))
-
-    def watch_floor(self, link: FloorState) -> None:
-        """Read the floor gauges from the floor link when scraped (its thread keeps them; nothing is pushed)."""
-        self.floor_connected.set_function(lambda: 1.0 if link.connected else 0.0)
-        self.outbox.set_function(lambda: float(max(link.head - link.acked, 0)))
 
     def exposition(self) -> str:
         """The metrics in Prometheus' text format: what the table process sends the floor link's process on

