@@ -17,7 +17,6 @@ from typing import Any
 
 from controller.journal import Journal
 
-
 #: Options of ``shoe-controller run`` before the split that now belong to a companion process.
 _LINK_OPTIONS = ("--floor", "--site", "--table-id")
 _BOARD_OPTIONS = ("--scoreboard",)
