@@ -60,13 +60,12 @@ install -m 0644 systemd/shoe-controller.sysusers /usr/lib/sysusers.d/shoe-contro
 systemd-sysusers
 id shoe-controller
 install -d -m 0755 /etc/shoe-controller
-install -m 0640 -g shoe-controller config/config.example.toml /etc/shoe-controller/config.toml
+install -m 0644 config/config.example.toml /etc/shoe-controller/config.toml
 cat > /etc/shoe-controller/config.toml <<'TOML'
 {CONFIG}TOML
 runuser -u shoe-controller -- {VENV}/bin/shoe-controller check-config /etc/shoe-controller/config.toml
-install -m 0644 systemd/shoe-controller.service /etc/systemd/system/shoe-controller.service
-install -m 0644 systemd/shoe-controller-board.service /etc/systemd/system/shoe-controller-board.service
-install -m 0644 systemd/shoe-controller-link.service /etc/systemd/system/shoe-controller-link.service
+install -m 0644 systemd/shoe-controller.service systemd/shoe-controller-board.service \\
+    systemd/shoe-controller-link.service /etc/systemd/system/
 systemctl daemon-reload
 systemctl enable shoe-controller shoe-controller-board shoe-controller-link
 """
@@ -167,7 +166,9 @@ def test_no_shoe_at_boot_comes_up_at_once_and_stays_up(machine: Machine) -> None
     # IPAddressDeny= is enforced here (bpf allowed through nspawn's filter): the scoreboard on loopback is
     # refused to a unit with IPAddressDeny=any alone, and reached with the unit's IPAddressAllow=localhost.
     # (The BPF filter drops the packets: the connection times out, or fails with EPERM.)
-    m.sh(f"systemctl start {BOARD}")  # the scoreboard's own unit listens on 127.0.0.1:8080
+    started = m.sh(f"systemctl start {BOARD}", check=False)  # the scoreboard's own unit listens on 127.0.0.1:8080
+    board_log = m.sh(f"journalctl --no-pager -o cat -u {BOARD}", check=False).stdout
+    assert started.returncode == 0, started.stdout + started.stderr + board_log
     probe = f"{VENV}/bin/python -c 'import socket; socket.create_connection((\"127.0.0.1\", 8080), timeout=3)'"
     denied = m.sh(f"systemd-run --quiet --wait --pipe -p IPAddressDeny=any {probe}", check=False)
     refused = denied.stdout + denied.stderr
@@ -206,7 +207,9 @@ def test_three_units_the_board_and_the_link_fed_by_a_table_with_no_network(machi
         " --decks 2 --pace 0.1 --seed 9"
     )
     m.wait_for("the simulated shoe's link", lambda: m.sh(f"test -e {SIM_LINK}", check=False).returncode == 0, 30)
-    m.sh(f"systemctl start {UNIT} {BOARD} {LINK}", timeout=60)
+    started = m.sh(f"systemctl start {UNIT} {BOARD} {LINK}", timeout=60, check=False)
+    companions = f"journalctl --no-pager -o cat -u {BOARD} -u {LINK}"
+    assert started.returncode == 0, started.stdout + started.stderr + m.sh(companions, check=False).stdout
     for unit in (UNIT, BOARD, LINK):
         assert m.show(unit, "ActiveState") == "active", unit
         rating = m.sh(f"systemd-analyze security --no-pager {unit}").stdout
