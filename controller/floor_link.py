@@ -312,8 +312,8 @@ class FloorLink:
             try:
                 journal = Journal.open(self.journal_path, read_only=True)
             except JournalError as exc:
-                log.error("floor link cannot read the journal (%s); trying again in 5 s", exc)
-                self._stop.wait(5)
+                log.error("floor link cannot read the journal (%s); trying again in 1 s", exc)
+                self._stop.wait(1)
         if journal is None:
             return
         try:

@@ -80,10 +80,6 @@ class Harness:
         for i, arg in enumerate(table_args[:-1]):
             if arg == "--config":
                 common = ["--config", table_args[i + 1]]
-        if link_args and (self.link_proc is None or self.link_proc.poll() is not None):
-            self.start_link(*common, *link_args)
-        if (board or board_args) and (self.board_proc is None or self.board_proc.poll() is not None):
-            self.start_board(*common, *board_args)
         args = table_args
         log = self.tmp / f"daemon-{len(self.daemon_logs)}.log"
         self.daemon_logs.append(log)
@@ -92,6 +88,10 @@ class Harness:
             "--pin-factory", "mock", "--dialect", dialect, "--log-level", "info", *args,
         ]  # fmt: skip
         self.daemon = self._spawn(cmd, log)
+        if link_args and (self.link_proc is None or self.link_proc.poll() is not None):
+            self.start_link(*common, *link_args)
+        if (board or board_args) and (self.board_proc is None or self.board_proc.poll() is not None):
+            self.start_board(*common, *board_args)
         return self.daemon
 
     def start_link(self, *args: str) -> subprocess.Popen[bytes]:
