@@ -25,7 +25,7 @@ def register(sub: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from controller.companions import BoardProcess, CompanionError
 
-    settings = settings_from_args(args)
+    settings = settings_from_args(args, journal=False)
     setup_logging(args.log_level or settings.service.log_level)
     try:
         BoardProcess(settings).run()

@@ -44,7 +44,9 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def settings_from_args(args: argparse.Namespace) -> Settings:
+def settings_from_args(args: argparse.Namespace, *, journal: bool = True) -> Settings:
+    """The settings of ``--config`` (or the default file, or the defaults) with the command line's overrides;
+    with ``journal`` the journal's path is checked (the board has no business with it: it cannot see it)."""
     path = getattr(args, "config", None)
     if path is not None:
         settings = load_config(path)
@@ -59,7 +61,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         pin_factory=getattr(args, "pin_factory", None),
         feed_dir=getattr(args, "feed_dir", None),
     )
-    check_journal_file(settings.journal.path)
+    if journal:
+        check_journal_file(settings.journal.path)
     settings = settings.with_floor(
         broker=getattr(args, "floor", None), site=getattr(args, "site", None), table=getattr(args, "table_id", None)
     )
