@@ -460,6 +460,7 @@ class LatencyResult:
     shoes: int = 0
     events: int = 0
     threads_left: list[str] = field(default_factory=list)
+    outbox: int = 0  # journal records the floor had not acknowledged when the run ended
 
 
 def bench_latency(
@@ -472,9 +473,14 @@ def bench_latency(
     floor: str | None = None,
     floor_table: str = "t1",
     before_dealing: Callable[[Daemon], None] | None = None,
+    board_clients: int = 0,
 ) -> LatencyResult:
-    """``floor``: a broker URL to turn the floor link on (``[floor]`` enabled, table ``floor_table`` of site
-    ``bench``: a new id for each run, the journal being new);
+    """The table process in this one (the daemon, the panel on mock pins, a real pty).
+
+    ``floor``: a broker URL for the table's floor link, ``shoe-controller link`` as a process of its own fed by
+    this table's feed (table ``floor_table`` of site ``bench``: a new id for each run, the journal being new);
+    waited for until it has handed the table a floor ack. ``board_clients``: the board, ``shoe-controller
+    board`` as a process of its own, with that many event-stream clients reading it (in one more process).
     ``before_dealing`` is called with the ready daemon before the first event (to take the broker down ...)."""
     pty = Pty.open()
     journal_path = tmp / "latency.db"
@@ -486,7 +492,6 @@ def bench_latency(
 
         section = MetricsSection.model_validate({"enabled": True, "bind": f"127.0.0.1:{free_port()}"})
         settings = settings.model_copy(update={"metrics": section})
-    settings = settings.with_scoreboard(bind=f"127.0.0.1:{free_port()}")
     probe = Probe()
     timed: list[TimedJournal] = []
 
@@ -497,6 +502,7 @@ def bench_latency(
         timed.append(wrapper)
 
     before = {t.ident for t in threading.enumerate()}
+    companions = Companions(tmp)
     daemon = Daemon(settings, extra_sinks=[probe], on_ready=on_ready)
     thread = threading.Thread(target=daemon.run, name="bench-daemon")
     quiet = logging.getLogger("controller")
@@ -511,6 +517,7 @@ def bench_latency(
             if time.monotonic() > deadline or not thread.is_alive():
                 raise RuntimeError("the in-process daemon did not open the pty")
             time.sleep(0.005)
+        companions.start(daemon, journal_path, floor, floor_table, board_clients)
         if before_dealing is not None:
             before_dealing(daemon)
         player = ShoePlayer(pty.master, settings.table_rules(), seed=seed, session_id=0x5EED0000 + seed)
@@ -558,10 +565,13 @@ def bench_latency(
         if timed:
             result.commit = timed[0].seconds
     finally:
+        companions.close()
         daemon.stop()
         thread.join(timeout=15)
         quiet.setLevel(level)
         pty.close()
+        with contextlib.suppress(OSError), Journal.open(journal_path, read_only=True) as j:
+            result.outbox = j.head()[0] - (j.floor_ack() or 0)
         with contextlib.suppress(OSError):
             for suffix in ("", "-wal", "-shm"):
                 Path(str(journal_path) + suffix).unlink(missing_ok=True)
@@ -569,6 +579,67 @@ def bench_latency(
         raise RuntimeError("the in-process daemon did not stop")
     result.threads_left = [t.name for t in threading.enumerate() if t.ident not in before]
     return result
+
+
+#: The board's event-stream clients, in a process of their own: each reads its stream as a browser does.
+_SSE_CLIENTS = """
+import socket, sys, threading, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+def read():
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET /events HTTP/1.1\\r\\nHost: board\\r\\n\\r\\n")
+    while s.recv(65536):
+        pass
+for _ in range(n):
+    threading.Thread(target=read, daemon=True).start()
+print("reading", flush=True)
+time.sleep(3600)
+"""
+
+
+class Companions:
+    """The table's companion processes for a latency run: the floor link and the board with its viewers."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.children = Children()
+
+    def start(self, daemon: Daemon, journal: Path, floor: str | None, table: str, board_clients: int) -> None:
+        script = console_script("shoe-controller", "controller.cli")
+        common = ["--journal", str(journal), "--log-level", "warning"]
+        if floor is not None:
+            link = [*script, "link", *common, "--floor", floor, "--site", "bench", "--table-id", table]
+            self.children.spawn(link, self.tmp / f"link-{table}.log")
+            feed = daemon.feed
+            assert feed is not None
+            deadline = time.monotonic() + 30
+            while feed.stats["acks"] < 1:  # the link is connected, the floor archives and acks
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"no floor ack: {(self.tmp / f'link-{table}.log').read_text()}")
+                time.sleep(0.01)
+        if board_clients:
+            port = free_port()
+            board = [*script, "board", *common, "--scoreboard", f"127.0.0.1:{port}"]
+            self.children.spawn(board, self.tmp / "board.log")
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(f"the board did not start: {(self.tmp / 'board.log').read_text()}") from None
+                    time.sleep(0.02)
+            viewers = self.children.spawn(
+                [sys.executable, "-c", _SSE_CLIENTS, str(port), str(board_clients)], self.tmp / "viewers.log"
+            )
+            while "reading" not in (self.tmp / "viewers.log").read_text():
+                if viewers.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the board's viewers did not start")
+                time.sleep(0.02)
+
+    def close(self) -> None:
+        self.children.close()
 
 
 # -- 3(a): shoe-sim --pace fast against the daemon process --------------------------------------------------

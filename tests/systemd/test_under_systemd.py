@@ -11,6 +11,7 @@ cached root (tests/systemd/machine.py), about 2 minutes; later runs boot a copy 
 from __future__ import annotations
 
 import os
+import json
 import re
 import shutil
 import sys
@@ -190,7 +191,7 @@ def test_no_shoe_at_boot_comes_up_at_once_and_stays_up(machine: Machine) -> None
 
 
 def _get(m: Machine, url: str) -> str:
-    probe = f"import urllib.request as u; print(u.urlopen({url!r}, timeout=3).read().decode())"
+    probe = f"import urllib.request as u; print(u.urlopen({json.dumps(url)}, timeout=3).read().decode())"
     return m.sh(f"{VENV}/bin/python -c '{probe}'", check=False).stdout
 
 
