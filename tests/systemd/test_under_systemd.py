@@ -10,8 +10,8 @@ cached root (tests/systemd/machine.py), about 2 minutes; later runs boot a copy 
 
 from __future__ import annotations
 
-import os
 import json
+import os
 import re
 import shutil
 import sys
