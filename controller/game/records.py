@@ -132,7 +132,7 @@ REPLAYED_KINDS: frozenset[str] = frozenset(k.value for k in _INPUT_OF_KIND)
 #: line alarms LINK DOWN and NOISY LINE stand through NEW SHOE). A replay that starts at the input which
 #: started the newest shoe first reads the newest input of each of these kinds before it
 #: (``TableLoop.replay``), so retention never prunes those inputs (``Journal.prunable``).
-#: ``tests/game/test_records.py`` checks this list against what the table's state machine keeps.
+#: ``tests/journal/test_kept_across_shoes.py`` checks the list against what the state machine keeps, and both uses.
 KEPT_ACROSS_SHOES: tuple[InputKind, ...] = (InputKind.LINK, InputKind.LINE_NOISE)
 
 #: The fields each input carries besides ``kind`` (the facts about where it came from are open).

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from controller.game.cards import Card
-from controller.game.records import input_body, input_from_body
+from controller.game.records import InputKind, input_body, input_from_body
 from controller.game.table import (
     CardDrawn,
     DeclarePressed,
@@ -19,7 +19,7 @@ from controller.game.table import (
 from controller.journal import (
     Journal,
 )
-from tests.journal.helpers import coup_body
+from tests.journal.helpers import TS, coup_body
 
 
 def test_last_event_overall_and_per_session(path: Path) -> None:
@@ -86,3 +86,40 @@ def test_every_record_leaves_the_table_checkable_against_its_chain(path: Path) -
         TableRecord.from_dict({k: v for k, v in out[0].to_dict().items() if k != "seq"})
     with pytest.raises(RecordError, match="not JSON"):
         TableRecord.from_json(b"\xff{")
+
+
+def test_last_input_is_the_newest_of_its_kind_before_a_record(path: Path) -> None:
+    with Journal.open(path) as j:
+        j.append({"kind": "link", "up": False}, ts=TS)  # 1
+        j.append({"kind": "line_noise", "noisy": True}, ts=TS)  # 2
+        j.append({"kind": "link", "up": True}, ts=TS)  # 3
+        j.append({"kind": "card", "card": "2H"}, session=1, number=1, ts=TS)  # 4
+        j.append({"kind": "link", "up": False}, ts=TS)  # 5
+        assert j.last_input(InputKind.LINK, before=5) == {"kind": "link", "up": True}
+        assert j.last_input(InputKind.LINK, before=3) == {"kind": "link", "up": False}
+        assert j.last_input(InputKind.LINK, before=6) == {"kind": "link", "up": False}
+        assert j.last_input(InputKind.LINK, before=1) is None
+        assert j.last_input(InputKind.LINE_NOISE, before=5) == {"kind": "line_noise", "noisy": True}
+        assert j.last_input(InputKind.NEW_SHOE, before=6) is None
+
+
+def test_queries_take_the_vocabularys_kinds_not_strings(path: Path) -> None:
+    """A bare string is a kind nobody checked: refused, rather than silently matching nothing on a typo."""
+    with Journal.open(path) as j:
+        j.append({"kind": "link", "up": False}, ts=TS)
+        with pytest.raises(TypeError, match="InputKind"):
+            j.last_input("link", before=2)  # type: ignore[arg-type]
+        assert j.last_input(InputKind("link"), before=2) == {"kind": "link", "up": False}
+
+
+def test_shoe_starts_and_the_newest_shoe_start_come_from_the_derived_shoe_records(path: Path) -> None:
+    with Journal.open(path) as j:
+        assert j.last_shoe_start() is None and j.shoe_starts() == []
+        j.append({"kind": "new_shoe"}, ts=TS, derived=[("shoe", {"event": "start", "shoe": 1})])  # 1, 2
+        j.append({"kind": "card", "card": "2H"}, ts=TS)  # 3
+        j.append({"kind": "card", "card": "3H"}, ts=TS, derived=[("shoe", {"event": "end", "shoe": 1})])  # 4, 5
+        j.append({"kind": "new_shoe"}, ts=TS)  # 6: refused by the table (no shoe record): starts nothing
+        j.append({"kind": "new_shoe"}, ts=TS, derived=[("shoe", {"event": "start", "shoe": 2})])  # 7, 8
+        j.note({"event": "start", "shoe": 9}, ts=TS)  # a note is not a shoe record
+        assert j.shoe_starts() == [1, 7]
+        assert j.last_shoe_start() == (7, 2)
