@@ -15,7 +15,6 @@ from types import TracebackType
 from typing import Any, Self
 
 from controller.game.records import InputKind
-from controller.journal import verify as verifying
 from controller.journal.ack import FloorAcks
 from controller.journal.chain import Chain, Derived, PendingInput
 from controller.journal.errors import JournalError, JournalFault
@@ -24,6 +23,7 @@ from controller.journal.queries import Queries, Record
 from controller.journal.retention import PRUNE_CHUNK, Pruner
 from controller.journal.schema import connect
 from controller.journal.store import Store
+from controller.journal.verify import verify as verify_chain
 
 
 class Journal:
@@ -223,7 +223,7 @@ class Journal:
     # -- checking (controller.journal.verify) ----------------------------------------------------------
     def verify(self) -> list[str]:
         """Walk the chain; return the problems found (one line each). An empty list means intact."""
-        return verifying.verify(self._store, self._chain, self._queries, prune_bound=self._pruner.bound())
+        return verify_chain(self._store, self._chain, self._queries, prune_bound=self._pruner.bound())
 
     # -- life ----------------------------------------------------------------------------------------
     def close(self) -> None:
