@@ -144,7 +144,7 @@ class JournalLike(Protocol):
 
     def last_shoe_start(self) -> tuple[int, int] | None: ...
 
-    def last_input(self, kind: str, *, before: int) -> dict[str, Any] | None: ...
+    def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None: ...
 
 
 def wall_clock() -> str:
@@ -308,10 +308,10 @@ class TableLoop:
         if start is not None:
             after, shoe_number = start
             self.state = TableState.at_shoe_start(self.state.rules, shoe_number)
-            link = self.journal.last_input("link", before=after)
+            link = self.journal.last_input(InputKind.LINK, before=after)
             if link is not None and not link.get("up", True):
                 self.state.apply(LinkChanged(False))
-            noise = self.journal.last_input("line_noise", before=after)
+            noise = self.journal.last_input(InputKind.LINE_NOISE, before=after)
             if noise is not None and noise.get("noisy", False):
                 self.state.apply(LineNoise(True))
         for _record, body in self.journal.inputs(after=after):

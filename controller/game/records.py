@@ -128,6 +128,13 @@ _INPUT_OF_KIND = {kind: cls for cls, kind in _KIND_OF_INPUT.items()}
 #: Input kinds that are table inputs: a restart replays them (as strings, for the journal's queries).
 REPLAYED_KINDS: frozenset[str] = frozenset(k.value for k in _INPUT_OF_KIND)
 
+#: The table inputs whose effect a new shoe keeps: they are about the line to the shoe, not the game (the
+#: line alarms LINK DOWN and NOISY LINE stand through NEW SHOE). A replay that starts at the input which
+#: started the newest shoe first reads the newest input of each of these kinds before it
+#: (``TableLoop.replay``), so retention never prunes those inputs (``Journal.prunable``).
+#: ``tests/journal/test_kept_across_shoes.py`` checks the list against what the state machine keeps, and both uses.
+KEPT_ACROSS_SHOES: tuple[InputKind, ...] = (InputKind.LINK, InputKind.LINE_NOISE)
+
 #: The fields each input carries besides ``kind`` (the facts about where it came from are open).
 _INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
     InputKind.CARD: ("card",),

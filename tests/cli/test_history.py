@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from controller.journal import SCHEMA_VERSION, Journal
-from tests.test_journal import coup_body
+from tests.journal.helpers import coup_body
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -212,3 +212,41 @@ def test_a_replaced_journal_put_back_in_place_is_written_again(tmp_path: Path) -
         os.replace(aside, path)
         j.append(card(2), session=1, number=2)
     assert numbers(path) == [1, 2]
+
+
+def test_check_file_at_an_idle_table_restores_a_deleted_journal_without_a_card(tmp_path: Path) -> None:
+    """The loop's idle tick: nobody deals, the file is deleted; the check notices, the next one puts it back."""
+    path = tmp_path / "journal.db"
+    with Journal.open_for_table(path, min_free=0) as j:
+        for n in range(1, 11):
+            j.append(card(n), session=1, number=n)
+        head = j.head()
+        j.check_file()  # all well: nothing raised, nothing written
+        assert j.head() == head
+        for name in ("journal.db", "journal.db-wal", "journal.db-shm"):
+            (tmp_path / name).unlink()
+        with pytest.raises(JournalError) as err:
+            j.check_file()
+        assert err.value.fault is JournalFault.DELETED
+        assert not path.exists()
+        j.check_file()  # the retry: restored from the open copy, and noted
+        assert path.exists()
+        with Journal.open(path, read_only=True) as r:
+            assert numbers(path) == list(range(1, 11))
+            assert [rec.data()["note"] for rec in r.records() if rec.kind == "note"] == ["journal_restored"]
+            assert r.verify() == []
+        j.append(card(11), session=1, number=11)  # and the table writes to the restored file
+    assert numbers(path) == list(range(1, 12))
+
+
+def test_check_file_keeps_the_headroom_and_leaves_a_reader_alone(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    with Journal.open_for_table(path, min_free=0) as j:
+        j.append(card(1), session=1, number=1)
+        j.min_free = 2**62  # more than any disk holds
+        with pytest.raises(JournalError) as err:
+            j.check_file()
+        assert err.value.fault is JournalFault.FULL and "in hand" in str(err.value)
+        with Journal.open(path, read_only=True) as reader:
+            path.unlink()
+            reader.check_file()  # a reader (history, verify) writes nothing, so it guards nothing

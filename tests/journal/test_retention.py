@@ -335,7 +335,7 @@ def test_floor_ack_is_none_until_the_floor_link_stores_one(tmp_path: Path) -> No
 
 
 # -- shoe-controller journal archive ---------------------------------------------------------------------
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,242 @@
+"""The :class:`Journal`: one open journal file, the face the table loop, the commands and the floor link
+use. It holds no logic of its own: it opens the file (:mod:`~controller.journal.schema`, or
+:func:`~controller.journal.guard.open_degraded` on a full disk) and hands each call to the part whose job
+it is (the chain, the queries, the floor's ack, retention, verify), all sharing one
+:class:`~controller.journal.store.Store` that the file guard may reconnect under them.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Self
+
+from controller.game.records import InputKind
+from controller.journal.ack import FloorAcks
+from controller.journal.chain import Chain, Derived, PendingInput
+from controller.journal.errors import JournalError, JournalFault
+from controller.journal.guard import DEFAULT_MIN_FREE, FileGuard, free_bytes, open_degraded
+from controller.journal.queries import Queries, Record
+from controller.journal.retention import PRUNE_CHUNK, Pruner
+from controller.journal.schema import connect
+from controller.journal.store import Store
+from controller.journal.verify import verify as verify_chain
+
+
+class Journal:
+    """An open journal. Use :meth:`open` (the table's daemon: :meth:`open_for_table`); close it (or use
+    ``with``). It has one owner (the table loop); it is not for concurrent use from several threads."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._guard = FileGuard(store, note=self.note)
+        check = self._guard.ensure_writable
+        self._chain = Chain(store, before_commit=check)
+        self._queries = Queries(store)
+        self._acks = FloorAcks(store, before_commit=check)
+        self._pruner = Pruner(store, self._chain, self._queries, before_commit=check)
+
+    # -- opening -------------------------------------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = True,
+        read_only: bool = False,
+        durable: bool = True,
+    ) -> Journal:
+        """Open (and with ``create``, initialise) the journal at ``path``.
+
+        The parent directory must exist: the journal never creates directories (the service's
+        ``StateDirectory=`` does). ``read_only`` opens with SQLite's ``mode=ro`` for the commands that
+        run beside the live daemon. ``durable=False`` sets ``synchronous=OFF``: for building test and
+        benchmark files only, never for a table. Raises :class:`JournalError` with one line naming the
+        file and the problem: missing, not a database, corrupted or truncated, written by a newer
+        version, or not a shoe-controller journal.
+        """
+        journal = cls(connect(os.fspath(path), create=create, read_only=read_only, durable=durable))
+        if not read_only:
+            journal._guard.watch()
+        return journal
+
+    @classmethod
+    def open_for_table(cls, path: str | os.PathLike[str], *, min_free: int = DEFAULT_MIN_FREE) -> Journal:
+        """The daemon's open: :meth:`open` with ``create``, but a full disk is not the end of the table.
+
+        If the file cannot be opened for writing and the disk holds less than ``min_free`` bytes, the
+        journal opens for reading only (SQLite's ``immutable`` mode when no WAL frames are waiting, since a
+        full disk cannot even hold the WAL's shared-memory file), or as an empty journal when there is no
+        file yet: the table replays what is there and :attr:`degraded` says why it cannot write. Every
+        commit then first tries to reopen the file for writing (and raises ``FULL`` until it can). Any other
+        fault raises as :meth:`open` does.
+        """
+        p = os.fspath(path)
+        try:
+            journal = cls.open(p)
+        except JournalError as exc:
+            if exc.fault is not JournalFault.UNAVAILABLE or not os.path.isdir(os.path.dirname(os.path.abspath(p))):
+                raise
+            if free_bytes(p) >= max(min_free, 1):
+                raise
+            store, degraded = open_degraded(p, exc)
+            journal = cls(store)
+            journal._guard.degraded = degraded
+        journal.min_free = min_free
+        return journal
+
+    # -- the file ------------------------------------------------------------------------------------
+    @property
+    def path(self) -> str:
+        """The journal file's path."""
+        return self._store.path
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this journal cannot write (opened read-only, or degraded on a full disk)."""
+        return self._store.read_only
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The open connection (for tests that damage the file on purpose)."""
+        return self._store.conn
+
+    @property
+    def min_free(self) -> int:
+        """No commit is attempted while the file system has less than this free (0: no check)."""
+        return self._guard.min_free
+
+    @min_free.setter
+    def min_free(self, value: int) -> None:
+        self._guard.min_free = value
+
+    @property
+    def degraded(self) -> JournalError | None:
+        """Why a table journal opened without being able to write (a full disk at start), else None."""
+        return self._guard.degraded
+
+    def check_file(self) -> None:
+        """The file guard's checks between commits (:meth:`~controller.journal.guard.FileGuard.check_file`)."""
+        self._guard.check_file()
+
+    # -- writing (controller.journal.chain) ------------------------------------------------------------
+    def append(
+        self,
+        input_body: Mapping[str, Any],
+        *,
+        session: int | None = None,
+        number: int | None = None,
+        ts: str | None = None,
+        derived: Sequence[Derived] = (),
+    ) -> int | None:
+        """Commit one input and the records it produced, in one transaction; the input's id, or None for a
+        duplicate ``(session, number)`` (:meth:`~controller.journal.chain.Chain.append`)."""
+        return self._chain.append(input_body, session=session, number=number, ts=ts, derived=derived)
+
+    def note(self, body: Mapping[str, Any], *, ts: str | None = None) -> int:
+        """Commit a free-standing note (start-up, operator remark, shoe change); return its id."""
+        return self._chain.note(body, ts=ts)
+
+    def append_many(self, inputs: Sequence[PendingInput]) -> list[int | None]:
+        """Group commit: several inputs, each with its derived records, in ONE transaction
+        (:meth:`~controller.journal.chain.Chain.append_many`)."""
+        return self._chain.append_many(inputs)
+
+    def head(self) -> tuple[int, str]:
+        """``(last id, last hash)`` from the chain head: worth writing down elsewhere (shift report)."""
+        return self._chain.head()
+
+    def anchor(self) -> tuple[int, str]:
+        """``(id, hash)`` of the last pruned record, where the chain now starts (``(0, genesis)`` before any)."""
+        return self._chain.anchor()
+
+    # -- reading (controller.journal.queries) ----------------------------------------------------------
+    def records(self, *, after: int = 0) -> Iterator[Record]:
+        """Every record with id > ``after``, in order."""
+        return self._queries.records(after=after)
+
+    def inputs(self, *, after: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(record id, body)`` of every input with id > ``after``, in journal order: what a restart replays."""
+        return self._queries.inputs(after=after)
+
+    def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None:
+        """The newest input body of ``kind`` with id < ``before``, or None."""
+        return self._queries.last_input(kind, before=before)
+
+    def last_shoe_start(self) -> tuple[int, int] | None:
+        """``(input id, shoe number)`` of the input that started the newest shoe, or None."""
+        return self._queries.last_shoe_start()
+
+    def shoe_starts(self) -> list[int]:
+        """Input ids that started a shoe, oldest first."""
+        return self._queries.shoe_starts()
+
+    def last_event(self, session: int | None = None) -> tuple[int, int] | None:
+        """The most recent ``(session, number)`` stored (of ``session`` when given), or None."""
+        return self._queries.last_event(session)
+
+    def coups(self, last: int | None = None, shoe: int | None = None) -> list[dict[str, Any]]:
+        """Coup records, oldest first, each body with ``ts`` and ``record`` (its id) merged in
+        (:meth:`~controller.journal.queries.Queries.coups`)."""
+        return self._queries.coups(last, shoe)
+
+    def count(self) -> int:
+        """How many records the journal holds."""
+        return self._queries.count()
+
+    # -- the floor's ack (controller.journal.ack) ------------------------------------------------------
+    def store_floor_ack(self, seq: int, *, ts: str | None = None) -> None:
+        """Keep the floor's latest ack (:meth:`~controller.journal.ack.FloorAcks.store`)."""
+        self._acks.store(seq, ts=ts)
+
+    def floor_ack(self) -> int | None:
+        """The floor's stored ack, or None; never more than the chain head."""
+        return self._acks.read()
+
+    # -- retention (controller.journal.retention) ------------------------------------------------------
+    def prunable(self, *, older_than: datetime, ack: int | None, floor: bool = True) -> tuple[int, int] | None:
+        """``(before_record, shoes)``: the most that may be pruned now, or None
+        (:meth:`~controller.journal.retention.Pruner.prunable`)."""
+        return self._pruner.prunable(older_than=older_than, ack=ack, floor=floor)
+
+    def begin_prune(
+        self, before_record: int, *, keep_from_ack: int | None, archive: str | None = None, ts: str | None = None
+    ) -> int:
+        """Check the prune and write its note; returns the note's id
+        (:meth:`~controller.journal.retention.Pruner.begin`)."""
+        return self._pruner.begin(before_record, keep_from_ack=keep_from_ack, archive=archive, ts=ts)
+
+    def prune_step(self, before_record: int, *, limit: int = PRUNE_CHUNK) -> int:
+        """Delete about ``limit`` more records below ``before_record``; 0 when done
+        (:meth:`~controller.journal.retention.Pruner.step`)."""
+        return self._pruner.step(before_record, limit=limit)
+
+    def prune(
+        self, before_record: int, *, keep_from_ack: int | None, archive: str | None = None, chunk: int = PRUNE_CHUNK
+    ) -> int:
+        """:meth:`begin_prune`, then :meth:`prune_step` until done; returns how many records were deleted."""
+        return self._pruner.prune(before_record, keep_from_ack=keep_from_ack, archive=archive, chunk=chunk)
+
+    # -- checking (controller.journal.verify) ----------------------------------------------------------
+    def verify(self) -> list[str]:
+        """Walk the chain; return the problems found (one line each). An empty list means intact."""
+        return verify_chain(self._store, self._chain, self._queries, prune_bound=self._pruner.bound())
+
+    # -- life ----------------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        self._store.conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Journal({self.path!r}, read_only={self.read_only})"

@@ -1,0 +1,1 @@
+"""The journal package's tests, one file per module of controller/journal/."""
