@@ -208,7 +208,7 @@ class FeedServer:
 
     def _send_all(self, line: bytes, *, link_only: bool) -> None:
         poke = False
-        for r in self._readers:
+        for r in list(self._readers):  # a reader dropped on the way leaves the list: the next is not skipped
             if link_only and not r.link:
                 continue
             poke |= self._send(r, line)
