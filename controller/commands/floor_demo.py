@@ -1,9 +1,10 @@
 """``shoe-controller demo --tables N``: a small casino floor on one machine.
 
-N simulated tables (each a ``shoe-sim`` and a ``shoe-controller run --floor`` with its own journal and
-scoreboard), a private Mosquitto on a free loopback port (its own configuration in the demo's directory, not
-the system service) and ``shoe-floor serve`` archiving into SQLite. It prints the addresses to open, deals
-``--shoes`` shoes at every table, waits until the floor has acknowledged every table's journal, prints a
+N simulated tables (each a ``shoe-sim``, a ``shoe-controller run`` with its own journal, and the table's own
+``board`` and ``link`` processes: its scoreboard and its floor link), a private Mosquitto on a free loopback
+port (its own configuration in the demo's directory, not the system service) and ``shoe-floor serve``
+archiving into SQLite. It prints the addresses to open, deals ``--shoes`` shoes at every table, waits until
+the floor has acknowledged every table's journal, prints a
 summary per table (coups, records, archived, verified) and exits 0.
 
 Every child runs in its own process group, started and stopped by this process alone: Ctrl-C or SIGTERM stops
@@ -147,6 +148,7 @@ class Table:
     scoreboard: tuple[str, int]
     sim: Child | None = None
     daemon: Child | None = None
+    board: Child | None = None
     board_url: str | None = None
 
     @property
@@ -250,20 +252,34 @@ class Floor:
         for table in self.tables:
             self.wait(table.link.exists, f"table {table.id}'s shoe to open its port")
             host, port = table.scoreboard
+            common = ["--config", str(table.directory / "config.toml"), "--journal", str(table.journal)]
             daemon = [
-                sys.executable, "-m", "controller.cli", "run", "--config", str(table.directory / "config.toml"),
-                "--port", str(table.link), "--journal", str(table.journal), "--pin-factory", "mock",
-                "--dialect", self.args.dialect, "--scoreboard", f"{host}:{port}", "--reveal", self.args.reveal,
-                "--floor", self.broker_url, "--site", SITE, "--table-id", table.id, "--log-level", "info",
+                sys.executable, "-m", "controller.cli", "run", *common, "--port", str(table.link),
+                "--pin-factory", "mock", "--dialect", self.args.dialect, "--reveal", self.args.reveal,
+                "--log-level", "info",
             ]  # fmt: skip
             table.daemon = self.spawn(
                 f"table {table.id}'s daemon (shoe-controller run)", daemon, table.directory / "daemon.log"
             )
+            # Its two companions, each a process of its own as on a real table, fed by the table's feed.
+            link = [
+                sys.executable, "-m", "controller.cli", "link", *common, "--floor", self.broker_url, "--site", SITE,
+                "--table-id", table.id, "--log-level", "info",
+            ]  # fmt: skip
+            self.spawn(f"table {table.id}'s floor link (shoe-controller link)", link, table.directory / "link.log")
+            board = [
+                sys.executable, "-m", "controller.cli", "board", *common, "--scoreboard", f"{host}:{port}",
+                "--log-level", "info",
+            ]  # fmt: skip
+            table.board = self.spawn(
+                f"table {table.id}'s board (shoe-controller board)", board, table.directory / "board.log"
+            )
         for table in self.tables:
-            assert table.daemon is not None
-            log = table.daemon.log
+            assert table.daemon is not None and table.board is not None
+            log, board_log = table.daemon.log, table.board.log
             self.wait(lambda log=log: " ready in " in _read(log), f"table {table.id}'s daemon to be ready")  # type: ignore[misc]
-            table.board_url = _scoreboard_url(_read(log))
+            self.wait(lambda log=board_log: "board on " in _read(log), f"table {table.id}'s board")  # type: ignore[misc]
+            table.board_url = _scoreboard_url(_read(board_log))
 
     def write_config(self, table: Table) -> None:
         """The table's settings that have no command-line flag: its name, its decks, and (ASCII shoes have no
@@ -393,11 +409,11 @@ def _listening(port: int) -> bool:
 
 
 def _scoreboard_url(log: str) -> str | None:
-    """The address the daemon logged (``scoreboard on http://host:port/ ...``), None if it has none."""
+    """The address the board logged (``board on http://host:port/, fed by ...``), None if it has none."""
     for line in log.splitlines():
-        _, sep, rest = line.partition("scoreboard on ")
+        _, sep, rest = line.partition("board on ")
         if sep:
-            return rest.split()[0]
+            return rest.split()[0].rstrip(",")
     return None
 
 

@@ -171,7 +171,8 @@ def test_ctrl_c_mid_run_stops_every_child_within_seconds(floor_dir: Path) -> Non
         while archived_count(floor_dir / "archive.db") < 20 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert archived_count(floor_dir / "archive.db") >= 20
-        assert len(processes_in(floor_dir, but=demo.proc.pid)) == 6  # broker, collector, two shoes, two daemons
+        # broker, collector, and per table its shoe, its table process, its board and its floor link
+        assert len(processes_in(floor_dir, but=demo.proc.pid)) == 2 + 2 * 4
         demo.proc.send_signal(signal.SIGINT)
         assert demo.proc.wait(20) == 0
         assert wait_gone(floor_dir, 5) == []
@@ -184,7 +185,7 @@ def test_ctrl_c_mid_run_stops_every_child_within_seconds(floor_dir: Path) -> Non
 def test_a_child_dying_is_one_line_and_stops_the_demo_with_exit_1(floor_dir: Path) -> None:
     demo = Running(floor_dir, tables=2)
     try:
-        daemon = next(p for p in processes_in(floor_dir, but=demo.proc.pid) if "T2/journal.db" in p)
+        daemon = next(p for p in processes_in(floor_dir, but=demo.proc.pid) if "T2/journal.db" in p and " run " in p)
         os.kill(int(daemon.split(":")[0]), signal.SIGKILL)
         assert demo.proc.wait(30) == 1
         err = demo.stderr()
@@ -200,7 +201,7 @@ def test_the_demo_killed_outright_takes_its_children_with_it(floor_dir: Path) ->
     """SIGKILL gives the demo no chance to stop anything: the kernel sends each child SIGTERM (PDEATHSIG)."""
     demo = Running(floor_dir, tables=1)
     try:
-        assert len(processes_in(floor_dir, but=demo.proc.pid)) == 4
+        assert len(processes_in(floor_dir, but=demo.proc.pid)) == 2 + 4
         demo.proc.kill()
         demo.proc.wait(10)
         assert wait_gone(floor_dir, 20) == []
