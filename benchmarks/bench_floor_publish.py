@@ -40,7 +40,7 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn, TableState
 from controller.journal import Journal, PendingInput
-from controller.table import TableLoop
+from controller.loop import TableLoop
 from controller.wire import AsciiWire
 from tests.floor.floorside import FloorSide
 from tests.servers import Mosquitto
@@ -57,10 +57,9 @@ def latency(tmp: Path, cards: int) -> None:
     floor = FloorSide("127.0.0.1", broker.port)
     path = tmp / "latency.db"
     journal = Journal.open(path)
-    link = FloorLink(section(broker), path, lambda seq: None, ack_store_interval=3600)
-    loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [link])
-    loop.after_commit.append(link.wake)  # as the daemon wires it
-    link.loop_idle = loop.idle
+    idle = threading.Event()  # the loop's, shared with the link: as the daemon wires it
+    link = FloorLink(section(broker), path, lambda seq: None, ack_store_interval=3600, loop_idle=idle)
+    loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [link], after_commit=[link.wake], idle=idle)
     link.start()
     taken: dict[int, float] = {}
     try:
@@ -105,10 +104,16 @@ class Dealer:
     after each commit, as in the daemon) takes a card every 50 ms; each card is timed from the moment the loop
     takes it to its commit and sinks done (what the LEDs wait for)."""
 
-    def __init__(self, journal: Journal, link: FloorLink | None, first: int) -> None:
-        self.loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [link] if link else [])
-        if link is not None:
-            self.loop.after_commit.append(link.wake)
+    def __init__(self, journal: Journal, link: FloorLink | None, first: int, idle: threading.Event) -> None:
+        self.loop = TableLoop(
+            TableState(),
+            AsciiWire(),
+            journal,
+            lambda data: None,
+            [link] if link else [],
+            after_commit=[link.wake] if link else [],
+            idle=idle,
+        )
         self.n = first
         self.ms: list[float] = []
         self.stop = threading.Event()
@@ -159,7 +164,9 @@ def backlog(tmp: Path, records: int, in_process: bool) -> float:
             batch = []
     if batch:
         journal.append_many(batch)
-    idle = Dealer(journal, None, records).deal_for(5.0)  # the same dealing, no link: the figure to compare with
+    idle = Dealer(journal, None, records, threading.Event()).deal_for(
+        5.0
+    )  # the same dealing, no link: the figure to compare with
     broker = Mosquitto(tmp / "mq-backlog").start()
     floor: FloorSide | None = None
     child: subprocess.Popen[str] | None = None
@@ -171,9 +178,9 @@ def backlog(tmp: Path, records: int, in_process: bool) -> float:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "ready", "the floor's side did not start"
     stored: list[int] = []
-    link = FloorLink(section(broker), path, stored.append, ack_store_interval=3600)
-    dealer = Dealer(journal, link, records + len(idle))
-    link.loop_idle = dealer.loop.idle  # as the daemon wires it
+    loop_idle = threading.Event()  # the loop's, shared with the link: as the daemon wires it
+    link = FloorLink(section(broker), path, stored.append, ack_store_interval=3600, loop_idle=loop_idle)
+    dealer = Dealer(journal, link, records + len(idle), loop_idle)
     try:
         cpu0 = _cpu()
         t0 = time.monotonic()

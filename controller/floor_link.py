@@ -187,7 +187,7 @@ class FloorLink:
         self.state_interval = state_interval
         self.poll_interval = poll_interval
         self.ack_store_interval = ack_store_interval
-        #: The table loop's :attr:`~controller.table.TableLoop.idle`: between messages the link waits (at most
+        #: The table loop's :attr:`~controller.loop.TableLoop.idle`: between messages the link waits (at most
         #: :data:`YIELD_MAX` s) while the loop handles a card, so a backlog flush never holds the loop up.
         self.loop_idle = loop_idle
         self.topic_record = settings.topic("record")

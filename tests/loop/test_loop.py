@@ -4,6 +4,7 @@ newest shoe yet ends in exactly the state a replay of the whole journal gives.""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,7 +25,7 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import Journal
-from controller.table import TableLoop
+from controller.loop import TableLoop
 from controller.wire import AsciiWire
 
 RULES = TableRules(decks=1)
@@ -45,9 +46,9 @@ inputs = st.one_of(
 )
 
 
-def new_loop(journal: Journal, written: list[bytes] | None = None) -> TableLoop:
+def new_loop(journal: Journal, written: list[bytes] | None = None, **parts: Any) -> TableLoop:
     sink = written if written is not None else []
-    return TableLoop(TableState(RULES), AsciiWire(), journal, sink.append)
+    return TableLoop(TableState(RULES), AsciiWire(), journal, sink.append, **parts)
 
 
 def full_replay(journal: Journal) -> TableState:
@@ -116,24 +117,23 @@ def test_one_commit_per_batch(tmp_path: Path) -> None:
             loop._apply(CardDrawn(DECK[0].parse(token)), {"kind": "card", "card": token}, None, None)
         assert journal.count() == 0  # staged, not yet committed
         loop.flush()
-        assert loop.stats.commits == 1
-        assert loop.stats.inputs == 4
+        assert loop.commit.stats.commits == 1
+        assert loop.commit.stats.inputs == 4
         assert len(list(journal.inputs())) == 4
 
 
 def test_a_full_batch_keeps_the_order_of_what_waits(tmp_path: Path) -> None:
-    from controller.table import Stop, WireBytes
+    from controller.loop import Stop, WireBytes
 
     tokens = ["9H", "2S", "KD", "5C", "4H", "3S", "TD", "8C", "7D", "6S", "AH"]
     with Journal.open(tmp_path / "j.db") as journal:
-        loop = new_loop(journal)
-        loop.max_batch = 3
+        loop = new_loop(journal, max_batch=3)
         for token in tokens:  # ASCII lines: suit letter, then rank
             loop.put(WireBytes(f"{token[1]}{token[0]}\r\n".encode().replace(b"T", b"10"), 0.0))
         loop.put(Stop())
         loop.run()
         assert [b["card"] for _id, b in journal.inputs() if b["kind"] == "card"] == tokens
-        assert loop.stats.commits >= 4  # 11 events in batches of at most 3
+        assert loop.commit.stats.commits >= 4  # 11 events in batches of at most 3
 
 
 def test_derived_records_of_a_declared_and_a_voided_coup() -> None:
@@ -178,18 +178,17 @@ def test_the_loop_reads_the_shoes_port_itself(tmp_path: Path) -> None:
     import time
     import tty
 
+    from controller.loop import Inbox, Stop
     from controller.shoe_link import ShoeLink
-    from controller.table import Stop
 
     master, slave = os.openpty()
     tty.setraw(slave)
     path = os.ttyname(slave)
     os.close(slave)
     with Journal.open(tmp_path / "j.db") as journal:
-        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda b: None)
-        link = ShoeLink(path, 9600, loop.put)
-        loop.write = link.write
-        loop.port = link
+        inbox = Inbox()  # first: the link's opener reports to it
+        link = ShoeLink(path, 9600, inbox.put)
+        loop = TableLoop(TableState(RULES), AsciiWire(), journal, link.write, inbox=inbox, port=link)
         runner = threading.Thread(target=loop.run, name="test-loop")
         runner.start()
         try:
@@ -214,17 +213,6 @@ def test_the_loop_reads_the_shoes_port_itself(tmp_path: Path) -> None:
         assert not runner.is_alive()
 
 
-def test_a_full_queue_drops_a_panel_press_and_counts_it(tmp_path: Path) -> None:
-    from controller.table import PanelPress
-
-    with Journal.open(tmp_path / "j.db") as journal:
-        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda b: None, queue_bound=2)
-        for _ in range(3):
-            loop.put(PanelPress("declare"))  # a GPIO callback must never block
-        assert loop.queue.qsize() == 2
-        assert loop.stats.dropped == 1
-
-
 def test_after_commit_runs_once_per_commit_that_wrote_and_never_before_it(tmp_path: Path) -> None:
     # The floor link sends a record as soon as it is committed: the loop wakes it after the commit (a wake
     # before it, from the sinks, would find nothing new and the record would wait for the next card).
@@ -236,8 +224,13 @@ def test_after_commit_runs_once_per_commit_that_wrote_and_never_before_it(tmp_pa
 
     with Journal.open(tmp_path / "j.db") as journal:
         heads: list[int] = []
-        loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None)
-        loop.after_commit.append(lambda: heads.append(journal.head()[0]))
+        loop = TableLoop(
+            TableState(),
+            AsciiWire(),
+            journal,
+            lambda data: None,
+            after_commit=[lambda: heads.append(journal.head()[0])],
+        )
         loop.flush()  # nothing staged: no commit, no wake
         assert heads == []
         for n, token in enumerate(("AS", "KD"), start=1):
