@@ -1,27 +1,18 @@
-"""The table loop on a real journal: group commit, write-ahead ACKs, and a restart that replays only from the
-newest shoe yet ends in exactly the state a replay of the whole journal gives."""
+"""The table loop on a real journal: the batch order, the records an input gives rise to, and the shoe's port
+read by the loop itself."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from controller.game.cards import DECK
-from controller.game.records import REPLAYED_KINDS, derived_records, input_body, input_from_body
+from controller.game.records import derived_records
 from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import (
     CardDrawn,
-    CutCardOut,
     DeclarePressed,
-    LinkChanged,
-    NewShoePressed,
-    TableInput,
     TableRules,
     TableState,
-    UnreadableCard,
     VoidPressed,
 )
 from controller.journal import Journal
@@ -30,96 +21,10 @@ from controller.wire import AsciiWire
 
 RULES = TableRules(decks=1)
 
-inputs = st.one_of(
-    st.sampled_from(DECK).map(CardDrawn),
-    st.sampled_from(
-        [
-            DeclarePressed(),
-            VoidPressed(),
-            UnreadableCard(),
-            CutCardOut(),
-            NewShoePressed(),
-            LinkChanged(up=False),
-            LinkChanged(up=True),
-        ]
-    ),
-)
-
 
 def new_loop(journal: Journal, written: list[bytes] | None = None, **parts: Any) -> TableLoop:
     sink = written if written is not None else []
     return TableLoop(TableState(RULES), AsciiWire(), journal, sink.append, **parts)
-
-
-def full_replay(journal: Journal) -> TableState:
-    state = TableState(RULES)
-    for _id, body in journal.inputs():
-        if body["kind"] in REPLAYED_KINDS:
-            state.apply(input_from_body(body))
-    return state
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(inputs, max_size=150), st.integers(min_value=1, max_value=8))
-def test_restart_replays_from_the_newest_shoe_to_the_same_state(
-    tmp_path_factory: object, events: list[TableInput], batch: int
-) -> None:
-    path = Path(tmp_path_factory.mktemp("loop")) / "journal.db"  # type: ignore[attr-defined]
-    with Journal.open(path) as journal:
-        loop = new_loop(journal)
-        for i, event in enumerate(events):
-            loop._apply(event, input_body(event), None, None)
-            if i % batch == 0:
-                loop.flush()  # group commits of varying size
-        loop.flush()
-        live = loop.view()
-    with Journal.open(path) as journal:
-        restarted = new_loop(journal)
-        restarted.replay()
-        assert restarted.view() == live
-        assert full_replay(journal).view() == live
-
-
-def test_replay_starts_at_the_newest_shoe(tmp_path: Path) -> None:
-    with Journal.open(tmp_path / "j.db") as journal:
-        loop = new_loop(journal)
-        for token in ["5H", "2C", "3D", "4S", "6H", "2H", "3S", "AD", "KC", "8D"]:  # burn, then a coup
-            loop._apply(CardDrawn(DECK[0].parse(token)), {"kind": "card", "card": token}, None, None)
-        loop._apply(NewShoePressed(), {"kind": "new_shoe"}, None, None)
-        loop._apply(CardDrawn(DECK[0].parse("7H")), {"kind": "card", "card": "7H"}, None, None)
-        loop.flush()
-        start = journal.last_shoe_start()
-        assert start is not None
-        assert start[1] == 2
-        restarted = new_loop(journal)
-        assert restarted.replay() == 1  # only the exposed card of shoe 2
-        assert restarted.view() == loop.view()
-        assert restarted.view().shoe_number == 2
-
-
-def test_a_link_down_before_the_newest_shoe_is_restored(tmp_path: Path) -> None:
-    with Journal.open(tmp_path / "j.db") as journal:
-        loop = new_loop(journal)
-        for event in [CardDrawn(DECK[5]), LinkChanged(up=False), NewShoePressed(), CardDrawn(DECK[9])]:
-            loop._apply(event, input_body(event), None, None)
-        loop.flush()
-        assert loop.view().alarms
-        restarted = new_loop(journal)
-        restarted.replay()
-        assert restarted.view() == loop.view()
-
-
-def test_one_commit_per_batch(tmp_path: Path) -> None:
-    written: list[bytes] = []
-    with Journal.open(tmp_path / "j.db") as journal:
-        loop = new_loop(journal, written)
-        for token in ["9H", "2S", "KD", "5C"]:
-            loop._apply(CardDrawn(DECK[0].parse(token)), {"kind": "card", "card": token}, None, None)
-        assert journal.count() == 0  # staged, not yet committed
-        loop.flush()
-        assert loop.commit.stats.commits == 1
-        assert loop.commit.stats.inputs == 4
-        assert len(list(journal.inputs())) == 4
 
 
 def test_a_full_batch_keeps_the_order_of_what_waits(tmp_path: Path) -> None:
@@ -211,31 +116,3 @@ def test_the_loop_reads_the_shoes_port_itself(tmp_path: Path) -> None:
         assert loop.stats.reads >= 1
         assert link.bytes_in == 16
         assert not runner.is_alive()
-
-
-def test_after_commit_runs_once_per_commit_that_wrote_and_never_before_it(tmp_path: Path) -> None:
-    # The floor link sends a record as soon as it is committed: the loop wakes it after the commit (a wake
-    # before it, from the sinks, would find nothing new and the record would wait for the next card).
-    from controller.game.cards import Card
-    from controller.game.records import input_body
-    from controller.game.table import CardDrawn, TableState
-    from controller.journal import Journal
-    from controller.wire import AsciiWire
-
-    with Journal.open(tmp_path / "j.db") as journal:
-        heads: list[int] = []
-        loop = TableLoop(
-            TableState(),
-            AsciiWire(),
-            journal,
-            lambda data: None,
-            after_commit=[lambda: heads.append(journal.head()[0])],
-        )
-        loop.flush()  # nothing staged: no commit, no wake
-        assert heads == []
-        for n, token in enumerate(("AS", "KD"), start=1):
-            card = CardDrawn(Card.parse(token))
-            loop._apply(card, input_body(card), None, None)
-            assert len(heads) == n - 1  # applied and shown, not yet committed: no wake
-            loop.flush()
-            assert len(heads) == n and heads[-1] == journal.head()[0]  # the wake saw its record committed
