@@ -238,7 +238,7 @@ class TableLoop:
             try:
                 sink.update(view, notices)
             except Exception:
-                log.exception("sink %s failed; detaching it", getattr(sink, "name", sink))
+                log.exception("sink %s failed; detaching it", sink.name)
                 self.sinks.remove(sink)
 
     # -- the loop --------------------------------------------------------------------------------
@@ -518,4 +518,4 @@ class TableLoop:
             try:
                 sink.close()
             except Exception:
-                log.exception("closing sink %s failed", getattr(sink, "name", sink))
+                log.exception("closing sink %s failed", sink.name)

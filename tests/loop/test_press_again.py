@@ -46,14 +46,14 @@ class Clock:
 
 
 class Buttons:
-    """The panel's ``on_button``: what the daemon does, a press put on the loop's queue."""
+    """The panel's ``on_button``: what the daemon does, a press put in the loop's inbox."""
 
     def __init__(self) -> None:
-        self.loop: TableLoop | None = None
+        self.inbox: Inbox | None = None
 
     def __call__(self, action: ButtonAction) -> None:
-        assert self.loop is not None
-        self.loop.put(PanelPress(action))
+        assert self.inbox is not None
+        self.inbox.put(PanelPress(action))
 
 
 @pytest.fixture(scope="module")
@@ -80,12 +80,12 @@ def table(rig: tuple[Any, Buttons, Panel], tmp_path: Path, request: pytest.Fixtu
         factory.pin(gpio).clear_states()
     with Journal.open(tmp_path / "journal.db") as journal:
         t = Table(factory, panel, journal, **options)
-        buttons.loop = t.loop
+        buttons.inbox = t.loop.inbox
         try:
             yield t
         finally:
             t.stop()
-            buttons.loop = None
+            buttons.inbox = None
             panel.off()
 
 
