@@ -116,3 +116,23 @@ def test_the_loop_reads_the_shoes_port_itself(tmp_path: Path) -> None:
         assert loop.stats.reads >= 1
         assert link.bytes_in == 16
         assert not runner.is_alive()
+
+
+def test_the_ports_state_is_the_link_only_for_a_wire_that_does_not_report_it(tmp_path: Path) -> None:
+    """ASCII has no heartbeat: a port lost is LINK DOWN, a port opened LINK up. The binary wire reports the
+    link itself (HELLO, heartbeats, silence), so the port's state alone changes nothing there."""
+    from controller.game.table import Alarm
+    from controller.loop import PortState
+    from controller.wire import BinaryWire
+    from firmware_protocol.session import ControllerSession
+
+    assert not AsciiWire.reports_link and BinaryWire.reports_link
+    with Journal.open(tmp_path / "j.db") as journal:
+        ascii_loop = new_loop(journal)
+        ascii_loop.handle(PortState(False, "port lost"))
+        assert Alarm.LINK_DOWN in ascii_loop.view().alarms
+        ascii_loop.handle(PortState(True, "port opened"))
+        assert Alarm.LINK_DOWN not in ascii_loop.view().alarms
+        binary_loop = TableLoop(TableState(RULES), BinaryWire(ControllerSession()), journal, lambda _data: None)
+        binary_loop.handle(PortState(False, "port lost"))
+        assert Alarm.LINK_DOWN not in binary_loop.view().alarms
