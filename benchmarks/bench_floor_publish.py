@@ -40,7 +40,7 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn, TableState
 from controller.journal import Journal, PendingInput
-from controller.table import TableLoop
+from controller.loop import TableLoop
 from controller.wire import AsciiWire
 from tests.floor.floorside import FloorSide
 from tests.servers import Mosquitto
@@ -58,8 +58,8 @@ def latency(tmp: Path, cards: int) -> None:
     path = tmp / "latency.db"
     journal = Journal.open(path)
     link = FloorLink(section(broker), path, lambda seq: None, ack_store_interval=3600)
-    loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [link])
-    loop.after_commit.append(link.wake)  # as the daemon wires it
+    # woken after each commit, as the table's feed wakes the link's process
+    loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [], after_commit=[link.wake])
     link.start()
     taken: dict[int, float] = {}
     try:
@@ -100,14 +100,15 @@ def receiver(port: int, records: int) -> int:
 
 
 class Dealer:
-    """The table dealing meanwhile: a real ``TableLoop`` on the journal (the floor link is its sink and is woken
-    after each commit, as in the daemon) takes a card every 50 ms; each card is timed from the moment the loop
-    takes it to its commit and sinks done (what the LEDs wait for)."""
+    """The table dealing meanwhile: a real ``TableLoop`` on the journal (the floor link woken after each commit,
+    as the table's feed wakes the link's process) takes a card every 50 ms; each card is timed from the moment
+    the loop takes it to its commit and sinks done (what the LEDs wait for). Here the link shares this process
+    and its interpreter with the loop: the worst case; on a table the link is a process of its own."""
 
     def __init__(self, journal: Journal, link: FloorLink | None, first: int) -> None:
-        self.loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [link] if link else [])
-        if link is not None:
-            self.loop.after_commit.append(link.wake)
+        self.loop = TableLoop(
+            TableState(), AsciiWire(), journal, lambda data: None, [], after_commit=[link.wake] if link else []
+        )
         self.n = first
         self.ms: list[float] = []
         self.stop = threading.Event()

@@ -127,14 +127,13 @@ def bench_replay(directory: Path, count: int) -> None:
         journal.coups(last=80)
         history = time.perf_counter() - t0
         # What the daemon does at start: replay only from the input that started the newest shoe.
-        from controller.table import TableLoop
-        from controller.wire import AsciiWire
+        from controller.loop import resume
 
         t0 = time.perf_counter()
-        loop = TableLoop(TableState(), AsciiWire(), journal, lambda _data: None)
-        resumed = loop.replay()
+        where = resume(journal, TableState().rules)
+        resumed = where.inputs
         checkpoint = time.perf_counter() - t0
-        assert loop.view() == state.view(), "the checkpoint replay must end where the full replay does"
+        assert where.state.view() == state.view(), "the checkpoint replay must end where the full replay does"
     assert len(bodies) == count and not problems
     print(f"  open (quick_check): {opened * 1000:.0f} ms")
     print(f"  read + decode {count:,} inputs: {read:.2f} s")

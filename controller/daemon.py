@@ -31,14 +31,15 @@ from controller.config import Settings
 from controller.feed.server import FeedServer, FeedServerError
 from controller.game.composition import Composition
 from controller.game.edges import EdgeWatch, price
-from controller.game.table import TableState, TableView
+from controller.game.rules import Ruleset
+from controller.game.table import TableView
 from controller.journal import Journal, Retention
+from controller.loop import FloorAck, Inbox, PanelPress, Stop, TableLoop, resume
 from controller.metrics import TableMetrics
 from controller.notify import Notifier, StatusSink
 from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.shoe_link import ShoeLink
 from controller.sinks import LatestViewSink, Sink
-from controller.table import FloorAck, LoopEvent, PanelPress, Stop, TableLoop
 from controller.wire import AsciiWire, BinaryWire, Wire
 from firmware_protocol.session import ControllerSession
 
@@ -88,18 +89,23 @@ class Daemon:
 
     # -- building ----------------------------------------------------------------------------------
     def open(self) -> TableLoop:
-        """Open everything and replay the journal; the loop is ready to run. Raises on a fatal fault."""
+        """Open everything and replay the journal; the loop is ready to run. Raises on a fatal fault.
+
+        The inbox comes first (the panel's buttons, the link's opener and the feed's floor acks put their
+        events there), then every part the loop uses, then the loop with all of them; the feed's sockets are
+        opened last, once the loop exists."""
         s = self.settings
         self._started = time.monotonic()
         # A full disk is not fatal: the journal opens for reading, the table replays and shows JOURNAL FULL.
         self.journal = Journal.open_for_table(s.journal.path)
-        state = TableState(s.table_rules())
+        ruleset = s.ruleset()
+        resumed = resume(self.journal, s.table_rules(), self._open_edges(ruleset))
         wire = make_wire(s, self.journal)
+        inbox = Inbox()
         sinks: list[Sink] = []
-        loop_holder: list[TableLoop] = []
 
         def on_button(action: ButtonAction) -> None:
-            loop_holder[0].put(PanelPress(action.value))
+            inbox.put(PanelPress(action))
 
         factory = make_pin_factory(s.gpio.pin_factory)
         self.panel = Panel(
@@ -115,67 +121,78 @@ class Daemon:
             from controller.displays.lcd import LcdSink
 
             # I2C writes take tens of milliseconds a frame: the LCD gets its own thread and the latest view.
-            sinks.append(LatestViewSink(LcdSink(s.lcd, s.ruleset())))  # absent hardware: logged, inert
+            sinks.append(LatestViewSink(LcdSink(s.lcd, ruleset)))  # absent hardware: logged, inert
         sinks.extend(self.extra_sinks)
         if self.notifier.enabled:
             self.status = StatusSink(self.notifier, hide_cards=s.scoreboard.reveal == "on_declare")
             sinks.append(self.status)
-        self.link = ShoeLink(s.shoe.port, s.shoe.baud, self._put, backoff_max=s.shoe.reconnect_backoff_max)
+        self.link = ShoeLink(s.shoe.port, s.shoe.baud, inbox.put, backoff_max=s.shoe.reconnect_backoff_max)
+        self._open_metrics()
+        metrics = self.metrics
+        # The feed for the board and the floor link, with the current shoe's coups from the journal (a board
+        # started now shows the whole shoe); the floor's ack comes back from the link socket to the inbox.
+        feed = FeedServer(
+            s.feed_dir(),
+            reveal=s.scoreboard.reveal,
+            history=self.journal.coups(shoe=resumed.state.view().shoe_number),
+            on_ack=lambda seq: inbox.put(FloorAck(seq)),
+            metrics_text=metrics.exposition if metrics is not None else None,
+        )
+        sinks.append(feed)  # close_sinks() closes it
         self.loop = TableLoop(
-            state,
+            resumed.state,
             wire,
             self.journal,
             self.link.write,
             sinks,
+            inbox=inbox,
             port=self.link,  # the loop waits on the port itself (one wake-up per card)
+            after_commit=[feed.committed],  # the floor link reads a committed record now, not at the next card
+            metrics=self.metrics,
+            pruner=self._open_retention(),
+            ruleset=ruleset,
+            edges=resumed.edges,
             watchdog=self.notifier.watchdog,
             watchdog_interval=self.notifier.watchdog_interval(),
         )
-        loop_holder.append(self.loop)
-        self._open_edges()
-        self._open_metrics()
-        self._open_retention()
         if self.journal.degraded is not None:
             self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second
-        replayed = self.loop.replay()
+        try:
+            feed.start()
+        except FeedServerError as exc:
+            log.error("%s; the table deals on without a board or a floor link", exc)
+        else:
+            self.feed = feed
         view = self.loop.view()
-        self._open_feed(view.shoe_number)
-        log.info("journal %s: replayed %d inputs; resumed %s", s.journal.path, replayed, self._resumed(view))
+        log.info("journal %s: replayed %d inputs; resumed %s", s.journal.path, resumed.inputs, self._resumed(view))
         return self.loop
 
-    def _open_edges(self) -> None:
+    def _open_edges(self, ruleset: Ruleset) -> EdgeWatch:
         """Shoe start records carry the ruleset, and the live exact edge ([surveillance]) is on. The odds
         engine's table is built now (about 0.3 s), not at the first betting time in the middle of a shoe."""
         s = self.settings
-        assert self.loop is not None
-        ruleset = s.ruleset()
-        self.loop.ruleset = ruleset
-        self.loop.edges = EdgeWatch(
-            s.surveillance.advantage_threshold, ruleset, s.table.decks, s.surveillance.bet_thresholds
-        )
+        watch = EdgeWatch(s.surveillance.advantage_threshold, ruleset, s.table.decks, s.surveillance.bet_thresholds)
         price(Composition.decks(s.table.decks), ruleset)  # builds the six-card table and prices this ruleset
+        return watch
 
     def _open_metrics(self) -> None:
         """The health metrics, when ``[metrics] enabled``: kept by the loop, sent to the floor link's process
         on the feed every second and served there (the table has no network)."""
         s = self.settings
-        assert self.loop is not None
         if not s.metrics.enabled:
             return
         self.metrics = TableMetrics(s.journal.path)
         self.metrics.link(False)  # LINK DOWN until the shoe is heard
-        self.loop.metrics = self.metrics
 
-    def _open_retention(self) -> None:
+    def _open_retention(self) -> Retention | None:
         """With a floor link and ``[floor] retain_days``, the loop prunes acknowledged old shoes at quiet
         moments. Without a floor, never: ``shoe-controller journal archive`` does it by hand."""
-        floor = getattr(self.settings, "floor", None)
-        days = getattr(floor, "retain_days", None)
-        if floor is None or not getattr(floor, "enabled", False) or not days:
-            return
-        assert self.loop is not None and self.journal is not None
-        self.loop.pruner = Retention(self.journal, float(days))
-        log.info("journal retention: shoes older than %s days, once the floor has acknowledged them", days)
+        floor = self.settings.floor
+        if not floor.enabled or not floor.retain_days:
+            return None
+        assert self.journal is not None
+        log.info("journal retention: shoes older than %s days, once the floor has acknowledged them", floor.retain_days)
+        return Retention(self.journal, float(floor.retain_days))
 
     def _resumed(self, view: TableView) -> str:
         """Where the table stands after the replay, for the log. Under ``reveal = on_declare`` (a squeeze
@@ -192,33 +209,6 @@ class Daemon:
             " ".join(c.token for c in view.banker) or "-",
             ",".join(sorted(lamp.value for lamp in view.lamps)) or "none",
         )
-
-    def _open_feed(self, shoe_number: int) -> None:
-        """The feed's sockets for the board and the floor link, with the current shoe's coups from the journal
-        (a board started now shows the whole shoe). A fault is logged: the table deals on without them."""
-        s = self.settings
-        assert self.journal is not None and self.loop is not None
-        metrics = self.metrics
-        feed = FeedServer(
-            s.feed_dir(),
-            reveal=s.scoreboard.reveal,
-            history=self.journal.coups(shoe=shoe_number),
-            on_ack=lambda seq: self._put(FloorAck(seq)),
-            metrics_text=metrics.exposition if metrics is not None else None,
-        )
-        try:
-            feed.start()
-        except FeedServerError as exc:
-            log.error("%s; the table deals on without a board or a floor link", exc)
-            feed.close()
-            return
-        self.feed = feed
-        self.loop.sinks.append(feed)  # close_sinks() closes it
-        self.loop.after_commit.append(feed.committed)  # the floor link reads a committed record now
-
-    def _put(self, event: LoopEvent) -> None:
-        assert self.loop is not None
-        self.loop.put(event)
 
     def _mark_ready(self, why: str) -> None:
         if self.ready:

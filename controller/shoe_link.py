@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import serial
 
-from controller.table import READ_SIZE, LoopEvent, PortState, WireBytes
+from controller.loop.inbox import READ_SIZE, LoopEvent, PortState, WireBytes
 
 log = logging.getLogger(__name__)
 

@@ -251,7 +251,9 @@ _RAW_KEPT = 64
 class Wire(Protocol):
     """What the table loop needs from a dialect."""
 
-    dialect: str
+    #: Whether the wire itself reports the link (:class:`WireLink`, from the shoe's heartbeats and their
+    #: silence). Without it the port's state is all the loop knows of the link.
+    reports_link: bool
     noise: NoiseGate
 
     def receive(self, data: bytes, now: float) -> list[WireEvent]: ...
@@ -266,7 +268,7 @@ class Wire(Protocol):
 class BinaryWire:
     """The binary dialect: a :class:`ControllerSession` with its events translated for the table."""
 
-    dialect = "binary"
+    reports_link = True  # HELLO and heartbeats bring the link up; their silence takes it down
 
     def __init__(self, session: ControllerSession, noise: NoiseGate | None = None) -> None:
         self.session = session
@@ -342,7 +344,7 @@ class AsciiWire:
     line is part of that line (one line, one unreadable card).
     """
 
-    dialect = "ascii"
+    reports_link = False  # no heartbeat: the loop takes the port's state for the link
 
     #: An unfinished line older than this is dropped when more bytes come (a shoe sends a line at once:
     #: 5 bytes take 5 ms at 9600 baud): the tail of a flood must not glue itself to the next card's line.

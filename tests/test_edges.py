@@ -32,7 +32,7 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import Journal
-from controller.table import TableLoop
+from controller.loop import TableLoop
 from controller.wire import AsciiWire
 
 NO_BURN = BurnRule(mode=BurnMode.NONE)
@@ -53,11 +53,13 @@ class Recorder:
         pass
 
 
-def table(journal: Journal, rules: TableRules, ruleset: Ruleset, threshold: float) -> tuple[TableLoop, Recorder]:
+def table(
+    journal: Journal, rules: TableRules, ruleset: Ruleset, threshold: float, *, watch: bool = True
+) -> tuple[TableLoop, Recorder]:
+    """A loop with the table's ruleset and, when ``watch``, the edge watch at ``threshold``."""
     sink = Recorder()
-    loop = TableLoop(TableState(rules), AsciiWire(), journal, lambda data: None, [sink])
-    loop.ruleset = ruleset
-    loop.edges = EdgeWatch(threshold, ruleset, rules.decks)
+    edges = EdgeWatch(threshold, ruleset, rules.decks) if watch else None
+    loop = TableLoop(TableState(rules), AsciiWire(), journal, lambda data: None, [sink], ruleset=ruleset, edges=edges)
     return loop, sink
 
 
@@ -188,7 +190,7 @@ def test_a_shoe_turned_in_the_players_favour_raises_and_clears_exactly_the_expec
 ) -> None:
     path = tmp_path / "journal.db"
     rules = TableRules(decks=8, burn_rule=NO_BURN)
-    caplog.set_level(logging.WARNING, logger="controller.table")
+    caplog.set_level(logging.WARNING, logger="controller.loop.loop")
     with Journal.open(path) as journal:
         loop, _ = table(journal, rules, COMMISSION, 0.0)
         put(loop, NewShoePressed())
@@ -237,9 +239,7 @@ def test_nothing_of_the_edge_reaches_the_dealers_sinks(tmp_path: Path) -> None:
     shown = []
     for watch in (True, False):
         with Journal.open(tmp_path / f"{watch}.db") as journal:
-            loop, sink = table(journal, rules, COMMISSION, 0.0)
-            if not watch:
-                loop.edges = None
+            loop, sink = table(journal, rules, COMMISSION, 0.0, watch=watch)
             put(loop, NewShoePressed())
             deal(loop, kq_first_shoe(), keep=20)
             put(loop, VoidPressed())

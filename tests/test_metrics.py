@@ -117,7 +117,7 @@ def test_the_endpoint_counts_what_the_table_dealt(tmp_path: Path) -> None:
         table.wait_for("all counted", lambda: value(scrape(port), "shoe_cards_read_total") == len(CARDS))
         table.wait_for(
             "the commits counted",
-            lambda: value(scrape(port), "shoe_journal_commit_seconds_count") == table.daemon.loop.stats.commits,  # type: ignore[union-attr]
+            lambda: value(scrape(port), "shoe_journal_commit_seconds_count") == table.daemon.loop.commit.stats.commits,  # type: ignore[union-attr]
         )
         after = scrape(port)
         loop = table.daemon.loop
@@ -129,7 +129,7 @@ def test_the_endpoint_counts_what_the_table_dealt(tmp_path: Path) -> None:
         assert value(after, "shoe_frames_rejected_total", reason="bad_bytes") == 1
         commits = value(after, "shoe_journal_commit_seconds_count") - value(before, "shoe_journal_commit_seconds_count")
         assert commits >= 1
-        assert value(after, "shoe_journal_commit_seconds_count") == loop.stats.commits
+        assert value(after, "shoe_journal_commit_seconds_count") == loop.commit.stats.commits
         size = value(after, "shoe_journal_bytes")
         files = os.path.getsize(table.journal) + os.path.getsize(f"{table.journal}-wal")
         assert 0 < size <= files  # read when sent; the journal only grows while we look

@@ -28,7 +28,7 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import Journal
-from controller.table import TableLoop
+from controller.loop import TableLoop
 from controller.wire import AsciiWire
 from tests.game.test_records import EVERY_INPUT
 
@@ -68,9 +68,15 @@ def test_the_schemas_name_exactly_the_kinds_and_alarms_the_code_has() -> None:
 def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
     state = TableState()
     with Journal.open(tmp_path / "j.db") as journal:
-        loop = TableLoop(state, AsciiWire(), journal, lambda data: None, wall=lambda: "2026-11-30T12:00:00+00:00")
-        loop.ruleset = SUPER6  # shoe start records carry it
-        loop.edges = EdgeWatch(-1.0, SUPER6, 8)  # every wager flagged at the first betting time ...
+        loop = TableLoop(
+            state,
+            AsciiWire(),
+            journal,
+            lambda data: None,
+            ruleset=SUPER6,  # shoe start records carry it
+            edges=EdgeWatch(-1.0, SUPER6, 8),  # every wager flagged at the first betting time ...
+            wall=lambda: "2026-11-30T12:00:00+00:00",
+        )
         for event in [*EVERY_INPUT, NewShoePressed()]:
             facts = {"old_session": 1, "new_session": 2} if isinstance(event, ShoeRebooted) else {"seq": 3}
             loop._apply(event, input_body(event, **facts), None, None)

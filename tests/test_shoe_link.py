@@ -17,8 +17,8 @@ import serial
 from pytest_mock import MockerFixture
 
 from controller import shoe_link
+from controller.loop import LoopEvent, PortState, WireBytes
 from controller.shoe_link import ShoeLink
-from controller.table import LoopEvent, PortState, WireBytes
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:

@@ -11,7 +11,7 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import Alarm, CardDrawn, LineNoise, NewShoePressed, TableRules, TableState
 from controller.journal import Journal
-from controller.table import TableLoop, WireBytes
+from controller.loop import TableLoop, WireBytes
 from controller.wire import AsciiWire, BinaryWire, NoiseGate, WireEvent, WireInput, WireNoiseSummary, WireNoisy
 from firmware_protocol.binary import encode
 from firmware_protocol.messages import Heartbeat

@@ -21,7 +21,7 @@ from controller.game.public import PublicProjector
 from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
-from controller.table import TableLoop
+from controller.loop import TableLoop
 from controller.wire import AsciiWire
 from tests.floor.floorside import FloorSide, ordered_without_duplicates
 from tests.servers import Mosquitto

@@ -12,7 +12,7 @@ from controller.game.cards import Card
 from controller.game.records import TableRecord, input_body
 from controller.game.table import CardDrawn, DeclarePressed, ShoeRebooted, TableState
 from controller.journal import Journal, Record
-from controller.table import TableLoop
+from controller.loop import TableLoop
 from controller.wire import AsciiWire
 from tests.game.test_records import EVERY_INPUT
 

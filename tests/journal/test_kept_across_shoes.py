@@ -32,8 +32,7 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import Journal
-from controller.table import TableLoop
-from controller.wire import AsciiWire
+from controller.loop import resume
 from tests.journal.test_retention import NOW, RULES, build, restarted_view, shoe_inputs
 
 #: One input of each replayed kind, each with an effect on the table (a lamp, an alarm, a count).
@@ -97,6 +96,9 @@ class AskedJournal:
     def inputs(self, *, after: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
         return iter(())
 
+    def records(self, *, after: int = 0) -> Iterator[Any]:
+        return iter(())
+
     def last_shoe_start(self) -> tuple[int, int] | None:
         return 5, 2
 
@@ -107,13 +109,13 @@ class AskedJournal:
 
 def test_the_loop_replay_reads_exactly_the_kinds_listed_before_the_shoe_it_starts_at() -> None:
     journal = AskedJournal()
-    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None)
-    assert loop.replay() == 0
+    resumed = resume(journal, RULES)
+    assert resumed.inputs == 0
     assert sorted(journal.asked) == sorted((kind, 5) for kind in KEPT_ACROSS_SHOES)
     expected = TableState.at_shoe_start(RULES, 2)
     for kind in KEPT_ACROSS_SHOES:
         expected.apply(SAMPLES[kind])
-    assert loop.state.view() == expected.view()
+    assert resumed.state.view() == expected.view()
 
 
 @pytest.mark.parametrize("kind", KEPT_ACROSS_SHOES, ids=str)

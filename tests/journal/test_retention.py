@@ -31,7 +31,7 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import PRUNE_NOTE, SCHEMA_VERSION, Journal
-from controller.table import TableLoop
+from controller.loop import TableLoop
 from controller.wire import AsciiWire
 
 RULES = TableRules(decks=1)
@@ -429,7 +429,7 @@ def test_the_loop_prunes_acknowledged_old_shoes_in_small_steps_at_quiet_moments(
     import threading
 
     from controller.journal import Retention
-    from controller.table import Stop
+    from controller.loop import Stop
 
     path = tmp_path / "j.db"
     journal, loop = build(path, [40, 35, 31, 1])
@@ -445,8 +445,8 @@ def test_the_loop_prunes_acknowledged_old_shoes_in_small_steps_at_quiet_moments(
         return steps[-1]
 
     retention.step = counted  # type: ignore[method-assign]
-    loop.pruner = retention
-    loop.tick = 0.01
+    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, pruner=retention, tick=0.01)
+    assert loop.replay() > 0 and loop.view() == live  # the table restarted with its retention
     runner = threading.Thread(target=loop.run, name="test-loop")
     runner.start()
     try:
@@ -471,9 +471,10 @@ def test_the_loop_never_prunes_without_an_ack_nor_mid_coup(tmp_path: Path) -> No
     from controller.game.cards import DECK
     from controller.journal import Retention
 
-    journal, loop = build(tmp_path / "j.db", [40, 35, 1])
+    journal, _built = build(tmp_path / "j.db", [40, 35, 1])
     retention = Retention(journal, 30, every=0.0)
-    loop.pruner = retention
+    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, pruner=retention)
+    loop.replay()
     loop._prune_step()
     assert journal.anchor()[0] == 0 and retention.pruned == 0  # no floor ack stored: never
     store_ack(journal, journal.head()[0])
@@ -486,7 +487,9 @@ def test_the_loop_never_prunes_without_an_ack_nor_mid_coup(tmp_path: Path) -> No
     loop._prune_step()
     loop._prune_step()
     assert journal.anchor()[0] == 0 and not any(r.kind == "note" for r in journal.records())
-    loop.state = TableState(RULES)  # between coups
+    loop._apply(VoidPressed(), input_body(VoidPressed()), None, None)  # between coups
+    loop.flush()
+    assert not loop.view().player and not loop.view().banker
     loop._prune_step()  # plans (writes the note)
     loop._prune_step()  # deletes the first chunk
     assert journal.anchor()[0] > 0

@@ -22,7 +22,7 @@ from controller.game.table import (
     TableView,
 )
 from controller.journal import Journal
-from controller.table import Stop, TableLoop, WireBytes
+from controller.loop import Stop, TableLoop, WireBytes
 from controller.wire import AsciiWire, BinaryWire
 from firmware_protocol import messages as m
 from firmware_protocol.session import Acked, ControllerSession, ShoeSession
@@ -115,7 +115,7 @@ def test_disk_full_nothing_acked_alarm_shown_then_resumes_with_every_card_once_i
         loop.handle(WireBytes(shoe.poll(5.0), 5.0))
         loop.flush()
         assert acks(shoe, written, 5.0) == []
-        assert loop.stats.journal_faults == 2
+        assert loop.commit.stats.journal_faults == 2
 
         fs.free()
         loop.flush()  # not yet: the retry is due a second after the last one
@@ -192,18 +192,15 @@ def test_a_disk_filling_while_the_table_is_idle_shows_journal_full_before_the_ne
         assert not [b for _id, b in journal.inputs() if b["kind"] == "card"]
 
 
-def test_ascii_keeps_a_bounded_number_of_inputs_in_memory_then_refuses(
-    fs: SmallFs, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("controller.table.MAX_STAGED", 6)
+def test_ascii_keeps_a_bounded_number_of_inputs_in_memory_then_refuses(fs: SmallFs) -> None:
     clock = Clock()
     with Journal.open_for_table(fs.root / "journal.db") as journal:
-        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, clock=clock)
+        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, clock=clock, max_staged=6)
         fs.fill()
         loop.handle(WireBytes(b"H5\nC2\nD3\n", 0.0))  # a 5 exposed: 5 burn cards
         loop.flush()  # refused: the fault record joins the three cards (4 staged)
         loop.handle(WireBytes(b"S4\nH6\nH7\nH8\n", 0.1))  # room for two more
-        assert loop.stats.refused == 2
+        assert loop.commit.stats.refused == 2
         assert loop.view().burn_left == 1  # the refused cards were not applied
         assert Alarm.JOURNAL_FULL in loop.view().alarms
         fs.free()

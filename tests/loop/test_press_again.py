@@ -21,13 +21,12 @@ from typing import Any
 
 import pytest
 
-import controller.table
 from controller.displays.terminal import TerminalDisplay
 from controller.game.table import Alarm, Lamp, TableRules, TableState
 from controller.journal import Journal
+from controller.loop import INPUT_LOST_HOLD, PUT_WAIT, Inbox, PanelPress, PortState, Stop, TableLoop
 from controller.metrics import TableMetrics
 from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
-from controller.table import INPUT_LOST_HOLD, PanelPress, PortState, Stop, TableLoop
 from controller.wire import AsciiWire
 
 RULES = TableRules(decks=1)
@@ -47,14 +46,14 @@ class Clock:
 
 
 class Buttons:
-    """The panel's ``on_button``: what the daemon does, a press put on the loop's queue."""
+    """The panel's ``on_button``: what the daemon does, a press put in the loop's inbox."""
 
     def __init__(self) -> None:
-        self.loop: TableLoop | None = None
+        self.inbox: Inbox | None = None
 
     def __call__(self, action: ButtonAction) -> None:
-        assert self.loop is not None
-        self.loop.put(PanelPress(action.value))
+        assert self.inbox is not None
+        self.inbox.put(PanelPress(action))
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +69,9 @@ def rig() -> Iterator[tuple[Any, Buttons, Panel]]:
 
 
 @pytest.fixture
-def table(rig: tuple[Any, Buttons, Panel], tmp_path: Path) -> Iterator[Table]:
+def table(rig: tuple[Any, Buttons, Panel], tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Table]:
+    """The table; a test may give the loop's options (``put_wait``, ``max_batch``) by indirect parametrization."""
+    options: dict[str, float] = getattr(request, "param", {})
     factory, buttons, panel = rig
     for gpio in BUTTON.values():
         factory.pin(gpio).drive_high()
@@ -78,36 +79,39 @@ def table(rig: tuple[Any, Buttons, Panel], tmp_path: Path) -> Iterator[Table]:
     for gpio in [FAULT, PINS.buzzer, *BUTTON.values()]:
         factory.pin(gpio).clear_states()
     with Journal.open(tmp_path / "journal.db") as journal:
-        t = Table(factory, panel, journal)
-        buttons.loop = t.loop
+        t = Table(factory, panel, journal, **options)
+        buttons.inbox = t.loop.inbox
         try:
             yield t
         finally:
             t.stop()
-            buttons.loop = None
+            buttons.inbox = None
             panel.off()
 
 
 class Table:
     """A real table loop with a queue of two, the panel's sink and the terminal display as its sinks."""
 
-    def __init__(self, factory: Any, panel: Panel, journal: Journal) -> None:
+    def __init__(
+        self, factory: Any, panel: Panel, journal: Journal, put_wait: float = PUT_WAIT, max_batch: float = 64
+    ) -> None:
         self.factory = factory
         self.journal = journal
         self.clock = Clock()
         self.terminal_out = io.StringIO()
+        self.metrics = TableMetrics()
         self.loop = TableLoop(
             TableState(RULES),
             AsciiWire(),
             journal,
             lambda data: None,
             [PanelSink(panel), TerminalDisplay(self.terminal_out)],
+            inbox=Inbox(2, put_wait=put_wait),
+            metrics=self.metrics,
             clock=self.clock,
             tick=0.02,
-            queue_bound=2,
+            max_batch=int(max_batch),
         )
-        self.metrics = TableMetrics()
-        self.loop.metrics = self.metrics
         self.runner: threading.Thread | None = None
 
     def press(self, action: str) -> None:
@@ -162,7 +166,7 @@ def stalled_then_running(table: Table) -> Iterator[None]:
     """The queue filled while the loop is stalled (two harmless port reports), then the loop runs."""
     table.loop.put(PortState(True, "port opened"))
     table.loop.put(PortState(True, "port opened"))
-    assert table.loop.queue.full()
+    assert table.loop.inbox.full()
     yield
     table.start()
 
@@ -178,7 +182,7 @@ def cleared(table: Table) -> bool:
 def test_a_press_lost_at_the_full_queue_shows_press_again_until_the_next_press(table: Table) -> None:
     with stalled_then_running(table):
         table.press("declare")  # the queue is full: dropped at once, the callback does not block
-        assert table.loop.stats.dropped == 1
+        assert table.loop.inbox.dropped == 1
         assert table.fault_lamp() == [False] and table.buzzer() == [False]  # stalled: nothing shown yet
 
     wait_for("the raised record", lambda: raised(table))
@@ -227,17 +231,17 @@ def test_the_alarm_clears_itself_after_the_hold_on_the_loops_clock(table: Table)
     assert "cleared PRESS AGAIN" in table.terminal()
 
 
+@pytest.mark.parametrize("table", [{"max_batch": 1}], indirect=True)
 def test_presses_queued_before_the_loss_do_not_clear_it(table: Table) -> None:
     """Presses that were waiting in the queue when the press was lost are not the dealer's answer to the
     alarm: with one event taken per batch, the two queued ones are applied after the alarm is raised and it
     still stands; only a later press clears it."""
-    table.loop.max_batch = 1
     table.press("new_shoe")
     table.press("new_shoe")
     table.press("declare")  # lost
     table.start()
     wait_for("the raised record", lambda: raised(table))
-    wait_for("the queue drained", lambda: table.loop.queue.empty() and table.loop.idle.is_set())
+    wait_for("the queue drained", lambda: table.loop.inbox.empty() and table.loop.idle.is_set())
     time.sleep(0.1)
     with Journal.open(table.journal.path, read_only=True) as reader:
         assert [b["kind"] for _i, b in reader.inputs() if b.get("source") == "panel"] == ["new_shoe", "new_shoe"]
@@ -246,17 +250,17 @@ def test_presses_queued_before_the_loss_do_not_clear_it(table: Table) -> None:
     wait_for("the cleared record", lambda: cleared(table))
 
 
-def test_a_lost_link_report_is_named_in_the_detail_and_counted(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("table", [{"put_wait": 0.05}], indirect=True)
+def test_a_lost_link_report_is_named_in_the_detail_and_counted(table: Table) -> None:
     """A report from the port's opener waits PUT_WAIT for room (shortened here) before it is dropped; the
     detail says a report was lost, not a press, and the counter names its kind."""
-    monkeypatch.setattr(controller.table, "PUT_WAIT", 0.05)
     with stalled_then_running(table):
         table.loop.put(PortState(False, "port lost"))  # waits, then is dropped
     wait_for("the raised record", lambda: raised(table))
     detail = table.lost_records()[0]["detail"]
     assert "shoe port report x1" in detail and "not a press" in detail
     assert table.dropped("link") == 1.0
-    assert table.loop.stats.dropped == 1
+    assert table.loop.inbox.dropped == 1
 
 
 def test_the_floor_does_not_count_a_lost_press_as_a_dealer_error(table: Table) -> None:
@@ -297,13 +301,13 @@ def test_a_further_loss_while_the_alarm_stands_is_journaled_sounds_again_and_hol
                 os.write(w, b"x")
         os.set_blocking(w, True)
         table.loop.put(PortState(False, "port lost"))  # LINK DOWN: the panel beeps, the terminal blocks
-        wait_for("the loop stuck in the terminal", lambda: table.loop.queue.empty() and not table.loop.idle.is_set())
+        wait_for("the loop stuck in the terminal", lambda: table.loop.inbox.empty() and not table.loop.idle.is_set())
         time.sleep(0.1)
         assert not table.loop.idle.is_set()  # still stuck
         table.loop.put(PortState(True, "port opened"))
         table.loop.put(PortState(True, "port opened"))
         table.press("declare")  # lost again
-        assert table.loop.stats.dropped == 2
+        assert table.loop.inbox.dropped == 2
         drainer.start()
         wait_for("the second raised record", lambda: len(table.lost_records()) == 2)
         assert [b["event"] for b in table.lost_records()] == ["raised", "raised"]

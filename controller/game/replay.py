@@ -1,0 +1,85 @@
+"""Replay: the table's state rebuilt from its journaled inputs, through the same pure core that made them.
+
+The journal stores the inputs (cards, presses, link events) and what they produced; after a restart the table
+state is what applying the stored inputs again gives (:func:`replay`): there is no second state file to
+drift. A new shoe resets the table but for the link's and the line's state, so a replay may begin at the
+input that started the newest shoe (:class:`ShoeStart`, with the link and the line as they were then) and
+ends in exactly the state a replay from the first input gives. The live exact edge is rebuilt the same way
+from the derived records (:func:`replay_edges`).
+
+Pure: plain values in (stored bodies as mappings, ``(kind, body)`` pairs), state out. The shell reads the
+journal (:mod:`controller.loop.resume`); nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.game.edges import EdgeWatch
+from controller.game.records import KEPT_ACROSS_SHOES, InputKind, RecordKind, input_from_body
+from controller.game.table import LineNoise, LinkChanged, TableRules, TableState
+
+
+@dataclass(frozen=True)
+class ShoeStart:
+    """Where a replay may begin: the newest shoe's number, and the link and the line as the table had them
+    when that shoe started (a new shoe keeps LINK DOWN and NOISY LINE)."""
+
+    number: int
+    link_up: bool = True
+    line_noisy: bool = False
+
+    @classmethod
+    def of(cls, number: int, kept: Mapping[InputKind, Mapping[str, Any] | None]) -> ShoeStart:
+        """From the shoe's number and, for each kind in :data:`~controller.game.records.KEPT_ACROSS_SHOES`, the
+        last input body of that kind before its start (None when there was none)."""
+        assert set(kept) == set(KEPT_ACROSS_SHOES), f"the kinds a new shoe keeps are {KEPT_ACROSS_SHOES}"
+        link, line_noise = kept[InputKind.LINK], kept[InputKind.LINE_NOISE]
+        return cls(
+            number,
+            link_up=link is None or bool(link.get("up", True)),
+            line_noisy=line_noise is not None and bool(line_noise.get("noisy", False)),
+        )
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What a replay rebuilt: the table state, and how many table inputs it applied."""
+
+    state: TableState
+    inputs: int
+
+
+def replay(rules: TableRules, bodies: Iterable[Mapping[str, Any]], start: ShoeStart | None = None) -> Replayed:
+    """The state of a table under ``rules`` after the stored input ``bodies`` (in journal order), applied from
+    ``start`` (None: from a fresh table). Record-only bodies (hello, status, journal_fault, noise) are skipped;
+    an unknown kind raises :class:`ValueError`, as :func:`~controller.game.records.input_from_body` does."""
+    if start is None:
+        state = TableState(rules)
+    else:
+        state = TableState.at_shoe_start(rules, start.number)
+        if not start.link_up:
+            state.apply(LinkChanged(False))
+        if start.line_noisy:
+            state.apply(LineNoise(True))
+    applied = 0
+    for body in bodies:
+        table_input = input_from_body(body)
+        if table_input is not None:
+            state.apply(table_input)
+            applied += 1
+    return Replayed(state, applied)
+
+
+def replay_edges(watch: EdgeWatch, records: Iterable[tuple[str, Mapping[str, Any]]]) -> EdgeWatch:
+    """A fresh edge watch with ``watch``'s threshold and defaults, fed the journal's ``(kind, body)`` records:
+    the cards left and the flags standing as the journal leaves them (input records are skipped)."""
+    fresh = EdgeWatch(
+        watch.flags.threshold, watch.tracker.default_rules, watch.tracker.default_decks, watch.flags.per_bet
+    )
+    for kind, body in records:
+        if kind != RecordKind.INPUT:
+            fresh.replayed(kind, body)
+    return fresh

@@ -1,0 +1,520 @@
+"""The one table loop: the only owner of the table's state, gluing the inbox, the wire, the core and the commit.
+
+The loop waits (:mod:`selectors`) on the shoe's port itself and on the inbox's wake-up pipe for everything
+else. When the port is readable it reads what is there (at most :data:`~controller.loop.inbox.READ_SIZE`
+bytes) and decodes it in this thread: one wake-up per card, and the bytes waiting are bounded by the kernel's
+buffer. Other threads only put events in the :class:`~controller.loop.inbox.Inbox`. Each event runs through
+the wire codec and the pure :class:`~controller.game.table.TableState`, the new view goes to every sink (LEDs
+first), and the input and its derived records are staged for the write-ahead commit
+(:class:`~controller.loop.commit.WriteAhead`: one transaction per batch, and only then the ACK). The shell's
+own alarms (:mod:`~controller.loop.shell_alarms`) are merged into every view shown. At quiet moments the loop
+checks the journal's file and gives its retention one bounded step.
+
+Everything the loop uses is passed to its constructor; nothing is set on it afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import selectors
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from controller.game.edges import EdgeWatch
+from controller.game.records import InputKind, RecordKind, Source, derived_records, input_body, record_body
+from controller.game.rules import Ruleset
+from controller.game.table import (
+    Alarm,
+    CardDrawn,
+    DeclarePressed,
+    Due,
+    LineNoise,
+    LinkChanged,
+    NewShoePressed,
+    Notice,
+    ShoeRebooted,
+    TableInput,
+    TableState,
+    TableView,
+    VoidPressed,
+)
+from controller.journal import JournalError
+from controller.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
+from controller.loop.inbox import READ_SIZE, FloorAck, Inbox, LoopEvent, PanelPress, PortState, Stop, WireBytes
+from controller.loop.resume import ReplayJournal, resume
+from controller.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
+from controller.panel import ButtonAction
+from controller.sinks import Sink
+from controller.wire import (
+    Wire,
+    WireDuplicate,
+    WireInput,
+    WireLink,
+    WireNoise,
+    WireNoiseSummary,
+    WireNoisy,
+    WireReboot,
+)
+
+log = logging.getLogger(__name__)
+
+#: How often a quiet loop makes the journal's pre-commit checks (file still at its path, disk headroom).
+JOURNAL_CHECK_SECONDS = 2.0
+
+_PANEL_INPUTS: dict[ButtonAction, Callable[[], TableInput]] = {
+    ButtonAction.DECLARE: DeclarePressed,
+    ButtonAction.NEW_SHOE: NewShoePressed,
+    ButtonAction.VOID: VoidPressed,
+}
+
+
+class JournalLike(CommitJournal, ReplayJournal, Protocol):
+    """Everything the loop uses of the journal (controller.journal.Journal): the commit, the replay, the
+    quiet-time check of its file, and the floor's ack."""
+
+    def check_file(self) -> None: ...
+
+    def store_floor_ack(self, seq: int) -> None: ...
+
+
+class LoopMetrics(CommitMetrics, Protocol):
+    """What the loop reports to the health metrics (controller.metrics.TableMetrics)."""
+
+    def card_read(self, seconds_to_led: float) -> None: ...
+
+    def frame_rejected(self, reason: str) -> None: ...
+
+    def link(self, up: bool) -> None: ...
+
+    def events_dropped(self, kind: str, count: int) -> None: ...
+
+
+class Pruner(Protocol):
+    """The journal's retention on the loop (controller.journal.Retention): one bounded step at a quiet time."""
+
+    def step(self, now: float) -> int: ...
+
+
+class PortReader(Protocol):
+    """The shoe's port as the loop reads it (controller.shoe_link.ShoeLink)."""
+
+    def fileno(self) -> tuple[int, int] | None: ...
+
+    def read(self, size: int = ...) -> bytes | None: ...
+
+
+def wall_clock() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+@dataclass
+class LoopStats:
+    """The loop's own counters (the commit's are :attr:`WriteAhead.stats`, the drops :attr:`Inbox.dropped`)."""
+
+    noise: int = 0  # frames or lines the decoder rejected
+    reads: int = 0  # reads of the shoe's port by the loop
+
+
+class TableLoop:
+    """Owns the table state; everything else talks to it through its :class:`Inbox`.
+
+    ``sinks`` are shown every view (in order: the panel first); ``after_commit`` callbacks run after each
+    commit that wrote records, after the ACK (cheap, never blocking); ``ruleset`` goes into each shoe's start
+    record; ``edges`` (None: off) is fed every derived record and prices the shoe at each betting time;
+    ``pruner`` (None: never) gets one step at quiet moments. :attr:`idle` is clear while the loop has
+    something to apply, commit and acknowledge (for tools and tests that wait for a quiet table)."""
+
+    def __init__(
+        self,
+        state: TableState,
+        wire: Wire,
+        journal: JournalLike,
+        write: Callable[[bytes], None],
+        sinks: Sequence[Sink] = (),
+        *,
+        inbox: Inbox | None = None,
+        port: PortReader | None = None,
+        after_commit: Sequence[Callable[[], None]] = (),
+        metrics: LoopMetrics | None = None,
+        pruner: Pruner | None = None,
+        ruleset: Ruleset | None = None,
+        edges: EdgeWatch | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], str] = wall_clock,
+        watchdog: Callable[[], object] | None = None,
+        watchdog_interval: float | None = None,
+        tick: float = 0.25,
+        max_batch: int = 64,
+        max_staged: int = MAX_STAGED,
+        journal_retry: float = JOURNAL_RETRY_SECONDS,
+        input_lost_hold: float = INPUT_LOST_HOLD,
+    ) -> None:
+        self.state = state
+        self.wire = wire
+        self.journal = journal
+        self.write = write
+        self.sinks: list[Sink] = list(sinks)
+        self.inbox = inbox if inbox is not None else Inbox()
+        self.idle = threading.Event()
+        self.idle.set()
+        self.port = port
+        self.metrics = metrics
+        self.pruner = pruner
+        #: The table's ruleset: each shoe's start record carries it (the journal alone prices every wager).
+        self.ruleset = ruleset
+        #: The live exact edge (None: off); replaced by the one the journal leaves at a replay.
+        self.edges = edges
+        #: Clear while the loop applies, commits and acknowledges what it read: a thread with bulk work (the
+        #: floor link flushing a backlog) waits on it between messages, so the loop gets the interpreter back
+        #: at once at each of its I/O waits instead of after the other thread's switch interval.
+        self.clock = clock
+        self.watchdog = watchdog
+        self.watchdog_interval = watchdog_interval
+        self.tick = tick
+        self.max_batch = max_batch
+        self.stats = LoopStats()
+        self.alarms = ShellAlarms(clock, input_lost_hold=input_lost_hold)
+        self.commit = WriteAhead(
+            journal,
+            wire,
+            write,
+            alarm=self.alarms.journal,
+            show=self.show,
+            prompt=self._prompt_bytes,
+            rebuild=self._rebuild,
+            clock=clock,
+            wall=wall,
+            metrics=metrics,
+            after_commit=after_commit,
+            max_staged=max_staged,
+            retry=journal_retry,
+        )
+        self.running = False
+        self._next_watchdog = 0.0
+        self._next_journal_check = 0.0
+        self._read_at = 0.0  # monotonic time the bytes being decoded were read
+
+    # -- for threads -----------------------------------------------------------------------------
+    def put(self, event: LoopEvent) -> None:
+        """Put an event in the loop's inbox (:meth:`Inbox.put`: bounded, a drop shows PRESS AGAIN)."""
+        self.inbox.put(event)
+
+    # -- start-up --------------------------------------------------------------------------------
+    def replay(self) -> int:
+        """Rebuild the state (and the edge watch) from the journal through the pure core
+        (:func:`~controller.loop.resume.resume`, from the newest shoe's start). Returns inputs replayed."""
+        resumed = resume(self.journal, self.state.rules, self.edges)
+        self.state = resumed.state
+        self.edges = resumed.edges
+        return resumed.inputs
+
+    def view(self) -> TableView:
+        """The pure state's view, with the shell's alarms (the journal's, PRESS AGAIN) added to its alarms."""
+        view = self.state.view()
+        for alarm in self.alarms.standing():
+            if alarm not in view.alarms:
+                view = replace(view, alarms=(*view.alarms, alarm))
+        return view
+
+    def assume_link_down(self, detail: str) -> None:
+        """At start the link is down until the shoe is heard: LINK DOWN shows (and is journaled) until then."""
+        self._link(False, detail)
+
+    def journal_failed(self, exc: JournalError) -> None:
+        """The journal cannot take commits (a journal opened on a full disk): JOURNAL FULL, retried."""
+        self.commit.failed(exc)
+
+    def show(self, notices: Sequence[Notice] = ()) -> None:
+        """Hand the current view to every sink; a failing sink is detached, never fatal."""
+        view = self.view()
+        for sink in list(self.sinks):
+            try:
+                sink.update(view, notices)
+            except Exception:
+                log.exception("sink %s failed; detaching it", sink.name)
+                self.sinks.remove(sink)
+
+    # -- the loop --------------------------------------------------------------------------------
+    def run(self, on_tick: Callable[[], None] | None = None) -> None:
+        """Process events until :class:`Stop`; ``on_tick`` runs after each wake-up or idle tick."""
+        self.running = True
+        selector = selectors.DefaultSelector()
+        watched: tuple[int, int] | None = None  # (generation, fd) of the port registered
+        try:
+            with self.inbox.wakeup() as wake_r:
+                selector.register(wake_r, selectors.EVENT_READ, "wake")
+                if Alarm.NOISY_LINE in self.state.alarms:
+                    self.wire.noise.assume_noisy(self.clock())  # cleared once the line is quiet
+                self.show()
+                self._send_prompt()
+                while True:
+                    watched = self._watch_port(selector, watched)
+                    port_ready = False
+                    for key, _mask in selector.select(0.0 if not self.inbox.empty() else self.tick):
+                        if key.data == "wake":
+                            self.inbox.drain_wakeup(wake_r)
+                        else:
+                            port_ready = True
+                    if port_ready or not self.inbox.empty():
+                        self.idle.clear()  # set again by flush() below
+                    # Group commit: everything read or queued now is applied event by event, then committed
+                    # in one transaction and acknowledged once.
+                    if port_ready and self.port is not None:
+                        self.stats.reads += 1
+                        data = self.port.read(READ_SIZE)
+                        if data is None:  # the port is gone: stop watching it now (its number may come back)
+                            watched = self._watch_port(selector, watched, gone=True)
+                        elif data:
+                            self.handle(WireBytes(data, self.clock()))
+                    stop = self._handle_waiting()
+                    self._check_dropped()
+                    self._poll()
+                    self.flush()
+                    if stop:
+                        break
+                    if not port_ready:
+                        self._quiet_time()
+                    if on_tick is not None:
+                        on_tick()
+        finally:
+            self.running = False
+            selector.close()
+
+    def _handle_waiting(self) -> bool:
+        """Handle up to ``max_batch`` events from the inbox, in order; True when one of them was Stop."""
+        for _ in range(self.max_batch):
+            event = self.inbox.take()
+            if event is None:
+                return False
+            if isinstance(event, Stop):
+                return True
+            self.handle(event)
+            self.alarms.input_lost.taken()
+        return False
+
+    def _watch_port(
+        self, selector: selectors.BaseSelector, watched: tuple[int, int] | None, gone: bool = False
+    ) -> tuple[int, int] | None:
+        """Keep the selector on the port's current descriptor (or none); returns what is watched."""
+        current = None if gone or self.port is None else self.port.fileno()
+        if current == watched:
+            return watched
+        if watched is not None:
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                selector.unregister(watched[1])
+        if current is not None:
+            selector.register(current[1], selectors.EVENT_READ, "port")
+        return current
+
+    def handle(self, event: LoopEvent) -> None:
+        if isinstance(event, WireBytes):
+            self._read_at = event.at
+            for wire_event in self.wire.receive(event.data, event.at):
+                self._wire_event(wire_event)
+        elif isinstance(event, PanelPress):
+            table_input = _PANEL_INPUTS[event.action]()
+            self._apply(table_input, input_body(table_input, source=Source.PANEL), None, None)
+            change = self.alarms.input_lost.press_accepted(event.action)
+            if change is not None:  # the dealer pressed again after the loss
+                self.commit.apply_change(change)
+        elif isinstance(event, FloorAck):
+            try:
+                self.journal.store_floor_ack(event.seq)
+            except JournalError as exc:  # the link keeps the ack in memory; the next one is stored again
+                log.warning("floor ack %d not stored: %s", event.seq, exc)
+        elif isinstance(event, PortState):
+            log.info("shoe port %s: %s", "open" if event.up else "down", event.detail)
+            link_down = Alarm.LINK_DOWN in self.state.alarms
+            if not self.wire.reports_link and event.up == link_down:
+                # A dialect without a heartbeat: the port's state is all we know of the link.
+                self._link(event.up, event.detail)
+            if event.up:
+                self._send_prompt()
+
+    def _poll(self) -> None:
+        now = self.clock()
+        events, data = self.wire.poll(now)
+        for wire_event in events:
+            self._wire_event(wire_event)
+        if data:
+            self.write(data)
+        if self.watchdog is not None and self.watchdog_interval and now >= self._next_watchdog:
+            self.watchdog()
+            self._next_watchdog = now + self.watchdog_interval
+
+    def _wire_event(self, ev: object) -> None:
+        if isinstance(ev, WireInput):
+            self._apply(ev.table_input, ev.body, ev.session, ev.number)
+            if self.metrics is not None and isinstance(ev.table_input, CardDrawn):
+                self.metrics.card_read(self.clock() - self._read_at)  # the sinks (LEDs first) are updated
+        elif isinstance(ev, WireDuplicate):
+            # A resend of an event already delivered: nothing to apply. The session itself re-ACKs it once
+            # it is committed (never before: write-ahead).
+            pass
+        elif isinstance(ev, WireLink):
+            self._link(ev.up, ev.detail)  # staged: the PROMPT follows the commit
+        elif isinstance(ev, WireReboot):
+            body = input_body(ShoeRebooted(), old_session=ev.old_session, new_session=ev.new_session)
+            self._apply(ShoeRebooted(), body, None, None)
+        elif isinstance(ev, WireNoise):
+            self.stats.noise += 1
+            if self.metrics is not None:
+                self.metrics.frame_rejected(ev.reason)
+            if log.isEnabledFor(logging.DEBUG):
+                # the length only: a rejected frame's bytes may spell a card not yet declared (squeeze games)
+                log.debug("wire noise %s: %s (%d bytes)", ev.reason, ev.detail, len(ev.raw))
+        elif isinstance(ev, WireNoisy):
+            log.warning("shoe line %s: %s", "NOISY" if ev.noisy else "quiet again", ev.detail)
+            self._apply(LineNoise(ev.noisy), input_body(LineNoise(ev.noisy), detail=ev.detail), None, None)
+        elif isinstance(ev, WireNoiseSummary):
+            summary = record_body(
+                InputKind.NOISE,
+                rejected=ev.rejected,
+                bytes=ev.discarded,
+                reasons=ev.reasons,
+                seconds=round(ev.seconds, 3),
+            )
+            self._apply(None, summary, None, None)
+
+    def _link(self, up: bool, detail: str) -> None:
+        log.log(logging.INFO if up else logging.WARNING, "shoe link %s: %s", "up" if up else "DOWN", detail)
+        if self.metrics is not None:
+            self.metrics.link(up)
+        self._apply(LinkChanged(up), input_body(LinkChanged(up), detail=detail), None, None)
+
+    def _apply(
+        self, table_input: TableInput | None, body: dict[str, Any], session: int | None, number: int | None
+    ) -> None:
+        """Apply one input and stage it for the next commit; the LEDs change now, the ACK after the commit."""
+        self.idle.clear()  # until the flush
+        if self.commit.refuse(body):
+            return  # the journal has refused commits for a long while: the input is neither applied nor kept
+        notices: list[Notice] = []
+        if table_input is not None:
+            notices = self.state.apply(table_input)
+            self.show(notices)  # LEDs may change before the commit ...
+        self.commit.stage(body, session, number, self._derived(notices))
+
+    def _derived(self, notices: Sequence[Notice]) -> list[tuple[RecordKind, dict[str, Any]]]:
+        """The records an input gave rise to; with the edge watch on, its advantage records too. Called after
+        the sinks were shown the input (the LEDs are set): pricing the shoe is never on the card -> LED path."""
+        records = derived_records(notices, self.ruleset)
+        if self.edges is None:
+            return records
+        out: list[tuple[RecordKind, dict[str, Any]]] = []
+        for kind, body in records:
+            out.append((kind, body))
+            out += self._surveillance(self.edges.record(kind, body))
+        state = self.state
+        if state.due is Due.DEAL and state.coup.cards_dealt == 0 and not state.dummy_hand:
+            out += self._surveillance(self.edges.betting_time(state.shoe_number, state.coup_number))
+        return out
+
+    @staticmethod
+    def _surveillance(records: list[tuple[RecordKind, dict[str, Any]]]) -> list[tuple[RecordKind, dict[str, Any]]]:
+        """A surveillance notice: a log line at WARNING for each advantage record (the floor gets the record)."""
+        for kind, body in records:
+            what = "ADVANTAGE" if kind is RecordKind.ADVANTAGE else "advantage cleared"
+            log.warning(
+                "surveillance: %s shoe %s coup %s: %s EV %+.4f%% per unit staked (%s cards left)%s",
+                what,
+                body["shoe"],
+                body["coup"],
+                body["bet"],
+                100 * body["ev"],
+                body["cards_left"],
+                " (shoe ended)" if body.get("shoe_ended") else "",
+            )
+        return records
+
+    def flush(self) -> None:
+        """Commit and acknowledge what is staged (:meth:`WriteAhead.flush`); the loop is idle again after it."""
+        try:
+            self.commit.flush()
+        finally:
+            self.idle.set()
+
+    def _rebuild(self) -> None:
+        """The journal refused a duplicate event: the state becomes the journal's replay, shown at once."""
+        self.state = TableState(self.state.rules)
+        self.replay()
+        self.show()
+
+    # -- quiet moments ---------------------------------------------------------------------------
+    def _quiet(self) -> bool:
+        """Nothing staged or waiting, and the journal healthy."""
+        return not self.commit.staged and not self.commit.at_fault and self.inbox.empty()
+
+    def _quiet_time(self) -> None:
+        """After an iteration that read nothing from the port: the retention's step, the journal's check."""
+        if self.pruner is not None:
+            self._prune_step()
+        self._check_journal_file()
+
+    def _prune_step(self) -> None:
+        """One bounded step of the journal's retention, only at a quiet moment: nothing staged or queued, the
+        journal healthy, and no card of a coup on the table (between coups). A failure is logged and the
+        table deals on (the pruner tries again at its next plan)."""
+        if self.pruner is None or not self._quiet():
+            return
+        view = self.state.view()
+        if view.player or view.banker:
+            return
+        try:
+            self.pruner.step(self.clock())
+        except (JournalError, ValueError, sqlite3.Error) as exc:
+            log.error("journal retention: prune step failed, tried again later: %s", exc)
+
+    def _check_journal_file(self) -> None:
+        """At a quiet moment, every ``JOURNAL_CHECK_SECONDS``: the checks the journal makes before each commit.
+        A journal deleted (or a disk filled) while the table stands idle is then shown and mended within
+        seconds, not at the next card: the deleted file lives only in the open connection until it is put
+        back, and a power cut meanwhile would lose it. A fault takes the commit's path (the alarm, a journaled
+        record, the retries that restore the file)."""
+        if not self._quiet():
+            return
+        now = self.clock()
+        if now < self._next_journal_check:
+            return
+        self._next_journal_check = now + JOURNAL_CHECK_SECONDS
+        try:
+            self.journal.check_file()
+        except JournalError as exc:
+            self.commit.failed(exc)
+
+    # -- PRESS AGAIN: events dropped at the full queue ----------------------------------------------
+    def _check_dropped(self) -> None:
+        """Once per loop iteration: raise PRESS AGAIN for events the inbox dropped since the last look, or
+        clear it when its hold is over."""
+        kinds = self.inbox.take_dropped()
+        if kinds:
+            if self.metrics is not None:
+                for kind, n in sorted(kinds.items()):
+                    self.metrics.events_dropped(kind, n)
+            # the events waiting now were put before the loss was seen: not the dealer's answer
+            self.commit.apply_change(self.alarms.input_lost.lost(kinds, self.inbox.bound, self.inbox.waiting()))
+            return
+        change = self.alarms.input_lost.hold_over()
+        if change is not None:
+            self.commit.apply_change(change)
+
+    def _prompt_bytes(self) -> bytes:
+        return self.wire.prompt(self.state.due)
+
+    def _send_prompt(self) -> None:
+        data = self._prompt_bytes()
+        if data:
+            self.write(data)
+
+    def close_sinks(self) -> None:
+        for sink in self.sinks:
+            try:
+                sink.close()
+            except Exception:
+                log.exception("closing sink %s failed", sink.name)

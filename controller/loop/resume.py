@@ -1,0 +1,58 @@
+"""Resuming after a restart: the journal read back and handed to the pure replay.
+
+:func:`resume` finds where the newest shoe started (a new shoe resets the table but for the link's and the
+line's state), reads the inputs from there and the records the edge watch follows, and lets
+:mod:`controller.game.replay` rebuild the table state and the watch: a restart costs one shoe's inputs,
+however old the journal. The daemon resumes before it builds the loop; the loop resumes again when the
+journal refused a duplicate (:meth:`controller.loop.TableLoop.replay`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from controller.game.edges import EdgeWatch
+from controller.game.records import KEPT_ACROSS_SHOES, InputKind, RecordKind
+from controller.game.replay import ShoeStart, replay, replay_edges
+from controller.game.table import TableRules, TableState
+from controller.journal import Record
+
+
+class ReplayJournal(Protocol):
+    """What a replay reads of the journal."""
+
+    def inputs(self, *, after: int = 0) -> Iterable[tuple[int, dict[str, Any]]]: ...
+
+    def records(self, *, after: int = 0) -> Iterable[Record]: ...
+
+    def last_shoe_start(self) -> tuple[int, int] | None: ...
+
+    def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None: ...
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """Where the journal leaves the table: its state, the edge watch (None: off), and the inputs replayed."""
+
+    state: TableState
+    edges: EdgeWatch | None
+    inputs: int
+
+
+def resume(journal: ReplayJournal, rules: TableRules, edges: EdgeWatch | None = None) -> Resumed:
+    """The table under ``rules`` as ``journal`` leaves it, replayed from the newest shoe's start; ``edges``
+    (the watch's threshold and defaults) is rebuilt from the same shoe's records."""
+    after = 0
+    start: ShoeStart | None = None
+    found = journal.last_shoe_start()
+    if found is not None:
+        after, number = found
+        start = ShoeStart.of(number, {kind: journal.last_input(kind, before=after) for kind in KEPT_ACROSS_SHOES})
+    replayed = replay(rules, (body for _id, body in journal.inputs(after=after)), start)
+    watch = None
+    if edges is not None:
+        records = ((r.kind, r.data()) for r in journal.records(after=after) if r.kind != RecordKind.INPUT)
+        watch = replay_edges(edges, records)
+    return Resumed(replayed.state, watch, replayed.inputs)
