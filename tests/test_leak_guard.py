@@ -67,12 +67,12 @@ def _check(result: subprocess.CompletedProcess[str]) -> None:
     assert (re.findall(r"(\d+) passed", summary), re.findall(r"(\d+) errors?\b", summary)) == (["2"], ["1"]), out
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_guard_blames_our_leaked_thread_but_not_the_thread_lgpio_starts_at_import(tmp_path: Path) -> None:
     _check(_inner_session(tmp_path, real_lgpio=False))
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_guard_with_the_real_lgpio_where_it_is_installed(tmp_path: Path) -> None:
     if importlib.util.find_spec("lgpio") is None:
         pytest.skip("lgpio is not installed here (the [pi] extra, on a Raspberry Pi)")

@@ -23,12 +23,7 @@ from controller.config import MetricsSection, default_settings
 from controller.daemon import Daemon
 from controller.journal import Journal
 from controller.metrics import TableMetrics
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.servers import free_port
 
 
 def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

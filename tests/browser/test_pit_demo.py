@@ -16,7 +16,7 @@ from controller.journal import Journal
 from tests.browser.conftest import OUTPUT, recall_on_page
 from tests.cli.test_floor_demo import Running, floor_dir  # noqa: F401 (the fixture)
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = pytest.mark.browser
 
 TABLES = [f"T{i}" for i in range(1, 13)]
 

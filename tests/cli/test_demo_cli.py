@@ -30,7 +30,7 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_sigterm_while_the_simulator_starts_stops_the_simulator_too() -> None:
     """SIGTERM as soon as the simulator listens (before the daemon's own handler is in place) used to kill
     the demo outright and leave ``hw_sim.cli`` running, orphaned, waiting for a controller forever."""

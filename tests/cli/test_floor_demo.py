@@ -120,7 +120,7 @@ def floor_dir(tmp_path: Path) -> Iterator[Path]:
             os.kill(int(line.split(":")[0]), signal.SIGKILL)
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_four_tables_dealt_to_the_end_are_archived_record_for_record(floor_dir: Path) -> None:
     result = subprocess.run(
         demo_cmd(floor_dir, "--tables", "4", "--pace", "fast", "--shoes", "1"),
@@ -155,7 +155,7 @@ def test_four_tables_dealt_to_the_end_are_archived_record_for_record(floor_dir: 
     assert processes_in(floor_dir) == []  # no child left behind
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_ctrl_c_mid_run_stops_every_child_within_seconds(floor_dir: Path) -> None:
     demo = Running(floor_dir, tables=2)
     try:
@@ -180,7 +180,7 @@ def test_ctrl_c_mid_run_stops_every_child_within_seconds(floor_dir: Path) -> Non
         demo.close()
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_a_child_dying_is_one_line_and_stops_the_demo_with_exit_1(floor_dir: Path) -> None:
     demo = Running(floor_dir, tables=2)
     try:
@@ -195,7 +195,7 @@ def test_a_child_dying_is_one_line_and_stops_the_demo_with_exit_1(floor_dir: Pat
         demo.close()
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_the_demo_killed_outright_takes_its_children_with_it(floor_dir: Path) -> None:
     """SIGKILL gives the demo no chance to stop anything: the kernel sends each child SIGTERM (PDEATHSIG)."""
     demo = Running(floor_dir, tables=1)

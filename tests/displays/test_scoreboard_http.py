@@ -76,7 +76,7 @@ def _abort(sink: ScoreboardSink, request: bytes) -> None:
         s.close()
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_aborted_requests_at_full_speed_print_no_traceback(
     sink: ScoreboardSink, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:

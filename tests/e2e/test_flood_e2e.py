@@ -23,7 +23,7 @@ from firmware_protocol.messages import PROTOCOL_VERSION, Hello
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth, journal_cards, truth_cards, wait_for
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 FLOOD_SECONDS = 6.0
 #: Growth of the daemon's resident memory allowed over the flood (with the old unbounded queue it grew

@@ -24,7 +24,7 @@ from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
 from tests.smallfs import SmallFs, small_fs
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 
 class Watcher:

@@ -256,7 +256,7 @@ def test_the_refused_budget_tracks_a_bounded_number_of_tables(monkeypatch: pytes
     assert {a.table: a.extra["held_back"] for a in summary} == {"X3": 1, "X4": 1, "X5": 1, "?": 97}
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_a_junk_flood_on_a_table_s_topic_is_a_few_alerts_and_the_floor_goes_on(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:

@@ -17,9 +17,8 @@ import pytest
 from controller.game.records import TableRecord
 from floor.archive import Archive
 from floor.pit import MAX_TABLES, Pit
-from tests.browser.conftest import free_port
 from tests.floor_server.conftest import PYTHON, ROOT, Table, serve_process, until
-from tests.servers import Mosquitto
+from tests.servers import Mosquitto, free_port
 
 
 def get(url: str) -> tuple[int, bytes]:
@@ -30,7 +29,7 @@ def get(url: str) -> tuple[int, bytes]:
         return exc.code, exc.read()
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_serve_answers_the_pit_and_metrics_on_one_port(
     journal_records: list[TableRecord], broker: Mosquitto, table: Table, tmp_path: Path
 ) -> None:

@@ -26,7 +26,7 @@ from tests.floor_server.conftest import (
 )
 from tests.servers import Mosquitto
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 
 def test_a_collector_killed_mid_stream_and_restarted_archives_the_journal_record_for_record(

@@ -24,7 +24,7 @@ from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
 from tests.systemd.machine import Machine
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
+pytestmark = [pytest.mark.systemd, pytest.mark.timeout(1500)]
 
 UNIT = "shoe-controller"
 VENV = "/opt/shoe-controller/venv"
