@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -143,11 +142,12 @@ class InProcess:
     def __init__(self, broker: Mosquitto, url: str, **settings: object) -> None:
         self.settings = Settings(broker=broker.url, archive=url, client_id=f"c{next(_databases)}", **settings)
         self.collector = Collector(self.settings)
+        subacks = threading.Event()
+        self.collector.client.on_subscribe = lambda *_: subacks.set()  # paho's hook: the broker's SUBACK
         self.archive = Archive(url)
         self.thread = threading.Thread(target=self.collector.run, args=(self.archive,), daemon=True)
         self.thread.start()
-        until(self.collector._connected.is_set, 15, "the collector to connect")
-        time.sleep(0.2)  # the SUBACK
+        until(lambda: self.collector._connected.is_set() and subacks.is_set(), 15, "the collector's SUBACK")
 
     def stop(self) -> None:
         self.collector.stop()
