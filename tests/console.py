@@ -14,6 +14,7 @@ import contextlib
 import io
 import logging
 import os
+import signal
 import subprocess
 import sys
 import traceback
@@ -46,8 +47,10 @@ def run_main(argv: Sequence[str]) -> Result:
     """Run ``argv`` (``argv[0]`` names the console script) in this process, as ``sys.exit(main(argv[1:]))``."""
     main = entry_point(argv[0])
     out, err = io.StringIO(), io.StringIO()
+    # A command may configure logging and install signal handlers before it refuses: leave both as they were.
     root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level  # a command may configure logging: leave it as it was
+    handlers, level = list(root.handlers), root.level
+    signals = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
@@ -59,6 +62,8 @@ def run_main(argv: Sequence[str]) -> Result:
                 code = 1
     finally:
         root.handlers[:], root.level = handlers, level
+        for sig, handler in signals.items():
+            signal.signal(sig, handler)
     if code is None:
         code = 0
     elif not isinstance(code, int):  # sys.exit("message"): the message on stderr, exit code 1

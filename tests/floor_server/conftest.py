@@ -21,6 +21,7 @@ from controller.game.records import TableRecord
 from controller.journal import Journal, JournalError
 from floor.archive import Archive
 from floor.collector import Collector, Settings
+from tests.console import Result, run_main
 from tests.servers import Mosquitto, Postgres
 from tests.waiting import until
 
@@ -184,8 +185,9 @@ def archived(url: str, table: str) -> list[dict[str, object]]:
         return [json.loads(r.to_json()) for r in a.records(table)]
 
 
-def shoe_floor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "floor.cli", *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
+def shoe_floor(*args: str) -> Result:
+    """``shoe-floor ARGS`` in this process (tests/console.py; the collector's own tests run the real process)."""
+    return run_main(["shoe-floor", *args])
 
 
 def archived_count(url: str) -> int:
