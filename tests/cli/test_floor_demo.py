@@ -21,6 +21,7 @@ import pytest
 
 from controller.journal import Journal
 from floor.archive import Archive
+from tests.console import run_main
 from tests.servers import MOSQUITTO, need
 
 REPO = Path(__file__).resolve().parents[2]
@@ -219,9 +220,7 @@ def test_the_demo_killed_outright_takes_its_children_with_it(floor_dir: Path) ->
     ],
 )
 def test_bad_floor_demo_options_are_one_line_and_exit_2(args: list[str], says: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "demo", *args], cwd=REPO, capture_output=True, text=True, timeout=60
-    )
+    result = run_main(["shoe-controller", "demo", *args])
     assert result.returncode == 2, result
     assert says in result.stderr
     assert len(result.stderr.splitlines()) == 1, result.stderr
@@ -232,10 +231,7 @@ def test_a_scoreboard_port_in_use_is_one_line_naming_it_and_exit_2() -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = subprocess.run(
-            [sys.executable, "-m", "controller.cli", "demo", "--tables", "3", "--scoreboard", f"127.0.0.1:{port}"],
-            cwd=REPO, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+        result = run_main(["shoe-controller", "demo", "--tables", "3", "--scoreboard", f"127.0.0.1:{port}"])
     assert result.returncode == 2, result
     assert result.stderr == (
         f"shoe-controller demo: 127.0.0.1:{port} (--scoreboard) is in use;"
