@@ -24,9 +24,9 @@ from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
 from tests.systemd.machine import Machine
 
-# One machine for the module, booted once: both tests on one pytest-xdist worker (scheduled first, as the
-# largest group: the container boot is the longest wait of the suite).
-pytestmark = [pytest.mark.systemd, pytest.mark.xdist_group("systemd"), pytest.mark.timeout(1500)]
+# READY within 3 s is a time bound: alone (serial), after the rest. Under pytest-xdist otherwise, one machine
+# for the module, booted once: both tests on one worker.
+pytestmark = [pytest.mark.systemd, pytest.mark.serial, pytest.mark.xdist_group("systemd"), pytest.mark.timeout(1500)]
 
 UNIT = "shoe-controller"
 VENV = "/opt/shoe-controller/venv"
