@@ -70,6 +70,9 @@ from firmware_protocol.binary import MAX_SEQ
 from firmware_protocol.messages import Button, ButtonPressed, CardRead, CutCard, ShoeMessage
 from firmware_protocol.session import Acked, PromptReceived, ShoeSession, seq_of
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.servers import free_port  # the tests' one helper: a port no other worker hands out
+
 TARGET_LED_P99_MS = 0.5
 TARGET_CARDS_PER_S = 1000.0
 TARGET_RSS_MB = 80.0
@@ -211,14 +214,6 @@ class Children:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=10)
         self.procs.clear()
-
-
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1 for the daemon's scoreboard (the service default has it on; a fixed port
-    would clash with anything else on this machine)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def daemon_cmd(port: str, journal: Path, level: str = "warning", dialect: str = "binary") -> list[str]:

@@ -15,6 +15,27 @@ import pytest
 from tests.e2e.harness import Harness
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--serial",
+        choices=("with", "skip", "only"),
+        default="with",
+        help="the tests marked serial: run them with the rest (default), leave them out, or run only them "
+        "(scripts/test runs the rest in parallel, then these alone)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    choice = config.getoption("--serial")
+    if choice == "with":
+        return
+    keep = [item for item in items if (item.get_closest_marker("serial") is not None) == (choice == "only")]
+    deselected = [item for item in items if item not in keep]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = keep
+
+
 def _children() -> set[int]:
     """Live child processes of this process (zombies included: an unreaped child is a leak too)."""
     kids: set[int] = set()

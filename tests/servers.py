@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import os
 import shutil
 import signal
@@ -24,10 +25,39 @@ import pytest
 MOSQUITTO = "/usr/sbin/mosquitto"
 
 
+#: The ports :func:`free_port` hands out: below Linux's ephemeral range (32768-60999, where the kernel picks
+#: the port of every outgoing connection and of every bind to port 0), so that a port handed out and not yet
+#: listened on is never taken by the kernel in the meantime.
+PORTS = range(20000, 32000)
+
+
+def _worker_ports() -> range:
+    """This process's own share of :data:`PORTS`: a pytest-xdist worker (``gw0``, ``gw1`` ...) never hands out
+    a port another worker may hand out too."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    count = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    share = len(PORTS) // count
+    start = PORTS.start + (int(worker) % count) * share if worker.isdigit() else PORTS.start
+    return range(start, start + share)
+
+
+_next_port = itertools.count()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port on 127.0.0.1 that nothing listens on now, for a server the caller starts: the one helper of
+    the tests and the benchmarks. Each call in a process gives another port (two servers started one after the
+    other never get the same one), from this worker's share of :data:`PORTS`."""
+    ports = _worker_ports()
+    for _ in range(len(ports)):
+        port = ports[next(_next_port) % len(ports)]
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:  # in use (or in TIME_WAIT): the next one
+                continue
+        return port
+    raise RuntimeError(f"no free port in {ports}")
 
 
 def need(path: str | None, what: str) -> str:

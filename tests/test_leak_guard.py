@@ -43,7 +43,7 @@ def test_leaks_a_thread_of_its_own():
 """
 
 
-def _inner_session(tmp_path: Path, *, real_lgpio: bool) -> subprocess.CompletedProcess[str]:
+def _inner_session(tmp_path: Path, *, real_lgpio: bool, workers: int = 0) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_inner.py").write_text(textwrap.dedent(INNER_TESTS))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if not real_lgpio:
@@ -53,7 +53,7 @@ def _inner_session(tmp_path: Path, *, real_lgpio: bool) -> subprocess.CompletedP
         env["PYTHONPATH"] = f"{stand_in}{os.pathsep}{ROOT}"
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider", "-q", "-rA",
-         "--rootdir", str(tmp_path), str(tmp_path / "test_inner.py")],
+         "-n", str(workers), "--rootdir", str(tmp_path), str(tmp_path / "test_inner.py")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
 
@@ -67,12 +67,14 @@ def _check(result: subprocess.CompletedProcess[str]) -> None:
     assert (re.findall(r"(\d+) passed", summary), re.findall(r"(\d+) errors?\b", summary)) == (["2"], ["1"]), out
 
 
-@pytest.mark.slow
-def test_guard_blames_our_leaked_thread_but_not_the_thread_lgpio_starts_at_import(tmp_path: Path) -> None:
-    _check(_inner_session(tmp_path, real_lgpio=False))
+@pytest.mark.e2e
+@pytest.mark.parametrize("workers", [0, 2], ids=["one-process", "two-xdist-workers"])
+def test_guard_blames_our_leaked_thread_but_not_the_thread_lgpio_starts_at_import(tmp_path: Path, workers: int) -> None:
+    """In one process and in each pytest-xdist worker (scripts/test runs the suite so)."""
+    _check(_inner_session(tmp_path, real_lgpio=False, workers=workers))
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_guard_with_the_real_lgpio_where_it_is_installed(tmp_path: Path) -> None:
     if importlib.util.find_spec("lgpio") is None:
         pytest.skip("lgpio is not installed here (the [pi] extra, on a Raspberry Pi)")

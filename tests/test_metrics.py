@@ -12,7 +12,7 @@ import threading
 import time
 import tty
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,12 +25,8 @@ from controller.config import MetricsSection, default_settings
 from controller.daemon import Daemon
 from controller.journal import Journal
 from controller.metrics import TableMetrics
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.servers import free_port
+from tests.waiting import until
 
 
 def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -59,11 +55,8 @@ class Table:
             os.write(self.master, line + b"\r\n")
             time.sleep(0.01)
 
-    def wait_for(self, what: str, check: object, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not check():  # type: ignore[operator]
-            assert time.monotonic() < deadline, f"timed out waiting for {what}"
-            time.sleep(0.02)
+    def wait_for(self, what: str, check: Callable[[], object], timeout: float = 20.0) -> None:
+        until(check, timeout, what, every=0.02)
 
 
 @contextmanager

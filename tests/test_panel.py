@@ -33,6 +33,7 @@ from controller.panel import (
     fault_pattern,
     make_pin_factory,
 )
+from tests.waiting import until
 
 WIRING_DOC = Path(__file__).resolve().parent.parent / "docs" / "wiring.md"
 PINS = PinMap()
@@ -117,13 +118,9 @@ def history(factory: Any, gpio: int) -> list[bool]:
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    """Bounded poll: True as soon as ``condition`` holds, False after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return condition()
+    """True as soon as ``condition`` holds (tests/waiting.py's until, which fails the test after ``timeout``)."""
+    until(condition, timeout, "the pins", every=0.005)
+    return True
 
 
 def alternates(states: list[bool]) -> bool:

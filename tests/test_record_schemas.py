@@ -121,7 +121,7 @@ def test_a_wrong_body_is_refused(validator: Draft202012Validator, change: dict[s
     assert any(message in e.message for e in validator.iter_errors(bad))
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_a_real_daemons_journal_with_faults_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
     from tests.e2e.harness import Harness
     from tests.e2e.test_faults_e2e import run_table

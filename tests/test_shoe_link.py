@@ -19,15 +19,13 @@ from pytest_mock import MockerFixture
 from controller import shoe_link
 from controller.loop import LoopEvent, PortState, WireBytes
 from controller.shoe_link import ShoeLink
+from tests.waiting import until
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
+    """True once ``predicate`` holds (tests/waiting.py's until, which fails the test after ``timeout``)."""
+    until(predicate, timeout, "the link", every=0.01)
+    return True
 
 
 def pty_pair() -> tuple[int, str]:

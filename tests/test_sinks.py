@@ -11,6 +11,7 @@ from controller.game.cards import Card
 from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import CardDrawn, Notice, TableRules, TableState, TableView
 from controller.sinks import LatestViewSink
+from tests.waiting import until
 
 
 class SlowSink:
@@ -51,8 +52,7 @@ def test_updates_return_at_once_and_the_last_view_wins() -> None:
         assert time.perf_counter() - t0 < 1.0  # never waited for the inner sink (it is held for 5 s)
         inner.release.set()
         assert sink.flush()
-        time.sleep(0.1)
-        assert inner.views[-1] == vs[-1]
+        until(lambda: inner.views[-1:] == vs[-1:], 5, "the last view at the inner sink")
         assert len(inner.views) < len(vs)  # coalesced
     finally:
         inner.release.set()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -54,12 +53,6 @@ def browser() -> Iterator[Any]:
             yield b
         finally:
             b.close()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def write_config(tmp: Path, port: int, reveal: str, decks: int = 1, name: str = "Browser Table") -> Path:

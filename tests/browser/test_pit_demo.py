@@ -16,7 +16,8 @@ from controller.journal import Journal
 from tests.browser.conftest import OUTPUT, recall_on_page
 from tests.cli.test_floor_demo import Running, floor_dir  # noqa: F401 (the fixture)
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# 25 processes and Chromium, with a 90 s bound: not beside other tests on a 2-core machine.
+pytestmark = [pytest.mark.browser, pytest.mark.serial]
 
 TABLES = [f"T{i}" for i in range(1, 13)]
 

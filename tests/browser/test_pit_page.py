@@ -26,7 +26,7 @@ from tests.floor_server.conftest import InProcess, until
 from tests.pitload import Floor, SimTable, demo_journal, journal_records
 from tests.servers import Mosquitto
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = pytest.mark.browser
 
 TABLES = [f"T{i:02d}" for i in range(1, 13)]
 

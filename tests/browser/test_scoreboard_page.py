@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 from controller.game.roads import DERIVED_ROADS, compute_roads
-from tests.browser.conftest import OUTPUT, free_port, start_scoreboard_daemon, wait_state, write_config
+from tests.browser.conftest import OUTPUT, start_scoreboard_daemon, wait_state, write_config
 from tests.e2e.harness import Harness
+from tests.servers import free_port
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = pytest.mark.browser
 
 #: Hands every DOM change to the test (``window.__capture``), with the parts that matter read out.
 OBSERVER = """

@@ -1,27 +1,18 @@
-"""``shoe-controller check-config FILE`` as a process: ``FILE: ok`` and a summary, or one line and exit 2."""
+"""``shoe-controller check-config FILE``: ``FILE: ok`` and a summary, or one line and exit 2 (in process; the shipped
+example through the installed script)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from controller.config import DEFAULT_PATH
+from tests.console import Result, run_main, run_script
 
-ROOT = Path(__file__).resolve().parents[2]
 
-
-def check(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller.cli", "check-config", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+def check(*args: str) -> Result:
+    return run_main(["shoe-controller", "check-config", *args])
 
 
 def test_a_good_file_prints_ok_and_a_summary(tmp_path: Path) -> None:
@@ -45,7 +36,7 @@ def test_a_good_file_prints_ok_and_a_summary(tmp_path: Path) -> None:
 
 
 def test_the_shipped_example_checks_ok() -> None:
-    result = check("config/config.example.toml")
+    result = run_script(["shoe-controller", "check-config", "config/config.example.toml"])  # from the checkout
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("config/config.example.toml: ok\n")
     assert "/dev/shoe, binary at 115200 baud" in result.stdout

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.servers import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -30,12 +32,12 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_sigterm_while_the_simulator_starts_stops_the_simulator_too() -> None:
     """SIGTERM as soon as the simulator listens (before the daemon's own handler is in place) used to kill
     the demo outright and leave ``hw_sim.cli`` running, orphaned, waiting for a controller forever."""
     demo = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "demo", "--pace", "0.5", "--scoreboard", "127.0.0.1:18411"],
+        [sys.executable, "-m", "controller.cli", "demo", "--pace", "0.5", "--scoreboard", f"127.0.0.1:{free_port()}"],
         cwd=REPO,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -21,6 +21,7 @@ import pytest
 
 from controller.journal import Journal
 from floor.archive import Archive
+from tests.console import run_main
 from tests.servers import MOSQUITTO, need
 
 REPO = Path(__file__).resolve().parents[2]
@@ -120,7 +121,7 @@ def floor_dir(tmp_path: Path) -> Iterator[Path]:
             os.kill(int(line.split(":")[0]), signal.SIGKILL)
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_four_tables_dealt_to_the_end_are_archived_record_for_record(floor_dir: Path) -> None:
     result = subprocess.run(
         demo_cmd(floor_dir, "--tables", "4", "--pace", "fast", "--shoes", "1"),
@@ -155,7 +156,7 @@ def test_four_tables_dealt_to_the_end_are_archived_record_for_record(floor_dir: 
     assert processes_in(floor_dir) == []  # no child left behind
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_ctrl_c_mid_run_stops_every_child_within_seconds(floor_dir: Path) -> None:
     demo = Running(floor_dir, tables=2)
     try:
@@ -181,7 +182,7 @@ def test_ctrl_c_mid_run_stops_every_child_within_seconds(floor_dir: Path) -> Non
         demo.close()
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_a_child_dying_is_one_line_and_stops_the_demo_with_exit_1(floor_dir: Path) -> None:
     demo = Running(floor_dir, tables=2)
     try:
@@ -196,7 +197,7 @@ def test_a_child_dying_is_one_line_and_stops_the_demo_with_exit_1(floor_dir: Pat
         demo.close()
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_the_demo_killed_outright_takes_its_children_with_it(floor_dir: Path) -> None:
     """SIGKILL gives the demo no chance to stop anything: the kernel sends each child SIGTERM (PDEATHSIG)."""
     demo = Running(floor_dir, tables=1)
@@ -220,9 +221,7 @@ def test_the_demo_killed_outright_takes_its_children_with_it(floor_dir: Path) ->
     ],
 )
 def test_bad_floor_demo_options_are_one_line_and_exit_2(args: list[str], says: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "demo", *args], cwd=REPO, capture_output=True, text=True, timeout=60
-    )
+    result = run_main(["shoe-controller", "demo", *args])
     assert result.returncode == 2, result
     assert says in result.stderr
     assert len(result.stderr.splitlines()) == 1, result.stderr
@@ -233,10 +232,7 @@ def test_a_scoreboard_port_in_use_is_one_line_naming_it_and_exit_2() -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = subprocess.run(
-            [sys.executable, "-m", "controller.cli", "demo", "--tables", "3", "--scoreboard", f"127.0.0.1:{port}"],
-            cwd=REPO, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+        result = run_main(["shoe-controller", "demo", "--tables", "3", "--scoreboard", f"127.0.0.1:{port}"])
     assert result.returncode == 2, result
     assert result.stderr == (
         f"shoe-controller demo: 127.0.0.1:{port} (--scoreboard) is in use;"

@@ -1,20 +1,19 @@
-"""``shoe-controller history`` and ``shoe-controller journal verify`` as real processes against real
-journal files: the JSON Lines contract, the filters, read-only use beside a live writer, and the one-line
-refusals (exit 2, no traceback)."""
+"""``shoe-controller history`` and ``shoe-controller journal verify`` against real journal files: the JSON Lines
+contract, the filters, read-only use beside a live writer (as a real process), and the one-line refusals
+(exit 2, no traceback), in process."""
 
 from __future__ import annotations
 
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from controller.journal import SCHEMA_VERSION, Journal
+from tests.console import Result, run_main, run_script
 from tests.journal.helpers import coup_body
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,10 +38,8 @@ CONTRACT = {
 }
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=60
-    )
+def cli(*args: str) -> Result:
+    return run_main(["shoe-controller", *args])
 
 
 def declared(shoe: int, coup: int, **extra: Any) -> dict[str, Any]:
@@ -140,10 +137,10 @@ def test_history_table_is_one_line_per_coup(journal: Path) -> None:
 def test_history_runs_beside_a_live_writer(journal: Path) -> None:
     with Journal.open(journal) as live:
         live.append({"kind": "declare"}, derived=[declared(2, 3)])
-        result = cli("history", "--journal", str(journal), "--json", "--last", "1")
+        result = run_script(["shoe-controller", "history", "--journal", str(journal), "--json", "--last", "1"])
         assert result.returncode == 0, result.stderr
         assert [(c["shoe"], c["coup"]) for c in lines(result.stdout)] == [(2, 3)]
-        verify = cli("journal", "verify", "--journal", str(journal))
+        verify = run_script(["shoe-controller", "journal", "verify", "--journal", str(journal)])
         assert verify.returncode == 0, verify.stderr
         # and the reader left the writer able to carry on
         assert live.append({"kind": "declare"}) is not None
@@ -179,7 +176,7 @@ def test_verify_reports_each_problem_and_exits_1(journal: Path) -> None:
     assert out[-1] == f"{journal}: NOT INTACT, 2 problem(s) in 7 records"
 
 
-def refusal(result: subprocess.CompletedProcess[str]) -> str:
+def refusal(result: Result) -> str:
     assert result.returncode == 2
     assert result.stdout == ""
     assert "Traceback" not in result.stderr

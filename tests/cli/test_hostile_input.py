@@ -6,6 +6,10 @@ that take numbers are given values out of range.
 Each must answer at once with exactly one line on stderr naming the file (or option) and the problem, a
 non-zero exit code and no traceback; a FIFO or device is refused without being read (it would block or
 never end).
+
+The cases run the scripts' ``main`` in this process (tests/console.py); the installed scripts themselves are
+run for a sample, which must answer exactly as in process, and where only a process can tell (a file root
+may not read, output to /dev/full).
 """
 
 from __future__ import annotations
@@ -13,16 +17,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
+from tests.console import BIN, Result, run_main, run_script
+
 #: Generous: a loaded CI machine starts Python slowly; a hang is what this catches, and it is far longer.
+#: In process, pytest-timeout stops a case that blocks on its input after as long.
 TIMEOUT = 60
 
 #: The inputs, by name: what the file is.
@@ -96,30 +100,20 @@ def hostile_path(root: Path, kind: str) -> str:
 WITHOUT_DAC_OVERRIDE = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
 
 
-def run(argv: list[str], *, as_plain_user: bool = False) -> subprocess.CompletedProcess[str]:
-    command = [str(BIN / argv[0]), *argv[1:]]
-    if as_plain_user and os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("running as root without setpriv: a mode-000 file is readable")
-        command = [*WITHOUT_DAC_OVERRIDE, *command]
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+def run(argv: list[str], *, as_plain_user: bool = False) -> Result:
+    """In this process (the process boundary is not what these cases are about), except a mode-000 file under
+    root: only a process can run without the capabilities that let root read it."""
+    if not (as_plain_user and os.geteuid() == 0):
+        return run_main(argv)
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: a mode-000 file is readable")
     try:
-        return subprocess.run(
-            command,
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=TIMEOUT,
-            check=False,
-            stdin=subprocess.DEVNULL,
-            env=env,
-        )
+        return run_script(argv, timeout=TIMEOUT, prefix=WITHOUT_DAC_OVERRIDE)
     except subprocess.TimeoutExpired:
         pytest.fail(f"{' '.join(argv)} did not finish in {TIMEOUT} s: it blocks on its input")
 
 
-def assert_one_line_refusal(result: subprocess.CompletedProcess[str], names: str) -> None:
+def assert_one_line_refusal(result: Result, names: str) -> None:
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode != 0, (result.stdout, result.stderr)
     lines = result.stderr.splitlines()
@@ -129,7 +123,7 @@ def assert_one_line_refusal(result: subprocess.CompletedProcess[str], names: str
     assert len(lines[0]) <= 400, lines[0]
 
 
-@pytest.mark.slow
+@pytest.mark.timeout(TIMEOUT)
 @pytest.mark.parametrize(("argv", "kind"), CASES)
 def test_a_hostile_file_is_one_line_naming_it(hostile_dir: Path, argv: list[str], kind: str) -> None:
     path = hostile_path(hostile_dir, kind)
@@ -142,7 +136,7 @@ def test_a_hostile_file_is_one_line_naming_it(hostile_dir: Path, argv: list[str]
     assert not (scratch / "shoe").exists(), "shoe-sim opened its port before refusing"
 
 
-@pytest.mark.slow
+@pytest.mark.timeout(TIMEOUT)
 @pytest.mark.parametrize(
     ("argv", "names"),
     [
@@ -176,7 +170,32 @@ def test_a_hostile_option_value_is_one_line_naming_it(argv: list[str], names: st
     assert_one_line_refusal(run(argv), names)
 
 
-@pytest.mark.slow
+#: One file and one option case per script, and each kind of file, run as the installed scripts.
+AS_PROCESSES = [
+    ["shoe-controller", "check-config", "{root}/missing"],
+    ["shoe-controller", "replay", "{root}/fifo"],
+    ["shoe-controller", "history", "--journal", "{root}/binary"],
+    ["shoe-controller", "run", "--config", "{root}/huge"],
+    ["shoe-controller", "roads", "--rows", "100000000", "B"],
+    ["shoe-sim", "--link", "{root}/scratch/shoe", "--script", "/dev/zero"],
+    ["shoe-sim", "--link", "/tmp/x", "--settle", "inf"],
+    ["shoe-floor", "verify", "--archive", "sqlite:///{root}/directory"],
+]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("argv", AS_PROCESSES, ids=lambda argv: "-".join(a.rsplit("/", 1)[-1] for a in argv[:3]))
+def test_the_installed_scripts_answer_as_in_process(hostile_dir: Path, argv: list[str]) -> None:
+    args = [a.replace("{root}", str(hostile_dir)) for a in argv]
+    try:
+        as_process = run_script(args, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{' '.join(args)} did not finish in {TIMEOUT} s: it blocks on its input")
+    assert as_process == run_main(args)
+    assert as_process.returncode != 0 and as_process.stderr.count("\n") == 1, as_process
+
+
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", [["shoe-controller", "replay", "{cards}"], ["shoe-controller", "odds"]])
 def test_output_that_cannot_be_written_is_one_line(tmp_path: Path, command: list[str]) -> None:
     cards = tmp_path / "cards.txt"

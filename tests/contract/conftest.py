@@ -209,12 +209,12 @@ LinkFactory = Callable[..., Link]
 
 BACKENDS = [
     pytest.param("memory", id="memory"),
-    pytest.param("pty", id="pty", marks=pytest.mark.slow),
-    pytest.param("tcp", id="tcp", marks=pytest.mark.slow),
+    pytest.param("pty", id="pty", marks=pytest.mark.e2e),
+    pytest.param("tcp", id="tcp", marks=pytest.mark.e2e),
     pytest.param(
         "real",
         id="real",
-        marks=[pytest.mark.slow, pytest.mark.skipif(not os.environ.get("SHOE_PORT"), reason="SHOE_PORT not set")],
+        marks=[pytest.mark.e2e, pytest.mark.skipif(not os.environ.get("SHOE_PORT"), reason="SHOE_PORT not set")],
     ),
 ]
 

@@ -23,6 +23,7 @@ import pytest
 
 from controller.displays.scoreboard import ScoreboardSink
 from tests.displays.test_scoreboard import EventStream, _get, make_sink
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -50,9 +51,7 @@ def _stream_from(sink: ScoreboardSink, source: str) -> EventStream:
 def _wait(condition: Any, timeout: float = 10.0) -> float:
     """Wait for ``condition()``; return the seconds it took."""
     start = time.monotonic()
-    while not condition():
-        assert time.monotonic() - start < timeout, "timed out"
-        time.sleep(0.01)
+    until(condition, timeout, "the scoreboard", every=0.01)
     return time.monotonic() - start
 
 
@@ -76,7 +75,7 @@ def _abort(sink: ScoreboardSink, request: bytes) -> None:
         s.close()
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_aborted_requests_at_full_speed_print_no_traceback(
     sink: ScoreboardSink, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:

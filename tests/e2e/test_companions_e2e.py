@@ -21,7 +21,7 @@ from tests.floor_server.conftest import assert_archive_is_every_journal, start_c
 from tests.servers import Mosquitto, free_port
 from tests.waiting import until
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 KILLS = 20
 

@@ -11,7 +11,7 @@ from controller.game.coup import play_coups
 from tests.e2e.harness import Harness
 from tests.waiting import until
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 
 wait_for = until  # tests/waiting.py

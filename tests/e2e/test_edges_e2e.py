@@ -16,7 +16,7 @@ from controller.journal import Journal
 from tests.e2e.harness import Harness
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_a_real_table_journals_the_advantages_edges_reads_back(tmp_path: Path) -> None:
     config = tmp_path / "table.toml"
     # A threshold just above the Player wager's usual -1.24 %: it flags and clears as a one-deck shoe thins.

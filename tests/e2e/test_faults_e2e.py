@@ -17,7 +17,7 @@ from controller.game.table import Alarm, AlarmRaised, Lamp, Notice, TableView
 from controller.panel import LampPattern
 from tests.e2e.harness import Harness
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 
 class AlarmRecorder:

@@ -23,8 +23,9 @@ from controller.panel import LampPattern
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
 from tests.smallfs import SmallFs, small_fs
+from tests.waiting import until
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 
 class Watcher:
@@ -56,11 +57,7 @@ class Watcher:
 
 
 def wait_for(what: str, check: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        time.sleep(0.02)
+    until(check, timeout, what, every=0.02)
 
 
 @pytest.fixture

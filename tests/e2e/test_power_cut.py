@@ -16,7 +16,7 @@ from controller.journal import Journal
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 KILLS = 20
 RESUMED = re.compile(r"resumed shoe (\d+) coup (\d+), due (\S+), cards (.*?) \| (.*?), lamps (\S+)")

@@ -13,7 +13,7 @@ import pytest
 
 from tests.e2e.harness import Harness
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 
 def recorded_cards(h: Harness) -> Counter[str]:

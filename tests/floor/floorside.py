@@ -13,6 +13,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.game.records import TableRecord
+from tests.waiting import until
 
 
 class FloorSide:
@@ -64,13 +65,15 @@ class FloorSide:
             client.publish(self.prefix + "ack", json.dumps(self.contiguous), qos=1, retain=True)
 
     def wait(self, predicate: Callable[[FloorSide], bool], timeout: float, what: str) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def holds() -> bool:
             with self._lock:
-                if predicate(self):
-                    return
-            time.sleep(0.02)
-        raise AssertionError(f"timed out after {timeout} s waiting for {what} (contiguous {self.contiguous})")
+                return predicate(self)
+
+        try:
+            until(holds, timeout, what, every=0.02)
+        except AssertionError:
+            stand = f"contiguous {self.contiguous}"
+            raise AssertionError(f"timed out after {timeout} s waiting for {what} ({stand})") from None
 
     def state(self) -> dict[str, Any] | None:
         raw = self.retained.get("state")

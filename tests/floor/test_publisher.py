@@ -113,7 +113,7 @@ def test_restart_sends_from_the_stored_ack_only(broker: Mosquitto, journal_path:
     link.link.start()
     try:
         side.wait(lambda f: 100 in f.by_seq, 30, "record 100")
-        time.sleep(0.3)
+        side.wait(lambda f: len(f.received) == link.link.sent, 10, "every record the link sent")
     finally:
         link.close()
         side.close()

@@ -16,7 +16,7 @@ from tests.floor.floorside import FloorSide
 from tests.servers import Mosquitto
 from tests.waiting import until
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 FLOOR_ARGS = ("--site", "casino", "--table-id", "t1")
 

@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from controller.game.records import TableRecord
 from controller.journal import Journal, JournalError
 from floor.archive import Archive
 from floor.collector import Collector, Settings
+from tests.console import Result, run_main
 from tests.servers import Mosquitto, Postgres
 from tests.waiting import until
 
@@ -143,11 +143,12 @@ class InProcess:
     def __init__(self, broker: Mosquitto, url: str, **settings: object) -> None:
         self.settings = Settings(broker=broker.url, archive=url, client_id=f"c{next(_databases)}", **settings)
         self.collector = Collector(self.settings)
+        subacks = threading.Event()
+        self.collector.client.on_subscribe = lambda *_: subacks.set()  # paho's hook: the broker's SUBACK
         self.archive = Archive(url)
         self.thread = threading.Thread(target=self.collector.run, args=(self.archive,), daemon=True)
         self.thread.start()
-        until(self.collector._connected.is_set, 15, "the collector to connect")
-        time.sleep(0.2)  # the SUBACK
+        until(lambda: self.collector._connected.is_set() and subacks.is_set(), 15, "the collector's SUBACK")
 
     def stop(self) -> None:
         self.collector.stop()
@@ -184,8 +185,9 @@ def archived(url: str, table: str) -> list[dict[str, object]]:
         return [json.loads(r.to_json()) for r in a.records(table)]
 
 
-def shoe_floor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "floor.cli", *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
+def shoe_floor(*args: str) -> Result:
+    """``shoe-floor ARGS`` in this process (tests/console.py; the collector's own tests run the real process)."""
+    return run_main(["shoe-floor", *args])
 
 
 def archived_count(url: str) -> int:

@@ -37,7 +37,7 @@ from tests.floor_server.conftest import (
 )
 from tests.servers import Mosquitto
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 #: Seconds per card: a shoe of one deck lasts about a second and a half, long enough to be caught mid-way.
 PACE = "0.015"

@@ -25,7 +25,7 @@ from tests.floor_server.conftest import (
 )
 from tests.servers import Mosquitto
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 
 class CuttableProxy:

@@ -21,7 +21,7 @@ from tests.e2e.harness import Harness
 from tests.floor_server.conftest import AlertWatch, serve_process, until
 from tests.servers import Mosquitto
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # three tables and PostgreSQL on a loaded machine
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]  # three tables and PostgreSQL on a loaded machine
 
 
 def journal_length(path: Path) -> int:

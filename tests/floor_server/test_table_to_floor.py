@@ -24,7 +24,7 @@ from tests.floor_server.conftest import (
 )
 from tests.servers import Mosquitto
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 
 def journal(path: Path) -> list[dict[str, object]]:

@@ -100,7 +100,7 @@ def _stop(proc: subprocess.Popen[str]) -> None:
             stream.close()
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_a_real_process_reports_a_bad_argument_in_one_line_without_traceback() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "hw_sim.cli", "--link", "/tmp/x", "--decks", "0"],
@@ -114,7 +114,7 @@ def test_a_real_process_reports_a_bad_argument_in_one_line_without_traceback() -
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr and "--decks" in proc.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_exits_0_and_removes_the_symlink(tmp_path: Path, sig: signal.Signals) -> None:
     link = tmp_path / "shoe0"
@@ -132,7 +132,7 @@ def test_signal_exits_0_and_removes_the_symlink(tmp_path: Path, sig: signal.Sign
         _stop(proc)
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_tcp_listening_line_names_the_url(tmp_path: Path) -> None:
     proc, line = _start(["--tcp", "127.0.0.1:0", "--dialect", "ascii", "--decks", "2"])
     try:
@@ -146,7 +146,7 @@ def test_tcp_listening_line_names_the_url(tmp_path: Path) -> None:
         _stop(proc)
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_a_stale_symlink_from_an_earlier_run_is_replaced(tmp_path: Path) -> None:
     link = tmp_path / "shoe0"
     link.symlink_to("/dev/pts/nonexistent")
@@ -191,7 +191,7 @@ def test_a_hostile_script_or_truth_file_is_one_line(
     assert not (tmp_path / "shoe").exists()
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_a_truth_file_that_cannot_grow_stops_the_run_in_one_line(tmp_path: Path) -> None:
     """A full disk, as a file size limit (RLIMIT_FSIZE; Python ignores SIGXFSZ, so the write fails with
     EFBIG): the simulator stops with one line naming --truth and exit 1, not a traceback."""

@@ -85,7 +85,7 @@ def test_tcp_one_client_at_a_time_and_refusal_while_unplugged() -> None:
         tcp.close()
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_tcp_client_that_reconnects_resumes_the_same_session(tmp_path: Path) -> None:
     truth_path = tmp_path / "truth.jsonl"
     args = [sys.executable, "-m", "hw_sim.cli", "--tcp", "127.0.0.1:0", "--dealer", "self", "--decks", "1"]

@@ -33,6 +33,7 @@ from controller.game.table import (
 from controller.journal import PRUNE_NOTE, SCHEMA_VERSION, Journal
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
+from tests.console import Result, run_main
 
 RULES = TableRules(decks=1)
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -338,10 +339,8 @@ def test_floor_ack_is_none_until_the_floor_link_stores_one(tmp_path: Path) -> No
 REPO = Path(__file__).resolve().parents[2]
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=120
-    )
+def cli(*args: str) -> Result:
+    return run_main(["shoe-controller", *args])
 
 
 def test_archive_writes_old_shoes_then_prunes_them(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from controller.loop import INPUT_LOST_HOLD, PUT_WAIT, Inbox, PanelPress, PortSt
 from controller.metrics import TableMetrics
 from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.wire import AsciiWire
+from tests.waiting import until
 
 RULES = TableRules(decks=1)
 PINS = PinMap()
@@ -113,6 +114,7 @@ class Table:
             max_batch=int(max_batch),
         )
         self.runner: threading.Thread | None = None
+        self.ticks = 0  # the loop's wake-ups and idle ticks (its on_tick)
 
     def press(self, action: str) -> None:
         pin = self.factory.pin(BUTTON[action])
@@ -120,8 +122,16 @@ class Table:
         pin.drive_high()
 
     def start(self) -> None:
-        self.runner = threading.Thread(target=self.loop.run, name="test-loop")
+        self.runner = threading.Thread(target=self.loop.run, kwargs={"on_tick": self._tick}, name="test-loop")
         self.runner.start()
+
+    def _tick(self) -> None:
+        self.ticks += 1
+
+    def wait_ticks(self, n: int) -> None:
+        """Until the loop has gone round ``n`` more times (it has then seen whatever was changed before)."""
+        since = self.ticks
+        until(lambda: self.ticks >= since + n, 10, f"{n} ticks of the loop")
 
     def stop(self) -> None:
         if self.runner is not None:
@@ -155,10 +165,7 @@ class Table:
 
 
 def wait_for(what: str, condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
+    until(condition, timeout, what, every=0.01)
 
 
 @contextmanager
@@ -221,7 +228,7 @@ def test_the_alarm_clears_itself_after_the_hold_on_the_loops_clock(table: Table)
         table.press("declare")
     wait_for("the raised record", lambda: raised(table))
     table.clock.now += INPUT_LOST_HOLD - 1.0
-    time.sleep(0.2)  # ten ticks of the loop: not yet
+    table.wait_ticks(10)  # not yet
     assert not cleared(table) and Alarm.INPUT_LOST in table.loop.view().alarms
     table.clock.now += 1.5
     wait_for("the cleared record", lambda: cleared(table))
@@ -242,7 +249,7 @@ def test_presses_queued_before_the_loss_do_not_clear_it(table: Table) -> None:
     table.start()
     wait_for("the raised record", lambda: raised(table))
     wait_for("the queue drained", lambda: table.loop.inbox.empty() and table.loop.idle.is_set())
-    time.sleep(0.1)
+    table.wait_ticks(5)
     with Journal.open(table.journal.path, read_only=True) as reader:
         assert [b["kind"] for _i, b in reader.inputs() if b.get("source") == "panel"] == ["new_shoe", "new_shoe"]
     assert not cleared(table) and Alarm.INPUT_LOST in table.loop.view().alarms
@@ -294,7 +301,7 @@ def test_a_further_loss_while_the_alarm_stands_is_journaled_sounds_again_and_hol
             table.press("declare")
         wait_for("the raised record", lambda: raised(table))
         table.clock.now += INPUT_LOST_HOLD - 2.0  # the first hold nearly over
-        time.sleep(0.1)
+        table.wait_ticks(5)
         os.set_blocking(w, False)  # fill the pipe while the loop is idle: its next line will block it
         with contextlib.suppress(BlockingIOError):
             while True:
@@ -315,7 +322,7 @@ def test_a_further_loss_while_the_alarm_stands_is_journaled_sounds_again_and_hol
         # The terminal (as the panel's buzzer) was handed the alarm's raise again: two lines in what it wrote.
         wait_for("the second line", lambda: b"".join(drained).count(b"ALARM PRESS AGAIN") == 2)
         table.clock.now += 3.0  # past the first hold's end, within the second's
-        time.sleep(0.2)
+        table.wait_ticks(10)
         assert not cleared(table) and Alarm.INPUT_LOST in table.loop.view().alarms
         table.clock.now += INPUT_LOST_HOLD
         wait_for("the cleared record", lambda: cleared(table))

@@ -28,6 +28,8 @@ import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tests.waiting import until
+
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("SHOE_TEST_MACHINE_CACHE", "/var/cache/shoe-controller-tests"))
 SUITE = "bookworm"
@@ -168,11 +170,7 @@ class Machine:
         return self.sh(f"systemctl show -P {prop} {unit}").stdout.strip()
 
     def wait_for(self, what: str, predicate: Callable[[], object], timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"waited {timeout:.0f} s for {what}")
-            time.sleep(0.25)
+        until(predicate, timeout, f"{what} ({timeout:.0f} s)", every=0.25)
 
     def poweroff(self, timeout: float = 60) -> None:
         if self.proc is None:

@@ -25,7 +25,9 @@ from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
 from tests.systemd.machine import Machine
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
+# READY within 3 s is a time bound: alone (serial), after the rest. Under pytest-xdist otherwise, one machine
+# for the module, booted once: both tests on one worker.
+pytestmark = [pytest.mark.systemd, pytest.mark.serial, pytest.mark.xdist_group("systemd"), pytest.mark.timeout(1500)]
 
 UNIT = "shoe-controller"
 BOARD = "shoe-controller-board"
