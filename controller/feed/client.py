@@ -78,11 +78,12 @@ class FeedClient:
         self._wake_w.close()
 
     def send_ack(self, seq: int) -> None:
-        """Hand the floor's ack to the table (now if connected, else at the next connect). Never blocks."""
+        """Hand the floor's ack to the table (now if connected, else at the next connect; the newest only). Never
+        blocks. Which ack the table may believe is the floor link's business, not the feed's."""
         with self._lock:
-            if self._ack is not None and seq <= self._ack:
+            if seq == self._ack:
                 return
-            self._ack = seq
+            self._ack = seq  # a lower one too: the floor's word (a broker back from an old save) is handed on
             self._flush_ack()
 
     def _flush_ack(self) -> None:

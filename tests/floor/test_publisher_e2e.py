@@ -63,10 +63,13 @@ def test_broker_killed_mid_shoe_and_daemon_sigkilled_nothing_lost(harness: Harne
         state = side.state()
         assert state is not None and state["table"] == "t1" and state["counts"]["coups"] > 0
 
-        # the floor's ack reaches the journal; a SIGKILLed daemon resumes from it, not from record 1
+        # the floor's ack reaches the journal; a SIGKILLed table and link resume from it, not from record 1
         wait_until(lambda: stored_ack(harness.journal) == side.contiguous, 15, "the ack stored in the journal")
         acked = stored_ack(harness.journal)
-        harness.stop_daemon(signal.SIGKILL)
+        harness.stop_daemon(signal.SIGKILL)  # the table's process, and its floor link's (the Last Will's)
+        assert harness.link_proc is not None
+        harness.link_proc.send_signal(signal.SIGKILL)
+        harness.link_proc.wait(10)
         side.wait(lambda f: f.retained.get("status") == b"offline", 20, "the Last Will")
         side.ack = False  # from now on only the stored ack tells the table where the floor stands
         side.client.publish("baccarat/casino/t1/ack", b"", qos=1, retain=True).wait_for_publish(5)  # clear it
