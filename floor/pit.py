@@ -13,9 +13,10 @@ edge of each wager over the shoe).
 
 :class:`Pit` keeps one tile per table (at most :data:`MAX_TABLES`; more are counted in ``stats`` and shown
 on the page as ``ignored``) and the newest :data:`FEED_SIZE` alerts. Only paho's network thread changes
-them; each change is encoded once (each tile's JSON is cached) and published on a
-:class:`~controller.displays.scoreboard.Board`, which the HTTP threads serve to every page over ``/events``
-through the scoreboard's bounded server (the same stream limits, eviction, 503 and error handling). A slow
+them; each change is encoded once (each tile's JSON is cached) and published on an
+:class:`eventstream.Board`, which the HTTP threads serve to every page over ``/events`` through the neutral
+bounded :class:`eventstream.BoardServer` (the scoreboard's too: the same stream limits, eviction, 503 and
+error handling). A slow
 page only ever gets the newest snapshot, never a backlog.
 
 Routes: ``/`` the pit page, ``/table/<id>`` a table page, ``/events`` (SSE), ``/api/pit`` (the snapshot),
@@ -40,10 +41,9 @@ from urllib.parse import parse_qs, unquote
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.displays.scoreboard import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer
-from controller.displays.snapshot import roads_layout
 from controller.game.edges import shoe_edges
-from controller.game.roads import RoadError, big_road_grid, compute_roads
+from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
+from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.archive import Archive
 from floor.collector import Broker
 
@@ -189,7 +189,6 @@ class Pit:
         self._lock = threading.Lock()  # paho's thread and the start-up load
         self._client: mqtt.Client | None = None
         self._server: Any = None
-        self._thread: threading.Thread | None = None
         self.load()
 
     # -- history from the archive ------------------------------------------------------------------
@@ -332,15 +331,10 @@ class Pit:
         password: str | None = None,
     ) -> None:
         """Serve on ``bind`` (OSError when it cannot bind); follow ``broker`` (None: history only)."""
-        static = {name: ((STATIC_DIR / name).read_bytes(), ctype) for name, ctype in STATIC_FILES.items()}
-        self._server = BoardServer(bind, self, _PitHandler, static)
+        self._server = BoardServer(bind, self, _PitHandler, load_static(STATIC_DIR, STATIC_FILES), label="pit")
         self._server.pit = self
         self._server.metrics = metrics
-        self._server.watch.start()
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="pit-http", kwargs={"poll_interval": 0.2}
-        )
-        self._thread.start()
+        self._server.start()
         if broker is not None:
             self._connect(broker, ca_file, username, password)
         log.info("pit: serving http://%s:%d/", *self.address)
@@ -361,8 +355,8 @@ class Pit:
 
     @property
     def address(self) -> tuple[str, int]:
-        addr = self._server.server_address
-        return str(addr[0]), int(addr[1])
+        bound: tuple[str, int] = self._server.bound
+        return bound
 
     def close(self) -> None:
         if self._client is not None:
@@ -372,13 +366,7 @@ class Pit:
         self.board.close()
         server, self._server = self._server, None
         if server is not None:
-            server.shutdown()
-            server.drop_connections()
-            server.server_close()
-            server.watch.close()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+            server.stop()
         self.archive.close()
 
 
