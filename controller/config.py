@@ -22,7 +22,6 @@ with its default. Tests keep both in step with the models below.
 from __future__ import annotations
 
 import difflib
-import ipaddress
 import json
 import math
 import re
@@ -49,6 +48,8 @@ from controller.board import PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pi
 from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCardRule
 from controller.game.table import TableRules
 from controller.userfile import UserFileError, read_bytes
+from floor_protocol.addresses import Broker, parse_broker, parse_host_port
+from floor_protocol.topics import ID_PATTERN, Leaf, table_prefix, table_topic
 
 if TYPE_CHECKING:
     from controller.game.rules import Ruleset
@@ -124,7 +125,6 @@ SERIAL_URL_SCHEMES = ("socket", "rfc2217", "loop", "spy", "hwgrep", "alt", "cp21
 
 _MAX_CENTS = 100_000_000_00  # a hundred million: anything above is a typo
 _DECIMAL = re.compile(r"\d+(\.\d+)?")
-_HOSTNAME = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -336,26 +336,8 @@ def _path(value: object) -> Path:
 
 
 def _split_bind(value: str) -> tuple[str, int]:
-    """``host:port`` or ``[v6]:port`` -> (host, port); raises ValueError naming what is wrong."""
-    if value.startswith("["):
-        host, sep, port_text = value[1:].partition("]:")
-        if not sep:
-            raise ValueError(f"must be host:port (an IPv6 host in brackets: [::1]:8080), got {_show(value)}")
-        try:
-            ipaddress.IPv6Address(host)
-        except ValueError:
-            raise ValueError(f"{_show(host)} is not an IPv6 address") from None
-    else:
-        host, sep, port_text = value.rpartition(":")
-        if not sep or not host:
-            raise ValueError(f"must be host:port such as 127.0.0.1:8080, got {_show(value)}")
-        if ":" in host:
-            raise ValueError(f"write an IPv6 host in brackets, e.g. [::1]:8080, got {_show(value)}")
-        if not _HOSTNAME.fullmatch(host):
-            raise ValueError(f"{_show(host)} is not a host name or IP address")
-    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        raise ValueError(f"port must be 1-65535, got {_show(port_text)}")
-    return host, int(port_text)
+    """``host:port`` or ``[v6]:port`` -> (host, port) (:func:`floor_protocol.addresses.parse_host_port`)."""
+    return parse_host_port(value)
 
 
 def _bind(value: object) -> str:
@@ -593,15 +575,11 @@ class SurveillanceSection(_Section):
     bet_thresholds: Annotated[dict[str, float], PlainValidator(_bet_thresholds)] = Field(default_factory=dict)
 
 
-_TOPIC_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-FLOOR_SCHEMES = {"mqtt": 1883, "mqtts": 8883}
-
-
 def _topic_id(value: object) -> str:
     """A site or table id: one MQTT topic level (no ``/``, ``+``, ``#``, spaces), 1-64 characters."""
     if not isinstance(value, str):
         raise ValueError(f"must be a string, got {_show(value)}")
-    if not _TOPIC_ID.fullmatch(value):
+    if not ID_PATTERN.fullmatch(value):
         raise ValueError(
             f"{_show(value)} is not an id: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit"
         )
@@ -609,22 +587,9 @@ def _topic_id(value: object) -> str:
 
 
 def _broker(value: object) -> str:
-    """``mqtt://host[:port]`` or ``mqtts://host[:port]`` (TLS)."""
-    if not isinstance(value, str):
-        raise ValueError(f"must be a string, got {_show(value)}")
-    bad = f"{_show(value)} is not a broker URL (mqtt://host:port or mqtts://host:port)"
-    try:
-        parts = urlsplit(value)
-        port = parts.port
-    except ValueError:
-        raise ValueError(bad) from None
-    if parts.scheme not in FLOOR_SCHEMES or not parts.hostname or parts.path not in ("", "/") or parts.query:
-        raise ValueError(bad)
-    if parts.username or parts.password:
-        raise ValueError("put no credentials in the broker URL: use username and password_file")
-    if port == 0:
-        raise ValueError(f"{_show(value)}: port must be 1-65535")
-    return value
+    """``mqtt://host[:port]`` or ``mqtts://host[:port]`` (TLS): :func:`floor_protocol.addresses.parse_broker`."""
+    parse_broker(value)
+    return str(value)
 
 
 def _optional_path(value: object) -> Path | None:
@@ -665,21 +630,24 @@ class FloorSection(_Section):
         return self
 
     @property
+    def address(self) -> Broker:
+        return parse_broker(self.broker)
+
+    @property
     def tls(self) -> bool:
-        return urlsplit(self.broker).scheme == "mqtts"
+        return self.address.tls
 
     @property
     def host(self) -> str:
-        return urlsplit(self.broker).hostname or ""
+        return self.address.host
 
     @property
     def port(self) -> int:
-        parts = urlsplit(self.broker)
-        return parts.port or FLOOR_SCHEMES[parts.scheme]
+        return self.address.port
 
-    def topic(self, leaf: str) -> str:
-        """``baccarat/<site>/<table>/<leaf>`` (leaf: record, state, status, ack)."""
-        return f"baccarat/{self.site}/{self.table}/{leaf}"
+    def topic(self, leaf: Leaf) -> str:
+        """``baccarat/<site>/<table>/<leaf>`` (:func:`floor_protocol.topics.table_topic`)."""
+        return table_topic(self.site, self.table, leaf)
 
 
 class Settings(_Section):
@@ -798,7 +766,7 @@ class Settings(_Section):
         if not f.enabled:
             return "off"
         auth = "client certificate" if f.cert_file else f"user {f.username}" if f.username else "anonymous"
-        return f"{f.broker} as {f.topic('')[:-1]} ({auth})"
+        return f"{f.broker} as {table_prefix(f.site, f.table)} ({auth})"
 
 
 _S = TypeVar("_S", bound=BaseModel)

@@ -44,6 +44,8 @@ from controller.game.records import RECORD_VERSION
 from controller.game.table import Due, Notice, TableView
 from controller.journal import Journal, JournalError, Record, utc_now
 from controller.userfile import UserFileError, read_text
+from floor_protocol.ack import parse_ack
+from floor_protocol.topics import Leaf
 
 log = logging.getLogger(__name__)
 
@@ -94,19 +96,6 @@ def record_payload(record: Record, table: str) -> str:
         f'"prev":{_text(record.prev_hash)},"seq":{record.id},"session":{_number(record.session)},'
         f'"table":{_text(table)},"v":{RECORD_VERSION}}}'
     )
-
-
-def parse_ack(payload: bytes | bytearray) -> int | None:
-    """The floor's ack payload: a JSON integer (``1234``) or object with ``seq``; None if it is neither."""
-    try:
-        value = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if isinstance(value, dict):
-        value = value.get("seq")
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return None
-    return value
 
 
 def state_message(
@@ -190,10 +179,10 @@ class FloorLink:
         #: The table loop's :attr:`~controller.table.TableLoop.idle`: between messages the link waits (at most
         #: :data:`YIELD_MAX` s) while the loop handles a card, so a backlog flush never holds the loop up.
         self.loop_idle = loop_idle
-        self.topic_record = settings.topic("record")
-        self.topic_state = settings.topic("state")
-        self.topic_status = settings.topic("status")
-        self.topic_ack = settings.topic("ack")
+        self.topic_record = settings.topic(Leaf.RECORD)
+        self.topic_state = settings.topic(Leaf.STATE)
+        self.topic_status = settings.topic(Leaf.STATUS)
+        self.topic_ack = settings.topic(Leaf.ACK)
         self.client = self._make_client(client_id or f"shoe-{settings.site}-{settings.table}")
         # Counters (read by tests, benchmarks and the metrics helper); written by the link's thread.
         self.sent = 0  # record publishes, resends included

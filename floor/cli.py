@@ -24,9 +24,10 @@ from types import FrameType
 from typing import TypeVar
 
 from floor.archive import Archive, ArchiveError
-from floor.collector import Broker, BrokerURLError, Collector, Settings, Stats
+from floor.collector import Collector, Settings, Stats
 from floor.pit import Pit
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
+from floor_protocol.addresses import AddressError, parse_broker, parse_host_port
 
 DEFAULT_BIND = ("127.0.0.1", 8470)
 
@@ -64,10 +65,10 @@ _days = _bounded(int, 1, 3660, "a whole number of days", "1-3660 days")
 
 
 def _bind(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:  # 0: any free port
-        raise argparse.ArgumentTypeError(f"write HOST:PORT, not {text[:60]!r}")
-    return host.strip("[]"), int(port)
+    try:
+        return parse_host_port(text, any_port=True)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(f"write HOST:PORT: {exc}") from None
 
 
 def _topic_level(text: str) -> str:
@@ -149,8 +150,8 @@ def parser() -> argparse.ArgumentParser:
 def _broker_password(args: argparse.Namespace) -> str | None:
     """Check the broker URL; the password from ``--password-file`` (None without one)."""
     try:
-        Broker.parse(args.broker)
-    except BrokerURLError as exc:
+        parse_broker(args.broker)
+    except AddressError as exc:
         raise UsageError(f"shoe-floor {args.command}: {exc}") from None
     if not args.password_file:
         return None

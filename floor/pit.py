@@ -2,7 +2,7 @@
 
 Read-only. Live data comes from the broker on the pit's own (non-shared) subscription::
 
-    baccarat/+/+/state    retained JSON of each table now (controller.floor_link.state_message)
+    baccarat/+/+/state    retained JSON of each table now (floor_protocol.state; refused unless valid)
     baccarat/+/+/status   retained online / offline (the table's Last Will)
     baccarat/+/+/record   every record a table publishes (last result, advantage flags, new shoe)
     baccarat/+/floor/alert  the floor's alerts (surveillance, gaps, broken links ...)
@@ -45,7 +45,9 @@ from controller.game.edges import shoe_edges
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.archive import Archive
-from floor.collector import Broker
+from floor_protocol.addresses import parse_broker
+from floor_protocol.state import StateError, TableStateMessage, parse_state
+from floor_protocol.topics import PIT_FILTERS, Leaf, parse_topic
 
 log = logging.getLogger("shoe-floor.pit")
 
@@ -67,8 +69,6 @@ TILE_COLUMNS = 16
 MAX_FLAGS = 16
 #: Coups a table page lists for the current and the previous shoe (regulators ask for at least 10).
 PAGE_COUPS = 200
-
-_TOPICS = ["baccarat/+/+/state", "baccarat/+/+/status", "baccarat/+/+/record", "baccarat/+/floor/alert"]
 
 
 def _ms(at: object) -> int | None:
@@ -106,13 +106,17 @@ class _Tile:
         self.updated: int | None = None
         self.json = ""
 
-    def follow_state(self, state: Mapping[str, Any]) -> None:
-        self.state = {k: state.get(k) for k in ("shoe", "coup", "due", "cards_remaining", "cards_dealt")}
-        now = _ms(state.get("at"))
-        alarms = [str(a) for a in state.get("alarms") or []][:32]
-        self.alarms = {a: self.alarms.get(a, now) for a in alarms}
-        roads = state.get("roads") or {}
-        bead = str(roads.get("bead") or "") if isinstance(roads, Mapping) else ""
+    def follow_state(self, state: TableStateMessage) -> None:
+        self.state = {
+            "shoe": state.shoe,
+            "coup": state.coup,
+            "due": state.due,
+            "cards_remaining": state.cards_remaining,
+            "cards_dealt": state.cards_dealt,
+        }
+        now = _ms(state.at)
+        self.alarms = {a: self.alarms.get(a, now) for a in state.alarms}
+        bead = state.roads.bead
         if bead != self.bead:
             self.bead = bead
             try:
@@ -214,21 +218,20 @@ class Pit:
 
     # -- live from the broker (paho's thread) --------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:
-        parts = topic.split("/")
-        if len(parts) != 4 or parts[0] != "baccarat":
+        where = parse_topic(topic)
+        if where is None:
             return
-        _, site, table, what = parts
         with self._lock:
-            if table == "floor" and what == "alert":
+            if where.leaf is None:  # the floor's alert topic
                 self._alert(payload)
             else:
-                tile = self._tile(site, table)
+                tile = self._tile(where.site, where.table)
                 if tile is None:
-                    if table in self._ignored or len(self._ignored) >= 10 * MAX_TABLES:
+                    if where.table in self._ignored or len(self._ignored) >= 10 * MAX_TABLES:
                         return
-                    self._ignored.add(table)  # a table with no tile: counted once, shown on the page
+                    self._ignored.add(where.table)  # a table with no tile: counted once, shown on the page
                     self.stats["tables_ignored"] = len(self._ignored)
-                elif not self._follow(tile, what, payload):
+                elif not self._follow(tile, where.leaf, payload):
                     return
                 else:
                     tile.encode()
@@ -243,10 +246,23 @@ class Pit:
         tile.site = site
         return tile
 
-    def _follow(self, tile: _Tile, what: str, payload: bytes) -> bool:
-        if what == "status":
+    def _follow(self, tile: _Tile, leaf: Leaf, payload: bytes) -> bool:
+        if leaf is Leaf.STATUS:
             tile.status = "online" if payload == b"online" else "offline"
             return True
+        if leaf is Leaf.STATE:
+            try:
+                state = parse_state(payload)
+                if state.table != tile.table:
+                    raise StateError(f"the state of table {state.table!r} on the topic of {tile.table!r}")
+            except StateError as exc:
+                self.stats["unreadable"] += 1
+                log.debug("pit: a state message of table %s refused: %s", tile.table, exc)
+                return False
+            tile.follow_state(state)
+            return True
+        if leaf is not Leaf.RECORD:
+            return False
         try:
             data = json.loads(payload)
         except (ValueError, UnicodeDecodeError):
@@ -255,10 +271,7 @@ class Pit:
         if not isinstance(data, dict):
             self.stats["unreadable"] += 1
             return False
-        if what == "state":
-            tile.follow_state(data)
-            return True
-        if what == "record" and isinstance(data.get("body"), dict):
+        if isinstance(data.get("body"), dict):
             tile.follow_record(str(data.get("kind")), data["body"])
             return True
         return False
@@ -340,13 +353,13 @@ class Pit:
         log.info("pit: serving http://%s:%d/", *self.address)
 
     def _connect(self, url: str, ca_file: str | None, username: str | None, password: str | None) -> None:
-        b = Broker.parse(url)
+        b = parse_broker(url)
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"shoe-pit-{id(self):x}", protocol=mqtt.MQTTv5)
         if b.tls:
             client.tls_set(ca_certs=ca_file)
         if username:
             client.username_pw_set(username, password)
-        client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in _TOPICS])
+        client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in PIT_FILTERS])
         client.on_message = lambda c, u, m: self.on_message(m.topic, bytes(m.payload))
         client.reconnect_delay_set(1, 10)
         client.connect_async(b.host, b.port)

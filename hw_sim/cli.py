@@ -27,6 +27,7 @@ from typing import IO, NoReturn, cast
 from controller.game.cards import Card
 from controller.game.errors import CardError
 from controller.userfile import UserFileError, check_regular, one_line, read_text
+from floor_protocol.addresses import AddressError, parse_host_port
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
@@ -80,10 +81,10 @@ def _seconds(text: str) -> float:
 
 
 def _tcp(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (port 0-65535)")
-    return host.strip("[]"), int(port)
+    try:
+        return parse_host_port(text, any_port=True)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(f"{text[:60]!r} is not HOST:PORT: {exc}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
