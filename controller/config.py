@@ -45,6 +45,7 @@ from pydantic import (
 )
 
 from controller.board import PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
+from controller.game.rules import DEFAULT_RULESET, RULESET_NAMES
 from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCardRule
 from controller.game.table import TableRules
 from controller.userfile import UserFileError, read_bytes
@@ -91,7 +92,6 @@ DEFAULT_JOURNAL_PATH = Path("/var/lib/shoe-controller/journal.db")
 #: A configuration file is a few kilobytes; anything larger than this is not one (and is not read whole).
 MAX_CONFIG_BYTES = 1024 * 1024
 
-RulesName = Literal["commission", "ez", "super6"]
 BurnName = Literal["exposed", "fixed", "none"]
 CutCardName = Literal["one_more", "finish"]
 DialectName = Literal["binary", "ascii"]
@@ -406,7 +406,7 @@ class TableSection(_Section):
 
     name: Annotated[str, PlainValidator(_text(40))] = "Table 1"
     decks: Annotated[int, PlainValidator(_int_in(MIN_DECKS, MAX_DECKS))] = 8
-    rules: Annotated[RulesName, _choice(RulesName)] = "commission"
+    rules: Annotated[str, PlainValidator(_one_of(RULESET_NAMES))] = DEFAULT_RULESET
     tie_pays: Annotated[int, PlainValidator(_one_of((8, 9)))] = 8
     burn: Annotated[BurnName, _choice(BurnName)] = "exposed"
     burn_ace: Annotated[int, PlainValidator(_one_of((1, 11)))] = 1

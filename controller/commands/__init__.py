@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from controller.game.rules import DEFAULT_RULESET, RULESET_NAMES
+
 Subparsers = Any  # argparse's _SubParsersAction is private; its methods are what we use
 
 
@@ -35,7 +37,7 @@ def read_tokens(source: str, prog: str = "shoe-controller") -> list[str]:
 def add_rules_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rules",
-        choices=("commission", "ez", "super6"),
-        default="commission",
-        help="ruleset for pricing and payout hints (default: commission)",
+        choices=RULESET_NAMES,
+        default=DEFAULT_RULESET,
+        help=f"ruleset for pricing and payout hints (default: {DEFAULT_RULESET})",
     )

@@ -132,3 +132,8 @@ SUPER6 = Ruleset(
     banker_six_pays=Fraction(1, 2),
 )
 BUILTIN_RULESETS: Mapping[str, Ruleset] = MappingProxyType({r.name: r for r in (COMMISSION, EZ, SUPER6)})
+#: The names of the house games, stated here once: the shipped rulesets.toml holds exactly these, the
+#: configuration's ``table.rules`` and the commands' ``--rules`` accept exactly these.
+RULESET_NAMES: tuple[str, ...] = tuple(BUILTIN_RULESETS)
+#: The ruleset a table plays when nothing names one.
+DEFAULT_RULESET = COMMISSION.name
