@@ -44,7 +44,7 @@ from pydantic import (
     model_validator,
 )
 
-from controller.board import PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
+from controller.board import DEFAULT_PINS, PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
 from controller.game.rules import DEFAULT_RULESET, RULESET_NAMES
 from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCardRule
 from controller.game.table import TableRules
@@ -448,16 +448,16 @@ class JournalSection(_Section):
 class GpioPins(_Section):
     """``[gpio.pins]``: BCM GPIO numbers of the panel's lamps, buzzer and buttons."""
 
-    player_draw: Annotated[int, PlainValidator(_bcm_pin)] = 17
-    banker_draw: Annotated[int, PlainValidator(_bcm_pin)] = 27
-    player_win: Annotated[int, PlainValidator(_bcm_pin)] = 22
-    banker_win: Annotated[int, PlainValidator(_bcm_pin)] = 23
-    tie: Annotated[int, PlainValidator(_bcm_pin)] = 24
-    fault: Annotated[int, PlainValidator(_bcm_pin)] = 25
-    buzzer: Annotated[int, PlainValidator(_bcm_pin)] = 18
-    declare: Annotated[int, PlainValidator(_bcm_pin)] = 5
-    new_shoe: Annotated[int, PlainValidator(_bcm_pin)] = 6
-    void: Annotated[int, PlainValidator(_bcm_pin)] = 13
+    player_draw: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["player_draw"]
+    banker_draw: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["banker_draw"]
+    player_win: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["player_win"]
+    banker_win: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["banker_win"]
+    tie: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["tie"]
+    fault: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["fault"]
+    buzzer: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["buzzer"]
+    declare: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["declare"]
+    new_shoe: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["new_shoe"]
+    void: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["void"]
 
     @model_validator(mode="after")
     def _usable(self) -> GpioPins:
