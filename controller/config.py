@@ -45,7 +45,14 @@ from pydantic import (
 )
 
 from controller.board import DEFAULT_PINS, PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
-from controller.game.rules import DEFAULT_RULESET, RULESET_NAMES
+from controller.game.rules import (
+    DEFAULT_RULESET,
+    RULESET_NAMES,
+    SIDE_BET_NAMES,
+    WAGER_GROUPS,
+    WAGER_NAMES,
+    wagers_named,
+)
 from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCardRule
 from controller.game.table import TableRules
 from controller.userfile import UserFileError, read_bytes
@@ -98,8 +105,6 @@ DialectName = Literal["binary", "ascii"]
 PinFactoryName = Literal["lgpio", "rpigpio", "native", "mock"]
 ExpanderName = Literal["PCF8574", "MCP23008", "MCP23017"]
 RevealName = Literal["on_read", "on_declare"]
-#: ``table.side_bets`` names (``dragon_bonus`` is both sides' Dragon Bonus).
-SIDE_BET_NAMES: tuple[str, ...] = ("player_pair", "banker_pair", "dragon_bonus", "dragon_7", "panda_8")
 LogLevelName = Literal["info", "debug", "warning", "error"]
 
 #: The shoe's line speed when ``shoe.baud`` is not given, by dialect.
@@ -551,20 +556,22 @@ def _expectation(value: object) -> float:
 
 
 def _bet_thresholds(value: object) -> dict[str, float]:
-    """``[surveillance.bet_thresholds]``: a wager's own threshold, by the wager's name."""
+    """``[surveillance.bet_thresholds]``: a wager's own threshold, by the wager's name or a group's
+    (``dragon_bonus``: both sides, as in ``table.side_bets``); a side's own entry beats its group's. The
+    result is keyed by the wagers themselves (:data:`controller.game.rules.WAGER_NAMES`)."""
     if not isinstance(value, dict):
         raise ValueError(f"must be a table of wager = threshold (e.g. dragon_7 = 0.02), got {_show(value)}")
-    from controller.game.rules import Bet
-
-    names = sorted(b.value for b in Bet)
-    out = {}
-    for name, threshold in value.items():
-        if name not in names:
-            raise ValueError(f"{_show(name)} is not a wager: use {', '.join(names)}")
+    out: dict[str, float] = {}
+    for name, threshold in sorted(value.items(), key=lambda item: item[0] not in WAGER_GROUPS):  # groups first
+        if name not in WAGER_NAMES and name not in WAGER_GROUPS:
+            known = ", ".join(sorted([*WAGER_NAMES, *WAGER_GROUPS]))
+            raise ValueError(f"{_show(name)} is not a wager: use {known}")
+        wagers = wagers_named(name)
         try:
-            out[name] = _expectation(threshold)
+            limit = _expectation(threshold)
         except ValueError as exc:
             raise ValueError(f"{name}: {exc}") from None
+        out |= {bet.value: limit for bet in wagers}
     return out
 
 
@@ -684,12 +691,9 @@ class Settings(_Section):
     def ruleset(self) -> Ruleset:
         """The shipped ruleset named by ``table.rules``, with ``table.tie_pays`` and the side bets this table
         offers (``table.side_bets``)."""
-        from controller.game.rules import Bet
         from controller.rulebook import get_ruleset
 
-        offered = {Bet(name) for name in self.table.side_bets if name != "dragon_bonus"}
-        if "dragon_bonus" in self.table.side_bets:
-            offered |= {Bet.DRAGON_BONUS_PLAYER, Bet.DRAGON_BONUS_BANKER}
+        offered = frozenset().union(*(wagers_named(name) for name in self.table.side_bets))
         return get_ruleset(self.table.rules, self.table.tie_pays).with_side_bets(frozenset(offered))
 
     def with_overrides(
