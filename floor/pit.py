@@ -42,6 +42,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.game.edges import shoe_edges
+from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.archive import Archive
@@ -129,18 +130,18 @@ class _Tile:
         self.updated = now
 
     def follow_record(self, kind: str, body: Mapping[str, Any]) -> None:
-        if kind == "coup" and body.get("declared"):
+        if kind == RecordKind.COUP and body.get("declared"):
             self.last = {
                 k: body.get(k)
                 for k in ("shoe", "coup", "winner", "player", "banker", "player_total", "banker_total", "natural")
             }
-        elif kind == "shoe" and body.get("event") == "start":
+        elif kind == RecordKind.SHOE and body.get("event") == "start":
             self.advantage.clear()
             self.last = None
-        elif kind == "advantage" and isinstance(body.get("bet"), str):
+        elif kind == RecordKind.ADVANTAGE and isinstance(body.get("bet"), str):
             if body["bet"] in self.advantage or len(self.advantage) < MAX_FLAGS:
                 self.advantage[body["bet"]] = {k: body.get(k) for k in ("bet", "ev", "shoe", "coup", "cards_left")}
-        elif kind == "advantage_cleared":
+        elif kind == RecordKind.ADVANTAGE_CLEARED:
             self.advantage.pop(str(body.get("bet")), None)
 
     def encode(self) -> None:

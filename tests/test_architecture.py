@@ -113,3 +113,68 @@ def test_eventstream_is_neutral(path: Path) -> None:
     """The SSE server knows nothing of a table or a floor: the standard library and itself only."""
     for name in imports(path):
         assert _root(name) in sys.stdlib_module_names or _within(name, ("eventstream",)), f"{path.name}: {name}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Record kinds are RecordKind's: nobody states them again beside it
+
+
+def _kind_literals(source: str) -> list[str]:
+    """Record kinds a source states as text: compared with something called ``kind`` (``r.kind == "coup"``,
+    ``kind in ("shoe", ...)``) or bound to a module-level name (``COUP = "coup"``)."""
+    from controller.game.records import RecordKind
+
+    kinds = {k.value for k in RecordKind}
+    found: list[str] = []
+    tree = ast.parse(source)
+
+    def texts(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return [t for e in node.elts for t in texts(e)]
+        return []
+
+    def is_kind(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "kind") or (
+            isinstance(node, ast.Name) and node.id == "kind"
+        )
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(is_kind(s) for s in sides):
+                found += [t for s in sides for t in texts(s) if t in kinds]
+    for stmt in tree.body:  # a name bound to one kind (``COUP = "coup"``, ``INPUT, COUP = "input", "coup"``)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+            one = isinstance(target, ast.Name) and isinstance(value, ast.Constant)
+            several = isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
+            if one or several:
+                found += [t for t in texts(value) if t in kinds]
+    return found
+
+
+#: Known copies being removed elsewhere: controller/journal.py is being split into a package by another change,
+#: which takes its ``INPUT, COUP, NOTE = "input", "coup", "note"`` to RecordKind. The test fails when it is gone
+#: from here but not from the list, so the list cannot outlive the copy.
+_PENDING = {"controller/journal.py": ["input", "coup", "note"]}
+SHELL_AND_FLOOR = sorted(
+    p
+    for d in ("controller", "floor", "floor_protocol", "eventstream")
+    for p in (ROOT / d).rglob("*.py")
+    if p.name != "records.py" or p.parent.name != "game"
+)
+
+
+def test_record_kinds_are_not_stated_again_beside_record_kind() -> None:
+    found = {str(p.relative_to(ROOT)): k for p in SHELL_AND_FLOOR if (k := _kind_literals(p.read_text()))}
+    assert found == {k: v for k, v in _PENDING.items() if (ROOT / k).exists()}
+
+
+def test_the_record_kind_check_catches_a_copy() -> None:
+    source = (
+        'COUP = "coup"\nA, B = "note", 1\nCOMMANDS = ("coup", "odds")\n'
+        'def f(r):\n    return r.kind == "burn" or r.kind in ("shoe", "x") or kind == "card"\n'
+    )
+    assert _kind_literals(source) == ["burn", "shoe", "coup", "note"]
