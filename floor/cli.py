@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import TypeVar
 
+from commandline import Parser, UsageError
 from floor.archive import Archive, ArchiveError
 from floor.collector import Collector, Settings, Stats
 from floor.pit import Pit
@@ -33,15 +34,6 @@ DEFAULT_BIND = ("127.0.0.1", 8470)
 
 log = logging.getLogger("shoe-floor")
 T = TypeVar("T", int, float)
-
-
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
 
 
 def _bounded(convert: Callable[[str], T], low: T, high: T, what: str, between: str) -> Callable[[str], T]:
@@ -78,8 +70,8 @@ def _topic_level(text: str) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="shoe-floor", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = Parser(prog="shoe-floor", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     s = sub.add_parser("serve", help="archive every table's records and publish the acks")
     s.add_argument("--broker", required=True, help="mqtt://host:port or mqtts://host:port")
     s.add_argument("--archive", required=True, help="postgresql://user@host:port/db or sqlite:///path")

@@ -24,6 +24,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, NoReturn, cast
 
+from commandline import UsageError
 from controller.game.cards import Card
 from controller.game.errors import CardError
 from controller.userfile import UserFileError, check_regular, one_line, read_text
@@ -43,11 +44,9 @@ TICK = 0.05
 MAX_SCRIPT_BYTES = 1024 * 1024
 
 
-class UsageError(Exception):
-    """A command-line problem; the message is the one line printed."""
-
-
 class _Parser(argparse.ArgumentParser):
+    """Errors are the bare message: :func:`main` prints ``shoe-sim: error: <message>``."""
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 

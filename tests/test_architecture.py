@@ -1,7 +1,8 @@
 """The pure core stays pure: controller/game/, firmware_protocol/ and floor_protocol/ import no I/O, clocks,
 threads, logging or GPIO, and arrows point inward (the core never imports the shell). The floor's server
 (floor/) imports only the shared, pure vocabulary (floor_protocol, controller.game) and the neutral SSE server
-(eventstream), never the table's shell or its device libraries; eventstream imports nothing of ours."""
+(eventstream) and command-line plumbing (commandline), never the table's shell or its device libraries; those
+two neutral packages import nothing of ours."""
 
 from __future__ import annotations
 
@@ -27,13 +28,17 @@ SHELL = ("controller.", "hw_sim")  # the core may import controller.game only
 
 
 #: Our own top-level packages (anything else is the standard library or a third-party library).
-OURS = ("controller", "firmware_protocol", "floor_protocol", "hw_sim", "floor", "eventstream", "tools", "tests")
-#: What floor/ may import of ours: itself, the table-floor vocabulary, the neutral SSE server, the pure core.
-FLOOR_MAY = ("floor", "floor_protocol", "eventstream", "controller.game")
+OURS = (
+    "controller", "firmware_protocol", "floor_protocol", "hw_sim", "floor", "eventstream", "commandline", "tools",
+    "tests",
+)  # fmt: skip
+#: What floor/ may import of ours: itself, the table-floor vocabulary, the neutral SSE server and command-line
+#: plumbing, the pure core.
+FLOOR_MAY = ("floor", "floor_protocol", "eventstream", "commandline", "controller.game")
 #: The table's device libraries: a floor host does not install them.
 TABLE_ONLY = {"serial", "gpiozero", "lgpio", "RPi", "RPLCD", "smbus2", "cobs"}
 FLOOR_SERVER = sorted((ROOT / "floor").rglob("*.py"))
-EVENTSTREAM = sorted((ROOT / "eventstream").rglob("*.py"))
+NEUTRAL = sorted([*(ROOT / "eventstream").rglob("*.py"), *(ROOT / "commandline").rglob("*.py")])
 
 
 def imports(path: Path) -> list[str]:
@@ -108,11 +113,13 @@ def late():
     assert len(FLOOR_SERVER) >= 6
 
 
-@pytest.mark.parametrize("path", EVENTSTREAM, ids=lambda p: str(p.relative_to(ROOT)))
-def test_eventstream_is_neutral(path: Path) -> None:
-    """The SSE server knows nothing of a table or a floor: the standard library and itself only."""
+@pytest.mark.parametrize("path", NEUTRAL, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_neutral_packages_are_neutral(path: Path) -> None:
+    """The SSE server and the command-line plumbing know nothing of a table or a floor: the standard library
+    and themselves only."""
+    own = path.relative_to(ROOT).parts[0]
     for name in imports(path):
-        assert _root(name) in sys.stdlib_module_names or _within(name, ("eventstream",)), f"{path.name}: {name}"
+        assert _root(name) in sys.stdlib_module_names or _within(name, (own,)), f"{path.name}: {name}"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -178,3 +185,23 @@ def test_the_record_kind_check_catches_a_copy() -> None:
         'def f(r):\n    return r.kind == "burn" or r.kind in ("shoe", "x") or kind == "card"\n'
     )
     assert _kind_literals(source) == ["burn", "shoe", "coup", "note"]
+
+
+def test_there_is_one_usage_error() -> None:
+    """The three command lines raise and catch the same UsageError (commandline); nobody defines another."""
+    import commandline
+    import controller.cli
+    import controller.commands
+    import floor.cli
+    import hw_sim.cli
+
+    assert controller.commands.UsageError is controller.cli.UsageError is commandline.UsageError
+    assert floor.cli.UsageError is hw_sim.cli.UsageError is commandline.UsageError
+    defined = [
+        str(p.relative_to(ROOT))
+        for d in ("controller", "floor", "floor_protocol", "eventstream", "hw_sim", "commandline")
+        for p in (ROOT / d).rglob("*.py")
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, ast.ClassDef) and node.name == "UsageError"
+    ]
+    assert defined == ["commandline/__init__.py"]

@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from commandline import UsageError
 from controller.game.rules import DEFAULT_RULESET, RULESET_NAMES
 
+__all__ = ["Subparsers", "UsageError", "add_rules_argument", "read_tokens"]
+
 Subparsers = Any  # argparse's _SubParsersAction is private; its methods are what we use
-
-
-class UsageError(Exception):
-    """A user mistake on the command line: printed as one line, exit code 2."""
 
 
 #: Largest card file ``replay`` reads: about 350,000 cards (some 850 eight-deck shoes), replayed in about
