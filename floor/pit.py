@@ -48,7 +48,7 @@ from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandle
 from floor.archive import Archive
 from floor_protocol.addresses import parse_broker
 from floor_protocol.state import StateError, TableStateMessage, parse_state
-from floor_protocol.topics import PIT_FILTERS, Leaf, parse_topic
+from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
 
 log = logging.getLogger("shoe-floor.pit")
 
@@ -83,7 +83,7 @@ def _ms(at: object) -> int | None:
 
 
 def valid_table(name: str) -> bool:
-    return 0 < len(name) <= 100 and not any(c in name for c in "/+#\0")
+    return LEVEL_PATTERN.fullmatch(name) is not None
 
 
 def initial_feed(archive: Archive, limit: int = FEED_SIZE, table: str | None = None) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from controller.game.coup import Winner
 from controller.game.records import RECORD_VERSION
 from controller.game.shoe import MAX_DECKS
 from controller.game.table import Alarm, Due
+from floor_protocol.topics import LEVEL_PATTERN
 
 __all__ = [
     "ALARM_NAMES",
@@ -51,7 +52,7 @@ _MAX_COUNT = 10_000  # coups of a shoe, and any count of them (an eight-deck sho
 _MAX_SEQ = 2**63 - 1
 _CARD = r"^[A2-9TJQK][SHDC]$"
 _TIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$"
-_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"  # floor_protocol.topics.ID_PATTERN
+_LEVEL = f"^{LEVEL_PATTERN.pattern}$"  # one topic level, as the floor takes a site or table
 
 
 def _one_of(names: tuple[str, ...]) -> AfterValidator:
@@ -150,8 +151,8 @@ class TableStateMessage(_Part):
     )
 
     v: int = Field(ge=1, le=RECORD_VERSION, description="the record vocabulary's version")
-    site: str = Field(pattern=_ID)
-    table: str = Field(pattern=_ID)
+    site: str = Field(pattern=_LEVEL, description="the site's id: one topic level")
+    table: str = Field(pattern=_LEVEL, description="the table's id: one topic level, its topic's")
     at: str = Field(pattern=_TIME, description="when the table built it: ISO 8601 with its UTC offset")
     shoe: int = Field(ge=0, le=2**62, description="the shoe's number (0 before the first shoe)")
     coup: int = Field(ge=0, le=2**62, description="the coup in progress, or next to open")

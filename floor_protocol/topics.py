@@ -16,6 +16,7 @@ __all__ = [
     "ALERTS",
     "FLOOR",
     "ID_PATTERN",
+    "LEVEL_PATTERN",
     "PIT_FILTERS",
     "ROOT",
     "Leaf",
@@ -36,6 +37,9 @@ FLOOR = "floor"
 ALERT = "alert"
 #: A site or table id as the table's configuration accepts it: one topic level, 1-64 characters.
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: A site or table as the floor takes it from a topic: any one topic level, 1-100 characters (the floor is
+#: more tolerant than a table's configuration, which writes only :data:`ID_PATTERN`).
+LEVEL_PATTERN = re.compile(r"[^/+#\x00]{1,100}")
 
 
 class Leaf(StrEnum):

@@ -54,3 +54,14 @@ def test_the_alert_topic_parses_as_the_floors() -> None:
 )  # fmt: skip
 def test_any_other_topic_is_none(topic: str) -> None:
     assert parse_topic(topic) is None
+
+
+def test_the_floor_takes_any_topic_level_a_table_can_write() -> None:
+    from floor.pit import valid_table
+    from floor_protocol.topics import ID_PATTERN, LEVEL_PATTERN
+
+    for name in ("t1", "Table-7.b", "x" * 64):
+        assert ID_PATTERN.fullmatch(name) and LEVEL_PATTERN.fullmatch(name) and valid_table(name)
+    assert valid_table("VIP Salon 01") and not ID_PATTERN.fullmatch("VIP Salon 01")  # the floor is tolerant
+    for bad in ("", "a/b", "a+", "a#", "a\0", "x" * 101):
+        assert not LEVEL_PATTERN.fullmatch(bad) and not valid_table(bad)
