@@ -102,6 +102,7 @@ def state_message(
     view: TableView, coups: Sequence[dict[str, Any]], *, table: str, site: str, hide_cards: bool, head: int, acked: int
 ) -> dict[str, Any]:
     """The retained ``state`` JSON: the table now (shoe, coup, counts, what is due, alarms, roads summary).
+    Its shape is :class:`floor_protocol.state.TableStateMessage` (a test holds every message built here to it).
 
     With ``hide_cards`` (reveal = on_declare) a coup in progress shows only how many cards are out: no
     cards, totals, result, what is due or win lamp (the coups of the shoe are declared ones, so they stay)."""
