@@ -12,7 +12,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-__all__ = ["PHYSICAL_PIN", "RESERVED_GPIOS", "PinMapError", "check_pin_map", "pin_problem"]
+__all__ = ["DEFAULT_PINS", "PHYSICAL_PIN", "RESERVED_GPIOS", "PinMapError", "check_pin_map", "pin_problem"]
+
+#: The panel's default pin map, stated once: function (a ``[gpio.pins]`` key) -> BCM GPIO, in the panel's order
+#: (lamps, buzzer, buttons). The configuration's ``[gpio.pins]`` and :class:`controller.panel.PinMap` default
+#: to it; docs/wiring.md and docs/configuration.md show it (tests/test_panel.py checks them all).
+DEFAULT_PINS: Mapping[str, int] = MappingProxyType(
+    {
+        "player_draw": 17,
+        "banker_draw": 27,
+        "player_win": 22,
+        "banker_win": 23,
+        "tie": 24,
+        "fault": 25,
+        "buzzer": 18,
+        "declare": 5,
+        "new_shoe": 6,
+        "void": 13,
+    }
+)
 
 #: BCM GPIO number -> physical pin on the Raspberry Pi's 40-pin header.
 PHYSICAL_PIN: Mapping[int, int] = MappingProxyType(

@@ -12,8 +12,8 @@ import importlib
 import os
 import sys
 
+from commandline import Parser, UsageError
 from controller import __version__
-from controller.commands import UsageError
 from controller.userfile import one_line
 
 #: Subcommand modules, in the order ``--help`` lists them.
@@ -33,15 +33,10 @@ COMMAND_MODULES = (
 )
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="shoe-controller", description="Baccarat table controller.")
+    parser = Parser(prog="shoe-controller", description="Baccarat table controller.")
     parser.add_argument("--version", action="version", version=f"shoe-controller {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name in COMMAND_MODULES:
         try:

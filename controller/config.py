@@ -22,7 +22,6 @@ with its default. Tests keep both in step with the models below.
 from __future__ import annotations
 
 import difflib
-import ipaddress
 import json
 import math
 import re
@@ -45,10 +44,20 @@ from pydantic import (
     model_validator,
 )
 
-from controller.board import PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
+from controller.board import DEFAULT_PINS, PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
+from controller.game.rules import (
+    DEFAULT_RULESET,
+    RULESET_NAMES,
+    SIDE_BET_NAMES,
+    WAGER_GROUPS,
+    WAGER_NAMES,
+    wagers_named,
+)
 from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCardRule
 from controller.game.table import TableRules
 from controller.userfile import UserFileError, read_bytes
+from floor_protocol.addresses import Broker, parse_broker, parse_host_port
+from floor_protocol.topics import ID_PATTERN, Leaf, table_prefix, table_topic
 
 if TYPE_CHECKING:
     from controller.game.rules import Ruleset
@@ -90,15 +99,12 @@ DEFAULT_JOURNAL_PATH = Path("/var/lib/shoe-controller/journal.db")
 #: A configuration file is a few kilobytes; anything larger than this is not one (and is not read whole).
 MAX_CONFIG_BYTES = 1024 * 1024
 
-RulesName = Literal["commission", "ez", "super6"]
 BurnName = Literal["exposed", "fixed", "none"]
 CutCardName = Literal["one_more", "finish"]
 DialectName = Literal["binary", "ascii"]
 PinFactoryName = Literal["lgpio", "rpigpio", "native", "mock"]
 ExpanderName = Literal["PCF8574", "MCP23008", "MCP23017"]
 RevealName = Literal["on_read", "on_declare"]
-#: ``table.side_bets`` names (``dragon_bonus`` is both sides' Dragon Bonus).
-SIDE_BET_NAMES: tuple[str, ...] = ("player_pair", "banker_pair", "dragon_bonus", "dragon_7", "panda_8")
 LogLevelName = Literal["info", "debug", "warning", "error"]
 
 #: The shoe's line speed when ``shoe.baud`` is not given, by dialect.
@@ -124,7 +130,6 @@ SERIAL_URL_SCHEMES = ("socket", "rfc2217", "loop", "spy", "hwgrep", "alt", "cp21
 
 _MAX_CENTS = 100_000_000_00  # a hundred million: anything above is a typo
 _DECIMAL = re.compile(r"\d+(\.\d+)?")
-_HOSTNAME = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -336,26 +341,8 @@ def _path(value: object) -> Path:
 
 
 def _split_bind(value: str) -> tuple[str, int]:
-    """``host:port`` or ``[v6]:port`` -> (host, port); raises ValueError naming what is wrong."""
-    if value.startswith("["):
-        host, sep, port_text = value[1:].partition("]:")
-        if not sep:
-            raise ValueError(f"must be host:port (an IPv6 host in brackets: [::1]:8080), got {_show(value)}")
-        try:
-            ipaddress.IPv6Address(host)
-        except ValueError:
-            raise ValueError(f"{_show(host)} is not an IPv6 address") from None
-    else:
-        host, sep, port_text = value.rpartition(":")
-        if not sep or not host:
-            raise ValueError(f"must be host:port such as 127.0.0.1:8080, got {_show(value)}")
-        if ":" in host:
-            raise ValueError(f"write an IPv6 host in brackets, e.g. [::1]:8080, got {_show(value)}")
-        if not _HOSTNAME.fullmatch(host):
-            raise ValueError(f"{_show(host)} is not a host name or IP address")
-    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        raise ValueError(f"port must be 1-65535, got {_show(port_text)}")
-    return host, int(port_text)
+    """``host:port`` or ``[v6]:port`` -> (host, port) (:func:`floor_protocol.addresses.parse_host_port`)."""
+    return parse_host_port(value)
 
 
 def _bind(value: object) -> str:
@@ -424,7 +411,7 @@ class TableSection(_Section):
 
     name: Annotated[str, PlainValidator(_text(40))] = "Table 1"
     decks: Annotated[int, PlainValidator(_int_in(MIN_DECKS, MAX_DECKS))] = 8
-    rules: Annotated[RulesName, _choice(RulesName)] = "commission"
+    rules: Annotated[str, PlainValidator(_one_of(RULESET_NAMES))] = DEFAULT_RULESET
     tie_pays: Annotated[int, PlainValidator(_one_of((8, 9)))] = 8
     burn: Annotated[BurnName, _choice(BurnName)] = "exposed"
     burn_ace: Annotated[int, PlainValidator(_one_of((1, 11)))] = 1
@@ -466,16 +453,16 @@ class JournalSection(_Section):
 class GpioPins(_Section):
     """``[gpio.pins]``: BCM GPIO numbers of the panel's lamps, buzzer and buttons."""
 
-    player_draw: Annotated[int, PlainValidator(_bcm_pin)] = 17
-    banker_draw: Annotated[int, PlainValidator(_bcm_pin)] = 27
-    player_win: Annotated[int, PlainValidator(_bcm_pin)] = 22
-    banker_win: Annotated[int, PlainValidator(_bcm_pin)] = 23
-    tie: Annotated[int, PlainValidator(_bcm_pin)] = 24
-    fault: Annotated[int, PlainValidator(_bcm_pin)] = 25
-    buzzer: Annotated[int, PlainValidator(_bcm_pin)] = 18
-    declare: Annotated[int, PlainValidator(_bcm_pin)] = 5
-    new_shoe: Annotated[int, PlainValidator(_bcm_pin)] = 6
-    void: Annotated[int, PlainValidator(_bcm_pin)] = 13
+    player_draw: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["player_draw"]
+    banker_draw: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["banker_draw"]
+    player_win: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["player_win"]
+    banker_win: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["banker_win"]
+    tie: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["tie"]
+    fault: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["fault"]
+    buzzer: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["buzzer"]
+    declare: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["declare"]
+    new_shoe: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["new_shoe"]
+    void: Annotated[int, PlainValidator(_bcm_pin)] = DEFAULT_PINS["void"]
 
     @model_validator(mode="after")
     def _usable(self) -> GpioPins:
@@ -569,20 +556,22 @@ def _expectation(value: object) -> float:
 
 
 def _bet_thresholds(value: object) -> dict[str, float]:
-    """``[surveillance.bet_thresholds]``: a wager's own threshold, by the wager's name."""
+    """``[surveillance.bet_thresholds]``: a wager's own threshold, by the wager's name or a group's
+    (``dragon_bonus``: both sides, as in ``table.side_bets``); a side's own entry beats its group's. The
+    result is keyed by the wagers themselves (:data:`controller.game.rules.WAGER_NAMES`)."""
     if not isinstance(value, dict):
         raise ValueError(f"must be a table of wager = threshold (e.g. dragon_7 = 0.02), got {_show(value)}")
-    from controller.game.rules import Bet
-
-    names = sorted(b.value for b in Bet)
-    out = {}
-    for name, threshold in value.items():
-        if name not in names:
-            raise ValueError(f"{_show(name)} is not a wager: use {', '.join(names)}")
+    out: dict[str, float] = {}
+    for name, threshold in sorted(value.items(), key=lambda item: item[0] not in WAGER_GROUPS):  # groups first
+        if name not in WAGER_NAMES and name not in WAGER_GROUPS:
+            known = ", ".join(sorted([*WAGER_NAMES, *WAGER_GROUPS]))
+            raise ValueError(f"{_show(name)} is not a wager: use {known}")
+        wagers = wagers_named(name)
         try:
-            out[name] = _expectation(threshold)
+            limit = _expectation(threshold)
         except ValueError as exc:
             raise ValueError(f"{name}: {exc}") from None
+        out |= {bet.value: limit for bet in wagers}
     return out
 
 
@@ -593,15 +582,11 @@ class SurveillanceSection(_Section):
     bet_thresholds: Annotated[dict[str, float], PlainValidator(_bet_thresholds)] = Field(default_factory=dict)
 
 
-_TOPIC_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-FLOOR_SCHEMES = {"mqtt": 1883, "mqtts": 8883}
-
-
 def _topic_id(value: object) -> str:
     """A site or table id: one MQTT topic level (no ``/``, ``+``, ``#``, spaces), 1-64 characters."""
     if not isinstance(value, str):
         raise ValueError(f"must be a string, got {_show(value)}")
-    if not _TOPIC_ID.fullmatch(value):
+    if not ID_PATTERN.fullmatch(value):
         raise ValueError(
             f"{_show(value)} is not an id: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit"
         )
@@ -609,22 +594,9 @@ def _topic_id(value: object) -> str:
 
 
 def _broker(value: object) -> str:
-    """``mqtt://host[:port]`` or ``mqtts://host[:port]`` (TLS)."""
-    if not isinstance(value, str):
-        raise ValueError(f"must be a string, got {_show(value)}")
-    bad = f"{_show(value)} is not a broker URL (mqtt://host:port or mqtts://host:port)"
-    try:
-        parts = urlsplit(value)
-        port = parts.port
-    except ValueError:
-        raise ValueError(bad) from None
-    if parts.scheme not in FLOOR_SCHEMES or not parts.hostname or parts.path not in ("", "/") or parts.query:
-        raise ValueError(bad)
-    if parts.username or parts.password:
-        raise ValueError("put no credentials in the broker URL: use username and password_file")
-    if port == 0:
-        raise ValueError(f"{_show(value)}: port must be 1-65535")
-    return value
+    """``mqtt://host[:port]`` or ``mqtts://host[:port]`` (TLS): :func:`floor_protocol.addresses.parse_broker`."""
+    parse_broker(value)
+    return str(value)
 
 
 def _optional_path(value: object) -> Path | None:
@@ -672,21 +644,24 @@ class FloorSection(_Section):
         return self
 
     @property
+    def address(self) -> Broker:
+        return parse_broker(self.broker)
+
+    @property
     def tls(self) -> bool:
-        return urlsplit(self.broker).scheme == "mqtts"
+        return self.address.tls
 
     @property
     def host(self) -> str:
-        return urlsplit(self.broker).hostname or ""
+        return self.address.host
 
     @property
     def port(self) -> int:
-        parts = urlsplit(self.broker)
-        return parts.port or FLOOR_SCHEMES[parts.scheme]
+        return self.address.port
 
-    def topic(self, leaf: str) -> str:
-        """``baccarat/<site>/<table>/<leaf>`` (leaf: record, state, status, ack)."""
-        return f"baccarat/{self.site}/{self.table}/{leaf}"
+    def topic(self, leaf: Leaf) -> str:
+        """``baccarat/<site>/<table>/<leaf>`` (:func:`floor_protocol.topics.table_topic`)."""
+        return table_topic(self.site, self.table, leaf)
 
 
 class Settings(_Section):
@@ -724,12 +699,9 @@ class Settings(_Section):
     def ruleset(self) -> Ruleset:
         """The shipped ruleset named by ``table.rules``, with ``table.tie_pays`` and the side bets this table
         offers (``table.side_bets``)."""
-        from controller.game.rules import Bet
         from controller.rulebook import get_ruleset
 
-        offered = {Bet(name) for name in self.table.side_bets if name != "dragon_bonus"}
-        if "dragon_bonus" in self.table.side_bets:
-            offered |= {Bet.DRAGON_BONUS_PLAYER, Bet.DRAGON_BONUS_BANKER}
+        offered = frozenset().union(*(wagers_named(name) for name in self.table.side_bets))
         return get_ruleset(self.table.rules, self.table.tie_pays).with_side_bets(frozenset(offered))
 
     def with_overrides(
@@ -813,7 +785,7 @@ class Settings(_Section):
         if not f.enabled:
             return "off"
         auth = "client certificate" if f.cert_file else f"user {f.username}" if f.username else "anonymous"
-        return f"{f.broker} as {f.topic('')[:-1]} ({auth})"
+        return f"{f.broker} as {table_prefix(f.site, f.table)} ({auth})"
 
 
 _S = TypeVar("_S", bound=BaseModel)

@@ -44,6 +44,8 @@ from controller.game.public import PublicView
 from controller.game.records import RECORD_VERSION
 from controller.journal import Journal, JournalError, Record, utc_now
 from controller.userfile import UserFileError, read_text
+from floor_protocol.ack import parse_ack
+from floor_protocol.topics import Leaf
 
 log = logging.getLogger(__name__)
 
@@ -89,23 +91,11 @@ def record_payload(record: Record, table: str) -> str:
     )
 
 
-def parse_ack(payload: bytes | bytearray) -> int | None:
-    """The floor's ack payload: a JSON integer (``1234``) or object with ``seq``; None if it is neither."""
-    try:
-        value = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if isinstance(value, dict):
-        value = value.get("seq")
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return None
-    return value
-
-
 def state_message(
     view: PublicView, coups: Sequence[dict[str, Any]], *, table: str, site: str, head: int, acked: int
 ) -> dict[str, Any]:
     """The retained ``state`` JSON: the table now (shoe, coup, counts, what is due, alarms, roads summary).
+    Its shape is :class:`floor_protocol.state.TableStateMessage` (a test holds every message built here to it).
 
     ``view`` is the table's public view, the squeeze already applied by the table process: while a squeeze
     game's coup is in play it shows no cards, totals, result, what is due (``"hidden"``) or number of cards
@@ -148,7 +138,7 @@ def state_message(
 
 
 class FloorLink:
-    """The publisher. :meth:`start` its thread; the daemon adds it to the loop's sinks; :meth:`close` stops."""
+    """The publisher (in the link's process). :meth:`start` its thread; :meth:`close` stops it."""
 
     name = "floor link"
 
@@ -177,10 +167,10 @@ class FloorLink:
         self.state_interval = state_interval
         self.poll_interval = poll_interval
         self.ack_store_interval = ack_store_interval
-        self.topic_record = settings.topic("record")
-        self.topic_state = settings.topic("state")
-        self.topic_status = settings.topic("status")
-        self.topic_ack = settings.topic("ack")
+        self.topic_record = settings.topic(Leaf.RECORD)
+        self.topic_state = settings.topic(Leaf.STATE)
+        self.topic_status = settings.topic(Leaf.STATUS)
+        self.topic_ack = settings.topic(Leaf.ACK)
         self.client = self._make_client(client_id or f"shoe-{settings.site}-{settings.table}")
         # Counters (read by tests, benchmarks and the metrics helper); written by the link's thread.
         self.sent = 0  # record publishes, resends included

@@ -28,7 +28,7 @@ from typing import Any
 
 from gpiozero import LED, Button, Buzzer, DigitalInputDevice
 
-from controller.board import PinMapError, check_pin_map
+from controller.board import DEFAULT_PINS, PinMapError, check_pin_map
 from controller.game.table import Alarm, AlarmRaised, Lamp, Notice, TableView
 
 # gpiozero ships without type information; a pin factory is whatever gpiozero accepts as pin_factory.
@@ -79,16 +79,16 @@ class PinMap:
     Refuses (:class:`~controller.board.PinMapError`) what ``check-config`` refuses: a number that is not
     a header GPIO, a reserved GPIO (:data:`controller.board.RESERVED_GPIOS`) or one used twice."""
 
-    player_draw: int = 17
-    banker_draw: int = 27
-    player_win: int = 22
-    banker_win: int = 23
-    tie: int = 24
-    fault: int = 25
-    buzzer: int = 18
-    declare: int = 5
-    new_shoe: int = 6
-    void: int = 13
+    player_draw: int = DEFAULT_PINS["player_draw"]
+    banker_draw: int = DEFAULT_PINS["banker_draw"]
+    player_win: int = DEFAULT_PINS["player_win"]
+    banker_win: int = DEFAULT_PINS["banker_win"]
+    tie: int = DEFAULT_PINS["tie"]
+    fault: int = DEFAULT_PINS["fault"]
+    buzzer: int = DEFAULT_PINS["buzzer"]
+    declare: int = DEFAULT_PINS["declare"]
+    new_shoe: int = DEFAULT_PINS["new_shoe"]
+    void: int = DEFAULT_PINS["void"]
 
     def __post_init__(self) -> None:
         # The one validation of a pin map, shared with the configuration's [gpio.pins] (controller.board).

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash, shape_coup
+from controller.game.records import GENESIS_HASH, RecordKind, TableRecord, canonical_json, record_hash, shape_coup
 
 #: How many records :meth:`Archive.advance` reads per step while walking a chain forward.
 ADVANCE_STEP = 5000
@@ -48,11 +48,16 @@ class AlertKind:
     REFUSED = "refused"  # not a record, or its hash is not its own link: not archived
     CONFLICT = "conflict"  # a second, different record with a seq the archive already holds: not archived
     # surveillance (floor/surveillance.py), from the archive's contiguous records, once floor-wide
-    ADVANTAGE = "advantage"  # the table journaled an advantage record: a wager's player EV at/above threshold
-    ADVANTAGE_CLEARED = "advantage_cleared"  # ... and its advantage_cleared record
+    # the table journaled an advantage record (a wager's player EV at/above threshold), and its advantage_cleared
+    # record: the alert is named after the record's kind (the one statement of it, RecordKind)
+    ADVANTAGE = RecordKind.ADVANTAGE.value
+    ADVANTAGE_CLEARED = RecordKind.ADVANTAGE_CLEARED.value
     REPEATED_SHOE = "repeated_shoe"  # a new shoe's first 20 dealt cards were dealt before, in order
     DEALER_ERRORS = "dealer_errors"  # a table's dealer errors this hour far above the floor's rate
 
+
+#: The record kinds the archive's queries name (bound as plain text: a driver need not know the enum).
+_COUP, _SHOE = RecordKind.COUP.value, RecordKind.SHOE.value
 
 #: The alert feed's JSON version (``v`` of what is published on ``baccarat/<site>/floor/alert``).
 FEED_VERSION = 1
@@ -588,7 +593,7 @@ class Archive:
         cur = self._conn.cursor()
         for name in [table] if table is not None else self.tables():
             sql = 'SELECT seq, at, body FROM records WHERE "table" = ? AND kind = ? ORDER BY seq DESC'
-            params: list[Any] = [name, "coup"]
+            params: list[Any] = [name, _COUP]
             if last is not None:
                 sql += " LIMIT ?"
                 params.append(last)
@@ -645,7 +650,7 @@ class Archive:
             self._recall_sql(
                 'SELECT DISTINCT {shoe} FROM records WHERE "table" = ? AND kind = ? AND {shoe} IS NOT NULL'
             ),
-            (table, "coup"),
+            (table, _COUP),
         )
         out = sorted(int(r[0]) for r in cur.fetchall())
         self._conn.commit()
@@ -656,7 +661,7 @@ class Archive:
         ``table``, in the order they were dealt."""
         return self._coup_rows(
             'SELECT seq, at, body FROM records WHERE "table" = ? AND kind = ? AND {shoe} = ? ORDER BY seq',
-            (table, "coup", shoe),
+            (table, _COUP, shoe),
             table,
         )
 
@@ -667,7 +672,7 @@ class Archive:
         rows = self._coup_rows(
             'SELECT seq, at, body FROM records WHERE "table" = ? AND kind = ? AND {shoe} = ? AND {coup} = ?'
             " ORDER BY seq",
-            (table, "coup", shoe, coup),
+            (table, _COUP, shoe, coup),
             table,
         )
         if not rows:
@@ -681,7 +686,7 @@ class Archive:
         cur = self._conn.cursor()
         cur.execute(
             self._recall_sql('SELECT min(seq) FROM records WHERE "table" = ? AND kind = ? AND {shoe} = ?'),
-            (table, "shoe", shoe),
+            (table, _SHOE, shoe),
         )
         row = cur.fetchone()
         start = None if row is None else row[0]
@@ -690,7 +695,7 @@ class Archive:
             return []
         cur.execute(
             self._recall_sql('SELECT min(seq) FROM records WHERE "table" = ? AND kind = ? AND {shoe} > ? AND seq > ?'),
-            (table, "shoe", shoe, start),
+            (table, _SHOE, shoe, start),
         )
         row = cur.fetchone()
         end = None if row is None else row[0]

@@ -23,24 +23,17 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import TypeVar
 
+from commandline import Parser, UsageError
 from floor.archive import Archive, ArchiveError
-from floor.collector import Broker, BrokerURLError, Collector, Settings, Stats
+from floor.collector import Collector, Settings, Stats
 from floor.pit import Pit
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
+from floor_protocol.addresses import AddressError, parse_broker, parse_host_port
 
 DEFAULT_BIND = ("127.0.0.1", 8470)
 
 log = logging.getLogger("shoe-floor")
 T = TypeVar("T", int, float)
-
-
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
 
 
 def _bounded(convert: Callable[[str], T], low: T, high: T, what: str, between: str) -> Callable[[str], T]:
@@ -64,10 +57,10 @@ _days = _bounded(int, 1, 3660, "a whole number of days", "1-3660 days")
 
 
 def _bind(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:  # 0: any free port
-        raise argparse.ArgumentTypeError(f"write HOST:PORT, not {text[:60]!r}")
-    return host.strip("[]"), int(port)
+    try:
+        return parse_host_port(text, any_port=True)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(f"write HOST:PORT: {exc}") from None
 
 
 def _topic_level(text: str) -> str:
@@ -77,8 +70,8 @@ def _topic_level(text: str) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="shoe-floor", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = Parser(prog="shoe-floor", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     s = sub.add_parser("serve", help="archive every table's records and publish the acks")
     s.add_argument("--broker", required=True, help="mqtt://host:port or mqtts://host:port")
     s.add_argument("--archive", required=True, help="postgresql://user@host:port/db or sqlite:///path")
@@ -149,8 +142,8 @@ def parser() -> argparse.ArgumentParser:
 def _broker_password(args: argparse.Namespace) -> str | None:
     """Check the broker URL; the password from ``--password-file`` (None without one)."""
     try:
-        Broker.parse(args.broker)
-    except BrokerURLError as exc:
+        parse_broker(args.broker)
+    except AddressError as exc:
         raise UsageError(f"shoe-floor {args.command}: {exc}") from None
     if not args.password_file:
         return None

@@ -28,7 +28,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -38,15 +37,15 @@ from paho.mqtt.properties import Properties
 from controller.game.records import RecordError, TableRecord
 from floor.archive import Alert, AlertKind, Archive, FeedItem
 from floor.surveillance import Surveillance, Thresholds
+from floor_protocol.ack import format_ack
+from floor_protocol.addresses import Broker, parse_broker
+from floor_protocol.topics import Leaf, alert_topic, filter_of, parse_topic, shared, table_topic
 
 log = logging.getLogger("shoe-floor")
 
 #: paho's Properties, typed (its constructor carries no annotations).
 _properties: Callable[[int], Properties] = Properties
 
-TOPIC_RECORD = "baccarat/{site}/{table}/record"
-TOPIC_ACK = "baccarat/{site}/{table}/ack"
-TOPIC_ALERT = "baccarat/{site}/floor/alert"
 #: Chain stops a collector remembers having said (beyond: the archive's unique key dedupes, one query more).
 ALERTED_MAX = 10_000
 #: Most unconfirmed alerts one sweep sends again (the rest wait for the next sweeps).
@@ -113,31 +112,6 @@ class RefusedBudget:
         return out
 
 
-class BrokerURLError(ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class Broker:
-    host: str
-    port: int
-    tls: bool
-
-    @classmethod
-    def parse(cls, url: str) -> Broker:
-        parts = urlsplit(url)
-        if parts.scheme not in ("mqtt", "mqtts"):
-            raise BrokerURLError(f"broker URL {url!r}: use mqtt://host:port or mqtts://host:port")
-        if not parts.hostname:
-            raise BrokerURLError(f"broker URL {url!r}: no host")
-        try:
-            port = parts.port
-        except ValueError:
-            raise BrokerURLError(f"broker URL {url!r}: bad port") from None
-        tls = parts.scheme == "mqtts"
-        return cls(parts.hostname, port or (8883 if tls else 1883), tls)
-
-
 @dataclass
 class Settings:
     broker: str
@@ -187,7 +161,7 @@ class Collector:
     _connected: threading.Event = field(default_factory=threading.Event)
 
     def __post_init__(self) -> None:
-        self.broker = Broker.parse(self.settings.broker)
+        self.broker: Broker = parse_broker(self.settings.broker)
         self._inbox: queue.Queue[tuple[str, bytes, int, int]] = queue.Queue(maxsize=self.settings.receive_maximum * 2)
         self._published: dict[str, int] = {}  # table -> last ack this collector published
         self._sites: dict[str, str] = {}  # table -> site (from the topic)
@@ -220,7 +194,7 @@ class Collector:
         if reason.is_failure:
             log.error("broker %s:%s refused the connection: %s", self.broker.host, self.broker.port, reason)
             return
-        topic = f"$share/{self.settings.share}/" + TOPIC_RECORD.format(site=self.settings.site, table="+")
+        topic = shared(self.settings.share, filter_of(Leaf.RECORD, self.settings.site))
         client.subscribe(topic, qos=1)
         log.info("connected to %s:%s, subscribed to %s", self.broker.host, self.broker.port, topic)
         self._connected.set()
@@ -310,8 +284,8 @@ class Collector:
             self.on_stats(self.stats)
 
     def _admit(self, topic: str, payload: bytes) -> tuple[TableRecord | None, Alert | None]:
-        parts = topic.split("/")
-        site, table = (parts[1], parts[2]) if len(parts) == 4 else ("?", "?")
+        where = parse_topic(topic)
+        site, table = (where.site, where.table) if where is not None else ("?", "?")
         try:
             record = TableRecord.from_json(payload)
         except RecordError as exc:
@@ -389,7 +363,7 @@ class Collector:
 
     def _send_alert(self, item: FeedItem) -> None:
         if item.site != "?":
-            info = self.client.publish(TOPIC_ALERT.format(site=item.site), item.to_json(), qos=1, retain=False)
+            info = self.client.publish(alert_topic(item.site), item.to_json(), qos=1, retain=False)
             self._alerts_in_flight[item.id] = info
 
     def _settle_alerts(self, archive: Archive) -> None:
@@ -418,7 +392,7 @@ class Collector:
 
     def _publish_ack(self, table: str, seq: int) -> None:
         site = self._sites.get(table, self.settings.site)
-        self.client.publish(TOPIC_ACK.format(site=site, table=table), str(seq), qos=1, retain=True)
+        self.client.publish(table_topic(site, table, Leaf.ACK), format_ack(seq), qos=1, retain=True)
         self._published[table] = seq
         self.stats.acks += 1
 

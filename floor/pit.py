@@ -2,7 +2,7 @@
 
 Read-only. Live data comes from the broker on the pit's own (non-shared) subscription::
 
-    baccarat/+/+/state    retained JSON of each table now (controller.floor_link.state_message)
+    baccarat/+/+/state    retained JSON of each table now (floor_protocol.state; refused unless valid)
     baccarat/+/+/status   retained online / offline (the table's Last Will)
     baccarat/+/+/record   every record a table publishes (last result, advantage flags, new shoe)
     baccarat/+/floor/alert  the floor's alerts (surveillance, gaps, broken links ...)
@@ -13,9 +13,10 @@ edge of each wager over the shoe).
 
 :class:`Pit` keeps one tile per table (at most :data:`MAX_TABLES`; more are counted in ``stats`` and shown
 on the page as ``ignored``) and the newest :data:`FEED_SIZE` alerts. Only paho's network thread changes
-them; each change is encoded once (each tile's JSON is cached) and published on a
-:class:`~controller.displays.scoreboard.Board`, which the HTTP threads serve to every page over ``/events``
-through the scoreboard's bounded server (the same stream limits, eviction, 503 and error handling). A slow
+them; each change is encoded once (each tile's JSON is cached) and published on an
+:class:`eventstream.Board`, which the HTTP threads serve to every page over ``/events`` through the neutral
+bounded :class:`eventstream.BoardServer` (the scoreboard's too: the same stream limits, eviction, 503 and
+error handling). A slow
 page only ever gets the newest snapshot, never a backlog.
 
 Routes: ``/`` the pit page, ``/table/<id>`` a table page, ``/events`` (SSE), ``/api/pit`` (the snapshot),
@@ -40,12 +41,14 @@ from urllib.parse import parse_qs, unquote
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.displays.scoreboard import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer
-from controller.displays.snapshot import roads_layout
 from controller.game.edges import shoe_edges
-from controller.game.roads import RoadError, big_road_grid, compute_roads
+from controller.game.records import RecordKind
+from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
+from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.archive import Archive
-from floor.collector import Broker
+from floor_protocol.addresses import parse_broker
+from floor_protocol.state import StateError, TableStateMessage, parse_state
+from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
 
 log = logging.getLogger("shoe-floor.pit")
 
@@ -68,8 +71,6 @@ MAX_FLAGS = 16
 #: Coups a table page lists for the current and the previous shoe (regulators ask for at least 10).
 PAGE_COUPS = 200
 
-_TOPICS = ["baccarat/+/+/state", "baccarat/+/+/status", "baccarat/+/+/record", "baccarat/+/floor/alert"]
-
 
 def _ms(at: object) -> int | None:
     """Epoch milliseconds of a UTC ISO 8601 time (``...Z``), None when it is not one."""
@@ -82,7 +83,7 @@ def _ms(at: object) -> int | None:
 
 
 def valid_table(name: str) -> bool:
-    return 0 < len(name) <= 100 and not any(c in name for c in "/+#\0")
+    return LEVEL_PATTERN.fullmatch(name) is not None
 
 
 def initial_feed(archive: Archive, limit: int = FEED_SIZE, table: str | None = None) -> list[dict[str, Any]]:
@@ -106,13 +107,17 @@ class _Tile:
         self.updated: int | None = None
         self.json = ""
 
-    def follow_state(self, state: Mapping[str, Any]) -> None:
-        self.state = {k: state.get(k) for k in ("shoe", "coup", "due", "cards_remaining", "cards_dealt")}
-        now = _ms(state.get("at"))
-        alarms = [str(a) for a in state.get("alarms") or []][:32]
-        self.alarms = {a: self.alarms.get(a, now) for a in alarms}
-        roads = state.get("roads") or {}
-        bead = str(roads.get("bead") or "") if isinstance(roads, Mapping) else ""
+    def follow_state(self, state: TableStateMessage) -> None:
+        self.state = {
+            "shoe": state.shoe,
+            "coup": state.coup,
+            "due": state.due,
+            "cards_remaining": state.cards_remaining,
+            "cards_dealt": state.cards_dealt,
+        }
+        now = _ms(state.at)
+        self.alarms = {a: self.alarms.get(a, now) for a in state.alarms}
+        bead = state.roads.bead
         if bead != self.bead:
             self.bead = bead
             try:
@@ -125,18 +130,18 @@ class _Tile:
         self.updated = now
 
     def follow_record(self, kind: str, body: Mapping[str, Any]) -> None:
-        if kind == "coup" and body.get("declared"):
+        if kind == RecordKind.COUP and body.get("declared"):
             self.last = {
                 k: body.get(k)
                 for k in ("shoe", "coup", "winner", "player", "banker", "player_total", "banker_total", "natural")
             }
-        elif kind == "shoe" and body.get("event") == "start":
+        elif kind == RecordKind.SHOE and body.get("event") == "start":
             self.advantage.clear()
             self.last = None
-        elif kind == "advantage" and isinstance(body.get("bet"), str):
+        elif kind == RecordKind.ADVANTAGE and isinstance(body.get("bet"), str):
             if body["bet"] in self.advantage or len(self.advantage) < MAX_FLAGS:
                 self.advantage[body["bet"]] = {k: body.get(k) for k in ("bet", "ev", "shoe", "coup", "cards_left")}
-        elif kind == "advantage_cleared":
+        elif kind == RecordKind.ADVANTAGE_CLEARED:
             self.advantage.pop(str(body.get("bet")), None)
 
     def encode(self) -> None:
@@ -189,7 +194,6 @@ class Pit:
         self._lock = threading.Lock()  # paho's thread and the start-up load
         self._client: mqtt.Client | None = None
         self._server: Any = None
-        self._thread: threading.Thread | None = None
         self.load()
 
     # -- history from the archive ------------------------------------------------------------------
@@ -215,21 +219,20 @@ class Pit:
 
     # -- live from the broker (paho's thread) --------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:
-        parts = topic.split("/")
-        if len(parts) != 4 or parts[0] != "baccarat":
+        where = parse_topic(topic)
+        if where is None:
             return
-        _, site, table, what = parts
         with self._lock:
-            if table == "floor" and what == "alert":
+            if where.leaf is None:  # the floor's alert topic
                 self._alert(payload)
             else:
-                tile = self._tile(site, table)
+                tile = self._tile(where.site, where.table)
                 if tile is None:
-                    if table in self._ignored or len(self._ignored) >= 10 * MAX_TABLES:
+                    if where.table in self._ignored or len(self._ignored) >= 10 * MAX_TABLES:
                         return
-                    self._ignored.add(table)  # a table with no tile: counted once, shown on the page
+                    self._ignored.add(where.table)  # a table with no tile: counted once, shown on the page
                     self.stats["tables_ignored"] = len(self._ignored)
-                elif not self._follow(tile, what, payload):
+                elif not self._follow(tile, where.leaf, payload):
                     return
                 else:
                     tile.encode()
@@ -244,10 +247,23 @@ class Pit:
         tile.site = site
         return tile
 
-    def _follow(self, tile: _Tile, what: str, payload: bytes) -> bool:
-        if what == "status":
+    def _follow(self, tile: _Tile, leaf: Leaf, payload: bytes) -> bool:
+        if leaf is Leaf.STATUS:
             tile.status = "online" if payload == b"online" else "offline"
             return True
+        if leaf is Leaf.STATE:
+            try:
+                state = parse_state(payload)
+                if state.table != tile.table:
+                    raise StateError(f"the state of table {state.table!r} on the topic of {tile.table!r}")
+            except StateError as exc:
+                self.stats["unreadable"] += 1
+                log.debug("pit: a state message of table %s refused: %s", tile.table, exc)
+                return False
+            tile.follow_state(state)
+            return True
+        if leaf is not Leaf.RECORD:
+            return False
         try:
             data = json.loads(payload)
         except (ValueError, UnicodeDecodeError):
@@ -256,10 +272,7 @@ class Pit:
         if not isinstance(data, dict):
             self.stats["unreadable"] += 1
             return False
-        if what == "state":
-            tile.follow_state(data)
-            return True
-        if what == "record" and isinstance(data.get("body"), dict):
+        if isinstance(data.get("body"), dict):
             tile.follow_record(str(data.get("kind")), data["body"])
             return True
         return False
@@ -332,27 +345,22 @@ class Pit:
         password: str | None = None,
     ) -> None:
         """Serve on ``bind`` (OSError when it cannot bind); follow ``broker`` (None: history only)."""
-        static = {name: ((STATIC_DIR / name).read_bytes(), ctype) for name, ctype in STATIC_FILES.items()}
-        self._server = BoardServer(bind, self, _PitHandler, static)
+        self._server = BoardServer(bind, self, _PitHandler, load_static(STATIC_DIR, STATIC_FILES), label="pit")
         self._server.pit = self
         self._server.metrics = metrics
-        self._server.watch.start()
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="pit-http", kwargs={"poll_interval": 0.2}
-        )
-        self._thread.start()
+        self._server.start()
         if broker is not None:
             self._connect(broker, ca_file, username, password)
         log.info("pit: serving http://%s:%d/", *self.address)
 
     def _connect(self, url: str, ca_file: str | None, username: str | None, password: str | None) -> None:
-        b = Broker.parse(url)
+        b = parse_broker(url)
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"shoe-pit-{id(self):x}", protocol=mqtt.MQTTv5)
         if b.tls:
             client.tls_set(ca_certs=ca_file)
         if username:
             client.username_pw_set(username, password)
-        client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in _TOPICS])
+        client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in PIT_FILTERS])
         client.on_message = lambda c, u, m: self.on_message(m.topic, bytes(m.payload))
         client.reconnect_delay_set(1, 10)
         client.connect_async(b.host, b.port)
@@ -361,8 +369,8 @@ class Pit:
 
     @property
     def address(self) -> tuple[str, int]:
-        addr = self._server.server_address
-        return str(addr[0]), int(addr[1])
+        bound: tuple[str, int] = self._server.bound
+        return bound
 
     def close(self) -> None:
         if self._client is not None:
@@ -372,13 +380,7 @@ class Pit:
         self.board.close()
         server, self._server = self._server, None
         if server is not None:
-            server.shutdown()
-            server.drop_connections()
-            server.server_close()
-            server.watch.close()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+            server.stop()
         self.archive.close()
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from controller.game.records import TableRecord
+from controller.game.records import InputKind, RecordKind, TableRecord
 from floor.archive import Alert, AlertKind, Archive, FeedItem
 
 #: Dealt cards per window (the issue's "first 20 dealt cards").
@@ -195,23 +195,23 @@ def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
         if state.pending is not None:
             seq, card = state.pending
             state.pending = None
-            burned = r.kind == "burn" and r.cause == seq
+            burned = r.kind == RecordKind.BURN and r.cause == seq
             if not burned:
                 deal(seq, card)
-        if r.kind == "shoe" and body.get("event") == "start":
+        if r.kind == RecordKind.SHOE and body.get("event") == "start":
             state.shoe_key, state.shoe, state.started = r.seq, _int(body.get("shoe")), _epoch(r.at)
             state.dealt, state.run, state.checked = 0, [], False
-        elif r.kind == "input" and body.get("kind") == "card" and isinstance(body.get("card"), str):
+        elif r.kind == RecordKind.INPUT and body.get("kind") == InputKind.CARD and isinstance(body.get("card"), str):
             state.pending = (r.seq, str(body["card"]).upper())
-        elif r.kind == "input" and body.get("kind") == "unreadable":
+        elif r.kind == RecordKind.INPUT and body.get("kind") == InputKind.UNREADABLE:
             state.run = []  # a card of unknown face: no window spans it
-        elif r.kind == "alarm" and body.get("alarm") in ERROR_ALARMS:
+        elif r.kind == RecordKind.ALARM and body.get("alarm") in ERROR_ALARMS:
             count(r, ERROR_ALARMS[str(body["alarm"])])
-        elif r.kind == "coup" and not body.get("set_aside"):
+        elif r.kind == RecordKind.COUP and not body.get("set_aside"):
             count(r, "coups")
             if body.get("void"):
                 count(r, "voids")
-        elif r.kind in (AlertKind.ADVANTAGE, AlertKind.ADVANTAGE_CLEARED):
+        elif r.kind in (RecordKind.ADVANTAGE, RecordKind.ADVANTAGE_CLEARED):
             out.alerts.append(_advantage(r))
     return out
 
@@ -224,7 +224,7 @@ def _advantage(r: TableRecord) -> Alert:
     b = r.body
     ev = b.get("ev")
     ev_text = f"{ev:+.4%}" if isinstance(ev, int | float) else "?"
-    if r.kind == AlertKind.ADVANTAGE:
+    if r.kind == RecordKind.ADVANTAGE:
         detail = f"shoe {b.get('shoe')} coup {b.get('coup')}: {b.get('bet')} favours the player, EV {ev_text}"
     elif b.get("shoe_ended"):
         detail = (

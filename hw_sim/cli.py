@@ -24,9 +24,11 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, NoReturn, cast
 
+from commandline import UsageError
 from controller.game.cards import Card
 from controller.game.errors import CardError
 from controller.userfile import UserFileError, check_regular, one_line, read_text
+from floor_protocol.addresses import AddressError, parse_host_port
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
@@ -42,11 +44,9 @@ TICK = 0.05
 MAX_SCRIPT_BYTES = 1024 * 1024
 
 
-class UsageError(Exception):
-    """A command-line problem; the message is the one line printed."""
-
-
 class _Parser(argparse.ArgumentParser):
+    """Errors are the bare message: :func:`main` prints ``shoe-sim: error: <message>``."""
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
@@ -80,10 +80,10 @@ def _seconds(text: str) -> float:
 
 
 def _tcp(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (port 0-65535)")
-    return host.strip("[]"), int(port)
+    try:
+        return parse_host_port(text, any_port=True)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(f"{text[:60]!r} is not HOST:PORT: {exc}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,8 +5,9 @@ The records are those a real table wrote (``shoe-controller demo`` deals a shoe 
 into a real journal; each simulated table publishes that journal's chain under its own id, as
 ``controller.journal`` ``for_floor`` does). The ``state`` message after each record is built the way
 ``controller.floor_link.state_message`` builds it from the table's coups (shoe, coup, due, alarms, counts,
-the bead string of the shoe); what it cannot know without the table's live view (cards of the coup in play,
-cards remaining) is left out, as a table with ``reveal = on_declare`` leaves it out. The journal does not
+the bead string of the shoe), a valid ``floor_protocol.state`` message; what it cannot know without the
+table's live view is that of a table between coups (no card on the layout, the cards remaining counted from
+the declared coups' cards). The journal does not
 record an alarm's clearing, so an alarm shows in the state until the next declared coup.
 """
 
@@ -26,6 +27,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.game.records import RECORD_VERSION, TableRecord
 from controller.journal import Journal
+from floor_protocol.topics import Leaf, table_topic
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,7 +72,7 @@ class SimTable:
     coups: list[dict[str, Any]] = field(default_factory=list)  # declared coups, in order
 
     def topic(self, what: str) -> str:
-        return f"baccarat/{self.site}/{self.table}/{what}"
+        return table_topic(self.site, self.table, Leaf(what))
 
     def follow(self, record: TableRecord) -> None:
         body = record.body
@@ -93,17 +95,24 @@ class SimTable:
             "site": self.site,
             "table": self.table,
             "at": now_iso(),
-            "shoe": self.shoe,
-            "coup": self.coup,
+            "shoe": self.shoe or 0,
+            "coup": self.coup or 0,
             "due": "deal",
             "cards_dealt": 0,
-            "cards_remaining": None,
+            "cards_remaining": max(0, 416 - sum(len(c["player"]) + len(c["banker"]) for c in self.coups)),
             "cut_card_out": False,
             "last_coup": False,
             "alarms": list(self.alarms),
-            "counts": {"coups": len(self.bead)},
+            "counts": {
+                "coups": len(self.coups),
+                **{w: sum(c.get("winner") == w for c in self.coups) for w in ("banker", "player", "tie")},
+                **{f: sum(bool(c.get(f)) for c in self.coups) for f in ("natural", "player_pair", "banker_pair")},
+            },
             "roads": {"bead": self.bead},
             "journal": {"head": self.sent, "acked": self.sent},
+            "player": [],
+            "banker": [],
+            "result": None,
         }
 
 

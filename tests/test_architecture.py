@@ -1,15 +1,25 @@
-"""The pure core stays pure: controller/game/ and firmware_protocol/ import no I/O, clocks, threads, logging or
-GPIO, and arrows point inward (the core never imports the shell)."""
+"""The pure core stays pure: controller/game/, firmware_protocol/ and floor_protocol/ import no I/O, clocks,
+threads, logging or GPIO, and arrows point inward (the core never imports the shell). The floor's server
+(floor/) imports only the shared, pure vocabulary (floor_protocol, controller.game) and the neutral SSE server
+(eventstream) and command-line plumbing (commandline), never the table's shell or its device libraries; those
+two neutral packages import nothing of ours."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE = sorted([*(ROOT / "controller" / "game").glob("*.py"), *(ROOT / "firmware_protocol").glob("*.py")])
+CORE = sorted(
+    [
+        *(ROOT / "controller" / "game").glob("*.py"),
+        *(ROOT / "firmware_protocol").glob("*.py"),
+        *(ROOT / "floor_protocol").glob("*.py"),
+    ]
+)
 FORBIDDEN = {
     "time", "datetime", "logging", "threading", "asyncio", "socket", "select", "subprocess", "os", "io",
     "sqlite3", "serial", "gpiozero", "lgpio", "RPi", "RPLCD", "smbus2", "tomllib", "importlib", "random",
@@ -17,9 +27,28 @@ FORBIDDEN = {
 SHELL = ("controller.", "hw_sim")  # the core may import controller.game only
 
 
+#: Our own top-level packages (anything else is the standard library or a third-party library).
+OURS = (
+    "controller", "firmware_protocol", "floor_protocol", "hw_sim", "floor", "eventstream", "commandline", "tools",
+    "tests",
+)  # fmt: skip
+#: What floor/ may import of ours: itself, the table-floor vocabulary, the neutral SSE server and command-line
+#: plumbing, the pure core.
+FLOOR_MAY = ("floor", "floor_protocol", "eventstream", "commandline", "controller.game")
+#: The table's device libraries: a floor host does not install them.
+TABLE_ONLY = {"serial", "gpiozero", "lgpio", "RPi", "RPLCD", "smbus2", "cobs"}
+FLOOR_SERVER = sorted((ROOT / "floor").rglob("*.py"))
+NEUTRAL = sorted([*(ROOT / "eventstream").rglob("*.py"), *(ROOT / "commandline").rglob("*.py")])
+
+
 def imports(path: Path) -> list[str]:
+    return imports_of(path.read_text(), str(path))
+
+
+def imports_of(source: str, filename: str = "<source>") -> list[str]:
+    """Every module a source imports, at the top or inside a function (absolute imports)."""
     names: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in ast.walk(ast.parse(source, filename=filename)):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -35,7 +64,140 @@ def test_core_module_imports_no_io(path: Path) -> None:
             assert name.startswith("controller.game"), f"{path.name} imports the shell: {name}"
     if path.parent.name == "firmware_protocol":
         assert not any(n.startswith("controller") for n in imports(path)), f"{path.name} imports controller"
+    if path.parent.name == "floor_protocol":
+        for name in imports(path):
+            if _root(name) in OURS:
+                assert _within(name, ("floor_protocol", "controller.game")), f"{path.name} imports {name}"
 
 
 def test_the_core_is_all_checked() -> None:
-    assert len(CORE) >= 15
+    assert len(CORE) >= 20
+    assert {p.name for p in CORE if p.parent.name == "floor_protocol"} >= {"topics.py", "addresses.py", "ack.py"}
+
+
+def _root(name: str) -> str:
+    return name.split(".")[0]
+
+
+def _within(name: str, allowed: tuple[str, ...]) -> bool:
+    return any(name == a or name.startswith(a + ".") for a in allowed)
+
+
+def floor_problems(names: list[str]) -> list[str]:
+    """The imports a floor/ module may not have."""
+    bad = []
+    for name in names:
+        if _root(name) in TABLE_ONLY or (_root(name) in OURS and not _within(name, FLOOR_MAY)):
+            bad.append(name)
+    return bad
+
+
+@pytest.mark.parametrize("path", FLOOR_SERVER, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_floor_imports_only_the_vocabulary_and_the_neutral_server(path: Path) -> None:
+    assert floor_problems(imports(path)) == [], f"{path.relative_to(ROOT)} imports the table's side"
+
+
+def test_the_floor_rule_catches_the_tables_shell() -> None:
+    source = """
+import json
+import paho.mqtt.client
+from controller.game.records import TableRecord
+from floor_protocol.topics import Leaf
+from eventstream import Board
+def late():
+    from controller.displays.scoreboard import ScoreboardSink
+    import controller.journal
+    import serial
+"""
+    assert floor_problems(imports_of(source)) == ["controller.displays.scoreboard", "controller.journal", "serial"]
+    assert len(FLOOR_SERVER) >= 6
+
+
+@pytest.mark.parametrize("path", NEUTRAL, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_neutral_packages_are_neutral(path: Path) -> None:
+    """The SSE server and the command-line plumbing know nothing of a table or a floor: the standard library
+    and themselves only."""
+    own = path.relative_to(ROOT).parts[0]
+    for name in imports(path):
+        assert _root(name) in sys.stdlib_module_names or _within(name, (own,)), f"{path.name}: {name}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Record kinds are RecordKind's: nobody states them again beside it
+
+
+def _kind_literals(source: str) -> list[str]:
+    """Record kinds a source states as text: compared with something called ``kind`` (``r.kind == "coup"``,
+    ``kind in ("shoe", ...)``) or bound to a module-level name (``COUP = "coup"``)."""
+    from controller.game.records import RecordKind
+
+    kinds = {k.value for k in RecordKind}
+    found: list[str] = []
+    tree = ast.parse(source)
+
+    def texts(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return [t for e in node.elts for t in texts(e)]
+        return []
+
+    def is_kind(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "kind") or (
+            isinstance(node, ast.Name) and node.id == "kind"
+        )
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(is_kind(s) for s in sides):
+                found += [t for s in sides for t in texts(s) if t in kinds]
+    for stmt in tree.body:  # a name bound to one kind (``COUP = "coup"``, ``INPUT, COUP = "input", "coup"``)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+            one = isinstance(target, ast.Name) and isinstance(value, ast.Constant)
+            several = isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
+            if one or several:
+                found += [t for t in texts(value) if t in kinds]
+    return found
+
+
+SHELL_AND_FLOOR = sorted(
+    p
+    for d in ("controller", "floor", "floor_protocol", "eventstream")
+    for p in (ROOT / d).rglob("*.py")
+    if p.name != "records.py" or p.parent.name != "game"
+)
+
+
+def test_record_kinds_are_not_stated_again_beside_record_kind() -> None:
+    found = {str(p.relative_to(ROOT)): k for p in SHELL_AND_FLOOR if (k := _kind_literals(p.read_text()))}
+    assert found == {}
+
+
+def test_the_record_kind_check_catches_a_copy() -> None:
+    source = (
+        'COUP = "coup"\nA, B = "note", 1\nCOMMANDS = ("coup", "odds")\n'
+        'def f(r):\n    return r.kind == "burn" or r.kind in ("shoe", "x") or kind == "card"\n'
+    )
+    assert _kind_literals(source) == ["burn", "shoe", "coup", "note"]
+
+
+def test_there_is_one_usage_error() -> None:
+    """The three command lines raise and catch the same UsageError (commandline); nobody defines another."""
+    import commandline
+    import controller.cli
+    import controller.commands
+    import floor.cli
+    import hw_sim.cli
+
+    assert controller.commands.UsageError is controller.cli.UsageError is commandline.UsageError
+    assert floor.cli.UsageError is hw_sim.cli.UsageError is commandline.UsageError
+    defined = [
+        str(p.relative_to(ROOT))
+        for d in ("controller", "floor", "floor_protocol", "eventstream", "hw_sim", "commandline")
+        for p in (ROOT / d).rglob("*.py")
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, ast.ClassDef) and node.name == "UsageError"
+    ]
+    assert defined == ["commandline/__init__.py"]

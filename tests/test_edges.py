@@ -371,3 +371,33 @@ def test_a_bad_threshold_is_one_line_naming_the_key(value: str, reason: str) -> 
     assert "surveillance.advantage_threshold" in message and reason in message and "\n" not in message
     good = parse_config("[surveillance]\nadvantage_threshold = 0.01\n", "t.toml")
     assert good.surveillance.advantage_threshold == 0.01
+
+
+def test_a_name_table_side_bets_takes_bet_thresholds_takes_too() -> None:
+    """One vocabulary of the wagers (controller.game.rules): ``dragon_bonus`` is the Dragon Bonus, both sides, in
+    table.side_bets and in surveillance.bet_thresholds alike (bet_thresholds used to refuse it); a side's own
+    threshold beats the group's."""
+    from controller.config import parse_config
+    from controller.game.rules import SIDE_BET_NAMES, WAGER_GROUPS, WAGER_NAMES, Bet, wagers_named
+
+    assert tuple(b.value for b in Bet) == WAGER_NAMES and len(WAGER_NAMES) == 9
+    for name in SIDE_BET_NAMES:
+        table = parse_config(f'[table]\nside_bets = ["{name}"]\n', "t.toml")
+        offered = table.ruleset().offered_side_bets
+        watched = parse_config(f"[surveillance.bet_thresholds]\n{name} = 0.02\n", "t.toml")
+        assert (
+            set(watched.surveillance.bet_thresholds)
+            == {b.value for b in offered}
+            == {b.value for b in wagers_named(name)}
+        )
+    both = parse_config("[surveillance.bet_thresholds]\ndragon_bonus = 0.02\n", "t.toml")
+    assert both.surveillance.bet_thresholds == {"dragon_bonus_player": 0.02, "dragon_bonus_banker": 0.02}
+    for text in ("dragon_bonus_banker = 0.05\ndragon_bonus = 0.02", "dragon_bonus = 0.02\ndragon_bonus_banker = 0.05"):
+        one = parse_config(f"[surveillance.bet_thresholds]\n{text}\n", "t.toml").surveillance.bet_thresholds
+        assert one == {"dragon_bonus_player": 0.02, "dragon_bonus_banker": 0.05}
+    # every side bet is named by exactly one table.side_bets name
+    covered = [b for name in SIDE_BET_NAMES for b in wagers_named(name)]
+    assert sorted(b.value for b in covered) == sorted(
+        b.value for b in Bet if b.value not in ("banker", "player", "tie")
+    )
+    assert set(WAGER_GROUPS) <= set(SIDE_BET_NAMES)

@@ -199,6 +199,33 @@ def test_check_config_refuses_exactly_the_pin_maps_the_panel_refuses(key: str, p
         assert config_error.reason.replace("gpio.pins.", "") == panel_error.reason
 
 
+def test_the_default_pins_are_stated_once() -> None:
+    """controller.board.DEFAULT_PINS is the one default pin map: the panel's PinMap, the configuration's
+    [gpio.pins], the wiring table (with the header pins) and the configuration reference all say it."""
+    import re
+    from pathlib import Path
+
+    from controller.board import DEFAULT_PINS, PHYSICAL_PIN
+    from controller.config import GpioPins
+
+    assert dict(PinMap().items()) == dict(DEFAULT_PINS)
+    assert list(PinMap().items()) == list(DEFAULT_PINS.items())  # the same order, too
+    assert GpioPins().as_dict() == dict(DEFAULT_PINS) and list(GpioPins().as_dict()) == list(DEFAULT_PINS)
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    wiring = {
+        m[1]: (int(m[2]), int(m[3]))
+        for m in re.finditer(r"^\| [^|]+ \| `(\w+)` \| GPIO (\d+) \| (\d+) \|", (docs / "wiring.md").read_text(), re.M)
+    }
+    assert wiring == {name: (pin, PHYSICAL_PIN[pin]) for name, pin in DEFAULT_PINS.items()}
+    reference = {
+        m[1]: int(m[2])
+        for m in re.finditer(
+            r"^\| `gpio\.pins\.(\w+)` \| integer \| `(\d+)`", (docs / "configuration.md").read_text(), re.M
+        )
+    }
+    assert reference == dict(DEFAULT_PINS)
+
+
 def test_pin_map_rejects_a_bool() -> None:
     with pytest.raises(PinMapError):
         PinMap(tie=True)

@@ -228,3 +228,29 @@ def test_missing_file_names_it(tmp_path: Path) -> None:
     path = tmp_path / "nowhere.toml"
     with pytest.raises(RulebookError, match=r"nowhere\.toml: cannot read"):
         load_rulesets(path)
+
+
+def test_the_ruleset_names_are_stated_once() -> None:
+    """The core's RULESET_NAMES is the one list: the shipped file, the configuration, the commands' --rules and
+    the configuration reference all say exactly these names."""
+    import argparse
+    import re
+
+    from controller.commands import add_rules_argument
+    from controller.config import ConfigError, parse_config
+    from controller.game.rules import DEFAULT_RULESET, RULESET_NAMES
+
+    assert tuple(load_rulesets()) == RULESET_NAMES == tuple(BUILTIN_RULESETS)
+    for name in RULESET_NAMES:
+        assert parse_config(f'[table]\nrules = "{name}"\n').table.rules == name
+        assert get_ruleset(name).name == name
+    with pytest.raises(ConfigError, match=" or ".join(f'"{n}"' for n in RULESET_NAMES[-2:])):
+        parse_config('[table]\nrules = "punto"\n')
+    assert parse_config("").table.rules == DEFAULT_RULESET
+    parser = argparse.ArgumentParser()
+    add_rules_argument(parser)
+    action = next(a for a in parser._actions if a.dest == "rules")
+    assert tuple(action.choices or ()) == RULESET_NAMES and action.default == DEFAULT_RULESET
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    row = next(line for line in doc.splitlines() if line.startswith("| `table.rules`"))
+    assert tuple(re.findall(r'`"(\w+)"`', row.split("|")[4])) == RULESET_NAMES

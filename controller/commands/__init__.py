@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from commandline import UsageError
+from controller.game.rules import DEFAULT_RULESET, RULESET_NAMES
+
+__all__ = ["Subparsers", "UsageError", "add_rules_argument", "read_tokens"]
+
 Subparsers = Any  # argparse's _SubParsersAction is private; its methods are what we use
-
-
-class UsageError(Exception):
-    """A user mistake on the command line: printed as one line, exit code 2."""
 
 
 #: Largest card file ``replay`` reads: about 350,000 cards (some 850 eight-deck shoes), replayed in about
@@ -35,7 +36,7 @@ def read_tokens(source: str, prog: str = "shoe-controller") -> list[str]:
 def add_rules_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rules",
-        choices=("commission", "ez", "super6"),
-        default="commission",
-        help="ruleset for pricing and payout hints (default: commission)",
+        choices=RULESET_NAMES,
+        default=DEFAULT_RULESET,
+        help=f"ruleset for pricing and payout hints (default: {DEFAULT_RULESET})",
     )

@@ -33,6 +33,7 @@ from pathlib import Path
 from types import FrameType
 
 from controller.commands import UsageError
+from floor_protocol.addresses import AddressError, parse_host_port
 
 #: Most tables the demo deals at once (each is two processes; a dozen is about what one machine shows well).
 MAX_TABLES = 12
@@ -91,10 +92,10 @@ def port_is_free(host: str, port: int) -> bool:
 
 
 def split_bind(option: str, text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
-        raise UsageError(f"shoe-controller demo: {option} must be HOST:PORT, not {text[:60]!r}")
-    return host.strip("[]"), int(port)
+    try:
+        return parse_host_port(text, any_port=True)
+    except AddressError as exc:
+        raise UsageError(f"shoe-controller demo: {option} must be HOST:PORT: {exc}") from None
 
 
 def plan_ports(option: str, text: str, count: int) -> list[tuple[str, int]]:

@@ -28,7 +28,8 @@ the colour changes (the big road's streak rule with red and blue).
 (``None`` while that road would not mark yet).
 
 **Display layout.** :func:`big_road_grid` lays logical columns on a board of ``rows`` rows (the
-dragon tail); :func:`bead_plate_grid` fills the bead plate column by column.
+dragon tail); :func:`bead_plate_grid` fills the bead plate column by column; :func:`roads_layout` places
+every road on a board of :data:`ROAD_ROWS` rows, as the table's scoreboard and the floor's table page draw it.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from controller.game.errors import GameError
 
 __all__ = [
     "DERIVED_ROADS",
+    "ROAD_ROWS",
     "Ask",
     "AskMarks",
     "Bead",
@@ -57,6 +59,7 @@ __all__ = [
     "compute_roads",
     "derived_mark",
     "parse_result",
+    "roads_layout",
 ]
 
 T = TypeVar("T")
@@ -424,3 +427,23 @@ def compute_roads(results: Iterable[ResultLike]) -> Roads:
     naming the first bad result.
     """
     return RoadsBuilder(results).roads
+
+
+#: Rows of the bead plate, the big road and the derived roads on a page.
+ROAD_ROWS = 6
+
+
+def roads_layout(roads: Roads) -> dict[str, Any]:
+    """The roads as the pages draw them: :meth:`Roads.to_dict` plus ``layout``, each road's cells placed on a
+    board of :data:`ROAD_ROWS` rows (the scoreboard and the floor's table page)."""
+    data = roads.to_dict()
+    beads = [
+        [c, r, b.winner.value, b.player_pair, b.banker_pair, b.natural]
+        for c, r, b in bead_plate_grid(roads.bead_plate, ROAD_ROWS)
+    ]
+    big = [[c, r, cell.winner.value, cell.ties] for c, r, cell in big_road_grid(roads.big_road, ROAD_ROWS)]
+    data["layout"] = {"rows": ROAD_ROWS, "bead_plate": beads, "big_road": big}
+    for name, k in DERIVED_ROADS:
+        marks = big_road_grid(roads.derived(k), ROAD_ROWS)
+        data["layout"][name] = [[c, r, mark.value] for c, r, mark in marks]
+    return data

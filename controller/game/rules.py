@@ -31,6 +31,36 @@ class Bet(Enum):
 ALWAYS_OFFERED: frozenset[Bet] = frozenset({Bet.BANKER, Bet.PLAYER, Bet.TIE})
 SIDE_BETS: frozenset[Bet] = frozenset(Bet) - ALWAYS_OFFERED
 
+# The wagers' vocabulary, stated once: the configuration's table.side_bets and surveillance.bet_thresholds
+# read names only through it, so a name one of them takes the other takes too.
+
+#: The nine wagers by name, in the layout's order.
+WAGER_NAMES: tuple[str, ...] = tuple(b.value for b in Bet)
+#: Names that stand for several wagers: the Dragon Bonus is one side bet on the layout, with a Player and a
+#: Banker side that a house offers together (and a surveillance officer watches together).
+WAGER_GROUPS: Mapping[str, frozenset[Bet]] = MappingProxyType(
+    {"dragon_bonus": frozenset({Bet.DRAGON_BONUS_PLAYER, Bet.DRAGON_BONUS_BANKER})}
+)
+#: The side bets a table offers, by the names a house uses (``table.side_bets``): each group once, in the
+#: layout's order, in place of its members.
+SIDE_BET_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        next((g for g, members in WAGER_GROUPS.items() if b in members), b.value) for b in Bet if b in SIDE_BETS
+    )
+)
+
+
+def wagers_named(name: str) -> frozenset[Bet]:
+    """The wagers a name stands for: one (``dragon_7``) or a group (``dragon_bonus``: both sides).
+    Raises :class:`ValueError` naming the names there are."""
+    if name in WAGER_GROUPS:
+        return WAGER_GROUPS[name]
+    try:
+        return frozenset({Bet(name)})
+    except ValueError:
+        known = ", ".join([*WAGER_NAMES, *WAGER_GROUPS])
+        raise ValueError(f"{name[:40]!r} is not a wager: use {known}") from None
+
 
 class CommissionCollection(Enum):
     """When the Banker commission is collected (both appear on casino rule cards)."""
@@ -132,3 +162,8 @@ SUPER6 = Ruleset(
     banker_six_pays=Fraction(1, 2),
 )
 BUILTIN_RULESETS: Mapping[str, Ruleset] = MappingProxyType({r.name: r for r in (COMMISSION, EZ, SUPER6)})
+#: The names of the house games, stated here once: the shipped rulesets.toml holds exactly these, the
+#: configuration's ``table.rules`` and the commands' ``--rules`` accept exactly these.
+RULESET_NAMES: tuple[str, ...] = tuple(BUILTIN_RULESETS)
+#: The ruleset a table plays when nothing names one.
+DEFAULT_RULESET = COMMISSION.name

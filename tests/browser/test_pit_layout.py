@@ -60,8 +60,23 @@ def _state(table: str, rng: random.Random) -> bytes:
             "due": "deal",
             "cards_dealt": 0,
             "cards_remaining": 400 - 5 * len(bead),
+            "cut_card_out": False,
+            "last_coup": False,
             "alarms": alarms,
+            "counts": {
+                "coups": len(bead),
+                "banker": bead.count("B"),
+                "player": bead.count("P"),
+                "tie": bead.count("T"),
+                "natural": 0,
+                "player_pair": 0,
+                "banker_pair": 0,
+            },
             "roads": {"bead": bead},
+            "journal": {"head": 0, "acked": 0},
+            "player": [],
+            "banker": [],
+            "result": None,
         }
     ).encode()
 

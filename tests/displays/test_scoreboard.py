@@ -6,7 +6,6 @@ on 127.0.0.1 port 0 and check that closing it leaves no thread and no listening 
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import socket
@@ -43,6 +42,7 @@ from controller.game.table import (
     TableState,
     VoidPressed,
 )
+from tests.eventstream.client import EventStream, get
 
 
 @dataclass(frozen=True)
@@ -338,81 +338,34 @@ def served() -> Iterator[Table]:
         sink.close()
 
 
-def _get(sink: ScoreboardSink, path: str, method: str = "GET", headers: dict[str, str] | None = None) -> Any:
-    host, port = sink.address
-    conn = http.client.HTTPConnection(host, port, timeout=5)
-    try:
-        conn.request(method, path, headers=headers or {})
-        resp = conn.getresponse()
-        return resp.status, dict(resp.getheaders()), resp.read()
-    finally:
-        conn.close()
-
-
-class EventStream:
-    """A raw /events client: reads Server-Sent Events one at a time."""
-
-    def __init__(self, sink: ScoreboardSink, last_event_id: str | None = None) -> None:
-        self.sock = socket.create_connection(sink.address, timeout=5)
-        extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
-        self.sock.sendall(f"GET /events HTTP/1.1\r\nHost: x\r\n{extra}\r\n".encode())
-        self.file = self.sock.makefile("rb")
-        self.headers = self._block()
-
-    def _block(self) -> list[str]:
-        lines = []
-        while True:
-            line = self.file.readline()
-            if not line:
-                raise EOFError("stream closed")
-            line = line.rstrip(b"\r\n")
-            if not line:
-                return lines
-            lines.append(line.decode())
-
-    def next(self, comments: bool = False) -> dict[str, str]:
-        while True:
-            block = self._block()
-            fields: dict[str, str] = {}
-            for line in block:
-                name, _, value = line.partition(":")
-                fields[name or "comment"] = value.strip()
-            if "data" in fields or (comments and "comment" in fields):
-                return fields
-
-    def close(self) -> None:
-        self.file.close()
-        self.sock.close()
-
-
 def test_api_state_is_the_snapshot(served: Table) -> None:
     served.deal("4H 7S 4D KD")
-    status, headers, body = _get(served.sink, "/api/state")
+    status, headers, body = get(served.sink, "/api/state")
     assert status == 200 and headers["Content-Type"] == "application/json"
     assert json.loads(body) == served.sink.snapshot()
     assert json.loads(body)["counters"]["player"] == 1
 
 
 def test_page_and_static_files_are_served(served: Table) -> None:
-    status, headers, body = _get(served.sink, "/")
+    status, headers, body = get(served.sink, "/")
     assert status == 200 and headers["Content-Type"].startswith("text/html")
     assert b'data-testid="player-total"' in body and b"/static/scoreboard.js" in body
-    status, headers, body = _get(served.sink, "/static/scoreboard.js")
+    status, headers, body = get(served.sink, "/static/scoreboard.js")
     assert status == 200 and headers["Content-Type"].startswith("text/javascript") and b"EventSource" in body
-    status, headers, body = _get(served.sink, "/static/scoreboard.css", method="HEAD")
+    status, headers, body = get(served.sink, "/static/scoreboard.css", method="HEAD")
     assert status == 200 and body == b"" and int(headers["Content-Length"]) > 1000
     assert "default-src 'self'" in headers["Content-Security-Policy"]
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"])
 def test_anything_but_get_and_head_is_405(served: Table, method: str) -> None:
-    status, headers, _ = _get(served.sink, "/api/state", method=method)
+    status, headers, _ = get(served.sink, "/api/state", method=method)
     assert status == 405 and headers["Allow"] == "GET, HEAD"
 
 
 @pytest.mark.parametrize("path", ["/nope", "/static/../scoreboard.py", "/static/", "/static/index.htm", "/api"])
 def test_unknown_paths_are_404(served: Table, path: str) -> None:
-    assert _get(served.sink, path)[0] == 404
+    assert get(served.sink, path)[0] == 404
 
 
 def test_events_push_each_new_snapshot(served: Table) -> None:
@@ -473,7 +426,7 @@ def test_close_leaves_no_thread_and_no_socket() -> None:
     address = sink.address
     stream = EventStream(sink)  # an open viewer must not hold up the close
     stream.next()
-    assert _get(sink, "/api/state")[0] == 200
+    assert get(sink, "/api/state")[0] == 200
     assert set(threading.enumerate()) - before  # serving
     sink.close()
     assert set(threading.enumerate()) - before == set()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from controller.config import FloorSection
-from controller.floor_link import FloorLink, parse_ack, state_message
+from controller.floor_link import FloorLink, state_message
 from controller.game.cards import Card
 from controller.game.public import PublicProjector
 from controller.game.records import RECORD_VERSION, input_body
@@ -249,13 +249,6 @@ def test_status_online_while_running_and_state_is_retained(
     message = floor.state()
     assert message is not None and message["shoe"] == state.view().shoe_number and message["table"] == "t1"
     assert message["counts"]["coups"] == 0 and message["journal"] == {"head": 0, "acked": 0}
-
-
-def test_the_ack_payload() -> None:
-    assert parse_ack(b"12") == 12
-    assert parse_ack(b'{"seq": 7}') == 7
-    for bad in (b"", b"-1", b"true", b"1.5", b"\xff", b'"3"'):
-        assert parse_ack(bad) is None
 
 
 def test_state_under_on_declare_shows_nothing_of_the_coup_being_dealt() -> None:

@@ -1,8 +1,10 @@
-"""The scoreboard's HTTP server against rude clients, over real sockets on 127.0.0.1.
+"""The neutral board server (:mod:`eventstream`) against rude clients, over real sockets on 127.0.0.1.
 
 Half-finished and aborted requests at full speed, HTTP/0.9, one client opening stream after stream, and an
 event-stream client killed with SIGKILL (a real process). Other loopback addresses (127.0.0.2, ...) stand
-for other machines: the server bounds event streams per remote address.
+for other machines: the server bounds event streams per remote address. The host here is a bare one (a
+board, its counters and bounds): the scoreboard (tests/displays) and the pit (tests/floor_server) serve
+through the same server.
 """
 
 from __future__ import annotations
@@ -16,34 +18,57 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from controller.displays.scoreboard import ScoreboardSink
-from tests.displays.test_scoreboard import EventStream, _get, make_sink
+from eventstream import MAX_CONNECTIONS, Board, BoardHandler, BoardServer
+from tests.eventstream.client import EventStream, get
 from tests.waiting import until
+
+PAGE = b"<!doctype html><p>the board</p>"
+
+
+class Host:
+    """A bare board host: what :class:`~eventstream.BoardServer` reads, and the server itself."""
+
+    def __init__(self, *, heartbeat: float = 60.0, max_streams: int = 8, max_streams_per_address: int = 3) -> None:
+        self.board = Board()
+        self.stats: Counter[str] = Counter()
+        self.heartbeat = heartbeat
+        self.retry_ms = 2000
+        self.max_streams = max_streams
+        self.max_streams_per_address = max_streams_per_address
+        self.board.publish_body(1, b'{"n":1}')
+        self.server = BoardServer(
+            ("127.0.0.1", 0), self, BoardHandler, {"index.html": (PAGE, "text/html; charset=utf-8")}, label="test"
+        )
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return self.server.bound
+
+    @property
+    def streams(self) -> list[str]:
+        with self.server.lock:
+            return [s.address for s in self.server.streams]
 
 
 @pytest.fixture
-def sink() -> Iterator[ScoreboardSink]:
-    board = make_sink(heartbeat=60.0, max_streams=8, max_streams_per_address=3)
-    assert board.start()
+def sink() -> Iterator[Host]:
+    host = Host()
+    host.server.start()
     try:
-        yield board
+        yield host
     finally:
-        board.close()
+        host.server.stop()
 
 
-def _stream_from(sink: ScoreboardSink, source: str) -> EventStream:
+def _stream_from(sink: Host, source: str) -> EventStream:
     """An event stream opened from ``source`` (a loopback address standing for another machine)."""
-    s = socket.create_connection(sink.address, timeout=5, source_address=(source, 0))
-    stream = EventStream.__new__(EventStream)
-    stream.sock = s
-    s.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-    stream.file = s.makefile("rb")
-    stream.headers = stream._block()
+    stream = EventStream(sink, source=source)
     stream.next()  # the current snapshot: the stream is registered
     return stream
 
@@ -55,7 +80,7 @@ def _wait(condition: Any, timeout: float = 10.0) -> float:
     return time.monotonic() - start
 
 
-def _raw(sink: ScoreboardSink, request: bytes) -> bytes:
+def _raw(sink: Host, request: bytes) -> bytes:
     with socket.create_connection(sink.address, timeout=5) as s:
         s.sendall(request)
         s.shutdown(socket.SHUT_WR)
@@ -65,7 +90,7 @@ def _raw(sink: ScoreboardSink, request: bytes) -> bytes:
         return out
 
 
-def _abort(sink: ScoreboardSink, request: bytes) -> None:
+def _abort(sink: Host, request: bytes) -> None:
     """Send ``request`` and reset the connection at once (SO_LINGER 0: an RST, not a FIN)."""
     s = socket.create_connection(sink.address, timeout=5)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -77,10 +102,10 @@ def _abort(sink: ScoreboardSink, request: bytes) -> None:
 
 @pytest.mark.e2e
 def test_aborted_requests_at_full_speed_print_no_traceback(
-    sink: ScoreboardSink, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+    sink: Host, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="controller.displays.scoreboard")
-    page = _get(sink, "/")[2]
+    caplog.set_level(logging.DEBUG, logger="eventstream.server")
+    page = get(sink, "/")[2]
     kinds = [
         b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",  # whole request, gone before the answer
         b"GET /api/state HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -94,7 +119,7 @@ def test_aborted_requests_at_full_speed_print_no_traceback(
         t.start()
     for t in threads:
         t.join()
-    status, _headers, body = _get(sink, "/")
+    status, _headers, body = get(sink, "/")
     assert (status, body) == (200, page)  # the server still answers
     _wait(lambda: not sink.streams and sink.stats["clients_gone"] > 0)
     out, err = capfd.readouterr()
@@ -103,7 +128,7 @@ def test_aborted_requests_at_full_speed_print_no_traceback(
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
 
 
-def test_http_0_9_gets_a_status_line_and_headers(sink: ScoreboardSink) -> None:
+def test_http_0_9_gets_a_status_line_and_headers(sink: Host) -> None:
     answer = _raw(sink, b"GET /\r\n")
     head, _, _body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.0 505 ")
@@ -111,11 +136,11 @@ def test_http_0_9_gets_a_status_line_and_headers(sink: ScoreboardSink) -> None:
 
 
 @pytest.mark.parametrize("line", [b"FOO\r\n", b"GET / HTTP/x.y\r\n\r\n", b"POST /\r\n"])
-def test_malformed_request_lines_get_a_status_line(sink: ScoreboardSink, line: bytes) -> None:
+def test_malformed_request_lines_get_a_status_line(sink: Host, line: bytes) -> None:
     assert _raw(sink, line).startswith(b"HTTP/1.0 4")
 
 
-def test_one_client_with_many_streams_cannot_lock_out_another(sink: ScoreboardSink) -> None:
+def test_one_client_with_many_streams_cannot_lock_out_another(sink: Host) -> None:
     greedy = [_stream_from(sink, "127.0.0.1") for _ in range(40)]
     assert sink.streams == ["127.0.0.1"] * 3  # its own oldest streams were ended
     assert sink.stats["streams_evicted"] == 37
@@ -127,7 +152,7 @@ def test_one_client_with_many_streams_cannot_lock_out_another(sink: ScoreboardSi
         s.close()
 
 
-def test_a_full_board_evicts_the_oldest_stream_of_the_biggest_holder(sink: ScoreboardSink) -> None:
+def test_a_full_board_evicts_the_oldest_stream_of_the_biggest_holder(sink: Host) -> None:
     # max 8 streams, 3 per address: kiosk .1 (1), .2 (3), .3 (3), .4 (1) fill it.
     opened = [_stream_from(sink, a) for a in ["127.0.0.1", *["127.0.0.2"] * 3, *["127.0.0.3"] * 3, "127.0.0.4"]]
     assert len(sink.streams) == 8
@@ -153,7 +178,7 @@ sys.stdin.read()
 """
 
 
-def test_a_killed_stream_client_frees_its_slot_at_once(sink: ScoreboardSink) -> None:
+def test_a_killed_stream_client_frees_its_slot_at_once(sink: Host) -> None:
     host, port = sink.address
     proc = subprocess.Popen(
         [sys.executable, "-c", CLIENT.format(host=host, port=port)],
@@ -175,16 +200,14 @@ def test_a_killed_stream_client_frees_its_slot_at_once(sink: ScoreboardSink) -> 
             proc.wait()
 
 
-def test_a_stream_client_that_closes_frees_its_slot(sink: ScoreboardSink) -> None:
+def test_a_stream_client_that_closes_frees_its_slot(sink: Host) -> None:
     stream = _stream_from(sink, "127.0.0.3")
     assert sink.streams == ["127.0.0.3"]
     stream.close()
     _wait(lambda: sink.streams == [], timeout=5)
 
 
-def test_connections_over_the_bound_get_503_and_the_server_recovers(sink: ScoreboardSink) -> None:
-    from controller.displays.scoreboard import MAX_CONNECTIONS
-
+def test_connections_over_the_bound_get_503_and_the_server_recovers(sink: Host) -> None:
     idle = [socket.create_connection(sink.address, timeout=5) for _ in range(MAX_CONNECTIONS)]
     try:
         _wait(lambda: sink.stats["connections_refused"] == 0 and _served(sink) == MAX_CONNECTIONS)
@@ -195,11 +218,49 @@ def test_connections_over_the_bound_get_503_and_the_server_recovers(sink: Scoreb
         for s in idle:
             s.close()
     _wait(lambda: _served(sink) == 0)
-    assert _get(sink, "/api/state")[0] == 200
+    assert get(sink, "/api/state")[0] == 200
 
 
-def _served(sink: ScoreboardSink) -> int:
-    server = sink._server
-    assert server is not None
+def _served(sink: Host) -> int:
+    server = sink.server
     with server.lock:
         return server.active
+
+
+def test_routes_serve_the_page_the_board_and_nothing_else(sink: Host) -> None:
+    assert get(sink, "/")[::2] == (200, PAGE)
+    status, headers, body = get(sink, "/api/state")
+    assert (status, headers["Content-Type"], body) == (200, "application/json", b'{"n":1}')
+    assert get(sink, "/static/index.html")[::2] == (200, PAGE)
+    assert get(sink, "/static/../server.py")[0] == 404
+    assert get(sink, "/api/state", method="POST")[0] == 405
+
+
+def test_events_push_each_published_body_then_heartbeats() -> None:
+    host = Host(heartbeat=0.05)
+    host.server.start()
+    try:
+        stream = EventStream(host)
+        first = stream.next()
+        assert (first["retry"], first["id"], first["data"]) == ("2000", "1", '{"n":1}')
+        host.board.publish_body(2, b'{"n":2}')
+        assert stream.next()["data"] == '{"n":2}'
+        assert stream.next(comments=True)["comment"] == "heartbeat"
+        stream.close()
+    finally:
+        host.server.stop()
+
+
+def test_stop_ends_open_streams_and_leaves_no_thread() -> None:
+    before = set(threading.enumerate())
+    host = Host()
+    host.server.start()
+    names = {t.name for t in set(threading.enumerate()) - before}
+    assert {"test-http", "test-streams"} <= names  # the label names the threads
+    stream = EventStream(host)
+    stream.next()
+    host.server.stop()
+    assert set(threading.enumerate()) - before == set()
+    with pytest.raises((EOFError, OSError)):
+        stream.next()
+    stream.close()

@@ -1,0 +1,109 @@
+"""The MQTT topics of a table and the floor, stated once: ``baccarat/<site>/<table>/<leaf>``.
+
+A table publishes ``record`` (QoS 1), ``state`` and ``status`` (retained) under its own prefix and reads
+``ack`` (retained, written by the floor); the floor publishes its alerts on ``baccarat/<site>/floor/alert``.
+The table's config, its floor link, the collector, the pit and the tests build and read topics only here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = [
+    "ALERT",
+    "ALERTS",
+    "FLOOR",
+    "ID_PATTERN",
+    "LEVEL_PATTERN",
+    "PIT_FILTERS",
+    "ROOT",
+    "Leaf",
+    "Topic",
+    "alert_topic",
+    "filter_of",
+    "parse_topic",
+    "shared",
+    "table_prefix",
+    "table_topic",
+]
+
+#: The first level of every topic.
+ROOT = "baccarat"
+#: The table level of the floor's own topics (``baccarat/<site>/floor/alert``).
+FLOOR = "floor"
+#: The leaf of the floor's alert topic.
+ALERT = "alert"
+#: A site or table id as the table's configuration accepts it: one topic level, 1-64 characters.
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: A site or table as the floor takes it from a topic: any one topic level, 1-100 characters (the floor is
+#: more tolerant than a table's configuration, which writes only :data:`ID_PATTERN`).
+LEVEL_PATTERN = re.compile(r"[^/+#\x00]{1,100}")
+
+
+class Leaf(StrEnum):
+    """The last level of a table's topics."""
+
+    RECORD = "record"  # every journal record (TableRecord JSON), QoS 1
+    STATE = "state"  # retained: the table now (floor_protocol.state)
+    STATUS = "status"  # retained: online / offline (the Last Will)
+    ACK = "ack"  # retained, from the floor: the highest contiguous seq archived (floor_protocol.ack)
+
+
+def table_prefix(site: str, table: str) -> str:
+    """``baccarat/<site>/<table>``: the table's own topics are under it."""
+    return f"{ROOT}/{site}/{table}"
+
+
+def table_topic(site: str, table: str, leaf: Leaf) -> str:
+    """``baccarat/<site>/<table>/<leaf>``; ``+`` for site or table makes a subscription filter."""
+    return f"{table_prefix(site, table)}/{leaf.value}"
+
+
+def alert_topic(site: str) -> str:
+    """``baccarat/<site>/floor/alert``; ``+`` for the site makes a subscription filter."""
+    return f"{ROOT}/{site}/{FLOOR}/{ALERT}"
+
+
+def filter_of(leaf: Leaf, site: str = "+") -> str:
+    """Every table's ``leaf`` topic of ``site`` (by default of every site)."""
+    return table_topic(site, "+", leaf)
+
+
+def shared(group: str, topic_filter: str) -> str:
+    """An MQTT 5 shared subscription: the group's members take turns with each message."""
+    return f"$share/{group}/{topic_filter}"
+
+
+#: Every site's floor alerts.
+ALERTS = alert_topic("+")
+#: What the pit view follows: every table's state, status and records, and the floor's alerts.
+PIT_FILTERS = (filter_of(Leaf.STATE), filter_of(Leaf.STATUS), filter_of(Leaf.RECORD), ALERTS)
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A topic read back: the site, the table (``floor`` for the floor's own) and the leaf."""
+
+    site: str
+    table: str
+    leaf: Leaf | None  # None: the floor's alert topic
+
+    @property
+    def is_alert(self) -> bool:
+        return self.leaf is None
+
+
+def parse_topic(topic: str) -> Topic | None:
+    """The parts of one of our topics, or None for any other (wrong root, depth, leaf, or empty level)."""
+    parts = topic.split("/")
+    if len(parts) != 4 or parts[0] != ROOT or not parts[1] or not parts[2]:
+        return None
+    _, site, table, leaf = parts
+    if table == FLOOR and leaf == ALERT:
+        return Topic(site, table, None)
+    try:
+        return Topic(site, table, Leaf(leaf))
+    except ValueError:
+        return None

@@ -1,0 +1,99 @@
+"""The dependencies follow the deployables: a floor server installs no GPIO, LCD or serial library, a table no
+PostgreSQL driver (pyproject's extras ``table`` and ``floor``; docs/install.md). Proved in a fresh interpreter
+whose import system refuses the other deployable's libraries, as if they were not installed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+#: The table's device libraries (and the Pi's GPIO backends), which a floor host does not install.
+TABLE_LIBRARIES = ("serial", "gpiozero", "RPLCD", "smbus2", "lgpio", "RPi", "cobs")
+#: The floor's PostgreSQL driver, which a table does not install.
+FLOOR_LIBRARIES = ("psycopg", "psycopg_binary")
+
+BLOCKER = """
+import importlib.abc, sys
+BLOCKED = {blocked!r}
+class NotInstalled(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"{{name}} is not installed on this host")
+        return None
+sys.meta_path.insert(0, NotInstalled())
+for name in list(sys.modules):
+    if name.split(".")[0] in BLOCKED:
+        del sys.modules[name]
+"""
+
+
+def run(blocked: tuple[str, ...], body: str) -> subprocess.CompletedProcess[str]:
+    code = BLOCKER.format(blocked=set(blocked)) + textwrap.dedent(body)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_a_floor_host_needs_none_of_the_tables_libraries() -> None:
+    result = run(
+        TABLE_LIBRARIES,
+        """
+        import contextlib, io, sys
+        import floor.archive, floor.cli, floor.collector, floor.pit, floor.surveillance
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            try:
+                floor.cli.main(["--help"])
+            except SystemExit as exc:
+                assert exc.code == 0, exc.code
+        assert "shoe-floor" in out.getvalue() and "serve" in out.getvalue(), out.getvalue()
+        shell = sorted(m for m in sys.modules if m.startswith("controller.") and not m.startswith("controller.game"))
+        assert shell == [], shell  # nothing of the table's shell was imported either
+        print("ok")
+        """,
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+def test_the_blocker_really_blocks() -> None:
+    result = run(TABLE_LIBRARIES, "import controller.shoe_link\n")
+    assert result.returncode != 0 and "serial is not installed on this host" in result.stderr
+
+
+def test_a_table_needs_no_postgresql_driver() -> None:
+    result = run(
+        FLOOR_LIBRARIES,
+        """
+        import contextlib, io
+        import controller.cli, controller.daemon, controller.floor_link, hw_sim.cli
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            try:
+                controller.cli.main(["--help"])
+            except SystemExit as exc:
+                assert exc.code == 0, exc.code
+        assert "shoe-controller" in out.getvalue(), out.getvalue()
+        print("ok")
+        """,
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {r.split(";")[0].split("[")[0].split(">")[0].split("=")[0].strip().lower() for r in requirements}
+
+
+def test_the_extras_follow_the_deployables() -> None:
+    extras = PROJECT["optional-dependencies"]
+    base, table, floor = _names(PROJECT["dependencies"]), _names(extras["table"]), _names(extras["floor"])
+    assert {"pyserial", "gpiozero", "rplcd", "smbus2"} <= table
+    assert not {"pyserial", "gpiozero", "rplcd", "smbus2", "lgpio", "rpi-lgpio"} & (base | floor)
+    assert "psycopg" in floor and "psycopg" not in base | table
+    assert "shoe-controller[table,floor]" in extras["dev"]  # the tests need both
+    assert "shoe-controller[table]" in extras["pi"]  # a Pi is a table
