@@ -50,7 +50,8 @@ def test_sigterm_while_the_simulator_starts_stops_the_simulator_too() -> None:
             sims = children(demo.pid)
             time.sleep(0.005)
         assert sims, "the demo did not start its simulator"
-        argv = Path(f"/proc/{sims[0]}/cmdline").read_bytes().split(b"\0")
+        argvs = [Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") for pid in sims]
+        argv = next(a for a in argvs if b"hw_sim.cli" in a)  # the board may have started too
         link = Path(os.fsdecode(argv[argv.index(b"--link") + 1]))
         while not link.exists() and time.monotonic() < deadline:
             time.sleep(0.002)
