@@ -142,3 +142,31 @@ def readme_layout_folders(readme: str) -> set[str]:
 def test_readme_layout_lists_every_top_level_folder() -> None:
     readme = (ROOT / "README.md").read_text()
     assert readme_layout_folders(readme) == _top_level_folders(_tracked())
+
+
+# --- Links into a doc's sections land on a heading -----------------------------------------------------
+
+
+def github_slug(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(doc: Path) -> set[str]:
+    text = re.sub(r"```.*?```", "", doc.read_text(), flags=re.DOTALL)
+    return {github_slug(m.group(1)) for m in re.finditer(r"^#+ (.+)$", text, flags=re.MULTILINE)}
+
+
+def test_section_links_land_on_a_heading() -> None:
+    broken = []
+    for source in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target, anchor in re.findall(r"\]\(([\w./-]*\.md)?#([\w-]+)\)", source.read_text()):
+            doc = (source.parent / target) if target else source
+            if doc.exists() and anchor not in _anchors(doc):
+                broken.append(f"{source.relative_to(ROOT)}: {target}#{anchor}")
+    assert broken == []
+
+
+def test_github_slug() -> None:
+    assert github_slug("card -> LEDs (`bench_card_led.py`)") == "card---leds-bench_card_ledpy"
+    assert github_slug("The floor's archive rate") == "the-floors-archive-rate"
