@@ -31,7 +31,7 @@ from harness import common_args, header, load, out, temp_dir, verdict
 
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
-from tests.floor_server.conftest import start_collector, stored_ack
+from tests.floor.conftest import start_collector, stored_ack
 from tests.servers import Mosquitto, free_port
 
 BOARD_BACK_S = 2.0

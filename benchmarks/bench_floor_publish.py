@@ -42,7 +42,7 @@ from controller.game.table import CardDrawn, TableState
 from controller.journal import Journal, PendingInput
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
-from tests.floor.floorside import FloorSide
+from tests.floor_link.floorside import FloorSide
 from tests.servers import Mosquitto
 
 TOKENS = ["AS", "2H", "3D", "4C", "5S", "6H", "7D", "8C", "9S", "TH", "JD", "QC", "KS"]

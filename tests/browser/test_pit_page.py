@@ -22,7 +22,7 @@ import pytest
 from floor.archive import Archive
 from floor.pit import Pit
 from tests.browser.conftest import OUTPUT, recall_on_page
-from tests.floor_server.conftest import InProcess, until
+from tests.floor.conftest import InProcess, until
 from tests.pitload import Floor, SimTable, demo_journal, journal_records
 from tests.servers import Mosquitto
 

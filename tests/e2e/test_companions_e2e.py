@@ -17,7 +17,7 @@ import pytest
 
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
-from tests.floor_server.conftest import assert_archive_is_every_journal, start_collector
+from tests.floor.conftest import assert_archive_is_every_journal, start_collector
 from tests.servers import Mosquitto, free_port
 from tests.waiting import until
 

@@ -3,7 +3,7 @@
 Half-finished and aborted requests at full speed, HTTP/0.9, one client opening stream after stream, and an
 event-stream client killed with SIGKILL (a real process). Other loopback addresses (127.0.0.2, ...) stand
 for other machines: the server bounds event streams per remote address. The host here is a bare one (a
-board, its counters and bounds): the scoreboard (tests/displays) and the pit (tests/floor_server) serve
+board, its counters and bounds): the scoreboard (tests/displays) and the pit (tests/floor) serve
 through the same server.
 """
 

@@ -1,17 +1,273 @@
+"""Fixtures for the floor's side: real journals from the demo, a real Mosquitto, real PostgreSQL and SQLite
+archives (the archive fixture is parametrised over both), a collector in-process or as a process."""
+
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
-from tests.servers import Mosquitto
+from controller.game.records import TableRecord
+from controller.journal import Journal, JournalError
+from floor.archive import Archive
+from floor.collector import Collector, Settings
+from tests.console import Result, run_main
+from tests.servers import Mosquitto, Postgres
+from tests.waiting import until
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+
+
+@pytest.fixture(scope="session")
+def journal_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real journal: one shoe dealt by the demo (simulated shoe, real table loop)."""
+    path = tmp_path_factory.mktemp("journal") / "journal.db"
+    subprocess.run(
+        [PYTHON, "-m", "controller.cli", "demo", "--pace", "fast", "--shoes", "1", "--journal", str(path)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    return path
+
+
+@pytest.fixture(scope="session")
+def journal_records(journal_path: Path) -> list[TableRecord]:
+    """Every record of the real journal, as table T1 publishes it."""
+    journal = Journal.open(str(journal_path), create=False, read_only=True)
+    try:
+        records = [r.for_floor("T1") for r in journal.records()]
+    finally:
+        journal.close()
+    assert len(records) > 300
+    return records
+
+
+def as_table(records: list[TableRecord], table: str) -> list[TableRecord]:
+    """The same journal published by another table (the table id is the envelope's, not the chain's)."""
+    return [TableRecord.from_dict({**r.to_dict(), "table": table}) for r in records]
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgres]:
+    server = Postgres(tmp_path_factory.mktemp("pg")).start()
+    yield server
+    server.stop()
+
+
+_databases = itertools.count()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def archive_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/archive.db"
+    import psycopg
+
+    server: Postgres = request.getfixturevalue("postgres_server")
+    name = f"archive_{os.getpid()}_{next(_databases)}"
+    with psycopg.connect(server.url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return server.url.rsplit("/", 1)[0] + "/" + name
 
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Mosquitto]:
     server = Mosquitto(tmp_path / "mosquitto").start()
+    yield server
+    server.stop()
+
+
+class Table:
+    """A table's side of the link, played by the test: publishes records (QoS 1) and watches its ack."""
+
+    def __init__(self, broker: Mosquitto, site: str = "s1") -> None:
+        self.site = site
+        self.acks: dict[str, int] = {}
+        self.acks_heard: list[int] = []  # every ack payload, in order
+        self._lock = threading.Lock()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.on_message = self._on_ack
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.subscribe(f"baccarat/{site}/+/ack", qos=1)
+        self.client.loop_start()
+
+    def _on_ack(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        table = message.topic.split("/")[2]
+        with self._lock:
+            self.acks[table] = max(self.acks.get(table, 0), int(message.payload))
+            self.acks_heard.append(int(message.payload))
+
+    def publish(self, records: list[TableRecord]) -> None:
+        infos = [self.send(r.table, r.to_json()) for r in records]
+        for info in infos:
+            info.wait_for_publish(10)
+
+    def send(self, table: str, payload: str | bytes) -> mqtt.MQTTMessageInfo:
+        return self.client.publish(f"baccarat/{self.site}/{table}/record", payload, qos=1)
+
+    def ack(self, table: str) -> int:
+        with self._lock:
+            return self.acks.get(table, 0)
+
+    def wait_ack(self, table: str, seq: int, timeout: float = 30.0) -> None:
+        until(lambda: self.ack(table) >= seq, timeout, f"ack of {table} reaching {seq} (at {self.ack(table)})")
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@pytest.fixture
+def table(broker: Mosquitto) -> Iterator[Table]:
+    t = Table(broker)
+    yield t
+    t.close()
+
+
+class InProcess:
+    """A collector on a thread of the test process (fast; the process tests use the real command)."""
+
+    def __init__(self, broker: Mosquitto, url: str, **settings: object) -> None:
+        self.settings = Settings(broker=broker.url, archive=url, client_id=f"c{next(_databases)}", **settings)
+        self.collector = Collector(self.settings)
+        subacks = threading.Event()
+        self.collector.client.on_subscribe = lambda *_: subacks.set()  # paho's hook: the broker's SUBACK
+        self.archive = Archive(url)
+        self.thread = threading.Thread(target=self.collector.run, args=(self.archive,), daemon=True)
+        self.thread.start()
+        until(lambda: self.collector._connected.is_set() and subacks.is_set(), 15, "the collector's SUBACK")
+
+    def stop(self) -> None:
+        self.collector.stop()
+        self.thread.join(15)
+        assert not self.thread.is_alive()
+        self.archive.close()
+
+
+@pytest.fixture
+def collector(broker: Mosquitto, archive_url: str) -> Iterator[Callable[..., InProcess]]:
+    started: list[InProcess] = []
+
+    def start(**settings: object) -> InProcess:
+        c = InProcess(broker, archive_url, **settings)
+        started.append(c)
+        return c
+
+    yield start
+    for c in started:
+        if c.thread.is_alive():
+            c.stop()
+
+
+def serve_process(broker: Mosquitto, url: str, client_id: str, log: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """``shoe-floor serve`` as a real process (its log in ``log``)."""
+    args = [PYTHON, "-m", "floor.cli", "serve", "--broker", broker.url, "--archive", url, "--client-id", client_id]
+    if "--bind" not in extra:  # the pit page's default port is one per machine: each collector its own
+        args += ["--bind", "127.0.0.1:0"]
+    return subprocess.Popen([*args, *extra], stdout=subprocess.DEVNULL, stderr=log.open("ab"), cwd=ROOT)
+
+
+def archived(url: str, table: str) -> list[dict[str, object]]:
+    with Archive(url, create=False) as a:
+        return [json.loads(r.to_json()) for r in a.records(table)]
+
+
+def shoe_floor(*args: str) -> Result:
+    """``shoe-floor ARGS`` in this process (tests/console.py; the collector's own tests run the real process)."""
+    return run_main(["shoe-floor", *args])
+
+
+def archived_count(url: str) -> int:
     try:
-        yield server
-    finally:
-        server.kill()
+        with Archive(url, create=False) as a:
+            return sum(1 for t in a.tables() for _ in a.records(t))
+    except Exception:
+        return 0
+
+
+def start_collector(broker: Mosquitto, url: str, client_id: str, log: Path) -> subprocess.Popen[bytes]:
+    """``shoe-floor serve --site s1`` as a real process, once it has subscribed."""
+    proc = serve_process(broker, url, client_id, log, "--site", "s1")
+    until(lambda: "subscribed" in log.read_text(), 30, f"{log.name} to subscribe")
+    return proc
+
+
+def stop_collector(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        proc.wait(20)
+
+
+def journal_of(path: Path, table: str) -> list[dict[str, object]]:
+    """A table's journal as the table publishes it (every record, in order, as JSON objects)."""
+    with Journal.open(path, read_only=True) as j:
+        return [json.loads(r.for_floor(table).to_json()) for r in j.records()]
+
+
+def stored_ack(path: Path) -> int:
+    """The floor's ack as the table stored it in its journal (0: none yet)."""
+    with Journal.open(path, read_only=True) as j:
+        return j.floor_ack() or 0
+
+
+def shoes_started(path: Path) -> int:
+    """How many shoes the table has started (0 before its daemon has written the journal)."""
+    try:
+        with Journal.open(path, read_only=True) as j:
+            return len(j.shoe_starts())
+    except JournalError:
+        return 0
+
+
+def assert_archive_is_every_journal(url: str, tables: dict[str, Path], ack_timeout: float = 90.0) -> None:
+    """The end state after a fault: each table's stored ack reached its journal's head, the archive holds each
+    journal record for record (same seq, kind, hash, body: nothing lost, nothing doubled), and ``shoe-floor
+    verify`` passes."""
+    for table, path in tables.items():
+        until(lambda: stored_ack(path) == len(journal_of(path, table)), ack_timeout, f"{table}'s last ack")  # noqa: B023
+    for table, path in tables.items():
+        assert archived(url, table) == journal_of(path, table)
+    verify = shoe_floor("verify", "--archive", url)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+class AlertWatch:
+    """A subscriber to every site's floor alerts (`baccarat/+/floor/alert`), as a surveillance system is."""
+
+    def __init__(self, broker: Mosquitto) -> None:
+        self.got: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._subscribed = threading.Event()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.on_message = self._on_message
+        self.client.on_subscribe = lambda *a: self._subscribed.set()
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.subscribe("baccarat/+/floor/alert", qos=1)
+        self.client.loop_start()
+        assert self._subscribed.wait(10)
+
+    def _on_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        assert message.topic == "baccarat/s1/floor/alert"
+        with self._lock:
+            self.got.append(json.loads(message.payload))
+
+    def alerts(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self.got)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

@@ -21,7 +21,7 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn
 from controller.journal import Journal
-from tests.floor.floorside import FloorSide
+from tests.floor_link.floorside import FloorSide
 from tests.servers import Mosquitto, free_port, need
 
 trustme = pytest.importorskip("trustme")

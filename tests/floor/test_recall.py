@@ -15,7 +15,7 @@ from controller.game.records import TableRecord
 from controller.journal import Journal
 from floor.archive import Archive
 from floor.pit import edges_of
-from tests.floor_server.conftest import as_table
+from tests.floor.conftest import as_table
 
 
 def _journal_coups(path: Path) -> list[dict[str, object]]:

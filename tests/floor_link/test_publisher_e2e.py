@@ -12,7 +12,7 @@ import pytest
 
 from controller.journal import Journal
 from tests.e2e.harness import Harness
-from tests.floor.floorside import FloorSide
+from tests.floor_link.floorside import FloorSide
 from tests.servers import Mosquitto
 from tests.waiting import until
 

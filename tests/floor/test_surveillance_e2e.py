@@ -18,7 +18,7 @@ from controller.journal import Journal
 from floor.archive import Archive
 from hw_sim.shoe import burn_count
 from tests.e2e.harness import Harness
-from tests.floor_server.conftest import AlertWatch, serve_process, until
+from tests.floor.conftest import AlertWatch, serve_process, until
 from tests.servers import Mosquitto
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]  # three tables and PostgreSQL on a loaded machine

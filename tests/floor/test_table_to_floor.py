@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.harness import Harness
-from tests.floor_server.conftest import (
+from tests.floor.conftest import (
     archived,
     archived_count,
     journal_of,

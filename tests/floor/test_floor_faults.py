@@ -26,7 +26,7 @@ import pytest
 from controller.journal import Journal, JournalError
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
-from tests.floor_server.conftest import (
+from tests.floor.conftest import (
     archived,
     assert_archive_is_every_journal,
     shoes_started,

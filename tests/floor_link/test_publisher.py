@@ -23,7 +23,7 @@ from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
-from tests.floor.floorside import FloorSide, ordered_without_duplicates
+from tests.floor_link.floorside import FloorSide, ordered_without_duplicates
 from tests.servers import Mosquitto
 
 

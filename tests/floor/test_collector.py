@@ -13,7 +13,7 @@ import floor.collector as collector_module
 from controller.game.records import TableRecord
 from floor.archive import Alert, AlertKind, Archive
 from floor.collector import Collector, RefusedBudget, Settings
-from tests.floor_server.conftest import AlertWatch, InProcess, Table, as_table, until
+from tests.floor.conftest import AlertWatch, InProcess, Table, as_table, until
 from tests.servers import Mosquitto
 
 

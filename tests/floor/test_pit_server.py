@@ -18,7 +18,7 @@ from controller.game.records import TableRecord
 from floor.archive import Archive
 from floor.pit import MAX_TABLES, Pit
 from tests.console import Result, run_main
-from tests.floor_server.conftest import Table, serve_process, until
+from tests.floor.conftest import Table, serve_process, until
 from tests.servers import Mosquitto, free_port
 
 

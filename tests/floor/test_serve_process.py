@@ -15,7 +15,7 @@ import pytest
 from controller.game.records import TableRecord
 from floor.archive import Archive
 from tests.console import run_script
-from tests.floor_server.conftest import (
+from tests.floor.conftest import (
     PYTHON,
     ROOT,
     Table,
