@@ -16,9 +16,12 @@ Both run until SIGTERM or SIGINT (``SystemExit`` in the main thread) and then cl
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import queue
 import signal
 import threading
+import time
 from collections.abc import Iterable
 from types import FrameType
 from typing import Any, Protocol
@@ -31,6 +34,7 @@ from controller.config import Settings
 from controller.feed.client import FeedClient
 from controller.feed.messages import Commit, Hello, Metrics, TableMessage, Update
 from controller.feed.server import socket_paths
+from controller.game.public import FeedUpdate
 from controller.notify import Notifier
 
 log = logging.getLogger(__name__)
@@ -60,16 +64,27 @@ class CompanionError(Exception):
     """A companion cannot do its job (the board's address taken, nothing configured): one line, exit 1."""
 
 
-class BoardProcess:
-    """The scoreboard, in its own process, fed by the table's public feed."""
+#: How long the board gathers the table's updates before it builds one snapshot of the newest (at most some 50
+#: snapshots a second, whatever the shoe's pace: each is a build of the roads and a write to every viewer).
+BOARD_GATHER = 0.02
+#: Table messages the board holds before its feed's reader waits (then the table, finding the board's socket
+#: full, drops it past its bound, and the board starts again from a fresh hello).
+BOARD_PENDING = 4096
 
-    def __init__(self, settings: Settings, notifier: Notifier | None = None) -> None:
+
+class BoardProcess:
+    """The scoreboard, in its own process, fed by the table's public feed. The feed's reader thread only hands
+    each message to a bounded queue; the board's own thread gathers what came within :data:`BOARD_GATHER` and
+    shows it (every coup followed, one snapshot built of the newest view)."""
+
+    def __init__(self, settings: Settings, notifier: Notifier | None = None, *, gather: float = BOARD_GATHER) -> None:
         from controller.displays.scoreboard import ScoreboardSink
 
         s = settings
         self.settings = s
         self.notifier = notifier or Notifier()
         self.stop_event = threading.Event()
+        self.gather = gather
         if not s.scoreboard.enabled:
             raise CompanionError("board: scoreboard.enabled is false: nothing to serve (disable this unit instead)")
         self.sink = ScoreboardSink(
@@ -77,18 +92,46 @@ class BoardProcess:
         )
         public, _link = socket_paths(s.feed_dir())
         self.feed = FeedClient(public, self._on_message, name="board")
+        self._pending: queue.Queue[TableMessage | None] = queue.Queue(maxsize=BOARD_PENDING)
+        self._shower = threading.Thread(target=self._show, name="board-show", daemon=True)
 
     def _on_message(self, message: TableMessage) -> None:
-        if isinstance(message, Hello):
-            self.sink.reset(message.view, message.history)
-        elif isinstance(message, Update):
-            self.sink.publish(message.update)
+        if isinstance(message, Hello | Update):
+            self._pending.put(message)  # waits when full: the table drops a board that does not keep up
+
+    def _show(self) -> None:
+        while True:
+            first = self._pending.get()
+            if first is None:
+                return
+            time.sleep(self.gather)  # a fast shoe's updates come in meanwhile: one snapshot for all of them
+            batch: list[TableMessage | None] = [first]
+            with contextlib.suppress(queue.Empty):
+                while len(batch) < BOARD_PENDING:
+                    batch.append(self._pending.get_nowait())
+            updates: list[FeedUpdate] = []
+            for message in batch:
+                if message is None:
+                    self._flush(updates)
+                    return
+                if isinstance(message, Hello):
+                    self._flush(updates)
+                    updates = []
+                    self.sink.reset(message.view, message.history)
+                elif isinstance(message, Update):
+                    updates.append(message.update)
+            self._flush(updates)
+
+    def _flush(self, updates: list[FeedUpdate]) -> None:
+        if updates:
+            self.sink.publish_many(updates)
 
     def open(self) -> None:
         if not self.sink.start():
             raise CompanionError(f"scoreboard: {self.sink.fault}")
         host, port = self.sink.address
         log.info("board on http://%s:%d/, fed by %s", host, port, self.feed.path)
+        self._shower.start()
         self.feed.start()
         self.notifier.ready()
 
@@ -102,6 +145,10 @@ class BoardProcess:
     def close(self) -> None:
         self.notifier.stopping()
         self.feed.close()
+        if self._shower.is_alive():
+            with contextlib.suppress(queue.Full):
+                self._pending.put(None, timeout=1.0)
+            self._shower.join(timeout=5)
         self.sink.close()
 
 

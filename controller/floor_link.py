@@ -46,6 +46,7 @@ from controller.journal import Journal, JournalError, Record, utc_now
 from controller.userfile import UserFileError, read_text
 from floor_protocol.ack import parse_ack
 from floor_protocol.topics import Leaf
+from mqttloop import NetworkLoop
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +190,7 @@ class FloorLink:
         self._view: PublicView | None = None
         self._view_sent: PublicView | None = None
         self._thread: threading.Thread | None = None
+        self._network: NetworkLoop | None = None  # paho's loop, on a thread of ours (mqttloop)
 
     # -- set-up ------------------------------------------------------------------------------------
     def _make_client(self, client_id: str) -> mqtt.Client:
@@ -240,7 +242,8 @@ class FloorLink:
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = SESSION_EXPIRY
         self.client.connect_async(s.host, s.port, keepalive=s.keepalive, clean_start=False, properties=props)
-        self.client.loop_start()
+        self._network = NetworkLoop(self.client, "floor-link-mqtt")
+        self._network.start()
         self._thread = threading.Thread(target=self._run, name="floor-link", daemon=True)
         self._thread.start()
         log.info("floor link to %s as %s", s.broker, self.topic_record.rsplit("/", 1)[0])
@@ -252,7 +255,9 @@ class FloorLink:
         if self._thread is not None:
             self._thread.join(10)
             self._thread = None
-        self.client.loop_stop()
+        if self._network is not None:
+            self._network.stop()
+            self._network = None
 
     # -- paho's thread -------------------------------------------------------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:

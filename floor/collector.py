@@ -40,6 +40,7 @@ from floor.surveillance import Surveillance, Thresholds
 from floor_protocol.ack import format_ack
 from floor_protocol.addresses import Broker, parse_broker
 from floor_protocol.topics import Leaf, alert_topic, filter_of, parse_topic, shared, table_topic
+from mqttloop import NetworkLoop
 
 log = logging.getLogger("shoe-floor")
 
@@ -218,7 +219,8 @@ class Collector:
         props.ReceiveMaximum = self.settings.receive_maximum
         self._surveillance = Surveillance(archive, self.settings.thresholds)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)
-        self.client.loop_start()
+        network = NetworkLoop(self.client, "collector-mqtt")
+        network.start()
         try:
             while not self._stop.is_set():
                 batch = self._take()
@@ -229,8 +231,7 @@ class Collector:
                 self._settle_alerts(archive)
         finally:
             self._stop.set()
-            self.client.disconnect()
-            self.client.loop_stop()
+            network.stop()
 
     def _take(self) -> list[tuple[str, bytes, int, int]]:
         try:

@@ -49,6 +49,7 @@ from floor.archive import Archive
 from floor_protocol.addresses import parse_broker
 from floor_protocol.state import StateError, TableStateMessage, parse_state
 from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
+from mqttloop import NetworkLoop
 
 log = logging.getLogger("shoe-floor.pit")
 
@@ -193,6 +194,7 @@ class Pit:
         self._version = 0
         self._lock = threading.Lock()  # paho's thread and the start-up load
         self._client: mqtt.Client | None = None
+        self._network: NetworkLoop | None = None  # paho's loop, on a thread of ours (mqttloop)
         self._server: Any = None
         self.load()
 
@@ -364,7 +366,8 @@ class Pit:
         client.on_message = lambda c, u, m: self.on_message(m.topic, bytes(m.payload))
         client.reconnect_delay_set(1, 10)
         client.connect_async(b.host, b.port)
-        client.loop_start()
+        self._network = NetworkLoop(client, "pit-mqtt")
+        self._network.start()
         self._client = client
 
     @property
@@ -373,10 +376,10 @@ class Pit:
         return bound
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.disconnect()
-            self._client.loop_stop()
-            self._client = None
+        if self._network is not None:
+            self._network.stop()
+            self._network = None
+        self._client = None
         self.board.close()
         server, self._server = self._server, None
         if server is not None:

@@ -28,6 +28,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from controller.game.records import RECORD_VERSION, TableRecord
 from controller.journal import Journal
 from floor_protocol.topics import Leaf, table_topic
+from mqttloop import NetworkLoop
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,7 +125,8 @@ class Floor:
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         self.client.max_inflight_messages_set(1000)
         self.client.connect("127.0.0.1", port)
-        self.client.loop_start()
+        self.network = NetworkLoop(self.client, "test-mqtt")
+        self.network.start()
 
     def online(self, table: str, up: bool = True) -> None:
         t = self.tables[table]
@@ -155,5 +157,4 @@ class Floor:
         self.client.publish(f"baccarat/{site}/floor/alert", json.dumps(item), qos=1).wait_for_publish(10)
 
     def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
+        self.network.stop()

@@ -29,16 +29,16 @@ SHELL = ("controller.", "hw_sim")  # the core may import controller.game only
 
 #: Our own top-level packages (anything else is the standard library or a third-party library).
 OURS = (
-    "controller", "firmware_protocol", "floor_protocol", "hw_sim", "floor", "eventstream", "commandline", "tools",
-    "tests",
+    "controller", "firmware_protocol", "floor_protocol", "hw_sim", "floor", "eventstream", "commandline", "mqttloop",
+    "tools", "tests",
 )  # fmt: skip
-#: What floor/ may import of ours: itself, the table-floor vocabulary, the neutral SSE server and command-line
-#: plumbing, the pure core.
-FLOOR_MAY = ("floor", "floor_protocol", "eventstream", "commandline", "controller.game")
+#: What floor/ may import of ours: itself, the table-floor vocabulary, the neutral SSE server, command-line
+#: plumbing and MQTT loop, the pure core.
+FLOOR_MAY = ("floor", "floor_protocol", "eventstream", "commandline", "mqttloop", "controller.game")
 #: The table's device libraries: a floor host does not install them.
 TABLE_ONLY = {"serial", "gpiozero", "lgpio", "RPi", "RPLCD", "smbus2", "cobs"}
 FLOOR_SERVER = sorted((ROOT / "floor").rglob("*.py"))
-NEUTRAL = sorted([*(ROOT / "eventstream").rglob("*.py"), *(ROOT / "commandline").rglob("*.py")])
+NEUTRAL = sorted(p for d in ("eventstream", "commandline", "mqttloop") for p in (ROOT / d).rglob("*.py"))
 
 
 def imports(path: Path) -> list[str]:

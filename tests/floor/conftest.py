@@ -21,6 +21,7 @@ from controller.game.records import TableRecord
 from controller.journal import Journal, JournalError
 from floor.archive import Archive
 from floor.collector import Collector, Settings
+from mqttloop import NetworkLoop
 from tests.console import Result, run_main
 from tests.servers import Mosquitto, Postgres
 from tests.waiting import until
@@ -102,7 +103,8 @@ class Table:
         self.client.on_message = self._on_ack
         self.client.connect("127.0.0.1", broker.port)
         self.client.subscribe(f"baccarat/{site}/+/ack", qos=1)
-        self.client.loop_start()
+        self.network = NetworkLoop(self.client, "test-mqtt")
+        self.network.start()
 
     def _on_ack(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
         table = message.topic.split("/")[2]
@@ -126,8 +128,7 @@ class Table:
         until(lambda: self.ack(table) >= seq, timeout, f"ack of {table} reaching {seq} (at {self.ack(table)})")
 
     def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
+        self.network.stop()
 
 
 @pytest.fixture
@@ -256,7 +257,8 @@ class AlertWatch:
         self.client.on_subscribe = lambda *a: self._subscribed.set()
         self.client.connect("127.0.0.1", broker.port)
         self.client.subscribe("baccarat/+/floor/alert", qos=1)
-        self.client.loop_start()
+        self.network = NetworkLoop(self.client, "test-mqtt")
+        self.network.start()
         assert self._subscribed.wait(10)
 
     def _on_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
@@ -269,5 +271,4 @@ class AlertWatch:
             return list(self.got)
 
     def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
+        self.network.stop()

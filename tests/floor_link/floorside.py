@@ -13,6 +13,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.game.records import TableRecord
+from mqttloop import NetworkLoop
 from tests.waiting import until
 
 
@@ -38,7 +39,8 @@ class FloorSide:
         if ca_file is not None:
             self.client.tls_set(ca_certs=ca_file)
         self.client.connect_async(host, port, keepalive=10)
-        self.client.loop_start()
+        self.network = NetworkLoop(self.client, "test-mqtt")
+        self.network.start()
         if not self.connected.wait(15):
             raise AssertionError("the test's floor could not connect to the broker")
 
@@ -80,8 +82,7 @@ class FloorSide:
         return None if raw is None else json.loads(raw)
 
     def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
+        self.network.stop()
 
 
 def ordered_without_duplicates(records: list[TableRecord]) -> bool:

@@ -21,6 +21,7 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn
 from controller.journal import Journal
+from mqttloop import NetworkLoop
 from tests.floor_link.floorside import FloorSide
 from tests.servers import Mosquitto, free_port, need
 
@@ -140,7 +141,8 @@ def test_a_table_cannot_publish_or_read_another_tables_topics(secure: tuple[Secu
     client.on_message = lambda c, u, msg: heard.append(msg.topic)
     side.client.publish("baccarat/casino/t2/ack", b"7", qos=1, retain=True).wait_for_publish(10)
     client.connect("127.0.0.1", sb.password_port)
-    client.loop_start()
+    network = NetworkLoop(client, "test-mqtt")
+    network.start()
     try:
         own = client.publish("baccarat/casino/t1/record", b"{}", qos=1)
         other = client.publish("baccarat/casino/t2/record", b"forged", qos=1)
@@ -159,8 +161,7 @@ def test_a_table_cannot_publish_or_read_another_tables_topics(secure: tuple[Secu
         assert heard == []  # t2's retained ack is not delivered to t1 (Mosquitto filters reads by the ACL)
         assert side.received == [] and side.retained.get("ack") == b"7"  # t1's forgeries never reached the floor
     finally:
-        client.loop_stop()
-        client.disconnect()
+        network.stop()
         side.close()
 
 

@@ -1,0 +1,84 @@
+"""paho's network loop stopped safely: a stop right after a disconnect (where paho's ``loop_stop()`` races its
+own thread, eclipse-paho/paho.mqtt.python#872) and a stop while the client waits to reconnect both end the
+thread and raise nothing, with a real Mosquitto; and the race itself, forced."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from mqttloop import NetworkLoop
+from tests.servers import Mosquitto, free_port
+
+pytestmark = pytest.mark.e2e
+
+
+def client() -> mqtt.Client:
+    c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    c.reconnect_delay_set(1, 30)
+    return c
+
+
+def test_a_hundred_connect_and_stop_cycles_end_the_thread_every_time(tmp_path: Path) -> None:
+    broker = Mosquitto(tmp_path / "mq").start()
+    try:
+        for i in range(100):
+            c = client()
+            connected = threading.Event()
+            c.on_connect = lambda *_a, ev=connected: ev.set()  # type: ignore[misc]
+            c.connect_async("127.0.0.1", broker.port)
+            loop = NetworkLoop(c, f"test-{i}")
+            loop.start()
+            assert connected.wait(10), "not connected"
+            if i % 2:
+                c.disconnect()  # the thread is on its way out as stop() comes: paho's loop_stop() raced here
+            assert loop.stop(5), "the network thread did not end"
+    finally:
+        broker.stop()
+
+
+def test_a_stop_while_waiting_to_reconnect_ends_within_seconds() -> None:
+    c = client()
+    c.connect_async("127.0.0.1", free_port())  # nobody listens: the loop waits to reconnect (up to 30 s)
+    loop = NetworkLoop(c, "test-reconnect")
+    loop.start()
+    time.sleep(1.5)
+    t0 = time.monotonic()
+    assert loop.stop(5)
+    assert time.monotonic() - t0 < 2.5
+    assert not loop.running
+
+
+def test_stop_is_idempotent_and_safe_before_start() -> None:
+    c = client()
+    loop = NetworkLoop(c, "test-idle")
+    assert loop.stop(1)  # never started: nothing to join
+    assert loop.stop(1)
+
+
+def test_the_race_itself_is_caught_and_the_thread_still_joined(tmp_path: Path) -> None:
+    """Force paho#872: the thread clears ``_thread`` between ``loop_stop()``'s check and its join."""
+    broker = Mosquitto(tmp_path / "mq").start()
+    try:
+        c = client()
+        connected = threading.Event()
+        c.on_connect = lambda *_a: connected.set()
+        c.connect_async("127.0.0.1", broker.port)
+        loop = NetworkLoop(c, "test-race")
+        loop.start()
+        assert connected.wait(10) and loop.thread is not None
+
+        def racing_loop_stop() -> None:
+            c._thread_terminate = True  # paho's loop_stop(): tell its thread to end ...
+            c._thread = None  # ... which ends and clears _thread just before the join below
+            c._thread.join()  # type: ignore[attr-defined]  # paho's own line: AttributeError on None
+
+        c.loop_stop = racing_loop_stop  # type: ignore[method-assign]
+        assert loop.stop(5), "the thread was not joined after the race"
+    finally:
+        broker.stop()
