@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' Mosquitto
 
 from harness import (
+    ELSEWHERE_NICE,
     TARGET_LED_P99_MS,
     Children,
     LatencyResult,
@@ -55,12 +56,14 @@ class Floor:
         self.tmp = tmp / name
         self.tmp.mkdir()
         self.broker = Mosquitto(self.tmp / "mosquitto").start()
+        assert self.broker.proc is not None
+        os.setpriority(os.PRIO_PROCESS, self.broker.proc.pid, ELSEWHERE_NICE)  # the floor's: another machine
         self.children = Children()
         log = self.tmp / "serve.log"
         archive = f"sqlite:///{self.tmp}/archive.db"
         serve = console_script("shoe-floor", "floor.cli")
         args = ["serve", "--broker", self.broker.url, "--archive", archive, "--client-id", name, "--site", "bench"]
-        self.collector = self.children.spawn([*serve, *args], log)
+        self.collector = self.children.spawn([*serve, *args], log, nice=ELSEWHERE_NICE)
         deadline = time.monotonic() + 30
         while "subscribed" not in log.read_text(errors="replace"):
             if time.monotonic() > deadline or self.collector.poll() is not None:
@@ -94,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             for gap in ([args.paced] if args.paced > 0 else []) + [0.0]:
                 if floor is not None and floor.broker.proc is None:
                     floor.broker.start()  # killed by the last run: back for the link to connect first
+                    assert floor.broker.proc is not None
+                    os.setpriority(os.PRIO_PROCESS, floor.broker.proc.pid, ELSEWHERE_NICE)
                 table = f"t{next(tables)}"  # a new journal each run: a new table for the archive
                 viewers = args.viewers if floor is not None else 0
                 r = bench_latency(

@@ -199,11 +199,21 @@ class Children:
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def spawn(
-        self, cmd: list[str], log: Path, env: dict[str, str] | None = None, *, append: bool = False
+        self,
+        cmd: list[str],
+        log: Path,
+        env: dict[str, str] | None = None,
+        *,
+        append: bool = False,
+        nice: int = 0,
     ) -> subprocess.Popen[bytes]:
+        """``nice``: the child's niceness (the companions' units run at ``Nice=10``; what stands for another
+        machine, the floor's broker and collector or the viewers' browsers, at 19)."""
         env = dict(os.environ if env is None else env, PYTHONUNBUFFERED="1")
         with open(log, "ab" if append else "wb") as fh:
-            proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env)
+            proc = subprocess.Popen(
+                cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, preexec_fn=(lambda: os.nice(nice)) if nice else None
+            )
         self.procs.append(proc)
         return proc
 
@@ -589,6 +599,12 @@ time.sleep(3600)
 """
 
 
+#: The companions' niceness, as their units set it (``Nice=10``: the table process wins a contended CPU).
+COMPANION_NICE = 10
+#: What stands for other machines in a benchmark (the floor's broker and collector, the viewers' browsers).
+ELSEWHERE_NICE = 19
+
+
 class Companions:
     """The table's companion processes for a latency run: the floor link and the board with its viewers."""
 
@@ -601,7 +617,7 @@ class Companions:
         common = ["--journal", str(journal), "--log-level", "warning"]
         if floor is not None:
             link = [*script, "link", *common, "--floor", floor, "--site", "bench", "--table-id", table]
-            self.children.spawn(link, self.tmp / f"link-{table}.log")
+            self.children.spawn(link, self.tmp / f"link-{table}.log", nice=COMPANION_NICE)
             feed = daemon.feed
             assert feed is not None
             deadline = time.monotonic() + 30
@@ -612,7 +628,7 @@ class Companions:
         if board_clients:
             port = free_port()
             board = [*script, "board", *common, "--scoreboard", f"127.0.0.1:{port}"]
-            self.children.spawn(board, self.tmp / "board.log")
+            self.children.spawn(board, self.tmp / "board.log", nice=COMPANION_NICE)
             deadline = time.monotonic() + 30
             while True:
                 try:
@@ -623,7 +639,9 @@ class Companions:
                         raise RuntimeError(f"the board did not start: {(self.tmp / 'board.log').read_text()}") from None
                     time.sleep(0.02)
             viewers = self.children.spawn(
-                [sys.executable, "-c", _SSE_CLIENTS, str(port), str(board_clients)], self.tmp / "viewers.log"
+                [sys.executable, "-c", _SSE_CLIENTS, str(port), str(board_clients)],
+                self.tmp / "viewers.log",
+                nice=ELSEWHERE_NICE,
             )
             while "reading" not in (self.tmp / "viewers.log").read_text():
                 if viewers.poll() is not None or time.monotonic() > deadline:

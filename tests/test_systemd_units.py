@@ -163,6 +163,7 @@ def test_a_companion_has_no_device_no_journal_write_and_its_own_user(unit: Path)
     user = one(svc, "User")
     assert user != "shoe-controller" and user in users.home  # it cannot signal the table process
     assert "--feed-dir /run/shoe-controller" in one(svc, "ExecStart")
+    assert int(one(svc, "Nice")) > 0  # below the table process: a contended CPU goes to the dealer's lamps
 
 
 def test_only_the_link_may_read_the_journal() -> None:
