@@ -176,12 +176,10 @@ class FeedServer:
             self._dead = []
         for r in readers:
             r.sock.close()
-        for sock, _link in self._listeners:
+        for sock, link in self._listeners:
             sock.close()
-        if self._listeners:
-            for path in (self.public_path, self.link_path):
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
+            with contextlib.suppress(OSError):  # only a socket this table made: never another table's
+                os.unlink(self.link_path if link else self.public_path)
         self._listeners = []
         self._wake_r.close()
         self._wake_w.close()

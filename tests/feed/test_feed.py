@@ -299,6 +299,24 @@ def test_socket_modes_and_a_second_table_refused(server: FeedServer, feed_dir: P
     with pytest.raises(FeedServerError, match="another table process is listening"):
         other.start()
     other.close()
+    assert (feed_dir / "feed.sock").exists() and (feed_dir / "link.sock").exists()  # the first table's, kept
+
+
+def test_a_table_that_gets_only_one_socket_removes_only_its_own(feed_dir: Path) -> None:
+    """Another process listens on link.sock: this table's feed.sock is made and removed again; the other
+    process's link.sock stays."""
+    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    squatter.bind(str(feed_dir / "link.sock"))
+    squatter.listen(1)
+    try:
+        s = FeedServer(feed_dir, reveal="on_read")
+        with pytest.raises(FeedServerError, match=r"link\.sock: another table process is listening"):
+            s.start()
+        s.close()
+        assert not (feed_dir / "feed.sock").exists()
+        assert (feed_dir / "link.sock").exists()
+    finally:
+        squatter.close()
 
 
 def test_a_socket_path_too_long_is_one_line(tmp_path: Path) -> None:
