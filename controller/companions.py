@@ -6,7 +6,8 @@ and may die, stall or be attacked without costing the table a card.
 * :class:`BoardProcess` (``shoe-controller board``): the scoreboard's page and its event stream on the LAN,
   fed by ``feed.sock``. No journal access at all: a board started now gets the current shoe's coups in the
   feed's hello. A table restart costs its browsers nothing but the time the table is away: the board keeps
-  serving the last snapshot and picks the table up again at its next hello.
+  its streams open, shows the last snapshot marked TABLE OFFLINE, and picks the table up again at its next
+  hello.
 * :class:`LinkProcess` (``shoe-controller link``): the floor link (the journal read-only, every record to
   the floor's broker) and the table's Prometheus metrics, fed by ``link.sock``; it hands the floor's ack back
   to the table there (the table stores it: it stays the journal's one writer).
@@ -23,6 +24,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any, Protocol
 
@@ -34,7 +36,7 @@ from controller.config import Settings
 from controller.feed.client import FeedClient
 from controller.feed.messages import Commit, Hello, Metrics, TableMessage, Update
 from controller.feed.server import socket_paths
-from controller.game.public import FeedUpdate
+from controller.game.public import FeedUpdate, PublicAlarm
 from controller.notify import Notifier
 
 log = logging.getLogger(__name__)
@@ -72,6 +74,15 @@ BOARD_GATHER = 0.02
 BOARD_PENDING = 4096
 
 
+#: What the board shows while it does not hear the table (its feed lost): the last view stays, marked.
+TABLE_OFFLINE = PublicAlarm("table_offline", "TABLE OFFLINE")
+
+
+@dataclass(frozen=True)
+class Offline:
+    """The board lost the table's feed (it connects again by itself)."""
+
+
 class BoardProcess:
     """The scoreboard, in its own process, fed by the table's public feed. The feed's reader thread only hands
     each message to a bounded queue; the board's own thread gathers what came within :data:`BOARD_GATHER` and
@@ -91,13 +102,17 @@ class BoardProcess:
             s.scoreboard, table_name=s.table.name, limits=s.table_limits(), ruleset=s.ruleset(), history=()
         )
         public, _link = socket_paths(s.feed_dir())
-        self.feed = FeedClient(public, self._on_message, name="board")
-        self._pending: queue.Queue[TableMessage | None] = queue.Queue(maxsize=BOARD_PENDING)
+        self.feed = FeedClient(public, self._on_message, on_connected=self._on_connected, name="board")
+        self._pending: queue.Queue[TableMessage | Offline | None] = queue.Queue(maxsize=BOARD_PENDING)
         self._shower = threading.Thread(target=self._show, name="board-show", daemon=True)
 
     def _on_message(self, message: TableMessage) -> None:
         if isinstance(message, Hello | Update):
             self._pending.put(message)  # waits when full: the table drops a board that does not keep up
+
+    def _on_connected(self, up: bool) -> None:
+        if not up:  # the page says so until the table's next hello, rather than show an old table as now
+            self._pending.put(Offline())
 
     def _show(self) -> None:
         while True:
@@ -105,7 +120,7 @@ class BoardProcess:
             if first is None:
                 return
             time.sleep(self.gather)  # a fast shoe's updates come in meanwhile: one snapshot for all of them
-            batch: list[TableMessage | None] = [first]
+            batch: list[TableMessage | Offline | None] = [first]
             with contextlib.suppress(queue.Empty):
                 while len(batch) < BOARD_PENDING:
                     batch.append(self._pending.get_nowait())
@@ -120,6 +135,13 @@ class BoardProcess:
                     self.sink.reset(message.view, message.history)
                 elif isinstance(message, Update):
                     updates.append(message.update)
+                elif isinstance(message, Offline):
+                    self._flush(updates)
+                    updates = []
+                    view = self.sink.builder.view
+                    if TABLE_OFFLINE not in view.alarms:
+                        offline = replace(view, alarms=(*view.alarms, TABLE_OFFLINE))
+                        self.sink.publish(FeedUpdate(offline))
             self._flush(updates)
 
     def _flush(self, updates: list[FeedUpdate]) -> None:

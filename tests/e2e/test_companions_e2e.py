@@ -114,12 +114,19 @@ def test_a_table_restart_costs_the_boards_viewers_at_most_a_reconnect(tmp_path: 
             viewer.sendall(b"GET /events HTTP/1.1\r\nHost: board\r\n\r\n")
             seen = bytearray()
 
-            def coups_streamed() -> list[int]:
+            def snapshots() -> list[dict[str, Any]]:
                 return [
-                    int(json.loads(line[6:])["shoe"]["coup"] or 0)
+                    json.loads(line[6:])
                     for line in bytes(seen).split(b"\n")[:-1]  # whole lines only
                     if line.startswith(b"data: {")
                 ]
+
+            def coups_streamed() -> list[int]:
+                return [int(snap["shoe"]["coup"] or 0) for snap in snapshots()]
+
+            def offline() -> bool:
+                read_some()
+                return any(a["name"] == "table_offline" for a in snapshots()[-1]["alarms"])
 
             def read_some() -> None:
                 viewer.settimeout(0.2)
@@ -139,8 +146,10 @@ def test_a_table_restart_costs_the_boards_viewers_at_most_a_reconnect(tmp_path: 
             h.daemon.send_signal(signal.SIGKILL)
             h.daemon.wait(10)
             before = max(coups_streamed())
+            until(offline, 10, "the stream to say TABLE OFFLINE while the table is away")
             h.start_daemon()
             until(lambda: streamed_past(before), 60, "the same stream to show the table dealing again")
+            assert not offline(), "TABLE OFFLINE still shown with the table back"
         finally:
             viewer.close()
         assert h.wait_sim(180) == 0
