@@ -62,6 +62,25 @@ def _wait_for_a_signal(stop: threading.Event) -> None:
             signal.signal(sig, handler)
 
 
+class _Companion:
+    """What both companions do with their life: open, run until a signal (or :attr:`stop_event`), close."""
+
+    stop_event: threading.Event
+
+    def open(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def run(self) -> None:
+        try:
+            self.open()
+            _wait_for_a_signal(self.stop_event)
+        finally:
+            self.close()
+
+
 class CompanionError(Exception):
     """A companion cannot do its job (the board's address taken, nothing configured): one line, exit 1."""
 
@@ -83,7 +102,7 @@ class Offline:
     """The board lost the table's feed (it connects again by itself)."""
 
 
-class BoardProcess:
+class BoardProcess(_Companion):
     """The scoreboard, in its own process, fed by the table's public feed. The feed's reader thread only hands
     each message to a bounded queue; the board's own thread gathers what came within :data:`BOARD_GATHER` and
     shows it (every coup followed, one snapshot built of the newest view)."""
@@ -157,13 +176,6 @@ class BoardProcess:
         self.feed.start()
         self.notifier.ready()
 
-    def run(self) -> None:
-        try:
-            self.open()
-            _wait_for_a_signal(self.stop_event)
-        finally:
-            self.close()
-
     def close(self) -> None:
         self.notifier.stopping()
         self.feed.close()
@@ -228,7 +240,7 @@ def link_gauges(registry: CollectorRegistry, floor: FloorState | None, feed: Fee
         outbox.set_function(lambda: float(max(floor.head - floor.acked, 0)))
 
 
-class LinkProcess:
+class LinkProcess(_Companion):
     """The floor link and the metrics, in their own process, fed by the table's link socket."""
 
     def __init__(self, settings: Settings, notifier: Notifier | None = None) -> None:
@@ -287,13 +299,6 @@ class LinkProcess:
         if self.floor is not None:
             self.floor.start()
         self.notifier.ready()
-
-    def run(self) -> None:
-        try:
-            self.open()
-            _wait_for_a_signal(self.stop_event)
-        finally:
-            self.close()
 
     def close(self) -> None:
         self.notifier.stopping()
