@@ -6,7 +6,7 @@ the outbox growing); and with the broker silent (SIGSTOPped after the link conne
 nothing answered), side by side.
 
     .venv/bin/python benchmarks/bench_card_led_floor.py [--cards 400] [--paced 0.05] [--seed 1] [--dir DIR]
-                                                        [--viewers 8]
+                                                        [--viewers 8] [--pin]
 
 Each configuration is :func:`harness.bench_latency` (the table process in this one, gpiozero mock pins, a real
 pty, the card frame written -> the sink after the panel's), at a dealer's pace (``--paced`` seconds between
@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' Mosquitto
 
 from harness import (
+    CHILD_CPUS,
     ELSEWHERE_NICE,
     TARGET_LED_P99_MS,
     Children,
@@ -38,6 +39,7 @@ from harness import (
     load,
     out,
     pct,
+    pin_table,
     temp_dir,
     verdict,
 )
@@ -49,6 +51,14 @@ from tests.servers import Mosquitto
 COMPANIONS_FLAT_P99_MS = 0.35
 
 
+def elsewhere(pid: int) -> None:
+    """A process that stands for another machine (the floor's broker): the lowest priority, off the table's core
+    when ``--pin`` gave it one."""
+    os.setpriority(os.PRIO_PROCESS, pid, ELSEWHERE_NICE)
+    if CHILD_CPUS:
+        os.sched_setaffinity(pid, CHILD_CPUS)
+
+
 class Floor:
     """A Mosquitto and a ``shoe-floor serve`` (SQLite archive) in ``tmp``, and what the last run's link did."""
 
@@ -57,7 +67,7 @@ class Floor:
         self.tmp.mkdir()
         self.broker = Mosquitto(self.tmp / "mosquitto").start()
         assert self.broker.proc is not None
-        os.setpriority(os.PRIO_PROCESS, self.broker.proc.pid, ELSEWHERE_NICE)  # the floor's: another machine
+        elsewhere(self.broker.proc.pid)
         self.children = Children()
         log = self.tmp / "serve.log"
         archive = f"sqlite:///{self.tmp}/archive.db"
@@ -83,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=int, default=50, help="cards dealt before timing starts (default 50)")
     p.add_argument("--paced", type=float, default=0.05, metavar="SECONDS", help="gap at a dealer's pace (0: skip)")
     p.add_argument("--viewers", type=int, default=8, help="event-stream clients on the board (default 8)")
+    p.add_argument("--pin", action="store_true", help="the table process on a core of its own, the rest on the others")
     args = p.parse_args(argv)
+    pinned = pin_table() if args.pin else "not pinned"
     started = time.perf_counter()
     rows: list[tuple[str, LatencyResult | None, LatencyResult, str]] = []
     tables = itertools.count(1)
@@ -98,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                 if floor is not None and floor.broker.proc is None:
                     floor.broker.start()  # killed by the last run: back for the link to connect first
                     assert floor.broker.proc is not None
-                    os.setpriority(os.PRIO_PROCESS, floor.broker.proc.pid, ELSEWHERE_NICE)
+                    elsewhere(floor.broker.proc.pid)
                 table = f"t{next(tables)}"  # a new journal each run: a new table for the archive
                 viewers = args.viewers if floor is not None else 0
                 r = bench_latency(
@@ -149,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out()
     paced_title = f"at a dealer's pace ({args.paced * 1000:.0f} ms)      " if args.paced else ""
-    out(f"with the link and the board ({args.viewers} event-stream viewers), each its own process")
+    out(f"with the link and the board ({args.viewers} event-stream viewers), each its own process; {pinned}")
     out("card -> panel updated (ms)      " + paced_title + "flat out                  outbox at the end")
     out("                                " + ("p50     p95     p99     " if args.paced else "") + "p50     p95     p99")
     ok = True

@@ -192,6 +192,22 @@ class Pty:
                 os.close(fd)
 
 
+#: CPUs every child process is kept to (empty: any): ``--pin`` gives the table process a core of its own, as
+#: ``CPUAffinity=`` in the units would on a Pi (the table on one core, its companions on the others).
+CHILD_CPUS: set[int] = set()
+
+
+def pin_table(table_cpu: int = 0) -> str:
+    """This process (the table in process) on ``table_cpu``; every child started after this on the others."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return "not pinned: one CPU"
+    CHILD_CPUS.clear()
+    CHILD_CPUS.update(c for c in cpus if c != table_cpu)
+    os.sched_setaffinity(0, {table_cpu})
+    return f"table process on CPU {table_cpu}, every other process on {sorted(CHILD_CPUS)}"
+
+
 class Children:
     """Every process this benchmark starts; :meth:`close` kills and reaps whatever is still running."""
 
@@ -210,9 +226,17 @@ class Children:
         """``nice``: the child's niceness (the companions' units run at ``Nice=10``; what stands for another
         machine, the floor's broker and collector or the viewers' browsers, at 19)."""
         env = dict(os.environ if env is None else env, PYTHONUNBUFFERED="1")
+        cpus = CHILD_CPUS
+
+        def before_exec() -> None:  # pragma: no cover - runs in the child between fork and exec
+            if nice:
+                os.nice(nice)
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+
         with open(log, "ab" if append else "wb") as fh:
             proc = subprocess.Popen(
-                cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, preexec_fn=(lambda: os.nice(nice)) if nice else None
+                cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, preexec_fn=before_exec if nice or cpus else None
             )
         self.procs.append(proc)
         return proc
