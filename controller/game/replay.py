@@ -25,22 +25,33 @@ from controller.game.table import LineNoise, LinkChanged, TableRules, TableState
 @dataclass(frozen=True)
 class ShoeStart:
     """Where a replay may begin: the newest shoe's number, and the link and the line as the table had them
-    when that shoe started (a new shoe keeps LINK DOWN and NOISY LINE)."""
+    when that shoe started (a new shoe keeps LINK DOWN and NOISY LINE), with ``order``, the kept kinds in the
+    order their inputs came (the alarms stand in the order they were raised)."""
 
     number: int
     link_up: bool = True
     line_noisy: bool = False
+    order: tuple[InputKind, ...] = KEPT_ACROSS_SHOES
 
     @classmethod
-    def of(cls, number: int, kept: Mapping[InputKind, Mapping[str, Any] | None]) -> ShoeStart:
+    def of(
+        cls,
+        number: int,
+        kept: Mapping[InputKind, Mapping[str, Any] | None],
+        ids: Mapping[InputKind, int | None] | None = None,
+    ) -> ShoeStart:
         """From the shoe's number and, for each kind in :data:`~controller.game.records.KEPT_ACROSS_SHOES`, the
-        last input body of that kind before its start (None when there was none)."""
+        last input body of that kind before its start (None when there was none) and, in ``ids``, its record
+        id (for their order)."""
         assert set(kept) == set(KEPT_ACROSS_SHOES), f"the kinds a new shoe keeps are {KEPT_ACROSS_SHOES}"
         link, line_noise = kept[InputKind.LINK], kept[InputKind.LINE_NOISE]
+        known = ids or {}
+        order = tuple(sorted(KEPT_ACROSS_SHOES, key=lambda k: known.get(k) or 0))
         return cls(
             number,
             link_up=link is None or bool(link.get("up", True)),
             line_noisy=line_noise is not None and bool(line_noise.get("noisy", False)),
+            order=order,
         )
 
 
@@ -60,10 +71,11 @@ def replay(rules: TableRules, bodies: Iterable[Mapping[str, Any]], start: ShoeSt
         state = TableState(rules)
     else:
         state = TableState.at_shoe_start(rules, start.number)
-        if not start.link_up:
-            state.apply(LinkChanged(False))
-        if start.line_noisy:
-            state.apply(LineNoise(True))
+        for kind in start.order:  # in the order they came: the alarms stand in the order they were raised
+            if kind is InputKind.LINK and not start.link_up:
+                state.apply(LinkChanged(False))
+            elif kind is InputKind.LINE_NOISE and start.line_noisy:
+                state.apply(LineNoise(True))
     applied = 0
     for body in bodies:
         table_input = input_from_body(body)

@@ -166,6 +166,10 @@ class Journal:
         """The newest input body of ``kind`` with id < ``before``, or None."""
         return self._queries.last_input(kind, before=before)
 
+    def last_input_id(self, kind: InputKind, *, before: int) -> int | None:
+        """The id of the newest input of ``kind`` with id < ``before``, or None."""
+        return self._queries.last_input_id(kind, before=before)
+
     def last_shoe_start(self) -> tuple[int, int] | None:
         """``(input id, shoe number)`` of the input that started the newest shoe, or None."""
         return self._queries.last_shoe_start()

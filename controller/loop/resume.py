@@ -31,6 +31,8 @@ class ReplayJournal(Protocol):
 
     def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None: ...
 
+    def last_input_id(self, kind: InputKind, *, before: int) -> int | None: ...
+
 
 @dataclass(frozen=True)
 class Resumed:
@@ -49,7 +51,9 @@ def resume(journal: ReplayJournal, rules: TableRules, edges: EdgeWatch | None = 
     found = journal.last_shoe_start()
     if found is not None:
         after, number = found
-        start = ShoeStart.of(number, {kind: journal.last_input(kind, before=after) for kind in KEPT_ACROSS_SHOES})
+        kept = {kind: journal.last_input(kind, before=after) for kind in KEPT_ACROSS_SHOES}
+        ids = {kind: journal.last_input_id(kind, before=after) for kind in KEPT_ACROSS_SHOES}
+        start = ShoeStart.of(number, kept, ids)
     replayed = replay(rules, (body for _id, body in journal.inputs(after=after)), start)
     watch = None
     if edges is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from controller.game.cards import DECK, Card
@@ -72,6 +72,7 @@ def test_a_replay_from_the_first_input_ends_in_the_live_state(events: list[Table
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(inputs, max_size=150))
+@example([LineNoise(True), LinkChanged(False), NewShoePressed()])  # found in a fresh Debian root: the order
 def test_a_replay_from_the_newest_shoe_start_ends_in_the_state_of_a_full_replay(events: list[TableInput]) -> None:
     live, bodies, notices = dealt(events)
     starts = [
@@ -84,8 +85,13 @@ def test_a_replay_from_the_newest_shoe_start_ends_in_the_state_of_a_full_replay(
         assert replay(RULES, bodies).state.view() == live.view()
         return
     at, number = starts[-1]
-    kept = {kind: next((b for b in reversed(bodies[:at]) if b["kind"] == kind), None) for kind in KEPT_ACROSS_SHOES}
-    again = replay(RULES, bodies[at + 1 :], ShoeStart.of(number, kept))
+    last = {
+        kind: max((i for i, b in enumerate(bodies[:at]) if b["kind"] == kind), default=None)
+        for kind in KEPT_ACROSS_SHOES
+    }
+    kept = {kind: None if i is None else bodies[i] for kind, i in last.items()}
+    ids = {kind: None if i is None else i + 1 for kind, i in last.items()}  # as record ids: from 1, in order
+    again = replay(RULES, bodies[at + 1 :], ShoeStart.of(number, kept, ids))
     assert again.state.view() == live.view() == replay(RULES, bodies).state.view()
     assert again.inputs == len(bodies) - at - 1
 
@@ -97,6 +103,10 @@ def test_the_link_and_the_line_as_they_were_at_the_shoe_start_are_restored() -> 
     assert not replay(RULES, [], ShoeStart(4)).state.view().alarms
     down = {InputKind.LINK: {"kind": "link", "up": False}, InputKind.LINE_NOISE: {"kind": "line_noise", "noisy": True}}
     assert ShoeStart.of(4, down) == ShoeStart(4, link_up=False, line_noisy=True)
+    noisy_first = ShoeStart.of(4, down, {InputKind.LINK: 9, InputKind.LINE_NOISE: 7})
+    assert noisy_first.order == (InputKind.LINE_NOISE, InputKind.LINK)
+    # the alarms stand in the order they were raised, as on the live table
+    assert replay(RULES, [], noisy_first).state.view().alarms == (Alarm.NOISY_LINE, Alarm.LINK_DOWN)
     none = dict.fromkeys(KEPT_ACROSS_SHOES)
     assert ShoeStart.of(4, none) == ShoeStart(4, link_up=True, line_noisy=False)
 

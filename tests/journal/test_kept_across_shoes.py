@@ -106,6 +106,9 @@ class AskedJournal:
         self.asked.append((kind, before))
         return input_body(SAMPLES[kind])
 
+    def last_input_id(self, kind: InputKind, *, before: int) -> int | None:
+        return 1 + list(KEPT_ACROSS_SHOES).index(kind)
+
 
 def test_the_loop_replay_reads_exactly_the_kinds_listed_before_the_shoe_it_starts_at() -> None:
     journal = AskedJournal()

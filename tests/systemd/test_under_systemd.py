@@ -83,6 +83,15 @@ def _root_is_a_mount_point() -> bool:
     return any(line.split()[4] == "/" for line in lines if len(line.split()) > 4)
 
 
+def _in_a_chroot() -> bool:
+    """Whether this process's / is not the system's (PID 1's): a chroot, where nspawn boots nothing."""
+    try:
+        ours, system = os.stat("/"), os.stat("/proc/1/root/")
+    except OSError:
+        return False  # cannot tell: let systemd-nspawn say
+    return (ours.st_dev, ours.st_ino) != (system.st_dev, system.st_ino)
+
+
 def _require() -> None:
     missing = [tool for tool in ("systemd-nspawn", "debootstrap", "nsenter") if shutil.which(tool) is None]
     reasons = [f"{', '.join(missing)} not found: run scripts/install-system-deps"] if missing else []
@@ -91,6 +100,9 @@ def _require() -> None:
     if not _root_is_a_mount_point():
         # systemd-nspawn needs / to be a mount point ("Failed to mount n/a on /"): not so in a plain chroot
         reasons.append("/ is not a mount point (a chroot?): systemd-nspawn cannot boot a container here")
+    elif _in_a_chroot():
+        # an overlay mounted as a chroot's / is a mount point, and the container still does not boot in it
+        reasons.append("this is a chroot (/ is not PID 1's): systemd-nspawn cannot boot a container here")
     if not reasons:
         return
     if os.environ.get("CI", "").lower() in ("true", "1"):
