@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from controller.game.cards import DECK, Card
+from controller.game.cards import Card
 from controller.game.edges import EdgeWatch
 from controller.game.records import KEPT_ACROSS_SHOES, InputKind, RecordKind, derived_records, input_body, record_body
 from controller.game.replay import ShoeStart, replay, replay_edges
@@ -18,7 +18,6 @@ from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import (
     Alarm,
     CardDrawn,
-    CutCardOut,
     DeclarePressed,
     LineNoise,
     LinkChanged,
@@ -26,28 +25,10 @@ from controller.game.table import (
     TableInput,
     TableRules,
     TableState,
-    UnreadableCard,
-    VoidPressed,
 )
+from tests.game.strategies import inputs
 
 RULES = TableRules(decks=1)
-
-inputs = st.one_of(
-    st.sampled_from(DECK).map(CardDrawn),
-    st.sampled_from(
-        [
-            DeclarePressed(),
-            VoidPressed(),
-            UnreadableCard(),
-            CutCardOut(),
-            NewShoePressed(),
-            LinkChanged(up=False),
-            LinkChanged(up=True),
-            LineNoise(noisy=True),
-            LineNoise(noisy=False),
-        ]
-    ),
-)
 
 
 def dealt(events: list[TableInput], rules: TableRules = RULES) -> tuple[TableState, list[dict[str, Any]], list[Any]]:

@@ -12,36 +12,18 @@ from controller.game.cards import DECK
 from controller.game.records import REPLAYED_KINDS, input_body, input_from_body
 from controller.game.table import (
     CardDrawn,
-    CutCardOut,
-    DeclarePressed,
     LinkChanged,
     NewShoePressed,
     TableInput,
     TableRules,
     TableState,
-    UnreadableCard,
-    VoidPressed,
 )
 from controller.journal import Journal
 from controller.loop import TableLoop, resume
 from controller.wire import AsciiWire
+from tests.game.strategies import inputs
 
 RULES = TableRules(decks=1)
-
-inputs = st.one_of(
-    st.sampled_from(DECK).map(CardDrawn),
-    st.sampled_from(
-        [
-            DeclarePressed(),
-            VoidPressed(),
-            UnreadableCard(),
-            CutCardOut(),
-            NewShoePressed(),
-            LinkChanged(up=False),
-            LinkChanged(up=True),
-        ]
-    ),
-)
 
 
 def new_loop(journal: Journal) -> TableLoop:
