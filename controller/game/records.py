@@ -448,9 +448,10 @@ class TableRecord:
     prev: str
     hash: str
     v: int = RECORD_VERSION
+    sig: str | None = None  # the table key's signature over (table, seq, hash); floor_protocol.signing
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "v": self.v,
             "table": self.table,
             "seq": self.seq,
@@ -463,6 +464,9 @@ class TableRecord:
             "hash": self.hash,
             "body": dict(self.body),
         }
+        if self.sig is not None:
+            out["sig"] = self.sig
+        return out
 
     def to_json(self) -> str:
         return canonical_json(self.to_dict())
@@ -497,6 +501,7 @@ class TableRecord:
                 prev=_field(data, "prev", str),
                 hash=_field(data, "hash", str),
                 v=v,
+                sig=_optional_str(data, "sig"),
             )
         except KeyError as exc:
             raise RecordError(f"record without {exc.args[0]}") from None
@@ -520,6 +525,13 @@ def _field(data: Mapping[str, Any], name: str, kind: type) -> Any:
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise RecordError(f"record field {name} is not {kind.__name__}: {value!r:.40}")
     return value
+
+
+def _optional_str(data: Mapping[str, Any], name: str) -> str | None:
+    value = data.get(name)
+    if value is None or isinstance(value, str):
+        return value
+    raise RecordError(f"record field {name} is not a string: {value!r:.40}")
 
 
 def _optional_int(data: Mapping[str, Any], name: str) -> int | None:
