@@ -7,24 +7,35 @@ conditional upsert of a chain's head work in both.
 
 Schema::
 
-    records(table, seq, kind, at, session, number, cause, body, prev, hash, received_at)  PK (table, seq)
+    records(table, seq, kind, at, session, number, cause, body, prev, hash, received_at, sig, key_id)
+        PK (table, seq); sig is the table key's signature over (table, seq, hash), key_id the key that made it
         index (table, kind, seq) for recall (history of one table's coups)
         index (table, kind, body's shoe, body's coup) for game recall (any coup by shoe and number)
     chains(table PK, site, head_seq, head_hash, updated_at)   the contiguous, linked head of each table
     alert_feed(id, key UNIQUE, site, table, seq, kind, detail, record, extra, at)   every alert, once
     alert_outbox(id PK, at)                 alerts stored but not yet confirmed on the broker (PUBACK)
+    archive_meta(one PK = 1, archive_id, created_at)   the archive's id (a random UUID, made once)
+    table_keys(table, public_key, key_id, enrolled_at, retired_at, revoked)  PK (table, key_id)
+        every key a table has had; the current one is neither retired nor revoked (``shoe-floor enroll``)
         (floor/surveillance.py keeps its own tables: surveil_heads, shoe_windows, dealer_errors)
 
 The archive is the truth: :meth:`Archive.advance` computes a table's head from the stored records (whatever
 collector stored them), and only ever moves it forward.
+
+Durability (SQLite): every commit is ``synchronous=FULL`` (the WAL is synced before a commit returns, so an ack
+published after it never outlives a power cut), and every write first checks that the path still names the file
+this connection opened (device and inode, as the table's journal does in controller/journal/guard.py): a
+deleted or replaced archive file is :class:`ArchiveLost`, nothing more is written to it or acked from it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -33,6 +44,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from controller.game.records import GENESIS_HASH, RecordKind, TableRecord, canonical_json, record_hash, shape_coup
+from floor_protocol.signing import KeyStatement, SigningError, key_id, parse_public_key, record_message, verify
 
 #: How many records :meth:`Archive.advance` reads per step while walking a chain forward.
 ADVANCE_STEP = 5000
@@ -40,6 +52,15 @@ ADVANCE_STEP = 5000
 
 class ArchiveError(ValueError):
     """A bad archive URL or an archive that cannot be opened (one line for the operator)."""
+
+
+class ArchiveLost(ArchiveError):
+    """The archive's file is no longer the one this connection opened (deleted, or another put in its place):
+    nothing is written to it, nothing acked from it."""
+
+
+class EnrollError(ArchiveError):
+    """A change of a table's keys that is refused (one line for the operator)."""
 
 
 class AlertKind:
@@ -54,6 +75,13 @@ class AlertKind:
     ADVANTAGE_CLEARED = RecordKind.ADVANTAGE_CLEARED.value
     REPEATED_SHOE = "repeated_shoe"  # a new shoe's first 20 dealt cards were dealt before, in order
     DEALER_ERRORS = "dealer_errors"  # a table's dealer errors this hour far above the floor's rate
+    # trust (docs/floor.md, threat model)
+    FORGED = "forged"  # a record from an unenrolled or revoked table, or whose signature does not verify
+    KEY_ENROLLED = "key_enrolled"  # a table's first key (shoe-floor enroll)
+    KEY_ROTATED = "key_rotated"  # a new key, handed over by a statement the old one signed
+    KEY_REVOKED = "key_revoked"  # the table's key revoked: nothing is admitted until a new one is enrolled
+    KEY_REPLACED = "key_replaced"  # a new key enrolled by the operator without the old key's word (lost, stolen)
+    ARCHIVE_LOST = "archive_lost"  # the archive file was deleted or replaced under the collector
 
 
 #: The record kinds the archive's queries name (bound as plain text: a driver need not know the enum).
@@ -138,10 +166,12 @@ class TableReport:
     last: int = 0
     gaps: list[tuple[int, int]] = field(default_factory=list)  # missing seq ranges, inclusive
     broken: list[int] = field(default_factory=list)  # seqs whose link or own hash does not hold
+    forged: list[int] = field(default_factory=list)  # seqs unsigned, or not signed by a key enrolled for the table
+    problems: list[str] = field(default_factory=list)  # one line each, in seq order
 
     @property
     def ok(self) -> bool:
-        return not self.gaps and not self.broken
+        return not self.gaps and not self.broken and not self.forged
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -151,8 +181,29 @@ class TableReport:
             "last": self.last,
             "gaps": [list(g) for g in self.gaps],
             "broken": self.broken,
+            "forged": self.forged,
             "ok": self.ok,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class TableKey:
+    """One of a table's keys as the archive holds it (``table_keys``)."""
+
+    table: str
+    public_key: str  # as written: ed25519:<base64>
+    key_id: str
+    enrolled_at: str
+    retired_at: str | None
+    revoked: bool
+
+    @property
+    def current(self) -> bool:
+        """The key the table's records are admitted with now."""
+        return self.retired_at is None and not self.revoked
+
+    def status(self) -> str:
+        return "revoked" if self.revoked else "retired" if self.retired_at is not None else "current"
 
 
 class _Connection(Protocol):
@@ -179,7 +230,7 @@ class _Dialect:
 _STAGING_COLUMNS = (
     '("table" TEXT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT NULL, at TEXT NOT NULL, session BIGINT,'
     " number BIGINT, cause BIGINT, body TEXT NOT NULL, prev TEXT NOT NULL, hash TEXT NOT NULL,"
-    " received_at TEXT NOT NULL)"
+    " received_at TEXT NOT NULL, sig TEXT, key_id TEXT)"
 )
 SQLITE = _Dialect("sqlite", "?", "TEXT", "?", "s.body", f"CREATE TEMP TABLE IF NOT EXISTS staging {_STAGING_COLUMNS}")
 POSTGRES = _Dialect(
@@ -196,7 +247,7 @@ SCHEMA = (
     """CREATE TABLE IF NOT EXISTS records (
         "table" TEXT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT NULL, at TEXT NOT NULL,
         session BIGINT, number BIGINT, cause BIGINT, body {json_type} NOT NULL,
-        prev TEXT NOT NULL, hash TEXT NOT NULL, received_at TEXT NOT NULL,
+        prev TEXT NOT NULL, hash TEXT NOT NULL, received_at TEXT NOT NULL, sig TEXT, key_id TEXT,
         PRIMARY KEY ("table", seq))""",
     'CREATE INDEX IF NOT EXISTS records_recall ON records ("table", kind, seq)',
     """CREATE TABLE IF NOT EXISTS chains (
@@ -209,7 +260,22 @@ SCHEMA = (
     # The alerts stored but not yet confirmed on the broker (PUBACK): the collector that stored one publishes it
     # and deletes its row; a row left by a collector that died in between is published by any collector's sweep.
     "CREATE TABLE IF NOT EXISTS alert_outbox (id BIGINT PRIMARY KEY, at TEXT NOT NULL)",
+    # The archive's id, made once (a random UUID): an ack names it, so a table knows which archive holds it.
+    """CREATE TABLE IF NOT EXISTS archive_meta (
+        one INTEGER PRIMARY KEY CHECK (one = 1), archive_id TEXT NOT NULL, created_at TEXT NOT NULL)""",
+    # Every key each table has had. The current one: retired_at IS NULL AND revoked = 0.
+    """CREATE TABLE IF NOT EXISTS table_keys (
+        "table" TEXT NOT NULL, public_key TEXT NOT NULL, key_id TEXT NOT NULL, enrolled_at TEXT NOT NULL,
+        retired_at TEXT, revoked INTEGER NOT NULL DEFAULT 0, PRIMARY KEY ("table", key_id))""",
 )
+#: At most one current key per table, whatever two operators do at once.
+_ONE_CURRENT_KEY = (
+    'CREATE UNIQUE INDEX IF NOT EXISTS table_keys_current ON table_keys ("table") WHERE retired_at IS NULL'
+    " AND revoked = 0"
+)
+_KEY_COLUMNS = '"table", public_key, key_id, enrolled_at, retired_at, revoked'
+#: Columns added to ``records`` since its first version, and their type (an older archive gains them on open).
+_ADDED_COLUMNS = (("sig", "TEXT"), ("key_id", "TEXT"))
 _INSERT_ALERT = (
     'INSERT INTO alert_feed (key, site, "table", seq, kind, detail, record, extra, at)'
     " VALUES (?, ?, ?, ?, ?, ?, {json}, {json}, ?) ON CONFLICT DO NOTHING RETURNING id"
@@ -222,14 +288,14 @@ _SHOE_OF = {"sqlite": "json_extract(body, '$.shoe')", "postgresql": "((body->>'s
 _COUP_OF = {"sqlite": "json_extract(body, '$.coup')", "postgresql": "((body->>'coup')::bigint)"}
 _RECALL_INDEX = 'CREATE INDEX IF NOT EXISTS records_coup ON records ("table", kind, {shoe}, {coup}, seq)'
 
-_COLUMNS = '"table", seq, kind, at, session, number, cause, body, prev, hash, received_at'
-_STAGE = f"INSERT INTO staging ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_COLUMNS = '"table", seq, kind, at, session, number, cause, body, prev, hash, received_at, sig, key_id'
+_STAGE = f"INSERT INTO staging ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 # From the staging table into the archive, in (table, seq) order, those already there skipped; RETURNING names
 # the ones inserted. ("WHERE true": SQLite's parser would read ON CONFLICT as part of a join otherwise.)
 _INSERT_STAGED = (
     f"INSERT INTO records ({_COLUMNS})"
     ' SELECT s."table", s.seq, s.kind, s.at, s.session, s.number, s.cause, {json_staged}, s.prev, s.hash,'
-    ' s.received_at FROM staging s WHERE true ORDER BY s."table", s.seq ON CONFLICT DO NOTHING'
+    ' s.received_at, s.sig, s.key_id FROM staging s WHERE true ORDER BY s."table", s.seq ON CONFLICT DO NOTHING'
     ' RETURNING "table", seq'
 )
 # After the insert every staged (table, seq) is archived: those archived with another hash are conflicts. Asked
@@ -296,6 +362,9 @@ class Archive:
         self.url = url
         self._staging = False  # the staging table exists on this connection
         self._conn: _Connection
+        self._path: Path | None = None  # the SQLite file, and which file it is (device, inode) once opened
+        self._identity: tuple[int, int] | None = None
+        self._lost: str | None = None  # why the file is no longer the one opened (ArchiveLost), once seen
         if self.dialect is SQLITE:
             path = Path(target)
             if not create and not path.is_file():
@@ -305,10 +374,14 @@ class Archive:
             try:
                 conn = sqlite3.connect(path, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
                 _wal(conn)
-                conn.execute("PRAGMA synchronous=NORMAL")
-            except sqlite3.Error as exc:
+                # FULL: the WAL is synced at every commit, so what the collector acks after a commit survives a
+                # power cut (NORMAL syncs only at checkpoints: the last commits can be lost, their acks not).
+                conn.execute("PRAGMA synchronous=FULL")
+                st = os.stat(path)
+            except (sqlite3.Error, OSError) as exc:
                 raise ArchiveError(f"archive {path}: {exc}") from None
             self._conn = conn
+            self._path, self._identity = path, (st.st_dev, st.st_ino)
             serial = "INTEGER PRIMARY KEY AUTOINCREMENT"
         else:
             try:
@@ -325,6 +398,51 @@ class Archive:
             self._create(serial)
         else:
             self._check_schema()
+        self.archive_id = self._archive_id(create)
+
+    def _archive_id(self, create: bool) -> str:
+        """The archive's id: made once, when the archive is created (or first opened by this version)."""
+        cur = self._conn.cursor()
+        if create:
+            cur.execute(
+                self.dialect.sql(
+                    "INSERT INTO archive_meta (one, archive_id, created_at) VALUES (1, ?, ?) ON CONFLICT DO NOTHING"
+                ),
+                (str(uuid.uuid4()), _now()),
+            )
+        cur.execute("SELECT archive_id FROM archive_meta WHERE one = 1")
+        row = cur.fetchone()
+        self._conn.commit()
+        if row is None:
+            raise ArchiveError(f"archive {_redacted(self.url)}: no archive id; run `shoe-floor serve` on it once")
+        return str(row[0])
+
+    def check_file(self) -> None:
+        """Before every write (and between batches): the path still names the SQLite file this connection
+        opened. A deleted file lives on only in this connection (and is lost at the next boot); a replaced one
+        is not the archive the tables were acked from. Either way :class:`ArchiveLost`, every time: nothing is
+        written or acked. (PostgreSQL: nothing to check.)"""
+        if self._path is None:
+            return
+        if self._lost is None:
+            try:
+                st = os.stat(self._path)
+            except FileNotFoundError:
+                self._lost = "deleted"
+            except OSError as exc:
+                self._lost = f"cannot be checked ({exc.strerror})"
+            else:
+                if (st.st_dev, st.st_ino) != self._identity:
+                    self._lost = "replaced by another file"
+        if self._lost is not None:
+            raise ArchiveLost(
+                f"archive {self._path}: the file this collector opened was {self._lost}; nothing more is stored"
+                " or acked from it"
+            )
+
+    def _columns(self, cur: Any, table: str) -> set[str]:
+        cur.execute(f'SELECT * FROM "{table}" WHERE 1 = 0')
+        return {str(d[0]) for d in cur.description}
 
     def tables_present(self) -> set[str]:
         """The names of the tables in the archive's database (schema checks, optional parts)."""
@@ -343,6 +461,10 @@ class Archive:
         expected = [m.group(1) for m in map(_TABLE_NAME.match, SCHEMA) if m is not None]
         present = self.tables_present()
         missing = [name for name in expected if name not in present]
+        if not missing:
+            columns = self._columns(self._conn.cursor(), "records")
+            self._conn.commit()
+            missing = [f"records.{c}" for c, _type in _ADDED_COLUMNS if c not in columns]
         if missing:
             self._conn.close()
             where = _redacted(self.url)
@@ -361,7 +483,12 @@ class Archive:
             cur.execute("SELECT pg_advisory_xact_lock(4242001)")
         for statement in SCHEMA:
             cur.execute(self.dialect.sql(statement.replace("{serial}", serial)))
+        columns = self._columns(cur, "records")
+        for column, kind in _ADDED_COLUMNS:  # an archive made by an older shoe-floor
+            if column not in columns:
+                cur.execute(f"ALTER TABLE records ADD COLUMN {column} {kind}")
         cur.execute(self._recall_sql(_RECALL_INDEX))
+        cur.execute(_ONE_CURRENT_KEY)
         self._conn.commit()
 
     def close(self) -> None:
@@ -374,8 +501,11 @@ class Archive:
         self.close()
 
     # -- writing ------------------------------------------------------------------------------------------
-    def store(self, records: Sequence[TableRecord]) -> tuple[int, list[Alert]]:
+    def store(
+        self, records: Sequence[TableRecord], key_ids: Mapping[tuple[str, int], str] | None = None
+    ) -> tuple[int, list[Alert]]:
         """Insert ``records`` in one transaction, those already there skipped; ``(inserted, alerts)``.
+        ``key_ids``: (table, seq) -> the id of the key the record's ``sig`` was verified with (stored with it).
 
         A record whose ``(table, seq)`` is held with a different hash is a conflict: the stored one stays.
         Records are inserted in (table, seq) order, so two collectors never wait on each other in a cycle.
@@ -386,10 +516,15 @@ class Archive:
         its size and however many tables it holds."""
         if not records:
             return 0, []
+        self.check_file()
         now = _now()
         chosen = {(r.table, r.seq): r for r in records}
+        ids = key_ids or {}
         rows = [
-            (r.table, r.seq, r.kind, r.at, r.session, r.number, r.cause, canonical_json(r.body), r.prev, r.hash, now)
+            (
+                *(r.table, r.seq, r.kind, r.at, r.session, r.number, r.cause, canonical_json(r.body), r.prev, r.hash),
+                *(now, r.sig, ids.get((r.table, r.seq)) if r.sig is not None else None),
+            )
             for r in chosen.values()
         ]
         cur = self._conn.cursor()
@@ -431,6 +566,7 @@ class Archive:
     def alert(self, alerts: Iterable[Alert]) -> list[FeedItem]:
         """Keep these alerts in the feed, in one transaction; return those newly stored (an alert whose ``key``
         is already in the feed, raised by another collector or before, is not stored again)."""
+        self.check_file()
         cur = self._conn.cursor()
         try:
             items = self.insert_alerts(cur, alerts)
@@ -510,6 +646,7 @@ class Archive:
         """Walk ``table``'s chain forward from its stored head over the archived records, as far as they are
         contiguous and linked; store and return the new head, with what stopped it (a gap or a broken link),
         or None when nothing after the head is archived."""
+        self.check_file()
         cur = self._conn.cursor()
         head = self._head(cur, table)
         seq, link = head.seq, head.hash
@@ -545,6 +682,126 @@ class Archive:
         self._conn.commit()
         return head, stop
 
+    # -- the tables' keys (shoe-floor enroll) --------------------------------------------------------------
+    def keys(self, table: str | None = None) -> list[TableKey]:
+        """Every key enrolled (of one ``table``, or all), per table in the order they were enrolled."""
+        cur = self._conn.cursor()
+        sql = f"SELECT {_KEY_COLUMNS} FROM table_keys"
+        params: list[Any] = []
+        if table is not None:
+            sql += ' WHERE "table" = ?'
+            params.append(table)
+        cur.execute(self.dialect.sql(sql + ' ORDER BY "table", enrolled_at, key_id'), params)
+        out = [TableKey(str(t), str(p), str(k), str(e), r, bool(v)) for t, p, k, e, r, v in cur.fetchall()]
+        self._conn.commit()
+        return out
+
+    def enroll(
+        self, table: str, public_key: str, *, statement: KeyStatement | None = None, replace: bool = False
+    ) -> FeedItem:
+        """Enroll ``public_key`` as ``table``'s current key and say so in the feed (one transaction).
+
+        A table without a key: its first (``key_enrolled``). A table with a current key: only with a
+        ``statement`` for this table and key signed by the current key (``key_rotated``; the old key is
+        retired) or with ``replace`` (``key_replaced``: the operator's word for a lost or stolen key; the old
+        one is revoked). A table whose key is revoked: only with ``replace``. Anything else is
+        :class:`EnrollError`, nothing changed."""
+        try:
+            new_key = parse_public_key(public_key)
+        except SigningError as exc:
+            raise EnrollError(f"--public-key: {exc}") from None
+        public_key, new_id = public_key.strip(), key_id(new_key)
+        self.check_file()
+        known = self.keys(table)
+        current = next((k for k in known if k.current), None)
+        if any(k.key_id == new_id for k in known):
+            raise EnrollError(f"table {table}: key {new_id} is already enrolled ({_status_of(known, new_id)})")
+        if statement is not None:
+            if current is None:
+                raise EnrollError(f"table {table}: no current key to have signed the statement (enroll with --replace)")
+            if statement.table != table or statement.public_key != public_key:
+                raise EnrollError(f"the statement is for table {statement.table}'s key {key_id(statement.public_key)},"
+                                  f" not table {table}'s {new_id}")  # fmt: skip
+            if not statement.verify(parse_public_key(current.public_key)):
+                raise EnrollError(f"table {table}: the statement is not signed by the current key {current.key_id}")
+            kind, detail = AlertKind.KEY_ROTATED, f"key {new_id} replaces {current.key_id}, by its statement"
+        elif replace:
+            if not known:
+                raise EnrollError(f"table {table}: no key to replace (enroll without --replace)")
+            was = current or known[-1]
+            kind = AlertKind.KEY_REPLACED
+            detail = f"key {new_id} enrolled by the operator in place of {was.key_id} (lost or stolen; it is revoked)"
+        elif current is not None:
+            raise EnrollError(
+                f"table {table} has key {current.key_id}: rotate with --statement FILE (signed by that key)"
+                " or, for a lost key, --revoke then --replace"
+            )
+        elif known:
+            raise EnrollError(f"table {table}'s key {known[-1].key_id} is revoked: enroll a new one with --replace")
+        else:
+            kind, detail = AlertKind.KEY_ENROLLED, f"key {new_id} enrolled"
+        now = _now()
+        cur = self._conn.cursor()
+        try:
+            if current is not None:
+                revoke = 1 if replace and statement is None else 0
+                cur.execute(
+                    self.dialect.sql(
+                        'UPDATE table_keys SET retired_at = ?, revoked = ? WHERE "table" = ? AND key_id = ?'
+                        " AND retired_at IS NULL AND revoked = 0"
+                    ),
+                    (now, revoke, table, current.key_id),
+                )
+                if cur.rowcount != 1:
+                    raise EnrollError(f"table {table}: its keys changed meanwhile; nothing done, try again")
+            cur.execute(
+                self.dialect.sql(f"INSERT INTO table_keys ({_KEY_COLUMNS}) VALUES (?, ?, ?, ?, NULL, 0)"),
+                (table, public_key, new_id, now),
+            )
+            (item,) = self.insert_alerts(cur, [self._key_alert(cur, table, kind, detail, new_id)])
+            self._conn.commit()
+        except BaseException as exc:
+            self._conn.rollback()
+            if _is_unique_violation(exc):
+                raise EnrollError(f"table {table}: its keys changed meanwhile; nothing done, try again") from None
+            raise
+        return item
+
+    def revoke(self, table: str) -> FeedItem:
+        """Revoke ``table``'s current key: nothing of the table is admitted until a key is enrolled with
+        ``replace``. Records archived under it stay (and keep verifying). :class:`EnrollError` when the table
+        has no current key."""
+        self.check_file()
+        current = next((k for k in self.keys(table) if k.current), None)
+        if current is None:
+            raise EnrollError(f"table {table} has no current key to revoke")
+        cur = self._conn.cursor()
+        try:
+            cur.execute(
+                self.dialect.sql(
+                    'UPDATE table_keys SET retired_at = ?, revoked = 1 WHERE "table" = ? AND key_id = ?'
+                    " AND retired_at IS NULL AND revoked = 0"
+                ),
+                (_now(), table, current.key_id),
+            )
+            if cur.rowcount != 1:
+                raise EnrollError(f"table {table}: its keys changed meanwhile; nothing done, try again")
+            detail = f"key {current.key_id} revoked: nothing of the table is archived until a new key is enrolled"
+            (item,) = self.insert_alerts(cur, [self._key_alert(cur, table, AlertKind.KEY_REVOKED, detail, None)])
+            self._conn.commit()
+        except BaseException:
+            self._conn.rollback()
+            raise
+        return item
+
+    def _key_alert(self, cur: Any, table: str, kind: str, detail: str, new_id: str | None) -> Alert:
+        """An alert for a change of keys, with the table's site as its chain knows it (then a collector's sweep
+        publishes it; a table never archived yet has no site: the alert is in the feed only)."""
+        cur.execute(self.dialect.sql('SELECT site FROM chains WHERE "table" = ?'), (table,))
+        row = cur.fetchone()
+        site = None if row is None or row[0] is None else str(row[0])
+        return Alert(table, None, kind, detail, site, extra={} if new_id is None else {"key_id": new_id})
+
     # -- reading ------------------------------------------------------------------------------------------
     def tables(self) -> list[str]:
         cur = self._conn.cursor()
@@ -577,14 +834,14 @@ class Archive:
         cur = self._conn.cursor()
         cur.execute(
             self.dialect.sql(
-                'SELECT "table", seq, kind, at, session, number, cause, body, prev, hash FROM records'
+                'SELECT "table", seq, kind, at, session, number, cause, body, prev, hash, sig FROM records'
                 ' WHERE "table" = ? ORDER BY seq'
             ),
             (table,),
         )
         for row in cur.fetchall():
             body = json.loads(row[7]) if isinstance(row[7], str | bytes) else row[7]
-            yield TableRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], body, row[8], row[9])
+            yield TableRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], body, row[8], row[9], sig=row[10])
         self._conn.commit()
 
     def coups(self, table: str | None = None, last: int | None = None) -> list[dict[str, Any]]:
@@ -709,31 +966,45 @@ class Archive:
         self._conn.commit()
         return out
 
-    def verify(self) -> list[TableReport]:
-        """Per table: the records, the contiguous linked head, the gaps and the broken links (a record whose
-        stored fields do not hash to its ``hash``, or whose ``prev`` is not its predecessor's hash)."""
+    def verify(self, table: str | None = None) -> list[TableReport]:
+        """Per table (or only ``table``): the records, the contiguous linked head, the gaps, the broken links (a
+        record whose stored fields do not hash to its ``hash``, or whose ``prev`` is not its predecessor's
+        hash) and the forged ones (no signature, or one that does not verify with the key it names, which
+        must be a key enrolled for the table, whatever its state now). ``problems`` says each in one line."""
         reports = []
+        enrolled: dict[str, dict[str, Any]] = {}
+        for k in self.keys(table):
+            enrolled.setdefault(k.table, {})[k.key_id] = parse_public_key(k.public_key)
         cur = self._conn.cursor()
-        for table in self.tables():
-            report = TableReport(table)
+        for name in [table] if table is not None else self.tables():
+            report = TableReport(name)
+            keys = enrolled.get(name, {})
             cur.execute(
                 self.dialect.sql(
-                    "SELECT seq, kind, at, session, number, cause, body, prev, hash FROM records"
+                    "SELECT seq, kind, at, session, number, cause, body, prev, hash, sig, key_id FROM records"
                     ' WHERE "table" = ? ORDER BY seq'
                 ),
-                (table,),
+                (name,),
             )
             expected, link, contiguous = 1, GENESIS_HASH, True
-            for seq, kind, at, session, number, cause, body, prev, own in cur:
+            for seq, kind, at, session, number, cause, body, prev, own, sig, signer in cur:
                 report.records += 1
                 report.last = seq
                 if seq != expected:
                     report.gaps.append((expected, seq - 1))
+                    report.problems.append(f"table {name}: records {expected}..{seq - 1} missing")
                     contiguous = False
                 own_ok = record_hash(prev, seq, at, kind, session, number, cause, _body_text(body)) == own
                 linked = seq == expected and prev == link
                 if not own_ok or (seq == expected and not linked):
                     report.broken.append(seq)
+                    why = "its fields do not hash to its hash" if not own_ok else "prev is not the record before's hash"
+                    report.problems.append(f"table {name} seq {seq}: broken: {why}")
+                    contiguous = False
+                forged = _signature_problem(name, seq, own, sig, signer, keys)
+                if forged is not None:
+                    report.forged.append(seq)
+                    report.problems.append(f"table {name} seq {seq}: forged: {forged}")
                     contiguous = False
                 if contiguous:
                     report.head = seq
@@ -741,6 +1012,29 @@ class Archive:
             reports.append(report)
         self._conn.commit()
         return reports
+
+
+def _signature_problem(
+    table: str, seq: int, own: str, sig: str | None, signer: str | None, keys: Mapping[str, Any]
+) -> str | None:
+    """What is wrong with an archived record's signature, or None."""
+    if sig is None:
+        return "no signature"
+    if signer is None or signer not in keys:
+        return f"signed by key {signer or '?'}, not a key enrolled for table {table}"
+    if not verify(keys[signer], record_message(table, seq, own), sig):
+        return f"the signature does not verify with key {signer}"
+    return None
+
+
+def _status_of(keys: Sequence[TableKey], key: str) -> str:
+    return next(k.status() for k in keys if k.key_id == key)
+
+
+def _is_unique_violation(exc: BaseException) -> bool:
+    if isinstance(exc, sqlite3.IntegrityError):
+        return True
+    return type(exc).__name__ == "UniqueViolation"
 
 
 def _json_or_none(value: Any) -> Any:

@@ -1,9 +1,14 @@
 """``shoe-floor``: the casino floor's side of the floor link.
 
-  shoe-floor serve --broker URL --archive URL [--bind HOST:PORT] [--site S] [--share GROUP] [--client-id ID]
+  shoe-floor serve --broker URL --archive URL --key FILE [--bind HOST:PORT] [--site S] [--share GROUP]
+                   [--client-id ID]
+  shoe-floor keygen --out FILE
+  shoe-floor enroll --archive URL --table T --public-key ed25519:... [--statement FILE | --replace]
+  shoe-floor enroll --archive URL --table T --revoke
+  shoe-floor keys --archive URL [--table T]
   shoe-floor pit --broker URL --archive URL [--bind HOST:PORT]
   shoe-floor history --archive URL [--table T] [--last N] [--json]
-  shoe-floor verify --archive URL [--json]
+  shoe-floor verify --archive URL [--table T] [--json]
   shoe-floor alerts --archive URL [--table T] [--last N] [--json]
   shoe-floor errors --archive URL [--table T] [--hours N] [--json]
 
@@ -23,12 +28,23 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import TypeVar
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from commandline import Parser, UsageError
-from floor.archive import Archive, ArchiveError
+from floor.archive import Archive, ArchiveError, ArchiveLost
 from floor.collector import Collector, Settings, Stats
 from floor.pit import Pit
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
 from floor_protocol.addresses import AddressError, parse_broker, parse_host_port
+from floor_protocol.signing import (
+    KeyStatement,
+    SigningError,
+    format_public_key,
+    generate_key,
+    key_id,
+    load_private_key,
+    write_private_key,
+)
 
 DEFAULT_BIND = ("127.0.0.1", 8470)
 
@@ -75,6 +91,7 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="archive every table's records and publish the acks")
     s.add_argument("--broker", required=True, help="mqtt://host:port or mqtts://host:port")
     s.add_argument("--archive", required=True, help="postgresql://user@host:port/db or sqlite:///path")
+    s.add_argument("--key", help="the floor's private key, signing every ack (shoe-floor keygen); required")
     s.add_argument(
         "--bind",
         type=_bind,
@@ -105,6 +122,22 @@ def parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     s.set_defaults(handler=serve)
+    kg = sub.add_parser("keygen", help="write the floor's private key (mode 0600) and print its public key")
+    kg.add_argument("--out", required=True, help="the key file to write (never over an existing one)")
+    kg.set_defaults(handler=keygen)
+    en = sub.add_parser("enroll", help="enroll, rotate, replace or revoke a table's key (an alert each)")
+    en.add_argument("--archive", required=True, help="postgresql://user@host:port/db or sqlite:///path")
+    en.add_argument("--table", required=True, type=_topic_level, help="the table id")
+    en.add_argument("--public-key", help="the table's public key as shoe-controller keygen prints it")
+    how = en.add_mutually_exclusive_group()
+    how.add_argument("--statement", help="a key statement for the new key, signed by the table's current key")
+    how.add_argument("--replace", action="store_true", help="the operator's word for a lost or stolen key")
+    how.add_argument("--revoke", action="store_true", help="revoke the table's key: nothing more is archived")
+    en.set_defaults(handler=enroll)
+    ks = sub.add_parser("keys", help="every table key the archive holds, and its state")
+    ks.add_argument("--archive", required=True)
+    ks.add_argument("--table", help="only this table")
+    ks.set_defaults(handler=keys)
     pit = sub.add_parser("pit", help="the read-only pit view alone (no archiving)")
     pit.add_argument("--broker", required=True, help="mqtt://host:port or mqtts://host:port")
     pit.add_argument("--archive", required=True, help="postgresql://user@host:port/db or sqlite:///path")
@@ -132,8 +165,11 @@ def parser() -> argparse.ArgumentParser:
     de.add_argument("--hours", type=_count, default=24, metavar="N", help="the last N hours with coups (default 24)")
     de.add_argument("--json", action="store_true")
     de.set_defaults(handler=errors)
-    v = sub.add_parser("verify", help="per table: records, contiguous head, gaps, broken links; exit 1 on a problem")
+    v = sub.add_parser(
+        "verify", help="every record's hash chain and signature: one line per problem; exit 1 on a problem"
+    )
     v.add_argument("--archive", required=True)
+    v.add_argument("--table", help="only this table")
     v.add_argument("--json", action="store_true", help="one JSON object per table")
     v.set_defaults(handler=verify)
     return p
@@ -191,12 +227,23 @@ def pit_view(args: argparse.Namespace) -> int:
     return 0
 
 
+def _floor_key(args: argparse.Namespace) -> Ed25519PrivateKey:
+    if not args.key:
+        raise UsageError("shoe-floor serve: --key FILE is required (the floor's key; write one with shoe-floor keygen)")
+    try:
+        return load_private_key(args.key)
+    except SigningError as exc:
+        raise UsageError(f"shoe-floor serve: --key {exc}") from None
+
+
 def serve(args: argparse.Namespace) -> int:
     password = _broker_password(args)
+    key = _floor_key(args)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     settings = Settings(
         broker=args.broker,
         archive=args.archive,
+        key=key,
         site=args.site or "+",
         share=args.share,
         client_id=args.client_id or f"shoe-floor-{socket.gethostname()}"[:100],
@@ -210,6 +257,9 @@ def serve(args: argparse.Namespace) -> int:
     )
     on_stats, metrics = _metrics()
     with Archive(args.archive) as archive:
+        log.info(
+            "archive %s, id %s; acks signed by floor key %s", _where(args.archive), archive.archive_id, key_id(key)
+        )
         collector = Collector(settings, on_stats=on_stats)
         pit = _start_pit(args, password, metrics)
 
@@ -220,17 +270,71 @@ def serve(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGINT, stop)
         try:
             collector.run(archive)
+        except ArchiveLost as exc:  # deleted or replaced under us: said once, nothing more acked from it
+            log.error("%s; stopping (a restart opens the archive at its path, with its own id)", exc)
+            return 1
         except Exception as exc:  # the archive failed mid-run: nothing uncommitted was acknowledged
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             log.error(
                 "archive %s failed: %s; stopping (what was not archived will be delivered again)",
-                args.archive.split("@")[-1],
+                _where(args.archive),
                 first,
             )
             return 1
         finally:
             pit.close()
     log.info("stopped: %s", collector.stats)
+    return 0
+
+
+def _where(url: str) -> str:
+    """An archive URL without its credentials."""
+    return url.split("@")[-1]
+
+
+def keygen(args: argparse.Namespace) -> int:
+    """The floor's key: mode 0600, never over an existing file; its public key on stdout (``ed25519:...``),
+    what each table's ``[floor] floor_public_key`` holds."""
+    key = generate_key()
+    try:
+        write_private_key(args.out, key)
+    except SigningError as exc:
+        raise UsageError(f"shoe-floor keygen: {exc}") from None
+    print(format_public_key(key))
+    return 0
+
+
+def enroll(args: argparse.Namespace) -> int:
+    if args.revoke:
+        if args.public_key:
+            raise UsageError("shoe-floor enroll: --revoke takes no --public-key (enroll the new one with --replace)")
+    elif not args.public_key:
+        raise UsageError("shoe-floor enroll: --public-key ed25519:... is required (or --revoke)")
+    statement = None
+    if args.statement:
+        try:
+            with open(args.statement, "rb") as f:
+                statement = KeyStatement.from_json(f.read(4096))
+        except OSError as exc:
+            raise UsageError(f"shoe-floor enroll: --statement {args.statement}: {exc.strerror}") from None
+        except SigningError as exc:
+            raise UsageError(f"shoe-floor enroll: --statement {args.statement}: {exc}") from None
+    with Archive(args.archive, create=False) as archive:
+        if args.revoke:
+            item = archive.revoke(args.table)
+        else:
+            item = archive.enroll(args.table, args.public_key, statement=statement, replace=args.replace)
+    print(item.line())
+    return 0
+
+
+def keys(args: argparse.Namespace) -> int:
+    with Archive(args.archive, create=False) as archive:
+        found = archive.keys(args.table)
+    if not found:
+        print("no keys enrolled", file=sys.stderr)
+    for k in found:
+        print(f"{k.table} {k.key_id} {k.status()} enrolled {k.enrolled_at} {k.public_key}")
     return 0
 
 
@@ -330,21 +434,31 @@ def errors(args: argparse.Namespace) -> int:
 
 
 def verify(args: argparse.Namespace) -> int:
+    """Every stored record: its hash chain and its signature (by a key enrolled for its table). One line per
+    problem, one per table, and a summary; exit 0 only when all is well."""
     with Archive(args.archive, create=False) as archive:
-        reports = archive.verify()
+        archive_id = archive.archive_id
+        reports = archive.verify(args.table)
+    reports = [r for r in reports if r.records or args.table is None]
     for r in reports:
         if args.json:
             print(json.dumps(r.to_dict()))
             continue
+        for problem in r.problems:
+            print(problem)
         gaps = ", ".join(f"{a}..{b}" if a != b else str(a) for a, b in r.gaps) or "none"
         broken = ", ".join(map(str, r.broken)) or "none"
+        forged = f", forged {len(r.forged)}" if r.forged else ""
         state = "OK" if r.ok else "PROBLEM"
         print(
             f"table {r.table}: {r.records} records, head {r.head}, last {r.last},"
-            f" gaps {gaps}, broken links {broken}: {state}"
+            f" gaps {gaps}, broken links {broken}{forged}: {state}"
         )
-    if not reports and not args.json:
-        print("archive holds no records")
+    if not args.json:
+        if not reports:
+            print("archive holds no records" + (f" of table {args.table}" if args.table else ""))
+        bad = sum(len(r.problems) for r in reports)
+        print(f"archive {archive_id}: {sum(r.records for r in reports)} records, {len(reports)} tables, {bad} bad")
     return 0 if all(r.ok for r in reports) else 1
 
 

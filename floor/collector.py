@@ -11,14 +11,27 @@ The bound: the collector asks the broker for at most ``receive_maximum`` unackno
 Receive Maximum), so the queue never holds more; beyond that the broker keeps the messages (its own queue
 limits apply, see docs/floor.md).
 
-Acks: ``baccarat/<site>/<table>/ack``, QoS 1, retained, payload the decimal seq of the table's contiguous,
-linked head *in the archive* (not what this collector saw: with a shared subscription another collector may
-have stored the records before it). Published when it is higher than the last this collector published, and
-again when a table resends records at or below that (it has not heard it).
+Admission: a record is archived only when its ``sig`` verifies with its table's current key in the archive
+(``shoe-floor enroll``); anything else (an unenrolled or revoked table, no signature, a wrong one) is refused
+as ``forged`` under the noise budget, counted and never archived. The keys are cached per table and read
+again when a table is unknown or a signature fails (at most every :data:`KEY_REFRESH` seconds a table), and
+at the latest :data:`KEY_TTL` seconds after they were read: an enroll, a rotation or a revoke takes effect
+without a restart.
+
+Acks: ``baccarat/<site>/<table>/ack``, QoS 1, retained, a :class:`floor_protocol.ack.Ack` signed by the floor's
+key (``serve --key``): the archive's id, the seq of the table's contiguous, linked head *in the archive* (not
+what this collector saw: with a shared subscription another collector may have stored the records before it)
+and that record's hash. Published when it is higher than the last this collector published, and again when a
+table resends records at or below that (it has not heard it). Nothing is published before the first record.
+
+The archive's file (SQLite) is checked before every write and between batches: a file deleted or replaced
+under the collector (:class:`floor.archive.ArchiveLost`) is an ``archive_lost`` alert on the broker (it cannot
+be stored), nothing more is stored or acked, and :meth:`Collector.run` raises (``serve`` exits with one line).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import queue
@@ -27,18 +40,21 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.game.records import RecordError, TableRecord
-from floor.archive import Alert, AlertKind, Archive, FeedItem
+from floor.archive import Alert, AlertKind, Archive, ArchiveLost, FeedItem, Head, TableKey
 from floor.surveillance import Surveillance, Thresholds
-from floor_protocol.ack import format_ack
+from floor_protocol.ack import Ack
 from floor_protocol.addresses import Broker, parse_broker
+from floor_protocol.signing import parse_public_key, record_message, verify
 from floor_protocol.topics import Leaf, alert_topic, filter_of, parse_topic, shared, table_topic
 from mqttloop import NetworkLoop
 
@@ -53,6 +69,12 @@ ALERTED_MAX = 10_000
 ALERT_SWEEP_MAX = 500
 #: Tables a refused-message budget tracks in one window; past it, every other table shares one count.
 REFUSED_TABLES_MAX = 1000
+#: Least seconds between two reads of one table's keys (an unknown table, a signature that fails).
+KEY_REFRESH = 2.0
+#: Most seconds a table's keys are used as read (a revoke or a rotation takes effect within this).
+KEY_TTL = 10.0
+#: Tables whose keys a collector keeps in hand (past it the oldest read is forgotten and read again if needed).
+KEYS_MAX = 10_000
 
 
 class RefusedBudget:
@@ -65,7 +87,7 @@ class RefusedBudget:
     archived. The counts live in dicts cleared each window that track at most ``REFUSED_TABLES_MAX`` tables (a
     flood naming a new table in every topic shares one count, table ``?``)."""
 
-    KINDS = (AlertKind.REFUSED, AlertKind.CONFLICT)
+    KINDS = (AlertKind.REFUSED, AlertKind.CONFLICT, AlertKind.FORGED)
 
     def __init__(self, per_table: int = 5, per_floor: int = 50, window: float = 60.0) -> None:
         self.per_table, self.per_floor, self.window = per_table, per_floor, window
@@ -97,7 +119,10 @@ class RefusedBudget:
             return []
         out = []
         for (table, kind), (count, last) in sorted(self._held.items()):
-            what = "refused" if kind == AlertKind.REFUSED else "in conflict with the archive"
+            what = {
+                AlertKind.REFUSED: "refused",
+                AlertKind.FORGED: "refused as forged (unsigned, or not by the table's key)",
+            }.get(kind, "in conflict with the archive")
             out.append(
                 Alert(
                     table,
@@ -117,6 +142,7 @@ class RefusedBudget:
 class Settings:
     broker: str
     archive: str
+    key: Ed25519PrivateKey | None = None  # the floor's key, signing every ack (required: serve --key)
     site: str = "+"
     share: str = "shoe-floor"
     client_id: str = "shoe-floor"
@@ -144,6 +170,16 @@ class Stats:
     batches: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class _Keys:
+    """What a collector knows of one table's keys: the current one (None: unenrolled or revoked), when read."""
+
+    current: TableKey | None
+    public: Ed25519PublicKey | None
+    revoked: bool  # the table had keys, none current
+    read_at: float  # monotonic
+
+
 @dataclass
 class _Pending:
     """A table whose chain stopped at a gap: since when (monotonic), at which head."""
@@ -162,6 +198,11 @@ class Collector:
     _connected: threading.Event = field(default_factory=threading.Event)
 
     def __post_init__(self) -> None:
+        if self.settings.key is None:
+            raise ValueError("a collector signs every ack: Settings.key is the floor's key (serve --key)")
+        self._key: Ed25519PrivateKey = self.settings.key
+        self._archive_id = ""  # the archive's id, named in every ack (set by run)
+        self._keys: OrderedDict[str, _Keys] = OrderedDict()  # table -> its keys as last read
         self.broker: Broker = parse_broker(self.settings.broker)
         self._inbox: queue.Queue[tuple[str, bytes, int, int]] = queue.Queue(maxsize=self.settings.receive_maximum * 2)
         self._published: dict[str, int] = {}  # table -> last ack this collector published
@@ -218,6 +259,8 @@ class Collector:
         props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
         props.ReceiveMaximum = self.settings.receive_maximum
         self._surveillance = Surveillance(archive, self.settings.thresholds)
+        self._archive_id = archive.archive_id
+        log.info("archive id %s", archive.archive_id)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)
         network = NetworkLoop(self.client, "collector-mqtt")
         network.start()
@@ -226,12 +269,30 @@ class Collector:
                 batch = self._take()
                 if batch:
                     self._handle(archive, batch)
+                else:
+                    archive.check_file()  # a file deleted while the floor is quiet is noticed within a second
                 self._check_gaps(archive)
                 self._raise(archive, self._refused.roll(time.monotonic()), budgeted=True)
                 self._settle_alerts(archive)
+        except ArchiveLost as exc:
+            self._say_archive_lost(str(exc))
+            raise
         finally:
             self._stop.set()
             network.stop()
+
+    def _say_archive_lost(self, detail: str) -> None:
+        """The archive file is gone: the alert cannot be stored, so it goes to the broker only (id 0), once per
+        site this collector has heard, and waits a moment for the broker to have it."""
+        log.error("ALERT %s: %s", AlertKind.ARCHIVE_LOST, detail)
+        sites = sorted(set(self._sites.values()) or ({self.settings.site} - {"+"}))
+        infos = []
+        for site in sites:
+            item = FeedItem(0, _utc_now(), site, "*", None, AlertKind.ARCHIVE_LOST, detail, None, {})
+            infos.append(self.client.publish(alert_topic(site), item.to_json(), qos=1, retain=False))
+        for info in infos:
+            with contextlib.suppress(ValueError, RuntimeError):  # never queued: nothing more to do
+                info.wait_for_publish(2.0)
 
     def _take(self) -> list[tuple[str, bytes, int, int]]:
         try:
@@ -256,14 +317,16 @@ class Collector:
     def _handle(self, archive: Archive, batch: list[tuple[str, bytes, int, int]]) -> None:
         good: list[TableRecord] = []
         alerts: list[Alert] = []
+        signers: dict[tuple[str, int], str] = {}
         for topic, payload, _mid, _qos in batch:
-            record, alert = self._admit(topic, payload)
+            record, alert = self._admit(archive, topic, payload)
             if record is not None:
                 good.append(record)
+                signers[record.table, record.seq] = self._signer(record.table)
             if alert is not None:
                 alerts.append(alert)
         self.stats.received += len(batch)
-        inserted, conflicts = archive.store(good)
+        inserted, conflicts = archive.store(good, signers)
         alerts += conflicts
         self.stats.archived += inserted
         self.stats.duplicates += len(good) - inserted - len(conflicts)
@@ -284,7 +347,7 @@ class Collector:
         if self.on_stats is not None:
             self.on_stats(self.stats)
 
-    def _admit(self, topic: str, payload: bytes) -> tuple[TableRecord | None, Alert | None]:
+    def _admit(self, archive: Archive, topic: str, payload: bytes) -> tuple[TableRecord | None, Alert | None]:
         where = parse_topic(topic)
         site, table = (where.site, where.table) if where is not None else ("?", "?")
         try:
@@ -297,8 +360,50 @@ class Collector:
             return None, Alert(
                 table, record.seq, AlertKind.REFUSED, "its hash is not its own link (altered in transit?)"
             )
+        # The table's signature, with its current key in the archive (after parsing: a step of its own).
+        forged = self._forged(archive, record)
+        if forged is not None:
+            return None, Alert(table, record.seq, AlertKind.FORGED, forged, site)
         self._sites[table] = site
         return record, None
+
+    # -- the tables' keys ---------------------------------------------------------------------------------
+    def _forged(self, archive: Archive, record: TableRecord) -> str | None:
+        """Why ``record`` is not signed by its table's current key, or None when it is. The keys come from the
+        cache; they are read again when the table is unknown, when its signature fails (at most every
+        KEY_REFRESH seconds) or when they are KEY_TTL old."""
+        now = time.monotonic()
+        keys = self._keys.get(record.table)
+        if keys is None or now - keys.read_at >= KEY_TTL:
+            keys = self._read_keys(archive, record.table, now)
+        message = record_message(record.table, record.seq, record.hash)
+        if keys.public is not None and verify(keys.public, message, record.sig):
+            return None
+        if now - keys.read_at >= KEY_REFRESH:
+            keys = self._read_keys(archive, record.table, now)
+            if keys.public is not None and verify(keys.public, message, record.sig):
+                return None
+        if keys.current is None:
+            return f"table {record.table} has {'its key revoked' if keys.revoked else 'no key enrolled'}; not archived"
+        if record.sig is None:
+            return "no signature; not archived"
+        return f"the signature does not verify with table {record.table}'s key {keys.current.key_id}; not archived"
+
+    def _read_keys(self, archive: Archive, table: str, now: float) -> _Keys:
+        known = archive.keys(table)
+        current = next((k for k in known if k.current), None)
+        keys = _Keys(current, None if current is None else parse_public_key(current.public_key), bool(known), now)
+        self._keys[table] = keys
+        self._keys.move_to_end(table)
+        while len(self._keys) > KEYS_MAX:
+            self._keys.popitem(last=False)
+        return keys
+
+    def _signer(self, table: str) -> str:
+        """The id of the key the table's record just admitted was verified with."""
+        current = self._keys[table].current
+        assert current is not None
+        return current.key_id
 
     def _advance(self, archive: Archive, table: str, alerts: list[Alert], *, again: bool = False) -> None:
         head, stop = archive.advance(table, self._sites.get(table))
@@ -311,7 +416,7 @@ class Collector:
             if pending is None or pending.head != head.seq:
                 self._gaps[table] = _Pending(head.seq, time.monotonic())
         if head.seq > self._published.get(table, 0) or (again and head.seq > 0):
-            self._publish_ack(table, head.seq)
+            self._publish_ack(head)
 
     def _check_gaps(self, archive: Archive) -> None:
         """A gap that has lasted ``gap_grace`` (another collector did not fill it either) is an alert."""
@@ -321,7 +426,7 @@ class Collector:
                 continue
             head, stop = archive.advance(table, self._sites.get(table))
             if head.seq > self._published.get(table, 0):
-                self._publish_ack(table, head.seq)
+                self._publish_ack(head)
                 self._publish_alerts(self._surveillance.process(table, self._sites.get(table)))
             if stop is not None and stop.kind == AlertKind.GAP and head.seq == pending.head:
                 pending.alerted = True
@@ -391,12 +496,21 @@ class Collector:
                     log.info("alert #%d was not confirmed on the broker: publishing it again", item.id)
                     self._send_alert(item)
 
-    def _publish_ack(self, table: str, seq: int) -> None:
+    def _publish_ack(self, head: Head) -> None:
+        """The signed ack of ``head`` (the archive's contiguous, linked head of its table); none for seq 0."""
+        if head.seq <= 0:
+            return
+        table = head.table
         site = self._sites.get(table, self.settings.site)
-        self.client.publish(table_topic(site, table, Leaf.ACK), format_ack(seq), qos=1, retain=True)
-        self._published[table] = seq
+        ack = Ack.signed(self._key, self._archive_id, table, head.seq, head.hash)
+        self.client.publish(table_topic(site, table, Leaf.ACK), ack.to_json(), qos=1, retain=True)
+        self._published[table] = head.seq
         self.stats.acks += 1
 
 
 def _with(alert: Alert, **changes: Any) -> Alert:
     return dataclasses.replace(alert, **changes)
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
