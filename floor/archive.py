@@ -683,7 +683,7 @@ class Archive:
         return head, stop
 
     # -- the tables' keys (shoe-floor enroll) --------------------------------------------------------------
-    def keys(self, table: str | None = None) -> list[TableKey]:
+    def table_keys(self, table: str | None = None) -> list[TableKey]:
         """Every key enrolled (of one ``table``, or all), per table in the order they were enrolled."""
         cur = self._conn.cursor()
         sql = f"SELECT {_KEY_COLUMNS} FROM table_keys"
@@ -712,7 +712,7 @@ class Archive:
             raise EnrollError(f"--public-key: {exc}") from None
         public_key, new_id = public_key.strip(), key_id(new_key)
         self.check_file()
-        known = self.keys(table)
+        known = self.table_keys(table)
         current = next((k for k in known if k.current), None)
         if any(k.key_id == new_id for k in known):
             raise EnrollError(f"table {table}: key {new_id} is already enrolled ({_status_of(known, new_id)})")
@@ -772,7 +772,7 @@ class Archive:
         ``replace``. Records archived under it stay (and keep verifying). :class:`EnrollError` when the table
         has no current key."""
         self.check_file()
-        current = next((k for k in self.keys(table) if k.current), None)
+        current = next((k for k in self.table_keys(table) if k.current), None)
         if current is None:
             raise EnrollError(f"table {table} has no current key to revoke")
         cur = self._conn.cursor()
@@ -973,7 +973,7 @@ class Archive:
         must be a key enrolled for the table, whatever its state now). ``problems`` says each in one line."""
         reports = []
         enrolled: dict[str, dict[str, Any]] = {}
-        for k in self.keys(table):
+        for k in self.table_keys(table):
             enrolled.setdefault(k.table, {})[k.key_id] = parse_public_key(k.public_key)
         cur = self._conn.cursor()
         for name in [table] if table is not None else self.tables():

@@ -330,7 +330,7 @@ def enroll(args: argparse.Namespace) -> int:
 
 def keys(args: argparse.Namespace) -> int:
     with Archive(args.archive, create=False) as archive:
-        found = archive.keys(args.table)
+        found = archive.table_keys(args.table)
     if not found:
         print("no keys enrolled", file=sys.stderr)
     for k in found:

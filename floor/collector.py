@@ -390,7 +390,7 @@ class Collector:
         return f"the signature does not verify with table {record.table}'s key {keys.current.key_id}; not archived"
 
     def _read_keys(self, archive: Archive, table: str, now: float) -> _Keys:
-        known = archive.keys(table)
+        known = archive.table_keys(table)
         current = next((k for k in known if k.current), None)
         keys = _Keys(current, None if current is None else parse_public_key(current.public_key), bool(known), now)
         self._keys[table] = keys

@@ -1,5 +1,9 @@
 """Fixtures for the floor's side: real journals from the demo, a real Mosquitto, real PostgreSQL and SQLite
-archives (the archive fixture is parametrised over both), a collector in-process or as a process."""
+archives (the archive fixture is parametrised over both), a collector in-process or as a process.
+
+Trust: every table a test plays has its own key (:class:`Keys`, written as keygen writes them) enrolled in
+the archive, and signs what it publishes (:meth:`Table.publish`); every collector signs its acks with a
+floor key, and the test's :class:`Table` keeps each ack it hears, verified against that key."""
 
 from __future__ import annotations
 
@@ -21,8 +25,11 @@ from controller.game.records import TableRecord
 from controller.journal import Journal, JournalError
 from floor.archive import Archive
 from floor.collector import Collector, Settings
+from floor_protocol.ack import Ack, parse_ack
+from floor_protocol.signing import generate_key, parse_public_key, record_message, sign
 from mqttloop import NetworkLoop
 from tests.console import Result, run_main
+from tests.keys import KeyFile, key_file
 from tests.servers import Mosquitto, Postgres
 from tests.waiting import until
 
@@ -61,6 +68,43 @@ def as_table(records: list[TableRecord], table: str) -> list[TableRecord]:
     return [TableRecord.from_dict({**r.to_dict(), "table": table}) for r in records]
 
 
+def signed(records: list[TableRecord], key: KeyFile) -> list[TableRecord]:
+    """``records`` with ``sig`` made by ``key``, as the table's floor link sends them."""
+    return [
+        TableRecord.from_dict({**r.to_dict(), "sig": sign(key.key, record_message(r.table, r.seq, r.hash))})
+        for r in records
+    ]
+
+
+class Keys:
+    """The test's keys: one per table (``table(name)``) and the floor's (``floor``), files in ``directory``."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(exist_ok=True)
+        self.directory = directory
+        self.floor = key_file(directory, "floor")
+
+    def table(self, name: str) -> KeyFile:
+        return key_file(self.directory, f"table-{name}")
+
+    def enroll(self, url: str, *tables: str) -> None:
+        """Enroll each table's key in the archive at ``url`` (made if need be), as ``shoe-floor enroll`` does."""
+        with Archive(url) as archive:
+            enrolled = {k.table for k in archive.table_keys() if k.current}
+            for name in tables:
+                if name not in enrolled:
+                    archive.enroll(name, self.table(name).public)
+
+    def sign(self, records: list[TableRecord]) -> list[TableRecord]:
+        """Each record signed by its own table's key."""
+        return [signed([r], self.table(r.table))[0] for r in records]
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> Keys:
+    return Keys(tmp_path / "keys")
+
+
 @pytest.fixture(scope="session")
 def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgres]:
     server = Postgres(tmp_path_factory.mktemp("pg")).start()
@@ -92,12 +136,17 @@ def broker(tmp_path: Path) -> Iterator[Mosquitto]:
 
 
 class Table:
-    """A table's side of the link, played by the test: publishes records (QoS 1) and watches its ack."""
+    """A table's side of the link, played by the test: publishes records (QoS 1), signed with each table's key
+    (``keys``), and watches its ack: ``acks`` is the highest seq heard of each table, ``acks_heard`` every ack's
+    seq in order and ``signed_acks`` every ack as parsed (``bad_acks``: payloads that are not an ack)."""
 
-    def __init__(self, broker: Mosquitto, site: str = "s1") -> None:
+    def __init__(self, broker: Mosquitto, keys: Keys | None = None, site: str = "s1") -> None:
         self.site = site
+        self.keys = keys
         self.acks: dict[str, int] = {}
-        self.acks_heard: list[int] = []  # every ack payload, in order
+        self.acks_heard: list[int] = []  # every ack's seq, in order
+        self.signed_acks: list[Ack] = []
+        self.bad_acks: list[bytes] = []
         self._lock = threading.Lock()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         self.client.on_message = self._on_ack
@@ -108,11 +157,30 @@ class Table:
 
     def _on_ack(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
         table = message.topic.split("/")[2]
+        ack = parse_ack(message.payload)
         with self._lock:
-            self.acks[table] = max(self.acks.get(table, 0), int(message.payload))
-            self.acks_heard.append(int(message.payload))
+            if ack is None or ack.table != table:
+                self.bad_acks.append(bytes(message.payload))
+                return
+            self.signed_acks.append(ack)
+            self.acks[table] = max(self.acks.get(table, 0), ack.seq)
+            self.acks_heard.append(ack.seq)
 
-    def publish(self, records: list[TableRecord]) -> None:
+    def verified_acks(self, floor_public: str) -> list[Ack]:
+        """Every ack heard, each checked against the floor's public key (an assertion error names one that
+        does not verify)."""
+        key = parse_public_key(floor_public)
+        with self._lock:
+            acks = list(self.signed_acks)
+        for ack in acks:
+            assert ack.verify(key), f"an ack that does not verify with the floor key: {ack}"
+        return acks
+
+    def publish(self, records: list[TableRecord], *, sign: bool = True) -> None:
+        """Publish ``records``, each signed by its table's key (records already signed, and every record with
+        ``sign=False``, are sent as they are)."""
+        if self.keys is not None and sign:
+            records = [r if r.sig is not None else self.keys.sign([r])[0] for r in records]
         infos = [self.send(r.table, r.to_json()) for r in records]
         for info in infos:
             info.wait_for_publish(10)
@@ -132,17 +200,19 @@ class Table:
 
 
 @pytest.fixture
-def table(broker: Mosquitto) -> Iterator[Table]:
-    t = Table(broker)
+def table(broker: Mosquitto, keys: Keys) -> Iterator[Table]:
+    t = Table(broker, keys)
     yield t
     t.close()
 
 
 class InProcess:
-    """A collector on a thread of the test process (fast; the process tests use the real command)."""
+    """A collector on a thread of the test process (fast; the process tests use the real command). ``keys``:
+    its floor key signs the acks (a fresh key without)."""
 
-    def __init__(self, broker: Mosquitto, url: str, **settings: object) -> None:
-        self.settings = Settings(broker=broker.url, archive=url, client_id=f"c{next(_databases)}", **settings)
+    def __init__(self, broker: Mosquitto, url: str, keys: Keys | None = None, **settings: Any) -> None:
+        key = keys.floor.key if keys is not None else generate_key()
+        self.settings = Settings(broker=broker.url, archive=url, key=key, client_id=f"c{next(_databases)}", **settings)
         self.collector = Collector(self.settings)
         subacks = threading.Event()
         self.collector.client.on_subscribe = lambda *_: subacks.set()  # paho's hook: the broker's SUBACK
@@ -158,12 +228,18 @@ class InProcess:
         self.archive.close()
 
 
+#: The tables the collector fixture enrolls before it starts (the tests play these).
+TABLES = ("T1", "T2")
+
+
 @pytest.fixture
-def collector(broker: Mosquitto, archive_url: str) -> Iterator[Callable[..., InProcess]]:
+def collector(broker: Mosquitto, archive_url: str, keys: Keys) -> Iterator[Callable[..., InProcess]]:
+    """Start a collector on the test's archive; tables T1 and T2 have their keys enrolled first."""
     started: list[InProcess] = []
+    keys.enroll(archive_url, *TABLES)
 
     def start(**settings: object) -> InProcess:
-        c = InProcess(broker, archive_url, **settings)
+        c = InProcess(broker, archive_url, keys, **settings)
         started.append(c)
         return c
 
@@ -174,10 +250,13 @@ def collector(broker: Mosquitto, archive_url: str) -> Iterator[Callable[..., InP
 
 
 def serve_process(broker: Mosquitto, url: str, client_id: str, log: Path, *extra: str) -> subprocess.Popen[bytes]:
-    """``shoe-floor serve`` as a real process (its log in ``log``)."""
+    """``shoe-floor serve`` as a real process (its log in ``log``); its floor key is ``keys/floor.key`` beside
+    the log (the test's :class:`Keys` when both are in ``tmp_path``) unless ``--key`` is given."""
     args = [PYTHON, "-m", "floor.cli", "serve", "--broker", broker.url, "--archive", url, "--client-id", client_id]
     if "--bind" not in extra:  # the pit page's default port is one per machine: each collector its own
         args += ["--bind", "127.0.0.1:0"]
+    if "--key" not in extra:
+        args += ["--key", str(Keys(log.parent / "keys").floor.path)]
     return subprocess.Popen([*args, *extra], stdout=subprocess.DEVNULL, stderr=log.open("ab"), cwd=ROOT)
 
 

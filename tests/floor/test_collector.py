@@ -13,7 +13,9 @@ import floor.collector as collector_module
 from controller.game.records import TableRecord
 from floor.archive import Alert, AlertKind, Archive
 from floor.collector import Collector, RefusedBudget, Settings
-from tests.floor.conftest import AlertWatch, InProcess, Table, as_table, until
+from floor_protocol.ack import Ack
+from floor_protocol.signing import generate_key
+from tests.floor.conftest import AlertWatch, InProcess, Keys, Table, as_table, until
 from tests.servers import Mosquitto
 
 
@@ -21,9 +23,15 @@ def dicts(records: list[TableRecord]) -> list[dict[str, object]]:
     return [r.to_dict() for r in records]
 
 
+def alerts(archive: Archive, table: str | None = None) -> list[Alert]:
+    """The feed's alerts but the fixture's own enrolments (``key_enrolled``: test_trust.py is about those)."""
+    return [x for x in archive.alerts(table) if x.kind != AlertKind.KEY_ENROLLED]
+
+
 def stored(url: str, table: str) -> list[dict[str, object]]:
+    """The archived records, without the table's signatures (test_trust.py checks those)."""
     with Archive(url, create=False) as a:
-        return dicts(list(a.records(table)))
+        return [{k: v for k, v in r.to_dict().items() if k != "sig"} for r in a.records(table)]
 
 
 def test_duplicates_and_resends_are_archived_once(
@@ -45,7 +53,7 @@ def test_duplicates_and_resends_are_archived_once(
         assert a.head("T1").hash == records[-1].hash
         # no chain alert; the journal's own advantage records are an alert each, once whatever the resends
         expected = [(r.seq, r.kind) for r in records if r.kind in (AlertKind.ADVANTAGE, AlertKind.ADVANTAGE_CLEARED)]
-        assert sorted((x.seq, x.kind) for x in a.alerts()) == sorted(expected)
+        assert sorted((x.seq, x.kind) for x in alerts(a)) == sorted(expected)
 
 
 def test_a_gap_holds_the_ack_and_is_an_alert_until_filled(
@@ -57,7 +65,7 @@ def test_a_gap_holds_the_ack_and_is_an_alert_until_filled(
     table.wait_ack("T1", 100)
     until(lambda: c.collector.stats.alerts >= 1, 15, "the gap's alert")
     with Archive(archive_url) as a:
-        (alert,) = a.alerts("T1")
+        (alert,) = alerts(a, "T1")
         assert (alert.kind, alert.seq) == (AlertKind.GAP, 101)
         assert "101..120" in alert.detail
         assert a.head("T1").seq == 100
@@ -80,7 +88,7 @@ def test_records_arriving_out_of_order_are_no_alert(
     # no gap alert: the only alerts are the journal's own advantage records, one each
     expected = [(r.seq, r.kind) for r in records if r.kind in (AlertKind.ADVANTAGE, AlertKind.ADVANTAGE_CLEARED)]
     with Archive(archive_url) as a:
-        assert sorted((x.seq, x.kind) for x in a.alerts()) == sorted(expected)
+        assert sorted((x.seq, x.kind) for x in alerts(a)) == sorted(expected)
     assert c.collector.stats.alerts == len(expected)
 
 
@@ -91,15 +99,17 @@ def test_a_tampered_record_is_refused_and_not_archived(
     records = journal_records[:50]
     coup = next(r for r in records if r.kind == "coup")
     other = "player" if coup.body["winner"] != "player" else "banker"
-    forged = {**coup.to_dict(), "body": {**coup.body, "winner": other}}
+    assert table.keys is not None
+    genuine = table.keys.sign([coup])[0]  # the table's own signature: it covers the hash, not the body
+    forged = {**genuine.to_dict(), "body": {**coup.body, "winner": other}}
     table.publish(records[: coup.seq - 1])
     table.send("T1", TableRecord.from_dict(forged).to_json()).wait_for_publish(10)
     table.send("T1", b"not json at all").wait_for_publish(10)
-    table.send("T1", records[coup.seq].to_json()).wait_for_publish(10)
+    table.publish([records[coup.seq]])
     until(lambda: c.collector.stats.refused >= 2, 15, "the forged record and the garbage to be refused")
     table.wait_ack("T1", coup.seq - 1)
     with Archive(archive_url) as a:
-        kinds = [(x.kind, x.seq) for x in a.alerts("T1")]
+        kinds = [(x.kind, x.seq) for x in alerts(a, "T1")]
         assert (AlertKind.REFUSED, coup.seq) in kinds
         assert (AlertKind.REFUSED, None) in kinds
         assert coup.seq not in [r.seq for r in a.records("T1")]
@@ -125,7 +135,7 @@ def test_a_record_re_hashed_after_tampering_breaks_the_link_and_stops_the_ack(
     until(lambda: c.collector.stats.alerts >= 1, 15, "the broken link's alert")
     table.wait_ack("T1", 20)
     with Archive(archive_url) as a:
-        assert [(x.kind, x.seq) for x in a.alerts("T1")] == [(AlertKind.BROKEN_LINK, 21)]
+        assert [(x.kind, x.seq) for x in alerts(a, "T1")] == [(AlertKind.BROKEN_LINK, 21)]
         assert a.head("T1").seq == 20
         (report,) = a.verify()
         assert report.broken == [21] and not report.ok
@@ -133,14 +143,15 @@ def test_a_record_re_hashed_after_tampering_breaks_the_link_and_stops_the_ack(
 
 
 def test_a_table_resending_what_is_archived_hears_the_ack_again(
-    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess]
+    journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], keys: Keys
 ) -> None:
     """A broker back from an old save holds an old retained ack: the table takes it and resends from it. The
     collector has archived those records already (nothing new to ack), and must say the head again."""
-    collector()
+    c = collector()
     table.publish(journal_records[:100])
     table.wait_ack("T1", 100)
-    table.client.publish("baccarat/s1/T1/ack", b"7", qos=1, retain=True).wait_for_publish(5)  # the old save's
+    old = Ack.signed(keys.floor.key, c.archive.archive_id, "T1", 7, journal_records[6].hash)  # the old save's
+    table.client.publish("baccarat/s1/T1/ack", old.to_json(), qos=1, retain=True).wait_for_publish(5)
     until(lambda: table.acks_heard.count(7) == 1, 10, "the old ack")
     table.acks["T1"] = 7  # the table takes the floor's word
     table.publish(journal_records[7:100])  # and sends again from it
@@ -209,7 +220,9 @@ def test_the_chain_stops_a_collector_remembers_are_bounded(tmp_path: Path, monke
     forgets the oldest, and the archive's unique key still says each once. Other alerts are not kept at all
     (a flood of refused messages must not grow the collector)."""
     monkeypatch.setattr(collector_module, "ALERTED_MAX", 3)
-    c = Collector(Settings(broker="mqtt://127.0.0.1:1", archive=f"sqlite:///{tmp_path}/a.db", site="s1"))
+    c = Collector(
+        Settings(broker="mqtt://127.0.0.1:1", archive=f"sqlite:///{tmp_path}/a.db", key=generate_key(), site="s1")
+    )
     with Archive(f"sqlite:///{tmp_path}/a.db") as archive:
         gaps = [Alert("T1", seq, AlertKind.GAP, f"records {seq}.. missing") for seq in range(1, 6)]
         c._raise(archive, gaps)
@@ -273,11 +286,11 @@ def test_a_junk_flood_on_a_table_s_topic_is_a_few_alerts_and_the_floor_goes_on(
     assert c.collector.stats.refused == 3000
     with Archive(archive_url) as a:
         until(
-            lambda: sum(int(x.extra.get("held_back", 1)) for x in a.alerts("T9")) == 3000,
+            lambda: sum(int(x.extra.get("held_back", 1)) for x in alerts(a, "T9")) == 3000,
             15,
             "the window's summary to account for every junk message",
         )
-        refused = a.alerts("T9")
+        refused = alerts(a, "T9")
         assert all(x.kind == AlertKind.REFUSED for x in refused)
         assert len(refused) <= 5 * 8 + 8  # at most five and one summary a window (the flood lasts a few)
         assert any("held_back" in x.extra for x in refused)
