@@ -18,7 +18,7 @@ from controller.game.records import TableRecord
 from floor.archive import Archive
 from floor.pit import MAX_TABLES, Pit
 from tests.console import Result, run_main
-from tests.floor.conftest import Table, serve_process, until
+from tests.floor.conftest import Keys, Table, serve_process, until
 from tests.servers import Mosquitto, free_port
 
 
@@ -32,9 +32,10 @@ def get(url: str) -> tuple[int, bytes]:
 
 @pytest.mark.e2e
 def test_serve_answers_the_pit_and_metrics_on_one_port(
-    journal_records: list[TableRecord], broker: Mosquitto, table: Table, tmp_path: Path
+    journal_records: list[TableRecord], broker: Mosquitto, table: Table, keys: Keys, tmp_path: Path
 ) -> None:
     url = f"sqlite:///{tmp_path}/archive.db"
+    keys.enroll(url, "T1")
     port = free_port()
     log = tmp_path / "serve.log"
     proc = serve_process(broker, url, "floor-pit", log, "--bind", f"127.0.0.1:{port}")

@@ -14,10 +14,12 @@ import pytest
 
 from controller.game.records import TableRecord
 from floor.archive import Archive
+from floor_protocol.signing import key_id
 from tests.console import run_script
 from tests.floor.conftest import (
     PYTHON,
     ROOT,
+    Keys,
     Table,
     archived,
     archived_count,
@@ -31,8 +33,9 @@ pytestmark = pytest.mark.e2e
 
 
 def test_a_collector_killed_mid_stream_and_restarted_archives_the_journal_record_for_record(
-    journal_records: list[TableRecord], broker: Mosquitto, table: Table, archive_url: str, tmp_path: Path
+    journal_records: list[TableRecord], broker: Mosquitto, table: Table, keys: Keys, archive_url: str, tmp_path: Path
 ) -> None:
+    keys.enroll(archive_url, "T1")
     log = tmp_path / "serve.log"
     proc = serve_process(broker, archive_url, "floor-a", log)
     try:
@@ -48,7 +51,7 @@ def test_a_collector_killed_mid_stream_and_restarted_archives_the_journal_record
     finally:
         proc.terminate()
         proc.wait(20)
-    assert archived(archive_url, "T1") == [json.loads(r.to_json()) for r in journal_records]
+    assert archived(archive_url, "T1") == [json.loads(r.to_json()) for r in keys.sign(journal_records)]
     assert shoe_floor("verify", "--archive", archive_url).returncode == 0
 
 
@@ -83,21 +86,26 @@ def test_history_prints_the_tables_history_fields_plus_table(
 
 
 def test_verify_reports_each_tables_head_gaps_and_broken_links(
-    journal_records: list[TableRecord], archive_url: str
+    journal_records: list[TableRecord], keys: Keys, archive_url: str
 ) -> None:
     Archive(archive_url).close()  # an empty archive
     good = shoe_floor("verify", "--archive", archive_url)
     assert good.returncode == 0 and "no records" in good.stdout
-    t2 = [TableRecord.from_dict({**r.to_dict(), "table": "T2"}) for r in journal_records[:60]]
+    keys.enroll(archive_url, "T1", "T2")
+    t1 = keys.sign(journal_records)
+    t2 = keys.sign([TableRecord.from_dict({**r.to_dict(), "table": "T2"}) for r in journal_records[:60]])
     broken = TableRecord.from_dict({**t2[30].to_dict(), "body": {**t2[30].body, "forged": 1}})
+    signers = {(r.table, r.seq): key_id(keys.table(r.table).public) for r in [*t1, *t2]}
     with Archive(archive_url) as a:
-        a.store(journal_records)
-        a.store([*t2[:10], *t2[20:30], broken, *t2[31:]])
+        a.store(t1, signers)
+        a.store([*t2[:10], *t2[20:30], broken, *t2[31:]], signers)
     result = shoe_floor("verify", "--archive", archive_url, "--json")
     assert result.returncode == 1
     reports = {r["table"]: r for r in map(json.loads, result.stdout.splitlines())}
     n = len(journal_records)
-    assert reports["T1"] == {"table": "T1", "records": n, "head": n, "last": n, "gaps": [], "broken": [], "ok": True}
+    assert reports["T1"] == {
+        "table": "T1", "records": n, "head": n, "last": n, "gaps": [], "broken": [], "forged": [], "ok": True
+    }  # fmt: skip
     assert reports["T2"]["gaps"] == [[11, 20]]
     assert reports["T2"]["broken"] == [31]
     assert reports["T2"]["head"] == 10
@@ -122,9 +130,10 @@ def test_verify_reports_each_tables_head_gaps_and_broken_links(
         (["verify"], "--archive"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str) -> None:
+def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str, keys: Keys) -> None:
     # serve registers its metrics in the process's registry before it opens the archive: a process each
-    result = run_script(["shoe-floor", *args]) if args[0] == "serve" else shoe_floor(*args)
+    key = ["--key", str(keys.floor.path)]
+    result = run_script(["shoe-floor", *args, *key]) if args[0] == "serve" else shoe_floor(*args)
     assert result.returncode == 2, result
     assert says in result.stderr
     assert len(result.stderr.splitlines()) == 1, result.stderr
@@ -132,9 +141,10 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str) -> None:
 
 
 def test_an_archive_failing_mid_run_is_one_line_and_exit_1(
-    journal_records: list[TableRecord], broker: Mosquitto, table: Table, tmp_path: Path
+    journal_records: list[TableRecord], broker: Mosquitto, table: Table, keys: Keys, tmp_path: Path
 ) -> None:
     url = f"sqlite://{tmp_path}/archive.db"
+    keys.enroll(url, "T1")
     log = tmp_path / "serve.log"
     proc = serve_process(broker, url, "floor-c", log)
     try:
