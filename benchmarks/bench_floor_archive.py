@@ -16,8 +16,10 @@ Two figures per database, each on a fresh archive:
   subscription by one ``Collector`` (in this process, on its own thread), archived, until every table's
   ack has reached its last record. The Python publisher is part of this figure.
 
-Records are a valid hash chain per table with coup-sized bodies (about 400 bytes of JSON). PostgreSQL and
-Mosquitto are Debian's, started in a temporary directory (tests/servers.py), fsync off for PostgreSQL.
+Records are a valid hash chain per table with coup-sized bodies (about 400 bytes of JSON), each signed by its
+table's key (enrolled in every fresh archive), so every figure through a collector includes its signature check
+(Ed25519 verify per record) and its signed acks. PostgreSQL and Mosquitto are Debian's, started in a temporary
+directory (tests/servers.py), fsync off for PostgreSQL; SQLite commits with synchronous=FULL (floor/archive.py).
 """
 
 from __future__ import annotations
@@ -40,7 +42,27 @@ from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash  # noqa: E402
 from floor.archive import Archive  # noqa: E402
 from floor.collector import Collector, Settings  # noqa: E402
+from floor_protocol.ack import parse_ack  # noqa: E402
+from floor_protocol.signing import (  # noqa: E402
+    format_public_key,
+    generate_key,
+    key_id,
+    record_message,
+    sign,
+    write_private_key,
+)
 from tests.servers import Mosquitto, Postgres  # noqa: E402
+
+#: Each bench table's key (signs its records) and the floor's (signs the acks).
+TABLE_KEYS = {f"T{i + 1}": generate_key() for i in range(64)}
+FLOOR_KEY = generate_key()
+
+
+def enroll(url: str, tables: set[str]) -> None:
+    """Every bench table's key enrolled in the (fresh) archive at ``url``."""
+    with Archive(url) as archive:
+        for table in sorted(tables):
+            archive.enroll(table, format_public_key(TABLE_KEYS[table]))
 
 
 def chain(table: str, n: int) -> list[TableRecord]:
@@ -54,7 +76,8 @@ def chain(table: str, n: int) -> list[TableRecord]:
         }  # fmt: skip
         at = f"2026-11-30T12:{seq // 60 % 60:02d}:{seq % 60:02d}.000Z"
         own = record_hash(prev, seq, at, "coup", None, None, seq - 1, canonical_json(body))
-        out.append(TableRecord(table, seq, "coup", at, None, None, seq - 1, body, prev, own))
+        sig = sign(TABLE_KEYS[table], record_message(table, seq, own))
+        out.append(TableRecord(table, seq, "coup", at, None, None, seq - 1, body, prev, own, sig=sig))
         prev = own
     return out
 
@@ -65,11 +88,12 @@ def interleaved(tables: int, per_table: int) -> list[TableRecord]:
 
 
 def bench_archive(url: str, records: list[TableRecord], batch: int) -> float:
+    signers = {r.table: key_id(TABLE_KEYS[r.table]) for r in records}
     with Archive(url) as archive:
         started = time.perf_counter()
         for i in range(0, len(records), batch):
             part = records[i : i + batch]
-            archive.store(part)
+            archive.store(part, {(r.table, r.seq): signers[r.table] for r in part})
             for table in sorted({r.table for r in part}):
                 archive.advance(table)
         elapsed = time.perf_counter() - started
@@ -82,8 +106,11 @@ def bench_end_to_end(url: str, broker: Mosquitto, records: list[TableRecord], ba
     with Archive(url) as archive:
         tag = time.monotonic_ns()  # its own share group and session (see bench_drain)
         collector = Collector(
-            Settings(broker=broker.url, archive=url, client_id=f"bench-{tag}", share=f"bench-{tag}", batch=batch)
-        )
+            Settings(
+                broker=broker.url, archive=url, key=FLOOR_KEY, client_id=f"bench-{tag}", share=f"bench-{tag}",
+                batch=batch,
+            )
+        )  # fmt: skip
         thread = threading.Thread(target=collector.run, args=(archive,), daemon=True)
         thread.start()
         while not collector._connected.is_set():
@@ -94,7 +121,9 @@ def bench_end_to_end(url: str, broker: Mosquitto, records: list[TableRecord], ba
         done = threading.Event()
 
         def on_ack(client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
-            acks[message.topic.split("/")[2]] = int(message.payload)
+            ack = parse_ack(message.payload)
+            if ack is not None:
+                acks[message.topic.split("/")[2]] = ack.seq
             if all(acks.get(t, 0) >= s for t, s in last.items()):
                 done.set()
 
@@ -158,7 +187,9 @@ def bench_drain(url: str, broker: Mosquitto, records: list[TableRecord], batch: 
     # Its own share group: a collector's persistent session stays in its group after it has gone, and the
     # broker goes on handing it its share (the other figures' collectors would take part of this backlog).
     tag = time.monotonic_ns()
-    settings = Settings(broker=broker.url, archive=url, client_id=f"drain-{tag}", share=f"drain-{tag}", batch=batch)
+    settings = Settings(
+        broker=broker.url, archive=url, key=FLOOR_KEY, client_id=f"drain-{tag}", share=f"drain-{tag}", batch=batch
+    )
     with Archive(url) as archive:
         first = Collector(settings)  # subscribes once: the broker keeps the session and queues for it
         thread = threading.Thread(target=first.run, args=(archive,), daemon=True)
@@ -188,6 +219,9 @@ def bench_drain_processes(
     tag = time.monotonic_ns()
     serve = [sys.executable, "-m", "floor.cli", "serve", "--broker", broker.url, "--archive", url]
     serve += ["--share", f"drain-{tag}", "--bind", "127.0.0.1:0", "--log-level", "WARNING", "--batch", str(batch)]
+    key_path = log.parent / f"floor-{tag}.key"
+    write_private_key(key_path, FLOOR_KEY)
+    serve += ["--key", str(key_path)]
     errors = log.open("ab")  # the collectors' stderr
 
     def start() -> list[subprocess.Popen[bytes]]:
@@ -202,7 +236,6 @@ def bench_drain_processes(
         for proc in procs:
             proc.wait(30)
 
-    Archive(url).close()  # created once, before the collectors race to create it
     first = start()  # each subscribes once: the broker keeps every session in the group and queues for it
     time.sleep(3.0)
     stop(first)
@@ -243,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
                     if figure != "archive" and broker is None:
                         continue
                     url = _fresh(kind, tmp, pg, figure)
+                    enroll(url, {r.table for r in records})  # also makes the archive, before collectors race
                     if figure == "archive":
                         rate = bench_archive(url, records, args.batch)
                         extra = ""
