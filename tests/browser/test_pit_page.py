@@ -22,7 +22,7 @@ import pytest
 from floor.archive import Archive
 from floor.pit import Pit
 from tests.browser.conftest import OUTPUT, recall_on_page
-from tests.floor.conftest import InProcess, until
+from tests.floor.conftest import InProcess, Keys, until
 from tests.pitload import Floor, SimTable, demo_journal, journal_records
 from tests.servers import Mosquitto
 
@@ -36,11 +36,12 @@ class Setup:
         journal = demo_journal(tmp / "journal.db", shoes=2)
         self.broker = Mosquitto(tmp / "mosquitto").start()
         self.url = f"sqlite:///{tmp}/archive.db"
-        Archive(self.url).close()
-        self.collector = InProcess(self.broker, self.url)
+        keys = Keys(tmp / "keys")
+        keys.enroll(self.url, *TABLES)  # every table's key (the collector archives only what they sign)
+        self.collector = InProcess(self.broker, self.url, keys)
         self.pit = Pit(self.url)
         self.pit.start(("127.0.0.1", 0), self.broker.url)
-        self.sims = [SimTable("s1", t, journal_records(journal, t)) for t in TABLES]
+        self.sims = [SimTable("s1", t, keys.sign(journal_records(journal, t))) for t in TABLES]
         self.floor = Floor(self.broker.port, self.sims)
         for i, sim in enumerate(self.sims):
             self.floor.online(sim.table)
