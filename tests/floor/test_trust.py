@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import stat
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +23,7 @@ from controller.game.records import TableRecord, canonical_json, record_hash
 from floor.archive import Alert, AlertKind, Archive
 from floor_protocol.signing import KeyStatement, generate_key, key_id, parse_public_key, record_message, sign
 from tests.console import run_script
-from tests.floor.conftest import AlertWatch, InProcess, Keys, Table, serve_process, shoe_floor, signed, until
+from tests.floor.conftest import ROOT, AlertWatch, InProcess, Keys, Table, serve_process, shoe_floor, signed, until
 from tests.keys import key_file
 from tests.servers import Mosquitto
 
@@ -316,6 +319,52 @@ def test_the_sqlite_archive_commits_with_synchronous_full(tmp_path: Path) -> Non
     with Archive(f"sqlite:///{tmp_path}/a.db") as a:
         assert a.connection.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
         assert a.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+_STORE_EACH = """
+import os, sys
+from floor.archive import Archive
+from controller.game.records import TableRecord
+records = [TableRecord.from_json(line) for line in open(sys.argv[2])]
+with Archive(sys.argv[1]) as archive:
+    for r in records:
+        archive.store([r])
+        try:
+            os.stat(f"/nonexistent-mark-stored-{r.seq}")  # a marker in the trace: this store has returned
+        except OSError:
+            pass
+"""
+
+
+def test_every_sqlite_commit_is_on_the_disk_before_the_store_returns(
+    journal_records: list[TableRecord], tmp_path: Path
+) -> None:
+    # What a power cut takes is what the kernel had not written: with synchronous=FULL SQLite syncs the WAL
+    # (fdatasync) inside every commit, before Archive.store returns and so before the collector acks; with
+    # NORMAL it syncs only at checkpoints. The real process's system calls, traced (strace), say which.
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed (apt-get install strace)")
+    records = tmp_path / "records.jsonl"
+    records.write_text("".join(r.to_json() + "\n" for r in journal_records[:5]))
+    trace = tmp_path / "trace.txt"
+    done = subprocess.run(
+        ["strace", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync,newfstatat,stat", "-o", str(trace),
+         sys.executable, "-c", _STORE_EACH, f"sqlite:///{tmp_path}/a.db", str(records)],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )  # fmt: skip
+    if done.returncode != 0 and "ptrace" in done.stderr:
+        pytest.skip(f"strace cannot trace here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    events = []
+    for line in trace.read_text().splitlines():
+        if "nonexistent-mark-stored-" in line:
+            events.append("stored")
+        elif ("fdatasync(" in line or "fsync(" in line) and "a.db-wal>" in line:
+            events.append("sync")
+    stores = [i for i, e in enumerate(events) if e == "stored"]
+    assert len(stores) == 5
+    for before, after in zip([-1, *stores], stores, strict=False):
+        assert "sync" in events[before + 1 : after], f"a store returned with its WAL not synced: {events}"
 
 
 @pytest.mark.parametrize("how", ["deleted", "replaced"])
