@@ -486,7 +486,11 @@ class Archive:
         columns = self._columns(cur, "records")
         for column, kind in _ADDED_COLUMNS:  # an archive made by an older shoe-floor
             if column not in columns:
-                cur.execute(f"ALTER TABLE records ADD COLUMN {column} {kind}")
+                try:
+                    cur.execute(f"ALTER TABLE records ADD COLUMN {column} {kind}")
+                except sqlite3.OperationalError as exc:  # SQLite: another collector added it just now
+                    if "duplicate column" not in str(exc):
+                        raise
         cur.execute(self._recall_sql(_RECALL_INDEX))
         cur.execute(_ONE_CURRENT_KEY)
         self._conn.commit()
