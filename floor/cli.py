@@ -348,7 +348,7 @@ def _metrics() -> tuple[Callable[[Stats], None], Callable[[], bytes]]:
             ("received", "records taken off the broker"),
             ("archived", "records archived (first copies)"),
             ("duplicates", "records already archived"),
-            ("refused", "messages refused (not a record, altered, conflicting)"),
+            ("refused", "messages refused (not a record, altered, conflicting, forged)"),
             ("alerts", "alerts raised"),
             ("acks", "acks published"),
             ("batches", "transactions"),
