@@ -75,6 +75,9 @@ KEY_REFRESH = 2.0
 KEY_TTL = 10.0
 #: Tables whose keys a collector keeps in hand (past it the oldest read is forgotten and read again if needed).
 KEYS_MAX = 10_000
+#: Most reads of table keys a second (a flood naming a new table in every message must not become one archive
+#: query a message). Past it a table already known goes on with the keys it has; an unknown one is refused.
+KEY_READS_PER_S = 100
 
 
 class RefusedBudget:
@@ -203,6 +206,7 @@ class Collector:
         self._key: Ed25519PrivateKey = self.settings.key
         self._archive_id = ""  # the archive's id, named in every ack (set by run)
         self._keys: OrderedDict[str, _Keys] = OrderedDict()  # table -> its keys as last read
+        self._key_reads = (0.0, 0)  # (the second they count in, reads in it)
         self.broker: Broker = parse_broker(self.settings.broker)
         self._inbox: queue.Queue[tuple[str, bytes, int, int]] = queue.Queue(maxsize=self.settings.receive_maximum * 2)
         self._published: dict[str, int] = {}  # table -> last ack this collector published
@@ -375,12 +379,14 @@ class Collector:
         now = time.monotonic()
         keys = self._keys.get(record.table)
         if keys is None or now - keys.read_at >= KEY_TTL:
-            keys = self._read_keys(archive, record.table, now)
+            keys = self._read_keys(archive, record.table, now, keys)
+        if keys is None:
+            return f"table {record.table} is not known here yet (too many unknown tables at once); not archived"
         message = record_message(record.table, record.seq, record.hash)
         if keys.public is not None and verify(keys.public, message, record.sig):
             return None
         if now - keys.read_at >= KEY_REFRESH:
-            keys = self._read_keys(archive, record.table, now)
+            keys = self._read_keys(archive, record.table, now, keys) or keys
             if keys.public is not None and verify(keys.public, message, record.sig):
                 return None
         if keys.current is None:
@@ -389,7 +395,15 @@ class Collector:
             return "no signature; not archived"
         return f"the signature does not verify with table {record.table}'s key {keys.current.key_id}; not archived"
 
-    def _read_keys(self, archive: Archive, table: str, now: float) -> _Keys:
+    def _read_keys(self, archive: Archive, table: str, now: float, stale: _Keys | None) -> _Keys | None:
+        """The table's keys read from the archive (and cached), or, past KEY_READS_PER_S this second, what
+        was known before (``stale``; None for a table not known)."""
+        second, reads = self._key_reads
+        if now - second >= 1.0:
+            second, reads = now, 0
+        if reads >= KEY_READS_PER_S:
+            return stale
+        self._key_reads = (second, reads + 1)
         known = archive.table_keys(table)
         current = next((k for k in known if k.current), None)
         keys = _Keys(current, None if current is None else parse_public_key(current.public_key), bool(known), now)

@@ -106,6 +106,34 @@ def test_an_unenrolled_table_is_refused_until_it_is_enrolled_without_a_restart(
     assert [s for s, _h, _sig in archived_sigs(archive_url, "T3")] == list(range(1, 21))
 
 
+def test_a_flood_naming_a_new_table_in_every_message_reads_keys_within_a_budget_and_known_tables_go_on(
+    journal_records: list[TableRecord],
+    table: Table,
+    keys: Keys,
+    collector: Callable[..., InProcess],
+    archive_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(collector_module, "KEY_READS_PER_S", 3)
+    monkeypatch.setattr(collector_module, "KEY_TTL", 0.2)
+    c = collector(refused_window=0.5)
+    genuine = keys.sign(journal_records[:60])
+    table.publish(genuine[:10])
+    table.wait_ack("T1", 10)
+    time.sleep(0.3)  # T1's keys are past KEY_TTL: due to be read again, in the middle of the flood
+    flood = [TableRecord.from_dict({**r.to_dict(), "table": f"X{i}"}) for i, r in enumerate(journal_records[:300])]
+    table.publish([x for pair in zip(flood[:50], genuine[10:], strict=True) for x in pair] + flood[50:], sign=False)
+    table.wait_ack("T1", 60)
+    until(lambda: c.collector.stats.refused >= 300, 15, "the flood to be refused")
+    with Archive(archive_url, create=False) as a:
+        assert a.tables() == ["T1"]
+        until(lambda: sum(int(x.extra.get("held_back", 1)) for x in a.alerts() if x.kind == AlertKind.FORGED) == 300,
+              10, "every flooded message said or counted")  # fmt: skip
+        said = [x.detail for x in a.alerts() if x.kind == AlertKind.FORGED]
+    assert any("too many unknown tables" in d for d in said)  # past the budget: refused without a read
+    assert len(c.collector._keys) < 300
+
+
 def test_a_key_rotates_with_a_statement_signed_by_the_old_one_and_not_without(
     journal_records: list[TableRecord],
     table: Table,
