@@ -17,7 +17,7 @@ import pytest
 
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
-from tests.floor.conftest import assert_archive_is_every_journal, start_collector
+from tests.floor.conftest import Keys, assert_archive_is_every_journal, start_collector, trusted
 from tests.servers import Mosquitto, free_port
 from tests.waiting import until
 
@@ -79,7 +79,8 @@ def test_the_link_killed_twenty_times_mid_shoe_costs_the_table_nothing(tmp_path:
         with Harness(tmp_path / "t1") as h:
             h.tmp.mkdir()
             h.start_sim("--decks", "8", pace="0.06")
-            h.start_daemon("--floor", broker.url, "--site", "s1", "--table-id", "t1")
+            trust = trusted(Keys(tmp_path / "keys"), url, "t1")  # its key enrolled; the floor's key believed
+            h.start_daemon("--floor", broker.url, "--site", "s1", "--table-id", "t1", *trust)
             until(
                 lambda: h.daemon_logs[-1].exists() and "shoe link up" in h.daemon_logs[-1].read_text(), 30, "the shoe"
             )
@@ -89,7 +90,7 @@ def test_the_link_killed_twenty_times_mid_shoe_costs_the_table_nothing(tmp_path:
                 h.link_proc.send_signal(signal.SIGKILL)
                 h.link_proc.wait(10)
                 assert h.sim is not None and h.sim.poll() is None, "the shoe ended before the last kill: slow it down"
-                h.start_link("--floor", broker.url, "--site", "s1", "--table-id", "t1")
+                h.start_link("--floor", broker.url, "--site", "s1", "--table-id", "t1", *trust)
                 time.sleep(0.3)  # killed again before it is through its backlog, or just after
             assert h.wait_sim(180) == 0
             assert h.daemon is not None and h.daemon.poll() is None, "the table process died"

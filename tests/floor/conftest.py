@@ -105,6 +105,13 @@ def keys(tmp_path: Path) -> Keys:
     return Keys(tmp_path / "keys")
 
 
+def trusted(keys: Keys, url: str, table: str) -> tuple[str, ...]:
+    """Enroll ``table``'s key in the archive at ``url``; the options that make a table daemon's link sign with
+    it and believe only acks of the floor's key (the collectors' ``serve --key``, :func:`serve_process`)."""
+    keys.enroll(url, table)
+    return ("--floor-key", str(keys.table(table).path), "--floor-public-key", keys.floor.public)
+
+
 @pytest.fixture(scope="session")
 def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgres]:
     server = Postgres(tmp_path_factory.mktemp("pg")).start()
@@ -261,8 +268,10 @@ def serve_process(broker: Mosquitto, url: str, client_id: str, log: Path, *extra
 
 
 def archived(url: str, table: str) -> list[dict[str, object]]:
+    """The table's archived records as its journal holds them (without ``sig``, which the table's link adds on
+    the way out: ``shoe-floor verify`` checks every one)."""
     with Archive(url, create=False) as a:
-        return [json.loads(r.to_json()) for r in a.records(table)]
+        return [{k: v for k, v in json.loads(r.to_json()).items() if k != "sig"} for r in a.records(table)]
 
 
 def shoe_floor(*args: str) -> Result:

@@ -27,12 +27,14 @@ from controller.journal import Journal, JournalError
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
 from tests.floor.conftest import (
+    Keys,
     archived,
     assert_archive_is_every_journal,
     shoes_started,
     start_collector,
     stop_collector,
     stored_ack,
+    trusted,
     until,
 )
 from tests.servers import Mosquitto
@@ -44,9 +46,9 @@ PACE = "0.015"
 
 
 @pytest.fixture
-def tables(tmp_path: Path) -> Iterator[Callable[..., list[Harness]]]:
+def tables(tmp_path: Path, archive_url: str, keys: Keys) -> Iterator[Callable[..., list[Harness]]]:
     """Start tables ``t1``, ``t2`` ...: each a simulated shoe (one deck, ``shoes`` shoes) and its daemon with
-    the floor link on. Every process is killed and reaped at the end."""
+    the floor link on, its key enrolled in the archive. Every process is killed and reaped at the end."""
     started: list[Harness] = []
 
     def deal(broker: Mosquitto, count: int, shoes: int) -> list[Harness]:
@@ -55,7 +57,9 @@ def tables(tmp_path: Path) -> Iterator[Callable[..., list[Harness]]]:
             started.append(h)
             h.tmp.mkdir()
             h.start_sim("--decks", "1", "--shoes", str(shoes), seed=20 + i, pace=PACE)
-            h.start_daemon("--floor", broker.url, "--site", "s1", "--table-id", h.tmp.name)
+            h.start_daemon(
+                "--floor", broker.url, "--site", "s1", "--table-id", h.tmp.name, *trusted(keys, archive_url, h.tmp.name)
+            )
         return started
 
     yield deal
@@ -135,7 +139,7 @@ def test_broker_down_for_a_whole_shoe_the_backlog_flushes_after(
 
 
 def test_table_daemon_sigkilled_mid_shoe_and_restarted(
-    broker: Mosquitto, archive_url: str, tmp_path: Path, tables: Callable[..., list[Harness]]
+    broker: Mosquitto, archive_url: str, tmp_path: Path, tables: Callable[..., list[Harness]], keys: Keys
 ) -> None:
     rng = random.Random(9)
     collector = start_collector(broker, archive_url, "floor-table", tmp_path / "floor.log")
@@ -148,7 +152,9 @@ def test_table_daemon_sigkilled_mid_shoe_and_restarted(
             assert t1.sim is not None and t1.sim.poll() is None, "the shoes ended before the kills; slow the pace"
             assert t1.stop_daemon(signal.SIGKILL) == -signal.SIGKILL
             kills += 1
-            t1.start_daemon("--floor", broker.url, "--site", "s1", "--table-id", "t1")
+            t1.start_daemon(
+                "--floor", broker.url, "--site", "s1", "--table-id", "t1", *trusted(keys, archive_url, "t1")
+            )
             t1.wait_daemon_log("resumed shoe", timeout=30)
         finish(archive_url, dealt)
         assert kills == 4

@@ -15,12 +15,14 @@ import pytest
 
 from tests.e2e.harness import Harness
 from tests.floor.conftest import (
+    Keys,
     archived,
     archived_count,
     journal_of,
     serve_process,
     shoe_floor,
     stored_ack,
+    trusted,
     until,
 )
 from tests.servers import Mosquitto
@@ -109,7 +111,9 @@ def journal(path: Path) -> list[dict[str, object]]:
     return journal_of(path, "t1")
 
 
-def test_a_network_cut_mid_shoe_loses_and_doubles_nothing(broker: Mosquitto, archive_url: str, tmp_path: Path) -> None:
+def test_a_network_cut_mid_shoe_loses_and_doubles_nothing(
+    broker: Mosquitto, archive_url: str, tmp_path: Path, keys: Keys
+) -> None:
     log = tmp_path / "floor.log"
     collector = serve_process(broker, archive_url, "floor-net", log, "--site", "s1")
     proxy = CuttableProxy(broker.port)
@@ -118,7 +122,10 @@ def test_a_network_cut_mid_shoe_loses_and_doubles_nothing(broker: Mosquitto, arc
         until(lambda: "subscribed" in log.read_text(), 30, "the collector to subscribe")
         h.tmp.mkdir()
         h.start_sim("--decks", "2", seed=11, pace="0.01")
-        h.start_daemon("--floor", f"mqtt://127.0.0.1:{proxy.port}", "--site", "s1", "--table-id", "t1")
+        h.start_daemon(
+            "--floor", f"mqtt://127.0.0.1:{proxy.port}", "--site", "s1", "--table-id", "t1",
+            *trusted(keys, archive_url, "t1"),
+        )  # fmt: skip
         until(lambda: archived_count(archive_url) >= 40, 60, "the first records archived")
         proxy.cut()  # mid-shoe
         cut_at = len(journal(h.journal))

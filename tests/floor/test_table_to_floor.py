@@ -14,12 +14,14 @@ import pytest
 
 from tests.e2e.harness import Harness
 from tests.floor.conftest import (
+    Keys,
     archived,
     archived_count,
     journal_of,
     serve_process,
     shoe_floor,
     stored_ack,
+    trusted,
     until,
 )
 from tests.servers import Mosquitto
@@ -32,7 +34,7 @@ def journal(path: Path) -> list[dict[str, object]]:
 
 
 def test_two_tables_two_collectors_one_killed_the_archive_is_every_journal(
-    broker: Mosquitto, archive_url: str, tmp_path: Path
+    broker: Mosquitto, archive_url: str, tmp_path: Path, keys: Keys
 ) -> None:
     logs = [tmp_path / "floor-a.log", tmp_path / "floor-b.log"]
     collectors = [serve_process(broker, archive_url, f"floor-{i}", log, "--site", "s1") for i, log in enumerate(logs)]
@@ -43,7 +45,9 @@ def test_two_tables_two_collectors_one_killed_the_archive_is_every_journal(
         for seed, h in enumerate(tables, start=3):
             h.tmp.mkdir()
             h.start_sim("--decks", "1", seed=seed, pace="0.005")
-            h.start_daemon("--floor", broker.url, "--site", "s1", "--table-id", h.tmp.name)
+            h.start_daemon(
+                "--floor", broker.url, "--site", "s1", "--table-id", h.tmp.name, *trusted(keys, archive_url, h.tmp.name)
+            )
         until(lambda: archived_count(archive_url) >= 60, 60, "the first records archived")
         collectors[0].send_signal(signal.SIGKILL)  # mid-shoe
         collectors[0].wait(10)
