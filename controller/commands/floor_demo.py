@@ -226,13 +226,29 @@ class Floor:
         self.wait(lambda: _listening(self.broker_port), f"{child.name} to listen on port {self.broker_port}")
 
     def start_collector(self) -> None:
+        """``shoe-floor serve`` with the floor's key (``floor.key``), each table's key enrolled first."""
+        self.enroll_tables()
         host, port = self.floor_bind
         cmd = [
             sys.executable, "-m", "floor.cli", "serve", "--broker", self.broker_url, "--archive", self.archive_url,
             "--site", SITE, "--client-id", "demo-floor", "--bind", f"{host}:{port}",
+            "--key", str(self.directory / "floor.key"),
         ]  # fmt: skip
         child = self.spawn("the collector (shoe-floor serve)", cmd, self.directory / "floor.log")
         self.wait(lambda: "subscribed" in _read(child.log), f"{child.name} to subscribe")
+
+    def enroll_tables(self) -> None:
+        """Each table's public key (``<table>/table.pub``) enrolled in the archive, as ``shoe-floor enroll``
+        does; a kept ``--dir`` has them already (a table whose key changed is enrolled with ``replace``)."""
+        from floor.archive import Archive
+
+        with Archive(self.archive_url) as archive:
+            keys = archive.table_keys()
+            current = {k.table: k.public_key for k in keys if k.current}
+            for table in self.tables:
+                public = (table.directory / "table.pub").read_text().strip()
+                if current.get(table.id) != public:
+                    archive.enroll(table.id, public, replace=any(k.table == table.id for k in keys))
 
     def start_tables(self) -> None:
         for table in self.tables:
