@@ -128,7 +128,7 @@ def admit_json(payload: bytes | bytearray | str, limits: Limits = DEFAULT_LIMITS
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise AdmissionError(f"message is not UTF-8 (byte {exc.start})") from None
+        raise AdmissionError(f"message is not JSON: not UTF-8 at byte {exc.start}") from None
     try:
         value = json.loads(text, parse_constant=_no_constant)
     except AdmissionError:
