@@ -772,18 +772,25 @@ class Archive:
 
 def _check_storable(record: TableRecord) -> None:
     """Refuse what neither database can hold, before it is sent (PostgreSQL refuses a NUL in text and jsonb
-    with an error that would abort the whole batch)."""
-    for name in ("table", "kind", "at", "prev", "hash"):
+    with an error that would abort the whole batch): a NUL or a lone surrogate in any string, an integer
+    outside 64 bits, a number that is not finite, a body nested past the admission's depth. The body's
+    canonical text says when the full walk is needed (an escape, a surrogate, a 19-digit run): rarely."""
+    for name in ("table", "kind", "at", "prev", "hash", "sig"):
         value = getattr(record, name)
-        if not isinstance(value, str) or "\x00" in value:
-            raise UnstorableRecord(record, f"field {name} is not text without NUL")
+        if (value is not None or name != "sig") and (not isinstance(value, str) or _SUSPECT_TEXT.search(value)):
+            raise UnstorableRecord(record, f"field {name} is not text without NUL or a lone surrogate")
     try:
-        check_value(
-            [record.seq, record.session, record.number, record.cause, record.sig, dict(record.body)],
-            MAX_DEPTH + 1,
-        )
-    except AdmissionError as exc:
-        raise UnstorableRecord(record, str(exc)) from None
+        text = canonical_json(record.body)
+        if "\\u" in text or _SUSPECT_TEXT.search(text) is not None or _LONG_RUN.search(text) is not None:
+            check_value(dict(record.body), MAX_DEPTH)
+        check_value([record.seq, record.session, record.number, record.cause])
+    except (AdmissionError, ValueError, TypeError, RecursionError) as exc:
+        raise UnstorableRecord(record, str(exc) or type(exc).__name__) from None
+
+
+#: What no stored text may hold (NUL, a surrogate), and a digit run long enough to be past 64 bits.
+_SUSPECT_TEXT = re.compile("[\x00\ud800-\udfff]")
+_LONG_RUN = re.compile("[0-9]{19}")
 
 
 def _json_or_none(value: Any) -> Any:

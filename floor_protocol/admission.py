@@ -49,6 +49,7 @@ __all__ = [
     "check_id",
     "check_record",
     "check_value",
+    "needs_walk",
 ]
 
 #: Default cap on a record's payload, bytes (the largest genuine record is about 1 KiB).
@@ -86,6 +87,8 @@ RECORD_FIELDS: dict[str, tuple[type, bool]] = {
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
 #: What no stored string may hold: NUL, or a surrogate (json.loads leaves only lone ones: pairs combine).
 _BAD_CHAR = re.compile("[\x00\ud800-\udfff]")
+#: A run of digits long enough to be an integer outside 64 bits (or a part of one).
+_LONG_NUMBER = re.compile(rb"[0-9]{19}")
 
 
 class AdmissionError(ValueError):
@@ -130,17 +133,35 @@ def admit_json(payload: bytes | bytearray | str, limits: Limits = DEFAULT_LIMITS
     except UnicodeDecodeError as exc:
         raise AdmissionError(f"message is not JSON: not UTF-8 at byte {exc.start}") from None
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
     except AdmissionError:
         raise
     except (ValueError, RecursionError) as exc:  # ValueError: bad JSON, or an integer of thousands of digits
         raise AdmissionError(f"message is not JSON: {exc!s:.120}") from None
-    check_value(value, limits.max_depth)
+    if needs_walk(data):
+        check_value(value, limits.max_depth)
+    return value
+
+
+def needs_walk(data: bytes) -> bool:
+    """Whether a decoded payload needs :func:`check_value`'s walk, or its bytes already prove it clean: a NUL
+    or a surrogate reaches a decoded string only through a ``\\u`` escape (raw control bytes are not JSON, a
+    raw surrogate is not UTF-8), and an integer outside 64 bits has 19 digits or more. The depth was scanned
+    and the floats checked while decoding. The fast path of every genuine record."""
+    return b"\\u" in data or _LONG_NUMBER.search(data) is not None
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise AdmissionError(f"a number is not finite: {text[:40]}")
     return value
 
 
 def _check_depth(data: bytes, max_depth: int) -> None:
     """Nesting of arrays and objects outside strings, without recursion (before json.loads would)."""
+    if data.count(b"[") + data.count(b"{") <= max_depth:
+        return  # not enough brackets to nest deeper, wherever they are
     depth = 0
     for m in _TOKEN.finditer(data):
         token = m.group()

@@ -31,6 +31,7 @@ from floor_protocol.admission import (
     admit_json,
     check_id,
     check_record,
+    check_value,
 )
 from tests.game.strategies import inputs
 
@@ -209,3 +210,36 @@ def test_a_genuine_envelope_passes_and_ids_are_the_configurations() -> None:
 def test_limits_are_positive() -> None:
     with pytest.raises(ValueError, match="positive"):
         Limits(max_bytes=0)
+
+
+tricky_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**64), max_value=2**64)
+    | st.floats()
+    | st.text(st.sampled_from(["a", "\x00", "\ud800", "\udfff", "é", "\\", '"', "[", "\U0001f0a1"]), max_size=6),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(st.sampled_from(["k", "\x00", "\ud800", "é"]), max_size=3), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(tricky_values, st.booleans())
+def test_the_fast_path_refuses_exactly_what_the_walk_refuses(value: Any, ascii_only: bool) -> None:
+    """admit_json skips the walk when the bytes prove it needless (no \\u escape, no 19-digit run): it must
+    refuse exactly the values the walk refuses, whichever way the JSON was written."""
+    payload = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    try:
+        check_value(value)
+        walked = True
+    except AdmissionError:
+        walked = False
+    try:
+        admit_json(payload, Limits(max_bytes=1_000_000))
+        admitted = True
+    except AdmissionError:
+        admitted = False
+    assert admitted == walked, payload[:200]
