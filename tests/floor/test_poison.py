@@ -216,3 +216,35 @@ def test_a_record_the_database_refuses_is_refused_alone_and_the_rest_of_its_batc
     table.publish(journal_records[14:15])  # the table sends it again from its ack
     table.wait_ack("T1", 30)
     assert archived(archive_url, "T1") == [json.loads(r.to_json()) for r in journal_records[:30]]
+
+
+def test_any_exception_admitting_one_message_is_its_refusal_not_the_collectors_end(
+    journal_records: list[TableRecord],
+    table: Table,
+    collector: Callable[..., InProcess],
+    archive_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Defence in depth: whatever admission misses and throws on (a bug, forced here for record 5 alone) is
+    that message's refusal, counted and alerted, and the collector goes on with the rest."""
+    chain_ok = TableRecord.chain_ok
+
+    def broken(record: TableRecord) -> bool:
+        if record.seq == 5:
+            raise KeyError("a bug")
+        return chain_ok(record)
+
+    monkeypatch.setattr(TableRecord, "chain_ok", broken)
+    c = collector(gap_grace=60.0)
+    table.publish(journal_records[:10])
+    table.wait_ack("T1", 4)
+    until(lambda: c.collector.stats.received >= 10, 30, "every message to be taken")
+    assert c.thread.is_alive()
+    assert c.collector.stats.refused == 1
+    assert [r["seq"] for r in archived(archive_url, "T1")] == [1, 2, 3, 4, 6, 7, 8, 9, 10]
+    with Archive(archive_url) as a:
+        [alert] = [x for x in a.alerts("T1") if x.kind == AlertKind.REFUSED]
+        assert "could not be admitted: KeyError" in alert.detail
+    monkeypatch.setattr(TableRecord, "chain_ok", chain_ok)
+    table.publish(journal_records[4:5])
+    table.wait_ack("T1", 10)
