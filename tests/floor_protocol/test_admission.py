@@ -243,3 +243,13 @@ def test_the_fast_path_refuses_exactly_what_the_walk_refuses(value: Any, ascii_o
     except AdmissionError:
         admitted = False
     assert admitted == walked, payload[:200]
+
+
+def test_admission_imports_nothing_of_the_core_that_imports_it() -> None:
+    """controller.game.records imports floor_protocol.admission: the arrow may not point back (a cycle)."""
+    from tests.test_architecture import ROOT as REPO
+    from tests.test_architecture import imports
+
+    ours = [n for n in imports(REPO / "floor_protocol" / "admission.py") if n.split(".")[0] in ("controller", "floor")]
+    assert ours == []
+    assert {n for n in imports(REPO / "floor_protocol" / "topics.py") if n.startswith(("controller", "floor"))} == set()
