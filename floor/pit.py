@@ -46,6 +46,7 @@ from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.archive import Archive
+from floor.pit_intake import Refused, read_alert, read_record, read_status
 from floor_protocol.addresses import parse_broker
 from floor_protocol.state import StateError, TableStateMessage, parse_state
 from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
@@ -69,6 +70,10 @@ FEED_SIZE = 100
 TILE_COLUMNS = 16
 #: Advantage flags kept per table (a table offers a handful of wagers).
 MAX_FLAGS = 16
+#: The messages the pit refuses when they are not of their shape (``refused_<name>`` in ``stats``).
+REFUSED_MESSAGES = ("state", "status", "record", "alert")
+#: Errors while handling a message are logged at most this often (seconds); every one is counted.
+ERROR_LOG_EVERY = 60.0
 #: Coups a table page lists for the current and the previous shoe (regulators ask for at least 10).
 PAGE_COUPS = 200
 
@@ -107,6 +112,7 @@ class _Tile:
         self.advantage: dict[str, dict[str, Any]] = {}
         self.updated: int | None = None
         self.json = ""
+        self.encode()  # a tile made by a message it then refused is still shown (and the snapshot still JSON)
 
     def follow_state(self, state: TableStateMessage) -> None:
         self.state = {
@@ -162,6 +168,7 @@ class _Tile:
                 "updated": self.updated,
             },
             separators=(",", ":"),
+            allow_nan=False,
         )
 
 
@@ -196,6 +203,9 @@ class Pit:
         self._client: mqtt.Client | None = None
         self._network: NetworkLoop | None = None  # paho's loop, on a thread of ours (mqttloop)
         self._server: Any = None
+        self._last_error_log = -ERROR_LOG_EVERY  # when an error was last logged (monotonic)
+        self._refused_shown = 0  # the refused count the published snapshot shows
+        self._refused_at = -1.0  # when a refusal last published one (monotonic)
         self.load()
 
     # -- history from the archive ------------------------------------------------------------------
@@ -221,12 +231,35 @@ class Pit:
 
     # -- live from the broker (paho's thread) --------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:
+        """Take one message off the broker. Never raises: a message it refuses (floor.pit_intake) is counted in
+        ``refused_<what>``; anything that goes wrong while handling one is counted in ``errors`` and logged at
+        most once a minute, and the next message is handled as if nothing had happened."""
+        try:
+            self._take(topic, payload)
+        except Exception as exc:  # a bug, or something no check foresaw: this message only
+            self.stats["errors"] += 1
+            now = time.monotonic()
+            if now - self._last_error_log >= ERROR_LOG_EVERY:
+                self._last_error_log = now
+                log.error(
+                    "pit: a message on %.120s could not be handled (%d so far; said at most once a minute)",
+                    topic,
+                    self.stats["errors"],
+                    exc_info=exc,
+                )
+
+    def _refused(self, what: str, table: str, why: object) -> None:
+        self.stats[f"refused_{what}"] += 1
+        self.stats["refused"] += 1
+        log.debug("pit: a %s message of table %.100s refused: %s", what, table, why)
+
+    def _take(self, topic: str, payload: bytes) -> None:
         where = parse_topic(topic)
         if where is None:
             return
         with self._lock:
             if where.leaf is None:  # the floor's alert topic
-                self._alert(payload)
+                changed = self._alert(payload)
             else:
                 tile = self._tile(where.site, where.table)
                 if tile is None:
@@ -234,10 +267,17 @@ class Pit:
                         return
                     self._ignored.add(where.table)  # a table with no tile: counted once, shown on the page
                     self.stats["tables_ignored"] = len(self._ignored)
-                elif not self._follow(tile, where.leaf, payload):
-                    return
+                    changed = True
                 else:
-                    tile.encode()
+                    changed = self._follow(tile, where.leaf, payload)
+                    if changed:
+                        tile.encode()
+            if not changed:
+                # A refusal changes only the count the page shows: said at most once a second, so that a
+                # flood of junk does not become a flood of snapshots to every page.
+                if self.stats["refused"] == self._refused_shown or time.monotonic() - self._refused_at < 1.0:
+                    return
+                self._refused_at = time.monotonic()
             self._publish()
 
     def _tile(self, site: str, table: str) -> _Tile | None:
@@ -250,8 +290,13 @@ class Pit:
         return tile
 
     def _follow(self, tile: _Tile, leaf: Leaf, payload: bytes) -> bool:
+        """Whether ``tile`` changed (False: the message is refused, or not one the pit follows)."""
         if leaf is Leaf.STATUS:
-            tile.status = "online" if payload == b"online" else "offline"
+            try:
+                tile.status = read_status(payload)
+            except Refused as exc:
+                self._refused("status", tile.table, exc)
+                return False
             return True
         if leaf is Leaf.STATE:
             try:
@@ -259,54 +304,62 @@ class Pit:
                 if state.table != tile.table:
                     raise StateError(f"the state of table {state.table!r} on the topic of {tile.table!r}")
             except StateError as exc:
-                self.stats["unreadable"] += 1
-                log.debug("pit: a state message of table %s refused: %s", tile.table, exc)
+                self._refused("state", tile.table, exc)
                 return False
             tile.follow_state(state)
             return True
         if leaf is not Leaf.RECORD:
             return False
         try:
-            data = json.loads(payload)
-        except (ValueError, UnicodeDecodeError):
-            self.stats["unreadable"] += 1
+            record = read_record(payload, tile.table)
+        except Refused as exc:
+            self._refused("record", tile.table, exc)
             return False
-        if not isinstance(data, dict):
-            self.stats["unreadable"] += 1
-            return False
-        if isinstance(data.get("body"), dict):
-            tile.follow_record(str(data.get("kind")), data["body"])
-            return True
-        return False
+        tile.follow_record(record.kind, record.body)
+        return True
 
-    def _alert(self, payload: bytes) -> None:
+    def _alert(self, payload: bytes) -> bool:
+        """Whether the feed changed (False: refused, or an alert it already shows)."""
         try:
-            item = json.loads(payload)
-        except (ValueError, UnicodeDecodeError):
-            self.stats["unreadable"] += 1
-            return
-        if not isinstance(item, dict) or not isinstance(item.get("table"), str):
-            self.stats["unreadable"] += 1
-            return
-        if item.get("id") is not None and any(seen.get("id") == item["id"] for seen in self.feed):
-            return  # said again (an alert is published at least once): the pit shows it once
+            item = read_alert(payload)
+        except Refused as exc:
+            self._refused("alert", "floor", exc)
+            return False
+        if item["id"] is not None and any(seen.get("id") == item["id"] for seen in self.feed):
+            return False  # said again (an alert is published at least once): the pit shows it once
         self.feed.append(item)
-        self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"))
-        record = item.get("record")
+        self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"), allow_nan=False)
+        record = item["record"]
         tile = self.tiles.get(item["table"])
-        if tile is not None and isinstance(record, dict) and isinstance(record.get("body"), dict):
-            tile.follow_record(str(record.get("kind")), record["body"])
+        if tile is not None and record is not None:
+            tile.follow_record(record["kind"], record["body"])
             tile.encode()
+        return True
 
     def _publish(self) -> None:
         self._version += 1
         tiles = ",".join(self.tiles[t].json for t in sorted(self.tiles))
         ignored = self.stats["tables_ignored"]
+        self._refused_shown = refused = self.stats["refused"]
         body = (
-            f'{{"version":{self._version},"ts_ms":{self.wall_ms()},"ignored":{ignored},'
+            f'{{"version":{self._version},"ts_ms":{self.wall_ms()},"ignored":{ignored},"refused":{refused},'
             f'"tables":[{tiles}],"feed":{self._feed_json}}}'
         )
         self.board.publish_body(self._version, body.encode())
+
+    def metrics(self) -> bytes:
+        """The pit's own counters in Prometheus' text format (``/metrics``, before the collector's)."""
+        stats = self.stats
+        lines = [
+            "# HELP shoe_floor_pit_refused_total messages the pit refused (not of their shape), by message",
+            "# TYPE shoe_floor_pit_refused_total counter",
+            *(f'shoe_floor_pit_refused_total{{message="{m}"}} {stats[f"refused_{m}"]}' for m in REFUSED_MESSAGES),
+            "# HELP shoe_floor_pit_errors_total messages whose handling failed (logged at most once a minute)",
+            "# TYPE shoe_floor_pit_errors_total counter",
+            f"shoe_floor_pit_errors_total {stats['errors']}",
+            "",
+        ]
+        return "\n".join(lines).encode()
 
     def snapshot(self) -> dict[str, Any]:
         return dict(json.loads(self.board.current()[1]))
@@ -428,8 +481,9 @@ class _PitHandler(BoardHandler):
             self._json(HTTPStatus.OK, pit.snapshot()["feed"], head)
         elif path == "/events":
             self._events(head)
-        elif path == "/metrics" and server.metrics is not None:
-            self._send(HTTPStatus.OK, server.metrics(), "text/plain; version=0.0.4; charset=utf-8", head=head)
+        elif path == "/metrics":
+            text = pit.metrics() + (server.metrics() if server.metrics is not None else b"")
+            self._send(HTTPStatus.OK, text, "text/plain; version=0.0.4; charset=utf-8", head=head)
         elif path.startswith("/api/table/"):
             self._table(unquote(path[len("/api/table/") :]), parse_qs(query), head)
         else:
