@@ -7,6 +7,11 @@ Read-only. Live data comes from the broker on the pit's own (non-shared) subscri
     baccarat/+/+/record   every record a table publishes (last result, advantage flags, new shoe)
     baccarat/+/floor/alert  the floor's alerts (surveillance, gaps, broken links ...)
 
+Each message is read into its shape first (state by :mod:`floor_protocol.state`, the others by
+:mod:`floor.pit_intake`) or refused and counted (``refused_<what>`` in ``stats``, on ``/metrics`` and in the
+snapshot's ``refused``); whatever goes wrong while handling one message is caught, counted (``errors``) and
+logged at most once a minute, so paho's callback, and with it the pit, never stops (docs/floor.md).
+
 History comes from the archive (:class:`~floor.archive.Archive`): the last result and advantage flags at start,
 the initial alert feed, and everything on a table page (roads, coups with their cards, recall, alarm log, the
 edge of each wager over the shoe).

@@ -9,6 +9,7 @@ import json
 import logging
 import re
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,6 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.game.records import TableRecord
-from floor import pit as pit_module
 from floor.archive import Archive
 from floor.pit import Pit
 from floor.pit_intake import MAX_RECORD_BYTES, Refused, read_alert, read_record, read_status
@@ -26,14 +26,14 @@ from tests.pitload import Floor, SimTable
 from tests.servers import Mosquitto
 from tests.waiting import until
 
-RECORD = {
+RECORD: dict[str, Any] = {
     "v": 2, "table": "T1", "seq": 7, "kind": "coup", "at": "2026-11-30T12:00:00.000Z", "session": 1, "number": 3,
     "cause": 6, "prev": "0" * 64, "hash": "1" * 64,
     "body": {"shoe": 1, "coup": 4, "declared": True, "void": False, "winner": "banker", "player": ["2S", "3H"],
              "banker": ["9D", "KC"], "player_total": 5, "banker_total": 9, "natural": True},
 }  # fmt: skip
-ADVANTAGE = {"bet": "banker", "ev": 0.012, "shoe": 1, "coup": 2, "cards_left": 300}
-ALERT = {"v": 1, "id": 5, "at": "2026-11-30T12:00:00.000Z", "site": "s1", "table": "T1", "seq": 7,
+ADVANTAGE: dict[str, Any] = {"bet": "banker", "ev": 0.012, "shoe": 1, "coup": 2, "cards_left": 300}
+ALERT: dict[str, Any] = {"v": 1, "id": 5, "at": "2026-11-30T12:00:00.000Z", "site": "s1", "table": "T1", "seq": 7,
          "kind": "advantage", "detail": "banker +1.2%", "record": None, "extra": {}}  # fmt: skip
 
 
@@ -83,6 +83,10 @@ class Publisher:
         self.network.stop()
 
 
+def counted(pit: Pit, **at_least: int) -> Callable[[], bool]:
+    return lambda: all(pit.stats[k] >= n for k, n in at_least.items())
+
+
 def metric(base: str, name: str) -> float:
     with urllib.request.urlopen(base + "/metrics", timeout=10) as r:
         text = r.read().decode()
@@ -111,7 +115,7 @@ def test_junk_on_every_topic_is_refused_and_counted_and_the_pit_follows_on_after
             pit.start(("127.0.0.1", 0), broker.url)
             host, port = pit.address
             base = f"http://{host}:{port}"
-            until(lambda p=pit: p.stats["refused_state"] >= 2 and p.stats["refused_status"] >= 1, 20, "retained junk")
+            until(counted(pit, refused_state=2, refused_status=1), 20, "the retained junk refused")
             for payload in JUNK_RECORDS:
                 junk.send("baccarat/s1/T1/record", payload)
             for payload in JUNK_ALERTS:
@@ -130,8 +134,9 @@ def test_junk_on_every_topic_is_refused_and_counted_and_the_pit_follows_on_after
 
             until(shown, 20, f"T1's tile at coup {last['coup']} and the genuine alert, after restart {restart}")
             assert pit._network is not None and pit._network.running
-            until(lambda pit=pit: pit.stats["refused_record"] == len(JUNK_RECORDS), 10, "every junk record refused")
-            until(lambda pit=pit: pit.stats["refused_alert"] == len(JUNK_ALERTS), 10, "every junk alert refused")
+            until(
+                counted(pit, refused_record=len(JUNK_RECORDS), refused_alert=len(JUNK_ALERTS)), 10, "all junk refused"
+            )
             assert pit.stats["errors"] == 0
             with urllib.request.urlopen(base + "/api/pit", timeout=10) as r:
                 snap = strict(r.read())  # the page's JSON: no NaN, nothing of the junk
@@ -159,14 +164,14 @@ def test_an_exception_while_handling_a_message_is_counted_logged_once_a_minute_a
     Archive(url).close()
     pit = Pit(url)
     try:
-        real = pit_module.read_record
+        real = read_record
 
         def broken(payload: bytes, table: str) -> TableRecord:
             if b"boom" in payload:
                 raise RuntimeError("boom")
             return real(payload, table)
 
-        monkeypatch.setattr(pit_module, "read_record", broken)
+        monkeypatch.setattr("floor.pit.read_record", broken)
         with caplog.at_level(logging.ERROR, logger="shoe-floor.pit"):
             for _ in range(3):
                 pit.on_message("baccarat/s1/T1/record", b"boom")
