@@ -64,6 +64,7 @@ STATIC_FILES: Mapping[str, str] = {
     "pit.html": "text/html; charset=utf-8",
     "table.html": "text/html; charset=utf-8",
     "pit.css": "text/css; charset=utf-8",
+    "items.js": "text/javascript; charset=utf-8",
     "pit.js": "text/javascript; charset=utf-8",
     "table.js": "text/javascript; charset=utf-8",
 }
