@@ -278,6 +278,8 @@ class Pit:
                     changed = self._follow(tile, where.leaf, payload)
                     if changed:
                         tile.encode()
+                        tile.site = where.site
+                        self.tiles[where.table] = tile  # a new table gets its tile with its first message taken
             if not changed:
                 # A refusal changes only the count the page shows: said at most once a second, so that a
                 # flood of junk does not become a flood of snapshots to every page.
@@ -287,12 +289,12 @@ class Pit:
             self._publish()
 
     def _tile(self, site: str, table: str) -> _Tile | None:
+        """The table's tile, or a new one (kept once a message for it is taken), or None past MAX_TABLES."""
         tile = self.tiles.get(table)
         if tile is None:
             if len(self.tiles) >= MAX_TABLES or not valid_table(table):
                 return None
-            tile = self.tiles[table] = _Tile(site, table)
-        tile.site = site
+            tile = _Tile(site, table)
         return tile
 
     def _follow(self, tile: _Tile, leaf: Leaf, payload: bytes) -> bool:

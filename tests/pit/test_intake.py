@@ -140,6 +140,7 @@ def test_junk_on_every_topic_is_refused_and_counted_and_the_pit_follows_on_after
             assert pit.stats["errors"] == 0
             with urllib.request.urlopen(base + "/api/pit", timeout=10) as r:
                 snap = strict(r.read())  # the page's JSON: no NaN, nothing of the junk
+            assert [t["table"] for t in snap["tables"]] == ["T1"]  # junk alone makes no tile (T2)
             tile = next(t for t in snap["tables"] if t["table"] == "T1")
             assert tile["status"] == "online" and tile["last"]["player"] == last["player"]
             assert all(f["kind"] == "advantage" and f["id"] >= 100 for f in snap["feed"])
