@@ -77,7 +77,7 @@ TILE_COLUMNS = 16
 #: Advantage flags kept per table (a table offers a handful of wagers).
 MAX_FLAGS = 16
 #: The messages the pit refuses when they are not of their shape (``refused_<name>`` in ``stats``).
-REFUSED_MESSAGES = ("state", "status", "record", "alert")
+REFUSED_MESSAGES = ("state", "status", "record", "alert", "topic")
 #: Errors while handling a message are logged at most this often (seconds); every one is counted.
 ERROR_LOG_EVERY = 60.0
 #: Coups a table page lists for the current and the previous shoe (regulators ask for at least 10).
@@ -254,6 +254,14 @@ class Pit:
                     exc_info=exc,
                 )
 
+    def _on_mqtt_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        try:
+            topic = message.topic  # paho decodes it here (UTF-8)
+        except UnicodeDecodeError:
+            self._refused("topic", "?", "a topic that is not UTF-8")
+            return
+        self.on_message(topic, bytes(message.payload))
+
     def _refused(self, what: str, table: str, why: object) -> None:
         self.stats[f"refused_{what}"] += 1
         self.stats["refused"] += 1
@@ -424,7 +432,8 @@ class Pit:
         if username:
             client.username_pw_set(username, password)
         client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in PIT_FILTERS])
-        client.on_message = lambda c, u, m: self.on_message(m.topic, bytes(m.payload))
+        client.on_message = self._on_mqtt_message
+        client.suppress_exceptions = True  # and should a callback raise after all, paho logs it and goes on
         client.reconnect_delay_set(1, 10)
         client.connect_async(b.host, b.port)
         self._network = NetworkLoop(client, "pit-mqtt")
@@ -440,6 +449,8 @@ class Pit:
         if self._network is not None:
             self._network.stop()
             self._network = None
+        if self.stats["refused"] or self.stats["errors"]:
+            log.info("pit: messages: %s", ", ".join(f"{k} {v}" for k, v in sorted(self.stats.items()) if v))
         self._client = None
         self.board.close()
         server, self._server = self._server, None

@@ -185,6 +185,17 @@ def test_an_exception_while_handling_a_message_is_counted_logged_once_a_minute_a
         pit.close()
 
 
+def test_a_topic_that_is_not_utf8_is_refused_not_raised(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/archive.db"
+    Archive(url).close()
+    pit = Pit(url)
+    try:
+        pit._on_mqtt_message(None, None, mqtt.MQTTMessage(topic=b"baccarat/s1/T\xff/state"))  # paho's callback
+        assert pit.stats["refused_topic"] == 1 and pit.stats["errors"] == 0
+    finally:
+        pit.close()
+
+
 def test_every_record_of_a_real_journal_is_taken(journal: list[TableRecord]) -> None:
     for r in journal:
         assert read_record(r.to_json().encode(), r.table).seq == r.seq
