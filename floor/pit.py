@@ -51,7 +51,7 @@ from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.archive import Archive
-from floor.pit_intake import Refused, read_alert, read_record, read_status
+from floor.pit_intake import Refused, followable, read_alert, read_record, read_status
 from floor_protocol.addresses import parse_broker
 from floor_protocol.state import StateError, TableStateMessage, parse_state
 from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
@@ -347,7 +347,7 @@ class Pit:
         self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"), allow_nan=False)
         record = item["record"]
         tile = self.tiles.get(item["table"])
-        if tile is not None and record is not None:
+        if tile is not None and record is not None and followable(record):
             tile.follow_record(record["kind"], record["body"])
             tile.encode()
         return True

@@ -10,7 +10,9 @@ The pit (:mod:`floor.pit`) follows four kinds of message, each from whoever can 
   of their type and in range (cards are card tokens, totals 0-9, ``ev`` a finite number ...);
 * ``alert``: :func:`read_alert`, at most :data:`MAX_ALERT_BYTES`, the feed's shape
   (:class:`floor.archive.FeedItem`: ``v``, ``id``, ``at``, ``site``, ``table``, ``seq``, ``kind``, ``detail``,
-  ``record``, ``extra``), its ``record`` None or a record read as above.
+  ``record``, ``extra``), its ``record`` None or a :class:`~controller.game.records.TableRecord`. The record an
+  alert names may be the very record that was wrong (a ``conflict``): the alert is shown with it, and the pit
+  lets it change a tile only when :func:`followable` (its body passes the checks above).
 
 Anything else raises :class:`Refused` with a one-line reason; the pit counts it and goes on. The size is checked
 before anything is parsed; nesting deeper than the JSON reader takes, a number too long to read, invalid UTF-8
@@ -29,7 +31,16 @@ from controller.game.coup import Winner
 from controller.game.records import RecordError, RecordKind, TableRecord
 from controller.game.rules import Bet
 
-__all__ = ["MAX_ALERT_BYTES", "MAX_RECORD_BYTES", "STATUSES", "Refused", "read_alert", "read_record", "read_status"]
+__all__ = [
+    "MAX_ALERT_BYTES",
+    "MAX_RECORD_BYTES",
+    "STATUSES",
+    "Refused",
+    "followable",
+    "read_alert",
+    "read_record",
+    "read_status",
+]
 
 #: Longest ``record`` payload read (a shoe's start record with its ruleset is about 1 KiB).
 MAX_RECORD_BYTES: Final = 16 * 1024
@@ -138,6 +149,15 @@ def _record(data: Any, table: str | None) -> TableRecord:
     return record
 
 
+def followable(record: Mapping[str, Any]) -> bool:
+    """Whether an alert's record (a :class:`TableRecord` dict) has a body the pit may show on a tile."""
+    try:
+        _body(str(record["kind"]), record["body"])
+    except Refused:
+        return False
+    return True
+
+
 def read_record(payload: bytes, table: str) -> TableRecord:
     """The record on ``table``'s record topic, or :class:`Refused` (see the module's notes)."""
     return _record(_json(payload, MAX_RECORD_BYTES), table)
@@ -182,7 +202,10 @@ def read_alert(payload: bytes) -> dict[str, Any]:
         raise Refused("extra: not a JSON object")
     record = item.get("record")
     if record is not None:
-        _record(record, None)
+        try:
+            TableRecord.from_dict(record)
+        except RecordError as exc:
+            raise Refused(f"record: {exc}") from None
     return {
         "v": item["v"],
         "id": item.get("id"),

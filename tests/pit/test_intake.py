@@ -65,7 +65,7 @@ JUNK_ALERTS = [
     json.dumps({**ALERT, "kind": 5}).encode(),
     json.dumps({**ALERT, "id": [1]}).encode(),
     b'{"table":"T1","record":' + b"[" * 6000 + b"]" * 6000 + b"}",
-    json.dumps({**ALERT, "id": 6, "record": {**RECORD, "body": {**RECORD["body"], "banker": "KC"}}}).encode(),
+    json.dumps({**ALERT, "id": 6, "record": {**RECORD, "kind": "tally"}}).encode(),
 ]
 
 
@@ -239,13 +239,29 @@ def test_a_record_not_of_its_shape_is_refused_with_the_reason(payload: bytes, sa
         ({**ALERT, "at": "yesterday"}, "at"),
         ({**ALERT, "detail": ["x"]}, "detail"),
         ({**ALERT, "extra": []}, "extra"),
-        ({**ALERT, "record": {**RECORD, "body": {**RECORD["body"], "player": [1, 2]}}}, "player"),
+        ({**ALERT, "record": {**RECORD, "seq": "7"}}, "record: record field seq is not int"),
         ({**ALERT, "record": "a record"}, "a record is a JSON object"),
     ],
 )
 def test_an_alert_not_of_the_feeds_shape_is_refused(item: dict[str, Any], says: str) -> None:
     with pytest.raises(Refused, match=re.escape(says)):
         read_alert(json.dumps(item).encode())
+
+
+def test_an_alert_naming_a_malformed_record_is_shown_and_leaves_the_tile_alone(tmp_path: Path) -> None:
+    """A conflict alert names the record that was wrong: the floor sees the alert, the tile is not changed."""
+    url = f"sqlite:///{tmp_path}/archive.db"
+    Archive(url).close()
+    pit = Pit(url)
+    try:
+        pit.on_message("baccarat/s1/T1/record", json.dumps(RECORD).encode())
+        wrong = {**RECORD, "body": {**RECORD["body"], "coup": 5, "player": [1, 2]}}
+        pit.on_message("baccarat/s1/floor/alert", json.dumps({**ALERT, "kind": "conflict", "record": wrong}).encode())
+        snap = strict(pit.board.current()[1])
+        assert [f["kind"] for f in snap["feed"]] == ["conflict"] and snap["feed"][0]["record"] == wrong
+        assert snap["tables"][0]["last"]["coup"] == 4 and snap["tables"][0]["last"]["player"] == ["2S", "3H"]
+    finally:
+        pit.close()
 
 
 def test_an_alert_of_the_feeds_shape_is_taken_as_it_is() -> None:
