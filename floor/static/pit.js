@@ -191,7 +191,7 @@
     const online = s.tables.filter((t) => t.link === "online").length;
     $("summary").textContent = s.tables.length + " tables, " + online + " online" +
       (Number.isInteger(s.ignored) && s.ignored ? ", " + s.ignored + " ignored (too many)" : "") +
-      (Number.isInteger(s.refused) && s.refused ? ", " + s.refused + " messages refused" : "");
+      (Number.isInteger(s.refused) && s.refused ? ", " + s.refused + (s.refused === 1 ? " message" : " messages") + " refused" : "");
     items.note($("skipped"), skipped);
     stats.skipped = skipped;
     document.body.dataset.version = String(s.version);

@@ -33,6 +33,8 @@ def pit(tmp_path: Path) -> Iterator[Pit]:
             p.on_message(f"baccarat/s1/{table}/status", b"online")
             p.on_message(f"baccarat/s1/{table}/record", json.dumps({**RECORD, "table": table}).encode())
         p.on_message("baccarat/s1/floor/alert", json.dumps(ALERT).encode())
+        for junk in (b'{"shoe":1,"alarms":5}', b"[" * 6000):  # refused by the server: counted in the header
+            p.on_message("baccarat/s1/T1/state", junk)
         yield p
     finally:
         p.close()
@@ -71,12 +73,16 @@ def test_the_pit_page_skips_malformed_tiles_and_alerts_and_draws_the_rest(browse
         assert page.locator(".tile").evaluate_all("es => es.map(e => e.dataset.table)") == ["T1", "T2"]
         assert "Banker 5-9" in page.locator('.tile[data-table="T2"] .result').text_content()
         assert page.locator('[data-testid="feed"] li').count() == 1
+        # The second refusal came within a second of the first: a refusal alone publishes at most once a second,
+        # and the count catches up with the next snapshot.
+        assert page.locator('[data-testid="summary"]').text_content() == "2 tables, 2 online, 1 message refused"
         note = page.locator('[data-testid="skipped"]')
         assert note.is_visible() and note.text_content().startswith(f"{len(bad_tiles) + len(bad_alerts)} items skipped")
         # The next snapshot, well-formed: drawn, and the note goes.
         pit.on_message("baccarat/s1/T3/status", b"online")
         page.wait_for_function("() => document.querySelectorAll('.tile').length === 3", timeout=15_000)
         assert not note.is_visible()
+        assert page.locator('[data-testid="summary"]').text_content() == "3 tables, 3 online, 2 messages refused"
         assert errors == []
     finally:
         page.close()
