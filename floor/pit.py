@@ -51,7 +51,7 @@ from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.archive import Archive
-from floor.pit_intake import Refused, followable, read_alert, read_record, read_status
+from floor.pit_intake import Refused, body_ok, followable, read_alert, read_record, read_status
 from floor_protocol.addresses import parse_broker
 from floor_protocol.state import StateError, TableStateMessage, parse_state
 from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
@@ -227,9 +227,11 @@ class Pit:
             for table in tables:
                 tile = self.tiles.setdefault(table, _Tile("", table))
                 for kind, body in current[table]:
-                    tile.follow_record(kind, body)
+                    if body_ok(kind, body):
+                        tile.follow_record(kind, body)
                 for coup in lasts[table]:
-                    tile.follow_record("coup", coup)
+                    if body_ok(RecordKind.COUP, coup):
+                        tile.follow_record(RecordKind.COUP, coup)
                 tile.encode()
             self.feed.extend(reversed(feed[:FEED_SIZE]))  # the deque holds oldest first
             self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"))
@@ -382,20 +384,26 @@ class Pit:
 
     # -- a table page (the HTTP threads; one archive connection, taken in turn) -------------------------
     def table_page(self, table: str) -> dict[str, Any] | None:
+        """A table page's data. What the archive holds that is not of its shape (a table's own key can sign
+        anything) is left out and counted in ``skipped``; the roads and edges are drawn from the rest."""
         with self.archive_lock:
             shoes = self.archive.shoes(table)
             if not shoes and table not in self.tiles:
                 return None
-            out: dict[str, Any] = {"table": table, "shoes": shoes, "current": None, "previous": None}
+            out: dict[str, Any] = {"table": table, "shoes": shoes, "current": None, "previous": None, "skipped": 0}
             for key, shoe in zip(("current", "previous"), reversed(shoes[-2:]), strict=False):
                 records = self.archive.shoe_records(table, shoe)
-                coups = [c for c in self.archive.shoe_coups(table, shoe)][-PAGE_COUPS:]
+                listed = [c for c in self.archive.shoe_coups(table, shoe)][-PAGE_COUPS:]
+                coups = [c for c in listed if body_ok(RecordKind.COUP, c)]
+                alarms = [b for k, b in records if k == RecordKind.ALARM][-100:]
+                good = [(k, b) for k, b in records if body_ok(k, b)]
+                out["skipped"] += len(listed) - len(coups) + len(records) - len(good)
                 out[key] = {
                     "shoe": shoe,
                     "coups": coups,
-                    "roads": roads_layout(compute_roads(c for c in coups if c["declared"] and not c["void"])),
-                    "alarms": [b for k, b in records if k == "alarm"][-100:],
-                    "edges": edges_of(records),
+                    "roads": _roads(coups),
+                    "alarms": [b for b in alarms if body_ok(RecordKind.ALARM, b)],
+                    "edges": _edges(good),
                 }
             out["alerts"] = initial_feed(self.archive, 100, table)
         return out
@@ -457,6 +465,23 @@ class Pit:
         if server is not None:
             server.stop()
         self.archive.close()
+
+
+def _roads(coups: list[dict[str, Any]]) -> dict[str, Any]:
+    """The roads of a shoe's coups (checked ones: a winner the roads cannot read leaves the roads empty)."""
+    try:
+        return roads_layout(compute_roads(c for c in coups if c["declared"] and not c["void"]))
+    except RoadError:
+        return roads_layout(compute_roads(()))
+
+
+def _edges(records: list[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] | None:
+    """:func:`edges_of`, or None when the shoe's records cannot give them (a ruleset the core cannot read)."""
+    try:
+        return edges_of(records)
+    except (ValueError, TypeError, KeyError, ArithmeticError) as exc:
+        log.debug("pit: no edges for a shoe: %r", exc)
+        return None
 
 
 def edges_of(records: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] | None:

@@ -36,6 +36,7 @@ __all__ = [
     "MAX_RECORD_BYTES",
     "STATUSES",
     "Refused",
+    "body_ok",
     "followable",
     "read_alert",
     "read_record",
@@ -149,13 +150,25 @@ def _record(data: Any, table: str | None) -> TableRecord:
     return record
 
 
-def followable(record: Mapping[str, Any]) -> bool:
-    """Whether an alert's record (a :class:`TableRecord` dict) has a body the pit may show on a tile."""
+def body_ok(kind: str, body: Mapping[str, Any]) -> bool:
+    """Whether a record's body has the fields the pit shows of their type and in range (a coup as the archive
+    lists it, ``history --json``'s shape, included). The archive holds what a table sent and signed: the pit
+    checks what it reads from there too."""
     try:
-        _body(str(record["kind"]), record["body"])
+        _body(kind, body)
+        if kind == RecordKind.ALARM:
+            for key in ("alarm", "name", "detail", "text"):
+                if body.get(key) is not None and not isinstance(body[key], str):
+                    raise Refused(f"{key}: not a text")
     except Refused:
         return False
     return True
+
+
+def followable(record: Mapping[str, Any]) -> bool:
+    """Whether an alert's record (a :class:`TableRecord` dict) has a body the pit may show on a tile."""
+    body = record.get("body")
+    return isinstance(body, Mapping) and body_ok(str(record.get("kind")), body)
 
 
 def read_record(payload: bytes, table: str) -> TableRecord:

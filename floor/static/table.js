@@ -157,7 +157,7 @@
     let data;
     try { data = await resp.json(); } catch (e) { data = null; }
     if (!items.isObj(data)) { items.note($("skipped"), 1); $("table-summary").textContent = "unreadable answer"; return; }
-    skipped = 0;
+    skipped = Number.isInteger(data.skipped) ? data.skipped : 0;  // what the server left out
     for (const key of ["current", "previous"]) {
       if (data[key] !== null && data[key] !== undefined && !isShoe(data[key])) { skipped += 1; data[key] = null; }
     }
@@ -185,7 +185,9 @@
     try { data = await resp.json(); } catch (e) { data = null; }
     box.replaceChildren();
     if (!resp.ok || !items.checks.coup(data)) {
-      box.appendChild(el("span", "error", items.isObj(data) && typeof data.error === "string" ? data.error : "no such coup"));
+      const why = !resp.ok ? (items.isObj(data) && typeof data.error === "string" ? data.error : "no such coup")
+        : "this coup is archived but not of a coup's shape (shoe-floor history --json shows it as stored)";
+      box.appendChild(el("span", "error", why));
       box.dataset.found = "0";
       return;
     }
