@@ -36,7 +36,7 @@ import logging
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from http import HTTPStatus
 from pathlib import Path
@@ -475,7 +475,7 @@ def _roads(coups: list[dict[str, Any]]) -> dict[str, Any]:
         return roads_layout(compute_roads(()))
 
 
-def _edges(records: list[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] | None:
+def _edges(records: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] | None:
     """:func:`edges_of`, or None when the shoe's records cannot give them (a ruleset the core cannot read)."""
     try:
         return edges_of(records)
