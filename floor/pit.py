@@ -339,10 +339,12 @@ class Pit:
     def _alert(self, payload: bytes) -> bool:
         """Whether the feed changed (False: refused, or an alert it already shows)."""
         try:
-            item = read_alert(payload)
+            item, dropped = read_alert(payload)
         except Refused as exc:
             self._refused("alert", "floor", exc)
             return False
+        if dropped:
+            self.stats["alert_records_dropped"] += 1
         if item["id"] is not None and any(seen.get("id") == item["id"] for seen in self.feed):
             return False  # said again (an alert is published at least once): the pit shows it once
         self.feed.append(item)

@@ -10,9 +10,10 @@ The pit (:mod:`floor.pit`) follows four kinds of message, each from whoever can 
   of their type and in range (cards are card tokens, totals 0-9, ``ev`` a finite number ...);
 * ``alert``: :func:`read_alert`, at most :data:`MAX_ALERT_BYTES`, the feed's shape
   (:class:`floor.archive.FeedItem`: ``v``, ``id``, ``at``, ``site``, ``table``, ``seq``, ``kind``, ``detail``,
-  ``record``, ``extra``), its ``record`` None or a :class:`~controller.game.records.TableRecord`. The record an
-  alert names may be the very record that was wrong (a ``conflict``): the alert is shown with it, and the pit
-  lets it change a tile only when :func:`followable` (its body passes the checks above).
+  ``record``, ``extra``); a ``record`` that is not a :class:`~controller.game.records.TableRecord` is dropped
+  (the alert is shown without it). The record an alert names may be the very record that was wrong (a
+  ``conflict``): the alert is shown with it, and the pit lets it change a tile only when :func:`followable`
+  (its body passes the checks above).
 
 Anything else raises :class:`Refused` with a one-line reason; the pit counts it and goes on. The size is checked
 before anything is parsed; nesting deeper than the JSON reader takes, a number too long to read, invalid UTF-8
@@ -38,6 +39,7 @@ __all__ = [
     "Refused",
     "body_ok",
     "followable",
+    "is_record",
     "read_alert",
     "read_record",
     "read_status",
@@ -190,10 +192,21 @@ def _text(item: Mapping[str, Any], key: str, most: int) -> str:
     return value
 
 
-def read_alert(payload: bytes) -> dict[str, Any]:
-    """An alert of the floor's feed (the shape of :meth:`floor.archive.FeedItem.to_dict`), or :class:`Refused`.
+def is_record(data: Any) -> bool:
+    """Whether ``data`` reads as a :class:`TableRecord`."""
+    try:
+        TableRecord.from_dict(data)
+    except RecordError:
+        return False
+    return True
 
-    ``id`` may be null (an alert another system raised: shown every time it is said)."""
+
+def read_alert(payload: bytes) -> tuple[dict[str, Any], bool]:
+    """An alert of the floor's feed (the shape of :meth:`floor.archive.FeedItem.to_dict`) and whether its record
+    was dropped, or :class:`Refused`.
+
+    ``id`` may be null (an alert another system raised: shown every time it is said). A ``record`` that is not
+    a :class:`TableRecord` is dropped (``record`` null): the alert itself is still worth showing."""
     item = _json(payload, MAX_ALERT_BYTES)
     if not isinstance(item, dict):
         raise Refused("an alert is a JSON object")
@@ -214,11 +227,9 @@ def read_alert(payload: bytes) -> dict[str, Any]:
     if not isinstance(extra, dict):
         raise Refused("extra: not a JSON object")
     record = item.get("record")
-    if record is not None:
-        try:
-            TableRecord.from_dict(record)
-        except RecordError as exc:
-            raise Refused(f"record: {exc}") from None
+    dropped = record is not None and not is_record(record)
+    if dropped:
+        record = None  # the alert is shown without it (the pit counts it)
     return {
         "v": item["v"],
         "id": item.get("id"),
@@ -230,4 +241,4 @@ def read_alert(payload: bytes) -> dict[str, Any]:
         "detail": detail,
         "record": record,
         "extra": extra,
-    }
+    }, dropped
