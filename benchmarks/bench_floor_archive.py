@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
+from commandline.keyfile import write_key_file  # noqa: E402
 from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash  # noqa: E402
 from floor.archive import Archive  # noqa: E402
 from floor.collector import Collector, Settings  # noqa: E402
@@ -47,9 +48,9 @@ from floor_protocol.signing import (  # noqa: E402
     format_public_key,
     generate_key,
     key_id,
+    private_key_pem,
     record_message,
     sign,
-    write_private_key,
 )
 from tests.servers import Mosquitto, Postgres  # noqa: E402
 
@@ -220,7 +221,7 @@ def bench_drain_processes(
     serve = [sys.executable, "-m", "floor.cli", "serve", "--broker", broker.url, "--archive", url]
     serve += ["--share", f"drain-{tag}", "--bind", "127.0.0.1:0", "--log-level", "WARNING", "--batch", str(batch)]
     key_path = log.parent / f"floor-{tag}.key"
-    write_private_key(key_path, FLOOR_KEY)
+    write_key_file(key_path, private_key_pem(FLOOR_KEY))
     serve += ["--key", str(key_path)]
     errors = log.open("ab")  # the collectors' stderr
 

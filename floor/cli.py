@@ -31,19 +31,21 @@ from typing import TypeVar
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from commandline import Parser, UsageError
+from commandline.keyfile import KeyFileError, read_key_file, write_key_file
 from floor.archive import Archive, ArchiveError, ArchiveLost
 from floor.collector import Collector, Settings, Stats
 from floor.pit import Pit
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
 from floor_protocol.addresses import AddressError, parse_broker, parse_host_port
+from floor_protocol.admission import MAX_RECORD_BYTES
 from floor_protocol.signing import (
     KeyStatement,
     SigningError,
     format_public_key,
     generate_key,
     key_id,
-    load_private_key,
-    write_private_key,
+    private_key_from_pem,
+    private_key_pem,
 )
 
 DEFAULT_BIND = ("127.0.0.1", 8470)
@@ -108,6 +110,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--username", help="broker user name")
     s.add_argument("--password-file", help="file holding the broker password")
     s.add_argument("--batch", type=_count, default=1000, help="most records per transaction (default 1000)")
+    s.add_argument(
+        "--max-record-bytes",
+        type=_bounded(int, 1024, 16 * 1024 * 1024, "a whole number of bytes", "between 1024 and 16777216"),
+        default=MAX_RECORD_BYTES,
+        metavar="N",
+        help=f"refuse a record message longer than N bytes (default {MAX_RECORD_BYTES}; the largest genuine"
+        " record is about 1 KiB)",
+    )
     s.add_argument("--gap-grace", type=_seconds, default=2.0, help="seconds a gap lasts before it is an alert")
     s.add_argument(
         "--refused-alerts",
@@ -231,8 +241,8 @@ def _floor_key(args: argparse.Namespace) -> Ed25519PrivateKey:
     if not args.key:
         raise UsageError("shoe-floor serve: --key FILE is required (the floor's key; write one with shoe-floor keygen)")
     try:
-        return load_private_key(args.key)
-    except SigningError as exc:
+        return private_key_from_pem(read_key_file(args.key), args.key)
+    except (KeyFileError, SigningError) as exc:
         raise UsageError(f"shoe-floor serve: --key {exc}") from None
 
 
@@ -248,6 +258,7 @@ def serve(args: argparse.Namespace) -> int:
         share=args.share,
         client_id=args.client_id or f"shoe-floor-{socket.gethostname()}"[:100],
         batch=args.batch,
+        max_record_bytes=args.max_record_bytes,
         gap_grace=args.gap_grace,
         refused_per_table=args.refused_alerts,
         ca_file=args.ca_file,
@@ -297,8 +308,8 @@ def keygen(args: argparse.Namespace) -> int:
     what each table's ``[floor] floor_public_key`` holds."""
     key = generate_key()
     try:
-        write_private_key(args.out, key)
-    except SigningError as exc:
+        write_key_file(args.out, private_key_pem(key))
+    except KeyFileError as exc:
         raise UsageError(f"shoe-floor keygen: {exc}") from None
     print(format_public_key(key))
     return 0

@@ -92,6 +92,7 @@ def test_an_unenrolled_table_is_refused_until_it_is_enrolled_without_a_restart(
     t3 = keys.sign([TableRecord.from_dict({**r.to_dict(), "table": "T3"}) for r in journal_records[:20]])
     table.publish(t3)
     until(lambda: c.collector.stats.refused >= 20, 15, "T3's records to be refused")
+    until(lambda: AlertKind.FORGED in kinds(archive_url, "T3"), 10, "T3's forged alerts")  # stored after counting
     with Archive(archive_url, create=False) as a:
         assert list(a.records("T3")) == []
         forged = [x for x in a.alerts("T3") if x.kind == AlertKind.FORGED]
@@ -168,6 +169,7 @@ def test_a_key_rotates_with_a_statement_signed_by_the_old_one_and_not_without(
     table.wait_ack("T1", 40)
     table.publish(signed(records[40:50], old))  # the retired key: no longer admitted
     until(lambda: c.collector.stats.refused >= 10, 15, "the retired key's records to be refused")
+    until(lambda: kinds(archive_url, "T1").count(AlertKind.FORGED) == 5, 10, "the forged alerts (stored after)")
     assert table.ack("T1") == 40
     with Archive(archive_url, create=False) as a:
         assert [(k.key_id, k.status()) for k in a.table_keys("T1")] == [
