@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import logging
 import queue
 import threading
@@ -289,14 +290,15 @@ class Collector:
             network.stop()
 
     def _say_archive_lost(self, detail: str) -> None:
-        """The archive file is gone: the alert cannot be stored, so it goes to the broker only (id 0), once per
+        """The archive file is gone: the alert cannot be stored, so it goes to the broker only (id null), once per
         site this collector has heard, and waits a moment for the broker to have it."""
         log.error("ALERT %s: %s", AlertKind.ARCHIVE_LOST, detail)
         sites = sorted(set(self._sites.values()) or ({self.settings.site} - {"+"}))
         infos = []
         for site in sites:
-            item = FeedItem(0, _utc_now(), site, "*", None, AlertKind.ARCHIVE_LOST, detail, None, {})
-            infos.append(self.client.publish(alert_topic(site), item.to_json(), qos=1, retain=False))
+            item = FeedItem(0, _utc_now(), site, "*", None, AlertKind.ARCHIVE_LOST, detail, None, {}).to_dict()
+            payload = json.dumps({**item, "id": None}, separators=(",", ":"))  # not in a feed: no id
+            infos.append(self.client.publish(alert_topic(site), payload, qos=1, retain=False))
         for info in infos:
             with contextlib.suppress(ValueError, RuntimeError):  # never queued: nothing more to do
                 info.wait_for_publish(2.0)

@@ -437,6 +437,7 @@ def test_an_archive_file_deleted_or_replaced_under_serve_stops_it_and_acks_nothi
     assert any(f"was {how}" in line and "nothing more is stored or acked" in line for line in errors), text
     assert [a["kind"] for a in watch_alerts] == [AlertKind.ARCHIVE_LOST]
     assert how in str(watch_alerts[0]["detail"])
+    assert watch_alerts[0]["id"] is None and watch_alerts[0]["site"] == "s1"  # in no feed: no id
 
 
 def test_an_archive_of_an_older_version_gains_an_id_keys_and_signature_columns(tmp_path: Path) -> None:
