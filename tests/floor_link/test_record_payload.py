@@ -1,8 +1,10 @@
 """The floor link builds each record's message from the journal's stored body text (no decode, no encode):
-it must be the record vocabulary's ``TableRecord.to_json()`` byte for byte, for every kind the table writes."""
+it must be the record vocabulary's ``TableRecord(..., sig=...).to_json()`` byte for byte, for every kind the
+table writes, and its ``sig`` the table key's signature over the record's table, seq and hash."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,8 @@ from controller.game.table import CardDrawn, DeclarePressed, ShoeRebooted, Table
 from controller.journal import Journal, Record
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
+from floor_protocol.signing import record_message, sign, verify
+from tests.floor_link.floorside import TEST_TABLE_KEY
 from tests.game.test_records import EVERY_INPUT
 
 
@@ -43,6 +47,12 @@ def test_the_message_is_the_record_vocabularys_json_byte_for_byte(tmp_path: Path
     assert any(r.session is not None for r in records) and any(r.session is None for r in records)
     assert any(r.cause is not None for r in records) and any(r.cause is None for r in records)
     for record in records:
-        expected = record.for_floor(table).to_json()
-        assert record_payload(record, table) == expected, record.kind
-        assert TableRecord.from_json(record_payload(record, table)).chain_ok()
+        sig = sign(TEST_TABLE_KEY, record_message(table, record.id, record.hash))
+        expected = replace(record.for_floor(table), sig=sig).to_json()
+        assert record_payload(record, table, TEST_TABLE_KEY) == expected, record.kind
+        sent = TableRecord.from_json(record_payload(record, table, TEST_TABLE_KEY))
+        assert sent.chain_ok() and sent.sig == sig
+        assert verify(TEST_TABLE_KEY.public_key(), record_message(table, sent.seq, sent.hash), sent.sig)
+        assert '"session":' in expected and expected.index('"session":') < expected.index('"sig":') < expected.index(
+            '"table":'
+        )
