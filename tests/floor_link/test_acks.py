@@ -9,7 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from prometheus_client import CollectorRegistry, generate_latest
 
+from controller.companions import link_gauges
 from controller.game.records import GENESIS_HASH
 from controller.journal import Journal
 from floor_protocol.ack import Ack
@@ -76,6 +78,13 @@ def test_forged_acks_at_or_below_the_head_change_nothing_and_are_counted(broker:
     finally:
         side.close()
     assert dict(link.link.ack_refusals.counts) == {"malformed": 2, "signature": 3, "hash": 2, "table": 1}
+    # and in the link's metrics
+    registry = CollectorRegistry(auto_describe=False)
+    link_gauges(registry, link.link, link.link)
+    text = generate_latest(registry).decode()
+    assert 'shoe_floor_acks_refused_total{reason="signature"} 3.0' in text
+    assert 'shoe_floor_acks_refused_total{reason="malformed"} 2.0' in text
+    assert 'shoe_floor_acks_refused_total{reason="pruned"} 0.0' in text
 
 
 def test_a_forged_ack_does_not_move_a_fresh_tables_ack(broker: Mosquitto, link: Link) -> None:
