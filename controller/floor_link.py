@@ -359,6 +359,8 @@ class FloorLink:
             log.warning("floor broker connection lost (%s); records wait in the journal", reason)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        if not message.payload:  # the retained ack cleared: nothing said
+            return
         # Parsed here (bounded, never raises); judged on the link's own thread, which holds the journal.
         ack = parse_ack(message.payload)
         with self._lock:

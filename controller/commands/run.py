@@ -23,6 +23,11 @@ def register(sub: Subparsers) -> None:
         help=f"configuration file (default {DEFAULT_PATH} if it exists, else built-in defaults)",
     )
     add_floor_public_key_option(p)
+    p.add_argument(
+        "--table-id",
+        metavar="ID",
+        help="this table's id on the floor (overrides floor.table): an ack of another table is not stored",
+    )
     p.set_defaults(handler=run)
 
 

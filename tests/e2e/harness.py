@@ -20,10 +20,10 @@ from tests.floor_link.floorside import TEST_FLOOR_PUBLIC
 from tests.keys import KeyFile, key_file
 
 #: Options of ``shoe-controller run`` before the split that now belong to a companion process.
-_LINK_OPTIONS = ("--floor", "--site", "--table-id", "--floor-key")
+_LINK_OPTIONS = ("--floor", "--site", "--floor-key")
 _BOARD_OPTIONS = ("--scoreboard",)
 #: Options both the table and its link take (each verifies the floor's acks).
-_BOTH_OPTIONS = ("--floor-public-key",)
+_BOTH_OPTIONS = ("--floor-public-key", "--table-id")
 
 
 def split_companion_args(args: tuple[str, ...]) -> tuple[list[str], list[str], list[str]]:
