@@ -69,6 +69,10 @@ MAX_INFLIGHT = 256
 SESSION_EXPIRY = 7 * 24 * 3600
 #: Acks heard and not yet judged by the link's thread, at most (a flood of forged ones cannot grow memory).
 MAX_ACKS_HEARD = 16
+#: The link judges the newest ack heard at most this often (seconds): the retained ack is a latest value (a
+#: newer one supersedes the ones before it), and each judgement is a signature check (some 80 us), while a
+#: floor acking every record of a backlog flush says thousands a second.
+ACK_JUDGE_INTERVAL = 0.01
 
 
 def _settled(info: mqtt.MQTTMessageInfo) -> bool:
@@ -413,6 +417,7 @@ class FloorLink:
         more = False
         wait = self.poll_interval
         refused, last_refused = 0, float("-inf")
+        last_judged = float("-inf")
         while not self._stop.is_set():
             if not more:
                 self._wake.wait(wait)
@@ -422,12 +427,17 @@ class FloorLink:
             self.head = journal.head()[0]
             with self._lock:
                 reconnected, self._reconnected = self._reconnected, False
-                heard = list(self._acks_heard)
-                self._acks_heard.clear()
+                heard: list[Ack | None] = []
+                if self._acks_heard and now - last_judged >= ACK_JUDGE_INTERVAL:
+                    heard = [self._acks_heard[-1]]  # the newest: it supersedes the others
+                    self._acks_heard.clear()
+                    last_judged = now
+                ack_waiting = bool(self._acks_heard)  # judged at the next round past the interval
                 refused += self._refused
                 self._refused = 0
                 connected = self.connected
                 limit = self.window
+            wait = ACK_JUDGE_INTERVAL if ack_waiting else self.poll_interval
             for ack in heard:
                 if not self._judge(ack, journal):
                     continue
@@ -509,7 +519,6 @@ class FloorLink:
             elif room <= 0:
                 self._stop.wait(0.002)  # the window is full: wait a moment for PUBACKs
                 more = True
-            wait = self.poll_interval
             view = self._view
             if view is not None and view is not self._view_sent:
                 due_in = self.state_interval - (now - last_state)

@@ -40,7 +40,7 @@ class FloorSide:
     def __init__(self, host: str, port: int, *, site: str = "casino", table: str = "t1", ack: bool = True,
                  client_id: str = "test-floor", username: str | None = None, password: str | None = None,
                  ca_file: str | None = None, floor_key: Ed25519PrivateKey | None = None,
-                 archive: str = "archive-test-0001") -> None:  # fmt: skip
+                 archive: str = "archive-test-0001", ack_interval: float = 0.0) -> None:  # fmt: skip
         self.prefix = f"baccarat/{site}/{table}/"
         self.table = table
         self.ack = ack
@@ -49,6 +49,9 @@ class FloorSide:
         self.public = format_public_key(self.key)
         self.archive = archive
         self.acks_sent: list[Ack] = []
+        #: At most one ack per this many seconds (0: one per advance; a collector acks once per batch).
+        self.ack_interval = ack_interval
+        self._last_ack = float("-inf")
         self.received: list[TableRecord] = []  # every record on the wire, duplicates included
         self.by_seq: dict[int, TableRecord] = {}
         self.contiguous = 0
@@ -89,7 +92,10 @@ class FloorSide:
             while self.contiguous + 1 in self.by_seq:
                 self.contiguous += 1
             advanced = self.contiguous != before
-            ack = self.ack_for(self.contiguous) if self.ack and advanced else None
+            now = time.monotonic()
+            ack = None
+            if self.ack and advanced and now - self._last_ack >= self.ack_interval:
+                ack, self._last_ack = self.ack_for(self.contiguous), now
         if ack is not None:
             self.publish_ack(ack, wait=False)  # on paho's own thread: it cannot wait for itself
 
