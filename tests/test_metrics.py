@@ -170,7 +170,6 @@ def test_the_floor_gauges_read_the_floor_link_when_scraped() -> None:
     from prometheus_client import CollectorRegistry, generate_latest
 
     from controller.companions import link_gauges
-
     from controller.journal.ack import AckRefusals
 
     @dataclass
