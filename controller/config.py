@@ -57,7 +57,7 @@ from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCa
 from controller.game.table import TableRules
 from controller.userfile import UserFileError, read_bytes
 from floor_protocol.addresses import Broker, parse_broker, parse_host_port
-from floor_protocol.signing import SigningError, parse_public_key
+from floor_protocol.signing import SigningError, key_id, parse_public_key
 from floor_protocol.topics import ID_PATTERN, Leaf, table_prefix, table_topic
 
 if TYPE_CHECKING:
@@ -823,7 +823,13 @@ class Settings(_Section):
         if not f.enabled:
             return "off"
         auth = "client certificate" if f.cert_file else f"user {f.username}" if f.username else "anonymous"
-        return f"{f.broker} as {table_prefix(f.site, f.table)} ({auth})"
+        signs = f"records signed with {f.key_file}" if f.key_file else "no signing key: the link will not start"
+        acks = (
+            f"acks verified with floor key {key_id(f.floor_public_key)}"
+            if f.floor_public_key
+            else "no floor_public_key: no ack is stored"
+        )
+        return f"{f.broker} as {table_prefix(f.site, f.table)} ({auth}; {signs}; {acks})"
 
 
 _S = TypeVar("_S", bound=BaseModel)

@@ -13,7 +13,7 @@ import pytest
 
 from controller.journal import Journal
 from floor_protocol.ack import Ack
-from floor_protocol.signing import generate_key
+from floor_protocol.signing import generate_key, record_message, verify
 from tests.console import run_main
 from tests.e2e.harness import Harness
 from tests.floor_link.floorside import TEST_FLOOR_KEY, FloorSide, signed_ack
@@ -193,5 +193,7 @@ def test_forged_acks_change_nothing_and_another_archive_gets_everything_again(
             stored = j.floor_ack_record("t1")
             assert stored is not None and (stored.archive, stored.seq) == ("archive-new-0002", head)
         assert_archive_is_the_journal(side, harness.journal)
+        table_public = harness.table_key.key.public_key()  # every record on the wire signed by the table's key
+        assert all(verify(table_public, record_message("t1", r.seq, r.hash), r.sig) for r in side.received)
     finally:
         side.close()
