@@ -204,7 +204,10 @@ def backlog(tmp: Path, records: int, in_process: bool) -> float:
         out(f"backlog of {records:,} records flushed in {seconds:.2f} s: {rate:,.0f} records/s")
         out(f"  (the floor's subscriber {where}; {len(flushing)} cards dealt meanwhile, one every 50 ms)")
         refusals = dict(link.ack_refusals.counts) or "none"
-        out(f"  {link.sent:,} records sent, {link.rewinds} rewinds, acks refused: {refusals}")
+        out(
+            f"  {link.sent:,} records sent ({link.signed_here:,} signed on the link's thread, the rest by its signing"
+            f" process), {link.rewinds} rewinds, acks refused: {refusals}"
+        )
         out(f"  target >= 5,000 records/s: {verdict(rate >= 5000)}")
         per = cpu / records * 1e6
         out(f"  the table's process: {cpu:.2f} CPU-s, {per:.0f} us a record (steadier than the rate); {load()}")

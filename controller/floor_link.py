@@ -55,6 +55,7 @@ from controller.game.public import PublicView
 from controller.game.records import RECORD_VERSION
 from controller.journal import Journal, JournalError, Record, utc_now
 from controller.journal.ack import AckRefusals, refusal
+from controller.record_signer import RecordSigner
 from controller.userfile import UserFileError, read_text
 from floor_protocol.ack import Ack, parse_ack
 from floor_protocol.signing import MAX_KEY_FILE, SigningError, load_private_key, record_message, sign
@@ -138,13 +139,15 @@ def _number(value: int | None) -> str:
     return "null" if value is None else str(int(value))
 
 
-def record_payload(record: Record, table: str, key: Ed25519PrivateKey) -> str:
+def record_payload(record: Record, table: str, key: Ed25519PrivateKey, sig: str | None = None) -> str:
     """The record's message signed with ``key``: ``replace(record.for_floor(table), sig=...).to_json()`` byte for
     byte, built without decoding the body: the journal stores each body as its canonical JSON (the text its
     hash covers), and the message is canonical JSON too (keys sorted, no spaces; ``sig`` sorts between
     ``session`` and ``table``), so the stored text goes in as it is. A backlog flush spends its time here and
-    in paho; decoding and encoding every body again was a third of the link's work."""
-    sig = sign(key, record_message(table, record.id, record.hash))
+    in paho; decoding and encoding every body again was a third of the link's work. ``sig``: the signature made
+    already (by :class:`controller.record_signer.RecordSigner`), else it is made here."""
+    if sig is None:
+        sig = sign(key, record_message(table, record.id, record.hash))
     if not record.body.startswith("{"):  # not an object: the slow path names the problem
         return replace(record.for_floor(table), sig=sig).to_json()
     return (
@@ -221,6 +224,7 @@ class FloorLink:
         poll_interval: float = 0.5,
         ack_store_interval: float = 1.0,
         client_id: str | None = None,
+        signer_process: bool = True,
     ) -> None:
         if max_inflight < 1:
             raise ValueError("max_inflight must be at least 1")
@@ -229,6 +233,8 @@ class FloorLink:
         self.key = key if key is not None else signing_key(settings)
         self.floor_key = floor_key if floor_key is not None else floor_public_key(settings)
         self.journal_path = str(journal_path)
+        #: Signatures made in a child process on another core (None: all made on the link's thread).
+        self.signer = RecordSigner(self.key, settings.table) if signer_process else None
         self.post_ack = post_ack
         self.max_inflight = max_inflight
         self.resend_after = resend_after
@@ -243,6 +249,7 @@ class FloorLink:
         self.client = self._make_client(client_id or f"shoe-{settings.site}-{settings.table}")
         # Counters (read by tests, benchmarks and the metrics helper); written by the link's thread.
         self.sent = 0  # record publishes, resends included
+        self.signed_here = 0  # of them, signed on the link's thread (not by the signing process)
         self.rewinds = 0  # times the link went back to the ack to send again
         self.connects = 0
         self.acked = 0  # the seq of the floor's ack believed (heard or stored), 0 before any
@@ -310,6 +317,8 @@ class FloorLink:
     # -- life ----------------------------------------------------------------------------------------
     def start(self) -> None:
         s = self.settings
+        if self.signer is not None:
+            self.signer.start()
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = SESSION_EXPIRY
         self.client.connect_async(s.host, s.port, keepalive=s.keepalive, clean_start=False, properties=props)
@@ -329,6 +338,8 @@ class FloorLink:
         if self._network is not None:
             self._network.stop()
             self._network = None
+        if self.signer is not None:
+            self.signer.close()
 
     # -- paho's thread -------------------------------------------------------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -500,11 +511,19 @@ class FloorLink:
             room = limit - len(window)
             if room > 0 and next_seq <= self.head:
                 publish, topic, key = self.client.publish, self.topic_record, self.key
+                signer = self.signer if self.signer is not None and self.signer.running else None
+                if signer is not None:
+                    signer.collect()
+                    signer.forget_before(next_seq)
+                    self._ask_ahead(signer, journal, next_seq, limit)
                 records = journal.records(after=next_seq - 1)
                 full = False
                 try:
                     for record in islice(records, room):
-                        info = publish(topic, record_payload(record, table, key), qos=1)
+                        sig = None if signer is None else self._signature(signer, journal, record, limit)
+                        if sig is None:
+                            self.signed_here += 1
+                        info = publish(topic, record_payload(record, table, key, sig), qos=1)
                         if info.rc == mqtt.MQTT_ERR_QUEUE_SIZE:
                             # paho still holds what it sent before a rewind (no PUBACK yet) and takes no more:
                             # this record goes at the next round
@@ -527,6 +546,25 @@ class FloorLink:
                     last_state = now
                 else:
                     wait = min(wait, due_in)  # the newest view goes out when the interval is over
+
+    def _ask_ahead(self, signer: RecordSigner, journal: Journal, seq: int, limit: int) -> None:
+        """Ask the signing process for the signatures of the records after those it has, up to two windows
+        ahead of ``seq`` (made on another core while the link sends these)."""
+        if signer.busy:
+            return
+        after = max(seq - 1, signer.asked_through)
+        if after < self.head and after < seq - 1 + 2 * limit:
+            signer.request(journal.hashes(after=after, limit=limit))
+
+    def _signature(self, signer: RecordSigner, journal: Journal, record: Record, limit: int) -> str | None:
+        """The signing process's signature of ``record``: ready, or asked for and waited for (the wait lets
+        paho's thread run); None when it was not asked for (the link signs it itself)."""
+        sig = signer.take(record.id, record.hash)
+        if sig is None and signer.busy and record.id <= signer.asked_through:
+            signer.collect(timeout=1.0)
+            self._ask_ahead(signer, journal, record.id + 1, limit)
+            sig = signer.take(record.id, record.hash)
+        return sig
 
     def _publish_state(self, journal: Journal, view: PublicView) -> None:
         message = state_message(

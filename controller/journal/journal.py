@@ -208,6 +208,10 @@ class Journal:
         """The floor's stored, verified ack (archive id, seq, hash, sig), or None."""
         return self._acks.read(table)
 
+    def hashes(self, *, after: int, limit: int) -> list[tuple[int, str]]:
+        """``(id, hash)`` of at most ``limit`` records after ``after`` (the floor link's signer reads ahead)."""
+        return self._queries.hashes(after=after, limit=limit)
+
     def record_hash(self, seq: int) -> str | None:
         """The hash of record ``seq``, or None when the journal does not hold it."""
         return self._queries.record_hash(seq)
