@@ -8,7 +8,9 @@ table's feed hands it the newest public view (:meth:`FloorLink.show`) and a wake
 (:meth:`FloorLink.wake`), and ``post_ack`` hands the floor's ack back over the feed for the table to store.
 
 Every record carries ``sig``: the table key's (``[floor] key_file``) signature over
-:func:`floor_protocol.signing.record_message` of its table, seq and hash; the floor archives nothing else.
+:func:`floor_protocol.signing.record_message` of its table, seq and hash; the floor archives nothing else. The
+signatures are made ahead by the link's signing process (:mod:`controller.record_signer`, another core), or on
+the link's thread when it has none.
 
 PUBACK is flow control only (a bounded window of :attr:`max_inflight` records not yet acknowledged by the
 broker; the backlog stays in the journal, never in memory). The end-to-end mark is the floor's retained
