@@ -17,6 +17,7 @@ trust the file's origin.
 Public keys are written as one line ``ed25519:<base64 of the 32 raw bytes>``; signatures as the standard base64
 of their 64 bytes (88 characters). Every message starts with its own domain line, so a signature made for one
 purpose is never valid for another. Nothing here raises on hostile input except :class:`SigningError` (one line).
+Pure: the key files the commands write and read are :mod:`commandline.keyfile`'s.
 """
 
 from __future__ import annotations
@@ -25,9 +26,7 @@ import base64
 import binascii
 import hashlib
 import json
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -43,21 +42,19 @@ __all__ = [
     "generate_key",
     "key_id",
     "key_message",
-    "load_private_key",
     "parse_public_key",
     "parse_signature",
+    "private_key_from_pem",
+    "private_key_pem",
     "record_message",
     "sign",
     "verify",
-    "write_private_key",
 ]
 
 #: How a public key is written: ``ed25519:`` and the standard base64 of its 32 raw bytes (44 characters).
 PUBLIC_PREFIX = "ed25519:"
 #: Length of a signature as written (standard base64 of 64 bytes).
 SIGNATURE_CHARS = 88
-#: Longest private key file read (a PKCS#8 PEM Ed25519 key is 119 bytes).
-MAX_KEY_FILE = 4096
 
 _RECORD_DOMAIN = b"shoe-controller/record/v1\n"
 _ACK_DOMAIN = b"shoe-floor/ack/v1\n"
@@ -94,38 +91,20 @@ def generate_key() -> Ed25519PrivateKey:
     return Ed25519PrivateKey.generate()
 
 
-def write_private_key(path: str | Path, key: Ed25519PrivateKey) -> None:
-    """Write ``key`` as unencrypted PKCS#8 PEM, mode 0600, never over an existing file."""
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise SigningError(f"{path}: already exists (a key is never overwritten; move it away first)") from None
-    except OSError as exc:
-        raise SigningError(f"{path}: cannot create: {exc.strerror}") from None
-    try:
-        os.fchmod(fd, 0o600)
-        os.write(fd, pem)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def private_key_pem(key: Ed25519PrivateKey) -> bytes:
+    """``key`` as a key file holds it: unencrypted PKCS#8 PEM (:mod:`commandline.keyfile` writes it, 0600)."""
+    pem, pkcs8 = serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8
+    return key.private_bytes(pem, pkcs8, serialization.NoEncryption())
 
 
-def load_private_key(path: str | Path) -> Ed25519PrivateKey:
-    """The Ed25519 private key in ``path`` (PKCS#8 PEM, as :func:`write_private_key` writes it)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_KEY_FILE + 1)
-    except OSError as exc:
-        raise SigningError(f"{path}: cannot read: {exc.strerror}") from None
-    if len(data) > MAX_KEY_FILE:
-        raise SigningError(f"{path}: longer than {MAX_KEY_FILE} bytes: not a key file")
+def private_key_from_pem(data: bytes, where: str) -> Ed25519PrivateKey:
+    """The Ed25519 private key in a key file's bytes; :class:`SigningError` naming ``where`` for anything else."""
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError):
-        raise SigningError(f"{path}: not an unencrypted PEM private key (write one with keygen)") from None
+        raise SigningError(f"{where}: not an unencrypted PEM private key (write one with keygen)") from None
     if not isinstance(key, Ed25519PrivateKey):
-        raise SigningError(f"{path}: a {type(key).__name__.removeprefix('_')}, not an Ed25519 key")
+        raise SigningError(f"{where}: a {type(key).__name__.removeprefix('_')}, not an Ed25519 key")
     return key
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from floor_protocol.signing import format_public_key, generate_key, write_private_key
+from commandline.keyfile import read_key_file, write_key_file
+from floor_protocol.signing import format_public_key, generate_key, private_key_from_pem, private_key_pem
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,8 @@ def key_file(directory: Path, name: str) -> KeyFile:
     """A fresh key in ``directory/name.key`` (an existing file of that name is reused)."""
     path = directory / f"{name}.key"
     if path.exists():
-        from floor_protocol.signing import load_private_key
-
-        key = load_private_key(path)
+        key = private_key_from_pem(read_key_file(path), str(path))
     else:
         key = generate_key()
-        write_private_key(path, key)
+        write_key_file(path, private_key_pem(key))
     return KeyFile(path, key, format_public_key(key))

@@ -149,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
             def stop_when_dealt() -> None:
                 sim.wait()
                 time.sleep(1.0)  # let the last frames through
+                if board is not None:  # first the board, or it warns that the table's feed ended
+                    board.close()
                 daemon.stop()
 
             threading.Thread(target=stop_when_dealt, name="demo-watch", daemon=True).start()
@@ -212,6 +214,7 @@ class BoardChild:
         return "scoreboard off: the board process did not start"
 
     def close(self) -> None:
+        """Stop the board (again: a no-op)."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
