@@ -40,10 +40,10 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn, TableState
 from controller.journal import Journal, PendingInput
+from controller.keyfiles import load_private_key, write_private_key
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
 from floor_protocol.ack import Ack
-from floor_protocol.signing import load_private_key, write_private_key
 from tests.floor_link.floorside import TEST_FLOOR_KEY, TEST_TABLE_KEY, FloorSide
 from tests.servers import Mosquitto
 
@@ -55,7 +55,7 @@ def section(broker: Mosquitto) -> FloorSection:
 
 
 #: The link signs every record with the table's key and believes acks the floor's key signed (issue 15).
-KEYS = {"key": TEST_TABLE_KEY, "floor_key": TEST_FLOOR_KEY.public_key()}
+TABLE_KEY, FLOOR_PUBLIC = TEST_TABLE_KEY, TEST_FLOOR_KEY.public_key()
 
 
 def latency(tmp: Path, cards: int) -> None:
@@ -63,7 +63,9 @@ def latency(tmp: Path, cards: int) -> None:
     floor = FloorSide("127.0.0.1", broker.port)
     path = tmp / "latency.db"
     journal = Journal.open(path)
-    link = FloorLink(section(broker), path, lambda ack: None, ack_store_interval=3600, **KEYS)
+    link = FloorLink(
+        section(broker), path, lambda ack: None, ack_store_interval=3600, key=TABLE_KEY, floor_key=FLOOR_PUBLIC
+    )
     # woken after each commit, as the table's feed wakes the link's process
     loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [], after_commit=[link.wake])
     link.start()
@@ -181,7 +183,9 @@ def backlog(tmp: Path, records: int, in_process: bool) -> float:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "ready", "the floor's side did not start"
     stored: list[Ack] = []
-    link = FloorLink(section(broker), path, stored.append, ack_store_interval=3600, **KEYS)
+    link = FloorLink(
+        section(broker), path, stored.append, ack_store_interval=3600, key=TABLE_KEY, floor_key=FLOOR_PUBLIC
+    )
     dealer = Dealer(journal, link, records + len(idle))
     try:
         cpu0 = _cpu()

@@ -52,15 +52,17 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from commandline.keyfile import MAX_KEY_FILE
 from controller.config import FloorSection
 from controller.game.public import PublicView
 from controller.game.records import RECORD_VERSION
 from controller.journal import Journal, JournalError, Record, utc_now
 from controller.journal.ack import AckRefusals, refusal
+from controller.keyfiles import load_private_key
 from controller.record_signer import RecordSigner
 from controller.userfile import UserFileError, read_text
 from floor_protocol.ack import Ack, parse_ack
-from floor_protocol.signing import MAX_KEY_FILE, SigningError, load_private_key, record_message, sign
+from floor_protocol.signing import record_message, sign
 from floor_protocol.topics import Leaf
 from mqttloop import NetworkLoop
 
@@ -107,7 +109,7 @@ def signing_key(settings: FloorSection) -> Ed25519PrivateKey:
         )
     try:
         return load_private_key(path)
-    except SigningError as exc:
+    except ValueError as exc:  # KeyFileError, SigningError: one line naming the file
         hint = ""
         if _looks_like_tls_key(path):
             hint = "; a TLS client key? key_file is now the table's signing key: move this one to floor.cert_key_file"

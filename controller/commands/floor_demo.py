@@ -457,7 +457,8 @@ def journal_figures(path: Path) -> tuple[int, int]:
 
 def _key(path: Path) -> Ed25519PrivateKey:
     """The key in ``path``, made there first if there is none (a kept ``--dir`` keeps its keys)."""
-    from floor_protocol.signing import generate_key, load_private_key, write_private_key
+    from controller.keyfiles import load_private_key, write_private_key
+    from floor_protocol.signing import generate_key
 
     if path.exists():
         return load_private_key(path)

@@ -15,8 +15,8 @@ import argparse
 import os
 
 from controller.commands import Subparsers, UsageError
-from floor_protocol.signing import KeyStatement, SigningError, format_public_key, generate_key, load_private_key
-from floor_protocol.signing import write_private_key as _write_private_key
+from controller.keyfiles import load_private_key, write_private_key
+from floor_protocol.signing import KeyStatement, format_public_key, generate_key
 from floor_protocol.topics import ID_PATTERN
 
 
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{prog}: --table {args.table[:40]!r} is not a table id of the floor's topics")
         try:
             old = load_private_key(args.rotate_from)
-        except SigningError as exc:
+        except ValueError as exc:  # KeyFileError, SigningError
             raise UsageError(f"{prog}: --rotate-from {exc}") from None
         if args.statement is not None and os.path.lexists(args.statement):
             raise UsageError(f"{prog}: --statement {args.statement}: already exists")
@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{prog}: --out is the old key itself")
     key = generate_key()
     try:
-        _write_private_key(args.out, key)
-    except SigningError as exc:
+        write_private_key(args.out, key)
+    except ValueError as exc:  # KeyFileError
         raise UsageError(f"{prog}: --out {exc}") from None
     public = format_public_key(key)
     print(public)

@@ -13,7 +13,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from controller.config import ConfigError, parse_config
-from floor_protocol.signing import KeyStatement, format_public_key, generate_key, load_private_key, parse_public_key
+from controller.keyfiles import load_private_key
+from floor_protocol.signing import KeyStatement, format_public_key, generate_key, parse_public_key
 from tests.console import Result, run_main
 from tests.keys import key_file
 
