@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from controller.record_signer import RecordSigner
@@ -52,3 +55,38 @@ def test_a_signing_process_killed_mid_flush_costs_nothing_but_speed(broker: Mosq
     assert link.link.sent - link.link.signed_here > 2_000 - 256  # and the child had signed the first ones
     public = TEST_TABLE_KEY.public_key()
     assert all(verify(public, record_message("t1", r.seq, r.hash), r.sig) for r in side.by_seq.values())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def test_the_signing_process_ends_with_a_link_killed_outright(tmp_path: Path) -> None:
+    """The link SIGKILLed: its signing process (holding the table's key) sees its input end and goes too."""
+    script = (
+        "import sys, time\n"
+        "from controller.record_signer import RecordSigner\n"
+        "from floor_protocol.signing import generate_key\n"
+        "s = RecordSigner(generate_key(), 't1'); s.start()\n"
+        "print(s._process.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    link = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert link.stdout is not None
+        signer_pid = int(link.stdout.readline())
+        assert _alive(signer_pid)
+        link.send_signal(signal.SIGKILL)
+        link.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(signer_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(signer_pid), "the signing process outlived the link"
+    finally:
+        if link.poll() is None:
+            link.kill()
+            link.wait(10)

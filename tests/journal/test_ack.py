@@ -151,3 +151,19 @@ def test_refusals_are_counted_and_each_reason_logged_once_then_once_a_minute(cap
             refusals.refuse("no_key", None)
         assert len(caplog.records) == 4  # no key: said once
     assert dict(refusals.counts) == {"signature": 6, "hash": 1, "no_key": 3}
+
+
+def test_journal_verify_says_which_archive_holds_the_journal_through_which_record(path: Path) -> None:
+    from tests.console import run_main
+
+    build(path, 8)
+    quiet = run_main(["shoe-controller", "journal", "verify", "--journal", str(path)])
+    assert quiet.returncode == 0 and "floor ack" not in quiet.stdout  # no ack stored: nothing said
+    with Journal.open(path) as j:
+        j.store_floor_ack(signed_ack(j, 9))
+    said = run_main(["shoe-controller", "journal", "verify", "--journal", str(path)])
+    assert said.returncode == 0, said.stderr
+    assert said.stdout.splitlines() == [
+        f"{path}: intact, 12 records",
+        f"{path}: floor ack: archive archive-test-0001 holds records through 9",
+    ]
