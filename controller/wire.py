@@ -93,6 +93,7 @@ class WireNoise:
     reason: str
     raw: bytes
     detail: str
+    message_type: int | None = None  # the frame's type, when its CRC was good (a refused HELLO: 0x01)
 
 
 @dataclass(frozen=True)
@@ -297,7 +298,7 @@ class BinaryWire:
                 out.append(WireLink(False, f"no frame for {ev.silent_for:.1f} s"))
             elif isinstance(ev, FrameRejected):
                 _alone, noisy = self.noise.reject(ev.reason.value, len(ev.raw), now)
-                out.append(WireNoise(ev.reason.value, ev.raw, ev.detail))
+                out.append(WireNoise(ev.reason.value, ev.raw, ev.detail, ev.message_type))
                 if ev.reason is RejectReason.UNSUPPORTED_VERSION and ev.version != self.foreign_version:
                     # §2.5: not acknowledged, not guessed at, but the dealer is told (once per version)
                     self.foreign_version = ev.version

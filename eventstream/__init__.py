@@ -6,7 +6,9 @@ and the floor's pit view (:mod:`floor.pit`) both publish on a :class:`Board` and
 """
 
 from eventstream.server import (
+    HEADER_TIMEOUT,
     MAX_CONNECTIONS,
+    MAX_CONNECTIONS_PER_ADDRESS,
     MAX_STREAMS,
     MAX_STREAMS_PER_ADDRESS,
     Board,
@@ -17,7 +19,9 @@ from eventstream.server import (
 )
 
 __all__ = [
+    "HEADER_TIMEOUT",
     "MAX_CONNECTIONS",
+    "MAX_CONNECTIONS_PER_ADDRESS",
     "MAX_STREAMS",
     "MAX_STREAMS_PER_ADDRESS",
     "Board",

@@ -21,8 +21,12 @@ What the standard library leaves to us is done here, each with a test (``tests/e
   the last to go;
 * a stream whose client died frees its slot at once: one watcher thread waits (``selectors``) on every
   stream's socket, and end-of-file or a reset ends the stream immediately, not at the next heartbeat;
-* at most :data:`MAX_CONNECTIONS` connections are served at once (a thread each); one more is answered 503
-  on the spot and closed, so stalled clients cannot pile up threads;
+* at most :data:`MAX_CONNECTIONS` connections are served at once (a thread each), and at most
+  :data:`MAX_CONNECTIONS_PER_ADDRESS` from one remote address; one more is answered 503 on the spot and
+  closed, so stalled clients cannot pile up threads, and one address cannot take every slot;
+* a client has :data:`HEADER_TIMEOUT` seconds from its connection to send its whole request head (a slow
+  client that trickles a byte at a time included); then its connection is closed, unanswered, and its slot
+  freed (the server's own loop checks every 0.2 s);
 * a socket timeout on every connection, GET and HEAD only (405 otherwise), static files read once at start
   from a fixed list (no path from the request ever reaches the file system).
 
@@ -38,6 +42,7 @@ import selectors
 import socket
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -54,6 +59,11 @@ MAX_STREAMS = 32
 MAX_STREAMS_PER_ADDRESS = 6
 #: Connections served at once (a thread each); more are answered 503 at once and closed.
 MAX_CONNECTIONS = 64
+#: Connections served at once from one remote address: a browser opens at most six to one server, so this is
+#: a few browsers behind one address; more are answered 503 at once and closed (the other addresses still get in).
+MAX_CONNECTIONS_PER_ADDRESS = 16
+#: Seconds a client has, from its connection, to send its whole request head; then it is closed unanswered.
+HEADER_TIMEOUT = 5.0
 _BUSY = b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 2\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
@@ -243,6 +253,10 @@ class BoardServer(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.streams: list[_Stream] = []  # oldest first
         self.active = 0  # connections being served (a thread each)
+        self.active_by_address: Counter[str] = Counter()  # the same, per remote address (no zero counts kept)
+        self.heads: dict[socket.socket, float] = {}  # connections still sending their request head -> deadline
+        self.max_connections_per_address = MAX_CONNECTIONS_PER_ADDRESS
+        self.header_timeout = HEADER_TIMEOUT
         self.connections: set[socket.socket] = set()
         self.watch = _StreamWatch(self)
         try:
@@ -290,14 +304,21 @@ class BoardServer(ThreadingHTTPServer):
         with self.lock:
             self.host.stats[what] += 1
 
-    # -- connections: a thread each, at most MAX_CONNECTIONS at once ------------------------------------
+    # -- connections: a thread each, at most MAX_CONNECTIONS at once, MAX_CONNECTIONS_PER_ADDRESS from one --
     def process_request(self, request: Any, client_address: Any) -> None:
+        address = str(client_address[0])
         with self.lock:
-            full = self.active >= MAX_CONNECTIONS
-            if not full:
+            if self.active >= MAX_CONNECTIONS:
+                refused: str | None = "connections_refused"
+            elif self.active_by_address[address] >= self.max_connections_per_address:
+                refused = "connections_refused_address"
+            else:
+                refused = None
                 self.active += 1
-        if full:  # answered on the accepting thread: a few bytes into an empty socket buffer never block
-            self.count("connections_refused")
+                self.active_by_address[address] += 1
+                self.heads[request] = time.monotonic() + self.header_timeout
+        if refused is not None:  # answered on the accepting thread: a few bytes into an empty socket buffer never block
+            self.count(refused)
             with contextlib.suppress(OSError):
                 request.sendall(_BUSY)
             self.shutdown_request(request)
@@ -305,18 +326,40 @@ class BoardServer(ThreadingHTTPServer):
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._done()
+            self._done(request, address)
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._done()
+            self._done(request, str(client_address[0]))
 
-    def _done(self) -> None:
+    def _done(self, request: Any, address: str) -> None:
         with self.lock:
             self.active -= 1
+            self.active_by_address[address] -= 1
+            if self.active_by_address[address] <= 0:
+                del self.active_by_address[address]
+            self.heads.pop(request, None)
+
+    def head_read(self, conn: socket.socket) -> bool:
+        """The request head on ``conn`` is in: stop its clock. False when it came too late (it was closed)."""
+        with self.lock:
+            return self.heads.pop(conn, None) is not None
+
+    def service_actions(self) -> None:
+        """Close every connection whose request head is overdue (``serve_forever`` calls this every loop)."""
+        now = time.monotonic()
+        with self.lock:
+            late = [conn for conn, deadline in self.heads.items() if deadline <= now]
+            for conn in late:
+                del self.heads[conn]
+                self.host.stats["heads_timed_out"] += 1
+        for conn in late:
+            log.debug("%s: a client took over %.0f s to send its request head; closed", self.label, self.header_timeout)
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
 
     def track(self, conn: socket.socket, add: bool) -> None:
         with self.lock:
@@ -400,7 +443,11 @@ class BoardHandler(BaseHTTPRequestHandler):
         log.debug("%s %s: " + format, self.server.label, self.client_address[0], *args)
 
     def parse_request(self) -> bool:
-        if not super().parse_request():
+        ok = super().parse_request()
+        if not self.server.head_read(self.connection):  # too late: the server has closed it, nothing is answered
+            self.close_connection = True
+            return False
+        if not ok:
             return False
         if len(self.requestline.split()) == 2:  # "GET /": HTTP/0.9, which has no status line or headers
             self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED, "HTTP/0.9 is not served; use HTTP/1.0 or 1.1")

@@ -12,6 +12,7 @@ holds more than ``max_buffer`` bytes, and every byte it discards comes back in s
 
 from __future__ import annotations
 
+import re
 import struct
 import zlib
 from collections.abc import Callable
@@ -53,6 +54,9 @@ _CRC = struct.Struct(">I")
 _U16 = struct.Struct(">H")
 _U32 = struct.Struct(">I")
 _HELLO_FIXED = struct.Struct(">BI")
+#: What a HELLO string may not hold: anything but printable ASCII (0x20-0x7E). A NUL-padded serial, a
+#: control byte or a non-ASCII byte would otherwise reach the journal and the floor.
+_NOT_PRINTABLE = re.compile(rb"[^\x20-\x7e]")
 
 
 class RejectReason(Enum):
@@ -208,10 +212,14 @@ def _read_text(p: bytes, at: int, name: str) -> tuple[str, int]:
     end = at + 1 + size
     if end > len(p):
         raise _BadPayload(f"HELLO {name} declares {size} bytes, only {len(p) - at - 1} present")
-    try:
-        return p[at + 1 : end].decode("utf-8"), end
-    except UnicodeDecodeError as exc:
-        raise _BadPayload(f"HELLO {name} is not UTF-8: {exc.reason}") from exc
+    text = p[at + 1 : end]
+    bad = _NOT_PRINTABLE.search(text)
+    if bad is not None:
+        raise _BadPayload(
+            f"HELLO {name} is not printable text: byte {bad.start()} is 0x{text[bad.start()]:02x}"
+            " (printable ASCII, 0x20-0x7e, only)"
+        )
+    return text.decode("ascii"), end
 
 
 def _hello(p: bytes) -> Message:

@@ -105,6 +105,16 @@ SINGLE: tuple[StreamVector, ...] = (
     StreamVector("CARD suit 'h' (lower case)", "03 01 02 08 07 05 68 3b 0f 2a cc 00", (RejectReason.BAD_PAYLOAD,)),
     StreamVector("CARD payload cut short", "03 01 02 07 07 05 6e 60 74 6e 00", (RejectReason.BAD_PAYLOAD,)),
     StreamVector("BUTTON 9 (no such button)", "03 01 05 05 07 09 fa 01 02 fc 00", (RejectReason.BAD_PAYLOAD,)),
+    StreamVector(
+        "HELLO serial padded with NUL bytes (not printable)",
+        "03 01 01 16 01 01 1a 2b 3c 4d 05 31 2e 34 2e 32 0a 53 48 2d 30 30 34 31 37 01 05 b4 72 6c 82 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector(
+        "HELLO firmware version with an ESC byte (not printable)",
+        "03 01 01 1b 01 01 1a 2b 3c 4d 06 31 2e 34 2e 32 1b 08 53 48 2d 30 30 34 31 37 47 42 4c 1a 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
     StreamVector("body shorter than 8 bytes", "03 01 02 03 07 05 00", (RejectReason.TOO_SHORT,)),
     StreamVector("COBS code points past the end", "05 01 02 00", (RejectReason.BAD_FRAMING,)),
 )

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from controller.game.records import GENESIS_HASH, RecordKind, TableRecord, canonical_json, record_hash, shape_coup
+from floor_protocol.admission import MAX_DEPTH, AdmissionError, check_value
 
 #: How many records :meth:`Archive.advance` reads per step while walking a chain forward.
 ADVANCE_STEP = 5000
@@ -40,6 +41,15 @@ ADVANCE_STEP = 5000
 
 class ArchiveError(ValueError):
     """A bad archive URL or an archive that cannot be opened (one line for the operator)."""
+
+
+class UnstorableRecord(ArchiveError):
+    """A record whose content this archive cannot hold (a NUL, a lone surrogate, an integer past 64 bits),
+    found before the database sees it: the batch is not sent."""
+
+    def __init__(self, record: TableRecord, reason: str) -> None:
+        super().__init__(f"record {record.table}/{record.seq}: {reason}")
+        self.record = record
 
 
 class AlertKind:
@@ -386,6 +396,8 @@ class Archive:
         its size and however many tables it holds."""
         if not records:
             return 0, []
+        for r in records:
+            _check_storable(r)
         now = _now()
         chosen = {(r.table, r.seq): r for r in records}
         rows = [
@@ -414,6 +426,21 @@ class Archive:
             if stored.get((r.table, r.seq), chosen[r.table, r.seq].hash) != r.hash
         ]
         return inserted, alerts
+
+    def content_error(self, exc: BaseException) -> bool:
+        """Whether ``exc``, raised by :meth:`store`, comes of a record's content (the batch, stored record by
+        record, would lose only that one) rather than of a database that is down, gone or broken: a record
+        refused before sending (:class:`UnstorableRecord`), a value the driver cannot send (encoding, range,
+        nesting), or the database's data and integrity errors (SQLSTATE classes 22 and 23)."""
+        if isinstance(exc, UnstorableRecord | UnicodeError | OverflowError | RecursionError | TypeError):
+            return True
+        if self.dialect is POSTGRES:
+            import psycopg
+
+            return isinstance(exc, psycopg.DataError | psycopg.IntegrityError)
+        return isinstance(exc, sqlite3.DataError | sqlite3.IntegrityError | ValueError) and not isinstance(
+            exc, ArchiveError
+        )
 
     def _stage(self, cur: Any, rows: list[tuple[Any, ...]]) -> None:
         """The batch into the staging table (made on first use, empty at the start of each transaction)."""
@@ -741,6 +768,29 @@ class Archive:
             reports.append(report)
         self._conn.commit()
         return reports
+
+
+def _check_storable(record: TableRecord) -> None:
+    """Refuse what neither database can hold, before it is sent (PostgreSQL refuses a NUL in text and jsonb
+    with an error that would abort the whole batch): a NUL or a lone surrogate in any string, an integer
+    outside 64 bits, a number that is not finite, a body nested past the admission's depth. The body's
+    canonical text says when the full walk is needed (an escape, a surrogate, a 19-digit run): rarely."""
+    for name in ("table", "kind", "at", "prev", "hash", "sig"):
+        value = getattr(record, name)
+        if (value is not None or name != "sig") and (not isinstance(value, str) or _SUSPECT_TEXT.search(value)):
+            raise UnstorableRecord(record, f"field {name} is not text without NUL or a lone surrogate")
+    try:
+        text = canonical_json(record.body)
+        if "\\u" in text or _SUSPECT_TEXT.search(text) is not None or _LONG_RUN.search(text) is not None:
+            check_value(dict(record.body), MAX_DEPTH)
+        check_value([record.seq, record.session, record.number, record.cause])
+    except (AdmissionError, ValueError, TypeError, RecursionError) as exc:
+        raise UnstorableRecord(record, str(exc) or type(exc).__name__) from None
+
+
+#: What no stored text may hold (NUL, a surrogate), and a digit run long enough to be past 64 bits.
+_SUSPECT_TEXT = re.compile("[\x00\ud800-\udfff]")
+_LONG_RUN = re.compile("[0-9]{19}")
 
 
 def _json_or_none(value: Any) -> Any:

@@ -29,6 +29,7 @@ from floor.collector import Collector, Settings, Stats
 from floor.pit import Pit
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
 from floor_protocol.addresses import AddressError, parse_broker, parse_host_port
+from floor_protocol.admission import MAX_RECORD_BYTES
 
 DEFAULT_BIND = ("127.0.0.1", 8470)
 
@@ -91,6 +92,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--username", help="broker user name")
     s.add_argument("--password-file", help="file holding the broker password")
     s.add_argument("--batch", type=_count, default=1000, help="most records per transaction (default 1000)")
+    s.add_argument(
+        "--max-record-bytes",
+        type=_bounded(int, 1024, 16 * 1024 * 1024, "a whole number of bytes", "between 1024 and 16777216"),
+        default=MAX_RECORD_BYTES,
+        metavar="N",
+        help=f"refuse a record message longer than N bytes (default {MAX_RECORD_BYTES}; the largest genuine"
+        " record is about 1 KiB)",
+    )
     s.add_argument("--gap-grace", type=_seconds, default=2.0, help="seconds a gap lasts before it is an alert")
     s.add_argument(
         "--refused-alerts",
@@ -201,6 +210,7 @@ def serve(args: argparse.Namespace) -> int:
         share=args.share,
         client_id=args.client_id or f"shoe-floor-{socket.gethostname()}"[:100],
         batch=args.batch,
+        max_record_bytes=args.max_record_bytes,
         gap_grace=args.gap_grace,
         refused_per_table=args.refused_alerts,
         ca_file=args.ca_file,

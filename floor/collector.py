@@ -39,6 +39,7 @@ from floor.archive import Alert, AlertKind, Archive, FeedItem
 from floor.surveillance import Surveillance, Thresholds
 from floor_protocol.ack import format_ack
 from floor_protocol.addresses import Broker, parse_broker
+from floor_protocol.admission import MAX_RECORD_BYTES, AdmissionError, Limits, admit_json
 from floor_protocol.topics import Leaf, alert_topic, filter_of, parse_topic, shared, table_topic
 from mqttloop import NetworkLoop
 
@@ -121,6 +122,7 @@ class Settings:
     share: str = "shoe-floor"
     client_id: str = "shoe-floor"
     batch: int = 1000  # most records per transaction
+    max_record_bytes: int = MAX_RECORD_BYTES  # a longer message is refused at admission (floor_protocol.admission)
     linger: float = 0.02  # how long a batch waits to fill, seconds
     gap_grace: float = 2.0  # a gap must last this long before it is an alert (another collector may fill it)
     refused_per_table: int = 5  # refused messages of one table that are alerts each, per refused_window
@@ -173,6 +175,7 @@ class Collector:
         self._alerts_in_flight: dict[int, mqtt.MQTTMessageInfo] = {}  # alert id -> its publish, until PUBACK
         self._last_sweep = time.monotonic()
         self._refused = RefusedBudget(self.settings.refused_per_table, window=self.settings.refused_window)
+        self._limits = Limits(max_bytes=self.settings.max_record_bytes)
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=self.settings.client_id,
@@ -257,13 +260,17 @@ class Collector:
         good: list[TableRecord] = []
         alerts: list[Alert] = []
         for topic, payload, _mid, _qos in batch:
-            record, alert = self._admit(topic, payload)
+            try:
+                record, alert = self._admit(topic, payload)
+            except Exception as exc:  # whatever one message does, it is that message's refusal, not our end
+                log.debug("admitting a message on %s failed", topic, exc_info=True)
+                record, alert = None, _refusal(topic, f"could not be admitted: {type(exc).__name__}: {exc!a:.160}")
             if record is not None:
                 good.append(record)
             if alert is not None:
                 alerts.append(alert)
         self.stats.received += len(batch)
-        inserted, conflicts = archive.store(good)
+        good, inserted, conflicts = self._store(archive, good, alerts)
         alerts += conflicts
         self.stats.archived += inserted
         self.stats.duplicates += len(good) - inserted - len(conflicts)
@@ -284,11 +291,46 @@ class Collector:
         if self.on_stats is not None:
             self.on_stats(self.stats)
 
+    def _store(
+        self, archive: Archive, good: list[TableRecord], alerts: list[Alert]
+    ) -> tuple[list[TableRecord], int, list[Alert]]:
+        """Store the batch in one transaction; if the database refuses it for a record's content (not because
+        it is down: :meth:`Archive.content_error`), store its records one by one, so that the bad one is refused
+        (an alert in ``alerts``) and the rest archived. ``(the records stored or held, inserted, conflicts)``;
+        any other database error goes up (the collector stops, nothing of the batch acknowledged)."""
+        try:
+            inserted, conflicts = archive.store(good)
+            return good, inserted, conflicts
+        except Exception as exc:
+            if not archive.content_error(exc):
+                raise
+            log.warning("the archive refused a batch of %d record(s) (%s): storing them one by one", len(good), exc)
+        kept: list[TableRecord] = []
+        inserted, conflicts = 0, []
+        for record in good:
+            try:
+                one, conflict = archive.store([record])
+            except Exception as exc:
+                if not archive.content_error(exc):
+                    raise
+                detail = f"the archive cannot hold this record: {str(exc)!a:.160}"
+                alerts.append(Alert(record.table, record.seq, AlertKind.REFUSED, detail))
+                continue
+            kept.append(record)
+            inserted += one
+            conflicts += conflict
+        return kept, inserted, conflicts
+
     def _admit(self, topic: str, payload: bytes) -> tuple[TableRecord | None, Alert | None]:
         where = parse_topic(topic)
         site, table = (where.site, where.table) if where is not None else ("?", "?")
+        # Admission first: size, nesting, UTF-8, integers, strings, the envelope (floor_protocol.admission).
         try:
-            record = TableRecord.from_json(payload)
+            value = admit_json(payload, self._limits)
+        except AdmissionError as exc:
+            return None, Alert(table, None, AlertKind.REFUSED, f"refused at admission on {topic}: {exc}")
+        try:
+            record = TableRecord.from_admitted(value, self._limits)
         except RecordError as exc:
             return None, Alert(table, None, AlertKind.REFUSED, f"not a record on {topic}: {exc}")
         if record.table != table:
@@ -396,6 +438,11 @@ class Collector:
         self.client.publish(table_topic(site, table, Leaf.ACK), format_ack(seq), qos=1, retain=True)
         self._published[table] = seq
         self.stats.acks += 1
+
+
+def _refusal(topic: str, detail: str) -> Alert:
+    where = parse_topic(topic)
+    return Alert(where.table if where is not None else "?", None, AlertKind.REFUSED, detail)
 
 
 def _with(alert: Alert, **changes: Any) -> Alert:

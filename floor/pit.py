@@ -7,6 +7,11 @@ Read-only. Live data comes from the broker on the pit's own (non-shared) subscri
     baccarat/+/+/record   every record a table publishes (last result, advantage flags, new shoe)
     baccarat/+/floor/alert  the floor's alerts (surveillance, gaps, broken links ...)
 
+Each message is read into its shape first (state by :mod:`floor_protocol.state`, the others by
+:mod:`floor.pit_intake`) or refused and counted (``refused_<what>`` in ``stats``, on ``/metrics`` and in the
+snapshot's ``refused``); whatever goes wrong while handling one message is caught, counted (``errors``) and
+logged at most once a minute, so paho's callback, and with it the pit, never stops (docs/floor.md).
+
 History comes from the archive (:class:`~floor.archive.Archive`): the last result and advantage flags at start,
 the initial alert feed, and everything on a table page (roads, coups with their cards, recall, alarm log, the
 edge of each wager over the shoe).
@@ -31,7 +36,7 @@ import logging
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from http import HTTPStatus
 from pathlib import Path
@@ -46,6 +51,7 @@ from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.archive import Archive
+from floor.pit_intake import Refused, body_ok, followable, read_alert, read_record, read_status
 from floor_protocol.addresses import parse_broker
 from floor_protocol.state import StateError, TableStateMessage, parse_state
 from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
@@ -58,6 +64,7 @@ STATIC_FILES: Mapping[str, str] = {
     "pit.html": "text/html; charset=utf-8",
     "table.html": "text/html; charset=utf-8",
     "pit.css": "text/css; charset=utf-8",
+    "items.js": "text/javascript; charset=utf-8",
     "pit.js": "text/javascript; charset=utf-8",
     "table.js": "text/javascript; charset=utf-8",
 }
@@ -69,6 +76,10 @@ FEED_SIZE = 100
 TILE_COLUMNS = 16
 #: Advantage flags kept per table (a table offers a handful of wagers).
 MAX_FLAGS = 16
+#: The messages the pit refuses when they are not of their shape (``refused_<name>`` in ``stats``).
+REFUSED_MESSAGES = ("state", "status", "record", "alert", "topic")
+#: Errors while handling a message are logged at most this often (seconds); every one is counted.
+ERROR_LOG_EVERY = 60.0
 #: Coups a table page lists for the current and the previous shoe (regulators ask for at least 10).
 PAGE_COUPS = 200
 
@@ -107,6 +118,7 @@ class _Tile:
         self.advantage: dict[str, dict[str, Any]] = {}
         self.updated: int | None = None
         self.json = ""
+        self.encode()  # a tile made by a message it then refused is still shown (and the snapshot still JSON)
 
     def follow_state(self, state: TableStateMessage) -> None:
         self.state = {
@@ -162,6 +174,7 @@ class _Tile:
                 "updated": self.updated,
             },
             separators=(",", ":"),
+            allow_nan=False,
         )
 
 
@@ -196,6 +209,9 @@ class Pit:
         self._client: mqtt.Client | None = None
         self._network: NetworkLoop | None = None  # paho's loop, on a thread of ours (mqttloop)
         self._server: Any = None
+        self._last_error_log = -ERROR_LOG_EVERY  # when an error was last logged (monotonic)
+        self._refused_shown = 0  # the refused count the published snapshot shows
+        self._refused_at = -1.0  # when a refusal last published one (monotonic)
         self.load()
 
     # -- history from the archive ------------------------------------------------------------------
@@ -211,9 +227,11 @@ class Pit:
             for table in tables:
                 tile = self.tiles.setdefault(table, _Tile("", table))
                 for kind, body in current[table]:
-                    tile.follow_record(kind, body)
+                    if body_ok(kind, body):
+                        tile.follow_record(kind, body)
                 for coup in lasts[table]:
-                    tile.follow_record("coup", coup)
+                    if body_ok(RecordKind.COUP, coup):
+                        tile.follow_record(RecordKind.COUP, coup)
                 tile.encode()
             self.feed.extend(reversed(feed[:FEED_SIZE]))  # the deque holds oldest first
             self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"))
@@ -221,12 +239,43 @@ class Pit:
 
     # -- live from the broker (paho's thread) --------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:
+        """Take one message off the broker. Never raises: a message it refuses (floor.pit_intake) is counted in
+        ``refused_<what>``; anything that goes wrong while handling one is counted in ``errors`` and logged at
+        most once a minute, and the next message is handled as if nothing had happened."""
+        try:
+            self._take(topic, payload)
+        except Exception as exc:  # a bug, or something no check foresaw: this message only
+            self.stats["errors"] += 1
+            now = time.monotonic()
+            if now - self._last_error_log >= ERROR_LOG_EVERY:
+                self._last_error_log = now
+                log.error(
+                    "pit: a message on %.120s could not be handled (%d so far; said at most once a minute)",
+                    topic,
+                    self.stats["errors"],
+                    exc_info=exc,
+                )
+
+    def _on_mqtt_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        try:
+            topic = message.topic  # paho decodes it here (UTF-8)
+        except UnicodeDecodeError:
+            self._refused("topic", "?", "a topic that is not UTF-8")
+            return
+        self.on_message(topic, bytes(message.payload))
+
+    def _refused(self, what: str, table: str, why: object) -> None:
+        self.stats[f"refused_{what}"] += 1
+        self.stats["refused"] += 1
+        log.debug("pit: a %s message of table %.100s refused: %s", what, table, why)
+
+    def _take(self, topic: str, payload: bytes) -> None:
         where = parse_topic(topic)
         if where is None:
             return
         with self._lock:
             if where.leaf is None:  # the floor's alert topic
-                self._alert(payload)
+                changed = self._alert(payload)
             else:
                 tile = self._tile(where.site, where.table)
                 if tile is None:
@@ -234,24 +283,38 @@ class Pit:
                         return
                     self._ignored.add(where.table)  # a table with no tile: counted once, shown on the page
                     self.stats["tables_ignored"] = len(self._ignored)
-                elif not self._follow(tile, where.leaf, payload):
-                    return
+                    changed = True
                 else:
-                    tile.encode()
+                    changed = self._follow(tile, where.leaf, payload)
+                    if changed:
+                        tile.encode()
+                        tile.site = where.site
+                        self.tiles[where.table] = tile  # a new table gets its tile with its first message taken
+            if not changed:
+                # A refusal changes only the count the page shows: said at most once a second, so that a
+                # flood of junk does not become a flood of snapshots to every page.
+                if self.stats["refused"] == self._refused_shown or time.monotonic() - self._refused_at < 1.0:
+                    return
+                self._refused_at = time.monotonic()
             self._publish()
 
     def _tile(self, site: str, table: str) -> _Tile | None:
+        """The table's tile, or a new one (kept once a message for it is taken), or None past MAX_TABLES."""
         tile = self.tiles.get(table)
         if tile is None:
             if len(self.tiles) >= MAX_TABLES or not valid_table(table):
                 return None
-            tile = self.tiles[table] = _Tile(site, table)
-        tile.site = site
+            tile = _Tile(site, table)
         return tile
 
     def _follow(self, tile: _Tile, leaf: Leaf, payload: bytes) -> bool:
+        """Whether ``tile`` changed (False: the message is refused, or not one the pit follows)."""
         if leaf is Leaf.STATUS:
-            tile.status = "online" if payload == b"online" else "offline"
+            try:
+                tile.status = read_status(payload)
+            except Refused as exc:
+                self._refused("status", tile.table, exc)
+                return False
             return True
         if leaf is Leaf.STATE:
             try:
@@ -259,74 +322,90 @@ class Pit:
                 if state.table != tile.table:
                     raise StateError(f"the state of table {state.table!r} on the topic of {tile.table!r}")
             except StateError as exc:
-                self.stats["unreadable"] += 1
-                log.debug("pit: a state message of table %s refused: %s", tile.table, exc)
+                self._refused("state", tile.table, exc)
                 return False
             tile.follow_state(state)
             return True
         if leaf is not Leaf.RECORD:
             return False
         try:
-            data = json.loads(payload)
-        except (ValueError, UnicodeDecodeError):
-            self.stats["unreadable"] += 1
+            record = read_record(payload, tile.table)
+        except Refused as exc:
+            self._refused("record", tile.table, exc)
             return False
-        if not isinstance(data, dict):
-            self.stats["unreadable"] += 1
-            return False
-        if isinstance(data.get("body"), dict):
-            tile.follow_record(str(data.get("kind")), data["body"])
-            return True
-        return False
+        tile.follow_record(record.kind, record.body)
+        return True
 
-    def _alert(self, payload: bytes) -> None:
+    def _alert(self, payload: bytes) -> bool:
+        """Whether the feed changed (False: refused, or an alert it already shows)."""
         try:
-            item = json.loads(payload)
-        except (ValueError, UnicodeDecodeError):
-            self.stats["unreadable"] += 1
-            return
-        if not isinstance(item, dict) or not isinstance(item.get("table"), str):
-            self.stats["unreadable"] += 1
-            return
-        if item.get("id") is not None and any(seen.get("id") == item["id"] for seen in self.feed):
-            return  # said again (an alert is published at least once): the pit shows it once
+            item, dropped = read_alert(payload)
+        except Refused as exc:
+            self._refused("alert", "floor", exc)
+            return False
+        if dropped:
+            self.stats["alert_records_dropped"] += 1
+        if item["id"] is not None and any(seen.get("id") == item["id"] for seen in self.feed):
+            return False  # said again (an alert is published at least once): the pit shows it once
         self.feed.append(item)
-        self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"))
-        record = item.get("record")
+        self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"), allow_nan=False)
+        record = item["record"]
         tile = self.tiles.get(item["table"])
-        if tile is not None and isinstance(record, dict) and isinstance(record.get("body"), dict):
-            tile.follow_record(str(record.get("kind")), record["body"])
+        if tile is not None and record is not None and followable(record):
+            tile.follow_record(record["kind"], record["body"])
             tile.encode()
+        return True
 
     def _publish(self) -> None:
         self._version += 1
         tiles = ",".join(self.tiles[t].json for t in sorted(self.tiles))
         ignored = self.stats["tables_ignored"]
+        self._refused_shown = refused = self.stats["refused"]
         body = (
-            f'{{"version":{self._version},"ts_ms":{self.wall_ms()},"ignored":{ignored},'
+            f'{{"version":{self._version},"ts_ms":{self.wall_ms()},"ignored":{ignored},"refused":{refused},'
             f'"tables":[{tiles}],"feed":{self._feed_json}}}'
         )
         self.board.publish_body(self._version, body.encode())
+
+    def metrics(self) -> bytes:
+        """The pit's own counters in Prometheus' text format (``/metrics``, before the collector's)."""
+        stats = self.stats
+        lines = [
+            "# HELP shoe_floor_pit_refused_total messages the pit refused (not of their shape), by message",
+            "# TYPE shoe_floor_pit_refused_total counter",
+            *(f'shoe_floor_pit_refused_total{{message="{m}"}} {stats[f"refused_{m}"]}' for m in REFUSED_MESSAGES),
+            "# HELP shoe_floor_pit_errors_total messages whose handling failed (logged at most once a minute)",
+            "# TYPE shoe_floor_pit_errors_total counter",
+            f"shoe_floor_pit_errors_total {stats['errors']}",
+            "",
+        ]
+        return "\n".join(lines).encode()
 
     def snapshot(self) -> dict[str, Any]:
         return dict(json.loads(self.board.current()[1]))
 
     # -- a table page (the HTTP threads; one archive connection, taken in turn) -------------------------
     def table_page(self, table: str) -> dict[str, Any] | None:
+        """A table page's data. What the archive holds that is not of its shape (a table's own key can sign
+        anything) is left out and counted in ``skipped``; the roads and edges are drawn from the rest."""
         with self.archive_lock:
             shoes = self.archive.shoes(table)
             if not shoes and table not in self.tiles:
                 return None
-            out: dict[str, Any] = {"table": table, "shoes": shoes, "current": None, "previous": None}
+            out: dict[str, Any] = {"table": table, "shoes": shoes, "current": None, "previous": None, "skipped": 0}
             for key, shoe in zip(("current", "previous"), reversed(shoes[-2:]), strict=False):
                 records = self.archive.shoe_records(table, shoe)
-                coups = [c for c in self.archive.shoe_coups(table, shoe)][-PAGE_COUPS:]
+                listed = [c for c in self.archive.shoe_coups(table, shoe)][-PAGE_COUPS:]
+                coups = [c for c in listed if body_ok(RecordKind.COUP, c)]
+                alarms = [b for k, b in records if k == RecordKind.ALARM][-100:]
+                good = [(k, b) for k, b in records if body_ok(k, b)]
+                out["skipped"] += len(listed) - len(coups) + len(records) - len(good)
                 out[key] = {
                     "shoe": shoe,
                     "coups": coups,
-                    "roads": roads_layout(compute_roads(c for c in coups if c["declared"] and not c["void"])),
-                    "alarms": [b for k, b in records if k == "alarm"][-100:],
-                    "edges": edges_of(records),
+                    "roads": _roads(coups),
+                    "alarms": [b for b in alarms if body_ok(RecordKind.ALARM, b)],
+                    "edges": _edges(good),
                 }
             out["alerts"] = initial_feed(self.archive, 100, table)
         return out
@@ -363,7 +442,8 @@ class Pit:
         if username:
             client.username_pw_set(username, password)
         client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in PIT_FILTERS])
-        client.on_message = lambda c, u, m: self.on_message(m.topic, bytes(m.payload))
+        client.on_message = self._on_mqtt_message
+        client.suppress_exceptions = True  # and should a callback raise after all, paho logs it and goes on
         client.reconnect_delay_set(1, 10)
         client.connect_async(b.host, b.port)
         self._network = NetworkLoop(client, "pit-mqtt")
@@ -379,12 +459,31 @@ class Pit:
         if self._network is not None:
             self._network.stop()
             self._network = None
+        if self.stats["refused"] or self.stats["errors"]:
+            log.info("pit: messages: %s", ", ".join(f"{k} {v}" for k, v in sorted(self.stats.items()) if v))
         self._client = None
         self.board.close()
         server, self._server = self._server, None
         if server is not None:
             server.stop()
         self.archive.close()
+
+
+def _roads(coups: list[dict[str, Any]]) -> dict[str, Any]:
+    """The roads of a shoe's coups (checked ones: a winner the roads cannot read leaves the roads empty)."""
+    try:
+        return roads_layout(compute_roads(c for c in coups if c["declared"] and not c["void"]))
+    except RoadError:
+        return roads_layout(compute_roads(()))
+
+
+def _edges(records: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] | None:
+    """:func:`edges_of`, or None when the shoe's records cannot give them (a ruleset the core cannot read)."""
+    try:
+        return edges_of(records)
+    except (ValueError, TypeError, KeyError, ArithmeticError) as exc:
+        log.debug("pit: no edges for a shoe: %r", exc)
+        return None
 
 
 def edges_of(records: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] | None:
@@ -428,8 +527,9 @@ class _PitHandler(BoardHandler):
             self._json(HTTPStatus.OK, pit.snapshot()["feed"], head)
         elif path == "/events":
             self._events(head)
-        elif path == "/metrics" and server.metrics is not None:
-            self._send(HTTPStatus.OK, server.metrics(), "text/plain; version=0.0.4; charset=utf-8", head=head)
+        elif path == "/metrics":
+            text = pit.metrics() + (server.metrics() if server.metrics is not None else b"")
+            self._send(HTTPStatus.OK, text, "text/plain; version=0.0.4; charset=utf-8", head=head)
         elif path.startswith("/api/table/"):
             self._table(unquote(path[len("/api/table/") :]), parse_qs(query), head)
         else:

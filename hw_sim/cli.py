@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import re
 import select
 import signal
 import sys
@@ -111,7 +112,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw the same session id at every boot (a firmware with a fixed random seed; breaks the spec)",
     )
     p.add_argument("--settle", type=_seconds, default=0.3, metavar="SECONDS", help="wait after a client appears")
+    p.add_argument(
+        "--serial-number",
+        type=_hello_text,
+        default="SIM-0001",
+        metavar="TEXT",
+        help="the serial number the shoe's HELLO sends (\\xNN for a byte: play a faulty shoe, e.g. 'SN-1\\x00\\x00')",
+    )
+    p.add_argument(
+        "--firmware-version", type=_hello_text, default="sim-1.0", metavar="TEXT", help="likewise, its firmware"
+    )
     return p
+
+
+def _hello_text(text: str) -> str:
+    """A HELLO string as the shoe sends it: ``\\xNN`` escapes for bytes a command line cannot carry (NUL ...);
+    at most 32 bytes. Not checked for printable text: the simulator can play a shoe that breaks the rule."""
+    try:
+        value = re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a HELLO string: {text[:40]!r}") from None
+    if len(value.encode()) > 32:
+        raise argparse.ArgumentTypeError(f"longer than 32 bytes: {text[:40]!r}")
+    return value
 
 
 def config_from_args(args: argparse.Namespace) -> SimConfig:
@@ -149,6 +172,8 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
             one_more_coup=not args.no_extra_coup,
             linger=args.linger,
             repeat_session_id=args.repeat_session_id,
+            serial_number=args.serial_number,
+            firmware_version=args.firmware_version,
             order=order,
         )
     except ConfigError as exc:

@@ -58,6 +58,7 @@ from controller.game.table import (
     UnreadableCard,
     VoidPressed,
 )
+from floor_protocol.admission import DEFAULT_LIMITS, AdmissionError, Limits, admit_json, check_record
 
 #: The version of the record shapes below (bump it with any change to a kind or a field).
 RECORD_VERSION = 2
@@ -480,9 +481,18 @@ class TableRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableRecord:
-        """Read a record; raises :class:`RecordError` naming the first problem (a newer version included)."""
-        if not isinstance(data, Mapping):
-            raise RecordError(f"a record is a JSON object, not {type(data).__name__}")
+        """Read a record; raises :class:`RecordError` naming the first problem (a newer version included).
+
+        The envelope and every value are checked first (:func:`floor_protocol.admission.check_record`: known
+        fields only, ids, hashes, integers in the 64-bit range, no NUL or lone surrogate, bounded nesting)."""
+        try:
+            check_record(data)
+        except AdmissionError as exc:
+            raise RecordError(str(exc)) from None
+        return cls._from_checked(data)
+
+    @classmethod
+    def _from_checked(cls, data: Mapping[str, Any]) -> TableRecord:
         v = data.get("v")
         if not isinstance(v, int) or isinstance(v, bool):
             raise RecordError("record without a version (v)")
@@ -512,12 +522,24 @@ class TableRecord:
         return record
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> TableRecord:
+    def from_json(cls, text: str | bytes, limits: Limits = DEFAULT_LIMITS) -> TableRecord:
+        """Read a record from its JSON, admitted first (:func:`floor_protocol.admission.admit_json`: size,
+        nesting, UTF-8, integers, strings, then the envelope); raises :class:`RecordError` only."""
         try:
-            data = json.loads(text)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise RecordError(f"record is not JSON: {exc}") from None
-        return cls.from_dict(data)
+            value = admit_json(text, limits)
+        except AdmissionError as exc:
+            raise RecordError(str(exc)) from None
+        return cls.from_admitted(value, limits)
+
+    @classmethod
+    def from_admitted(cls, value: Any, limits: Limits = DEFAULT_LIMITS) -> TableRecord:
+        """Read a record from a value :func:`~floor_protocol.admission.admit_json` returned (its values are
+        checked: only the envelope is, here); raises :class:`RecordError` only."""
+        try:
+            data = check_record(value, limits.max_depth, values=False)
+        except AdmissionError as exc:
+            raise RecordError(str(exc)) from None
+        return cls._from_checked(data)
 
 
 def _field(data: Mapping[str, Any], name: str, kind: type) -> Any:

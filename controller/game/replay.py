@@ -41,8 +41,9 @@ class ShoeStart:
         ids: Mapping[InputKind, int | None] | None = None,
     ) -> ShoeStart:
         """From the shoe's number and, for each kind in :data:`~controller.game.records.KEPT_ACROSS_SHOES`, the
-        last input body of that kind before its start (None when there was none) and, in ``ids``, its record
-        id (for their order)."""
+        last input body of that kind before its start (None when there was none) and, in ``ids``, the record
+        id of the input that set the value standing then (the first of a run of equal inputs: a LINK DOWN
+        journaled again raised nothing), for their order."""
         assert set(kept) == set(KEPT_ACROSS_SHOES), f"the kinds a new shoe keeps are {KEPT_ACROSS_SHOES}"
         link, line_noise = kept[InputKind.LINK], kept[InputKind.LINE_NOISE]
         known = ids or {}

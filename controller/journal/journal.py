@@ -171,6 +171,10 @@ class Journal:
         """The id of the newest input of ``kind`` with id < ``before``, or None."""
         return self._queries.last_input_id(kind, before=before)
 
+    def standing_since(self, kind: InputKind, *, before: int) -> int | None:
+        """The id of the input of ``kind`` that set the value standing before ``before``, or None."""
+        return self._queries.standing_since(kind, before=before)
+
     def last_shoe_start(self) -> tuple[int, int] | None:
         """``(input id, shoe number)`` of the input that started the newest shoe, or None."""
         return self._queries.last_shoe_start()

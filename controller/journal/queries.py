@@ -12,10 +12,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from controller.game.records import InputKind, RecordKind, TableRecord
+from controller.game.records import InputKind, RecordKind, TableRecord, input_from_body
 from controller.journal.store import Store
 
 _INPUT = RecordKind.INPUT.value
+#: The note a prune writes into the chain before it deletes anything (:mod:`controller.journal.retention`):
+#: ``{"note": PRUNE_NOTE, "through": id, "hash": that record's hash, "shoes": n, "ack": the floor's ack or
+#: null, "archive": file or null, "kept": {kind: {"id": id, "body": input body, "since": id} or null}}``:
+#: ``kept`` the newest input of each kind a new shoe keeps, below the prune's boundary, and since when its
+#: value stood (:meth:`Queries.last_input_entry`, :meth:`Queries.standing_since`).
+PRUNE_NOTE = "journal_pruned"
 _SELECT = "SELECT id, ts, kind, session, number, cause, body, prev_hash, hash FROM records"
 
 
@@ -75,25 +81,82 @@ class Queries:
         for record_id, body in rows:
             yield record_id, json.loads(body)
 
-    def _last_input(self, column: str, kind: InputKind, before: int) -> Any:
+    def last_input_entry(self, kind: InputKind, *, before: int) -> tuple[int, dict[str, Any]] | None:
+        """``(record id, body)`` of the newest input of ``kind`` (its ``"kind"`` field) with id < ``before``, or
+        None: from the records or, where a prune deleted it, as the newest prune note carries it.
+
+        A prune may delete the input a replay reads before the newest shoe (a link that came up once, years
+        ago, and never dropped): its note (:data:`PRUNE_NOTE`, ``"kept"``) carries the newest input of each
+        kind in :data:`~controller.game.records.KEPT_ACROSS_SHOES` below its boundary, and that stands in
+        for the records at or below the boundary (``"through"``). A note without ``"kept"`` (a prune before
+        this rule) carries nothing: its prune kept those inputs in the records."""
         if not isinstance(kind, InputKind):
             raise TypeError(f"an input kind must be an InputKind, not {kind!r}")
         row = self._store.conn.execute(  # newest first, through the (kind, id) index: stops at the first one
-            f"SELECT {column} FROM records WHERE kind = '{_INPUT}' AND id < ? AND json_extract(body, '$.kind') = ?"
+            f"SELECT id, body FROM records WHERE kind = '{_INPUT}' AND id < ? AND json_extract(body, '$.kind') = ?"
             " ORDER BY id DESC LIMIT 1",
             (before, kind.value),
         ).fetchone()
-        return None if row is None else row[0]
+        found = None if row is None else (int(row[0]), dict(json.loads(row[1])))
+        note = self.prune_note()
+        if note is None or not isinstance(note.get("kept"), dict) or kind.value not in note["kept"]:
+            return found
+        if found is not None and found[0] > int(note["through"]):
+            return found  # newer than anything the prune took
+        carried = note["kept"][kind.value]
+        if carried is None or int(carried["id"]) >= before:
+            return found
+        return int(carried["id"]), dict(carried["body"])
 
     def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None:
-        """The newest input body of ``kind`` (its ``"kind"`` field) with id < ``before``, or None."""
-        body = self._last_input("body", kind, before)
-        return None if body is None else dict(json.loads(body))
+        """The newest input body of ``kind`` with id < ``before``, or None (:meth:`last_input_entry`)."""
+        found = self.last_input_entry(kind, before=before)
+        return None if found is None else found[1]
 
     def last_input_id(self, kind: InputKind, *, before: int) -> int | None:
-        """The id of the newest input of ``kind`` with id < ``before``, or None."""
-        record_id = self._last_input("id", kind, before)
-        return None if record_id is None else int(record_id)
+        """The id of the newest input of ``kind`` with id < ``before``, or None (:meth:`last_input_entry`)."""
+        found = self.last_input_entry(kind, before=before)
+        return None if found is None else found[0]
+
+    def standing_since(self, kind: InputKind, *, before: int) -> int | None:
+        """The id of the input of ``kind`` that set the value standing before ``before``: the first of the
+        newest run of equal inputs (a LINK DOWN journaled again at a restart does not raise the alarm again:
+        the first one did). None when there is no input of ``kind``. Where the run reaches into what a prune
+        took, its note says where the run began (``"kept"``, ``"since"``). A replay orders the kept alarms
+        by it (they stand in the order they were raised)."""
+        newest = self.last_input_entry(kind, before=before)
+        if newest is None:
+            return None
+        since, value = newest[0], input_from_body(newest[1])
+        rows = self._store.conn.execute(
+            f"SELECT id, body FROM records WHERE kind = '{_INPUT}' AND id < ? AND json_extract(body, '$.kind') = ?"
+            " ORDER BY id DESC",
+            (since, kind.value),
+        )
+        for record_id, body in rows:
+            if input_from_body(json.loads(body)) != value:
+                return since
+            since = int(record_id)
+        note = self.prune_note()
+        kept = None if note is None else note.get("kept")
+        carried = kept.get(kind.value) if isinstance(kept, dict) else None
+        if (
+            isinstance(carried, dict)
+            and carried.get("since") is not None
+            and int(carried["id"]) <= since
+            and input_from_body(carried["body"]) == value
+        ):
+            return int(carried["since"])
+        return since
+
+    def prune_note(self) -> dict[str, Any] | None:
+        """The body of the newest prune note (:data:`PRUNE_NOTE`), or None when the journal was never pruned."""
+        row = self._store.conn.execute(
+            f"SELECT body FROM records WHERE kind = '{RecordKind.NOTE}' AND json_extract(body, '$.note') = ?"
+            " ORDER BY id DESC LIMIT 1",
+            (PRUNE_NOTE,),
+        ).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
 
     def last_shoe_start(self) -> tuple[int, int] | None:
         """``(input id, shoe number)`` of the input that started the newest shoe (its derived ``shoe`` record

@@ -3,9 +3,19 @@
 A prune first writes a ``journal_pruned`` note into the chain (:data:`PRUNE_NOTE`, naming the last record
 to go and its hash), then deletes in bounded steps (:data:`PRUNE_CHUNK` records per transaction), moving
 the ``chain_anchor`` onto the last record deleted: :mod:`controller.journal.verify` walks the chain from
-the anchor and holds it to the newest note (:meth:`Pruner.bound`). The newest shoe is never pruned, nor
-the inputs a replay reads before it (:data:`~controller.game.records.KEPT_ACROSS_SHOES`); the table's own
-prune (:class:`Retention`, on the loop) prunes only what the floor has acknowledged.
+the anchor and holds it to the newest note (:meth:`Pruner.bound`). The newest shoe is never pruned; the
+table's own prune (:class:`Retention`, on the loop) prunes only what the floor has acknowledged.
+
+The inputs a replay reads before the newest shoe (:data:`~controller.game.records.KEPT_ACROSS_SHOES`: the
+link's and the line's state) may go too: the note carries the newest of each kind below its boundary
+(``"kept"``: its record id and body, and since when its value stood; carried forward from the previous note
+when that one already took it),
+and :meth:`~controller.journal.queries.Queries.last_input_entry` reads it where the records are gone. Why
+the note and not a record of the kept state journaled at every shoe start: nothing changes in what a table
+journals while it deals (no new record, no new version of the vocabulary, nothing new for the floor), the
+cost falls on the rare prune, and the note is already in the hash chain, above the prune's boundary, and
+what verify holds the anchor to. Before, a prune stopped at the newest kept input, so a table whose shoe
+link never dropped (its one ``link`` input near the journal's start) never pruned at all.
 """
 
 from __future__ import annotations
@@ -17,12 +27,10 @@ from typing import Protocol
 from controller.game.records import KEPT_ACROSS_SHOES, RecordKind
 from controller.journal.chain import Chain
 from controller.journal.errors import JournalError, JournalFault
-from controller.journal.queries import Queries
+from controller.journal.queries import PRUNE_NOTE, Queries
 from controller.journal.store import Store
 
-#: The note a prune writes into the chain before it deletes anything: ``{"note": PRUNE_NOTE, "through": id,
-#: "hash": that record's hash, "shoes": n, "ack": the floor's ack or null, "archive": file or null}``.
-PRUNE_NOTE = "journal_pruned"
+__all__ = ["PRUNE_CHUNK", "PRUNE_NOTE", "PrunedJournal", "Pruner", "Retention"]
 
 #: Records a prune deletes per transaction at most (rounded up to an input boundary): a few ms on a Pi.
 PRUNE_CHUNK = 500
@@ -54,21 +62,16 @@ class Pruner:
 
         Whole shoes only: records from the anchor up to (not including) a shoe's starting input, every one
         of them stamped before ``older_than`` (the last one says when the shoe ended). The newest shoe is
-        never pruned, nor the last input of each kind in ``KEPT_ACROSS_SHOES`` before it (a replay reads
-        them). With ``floor`` (the table's own prune), every pruned record must be at or below the floor's
-        ``ack``: with no ack, nothing is pruned. ``floor=False`` (``journal archive``, which keeps its own
-        copy) drops the ack's limit."""
+        never pruned; the inputs of ``KEPT_ACROSS_SHOES`` a replay reads before it may be, as the prune's
+        note carries them (:meth:`begin`). With ``floor`` (the table's own prune), every pruned record must
+        be at or below the floor's ``ack``: with no ack, nothing is pruned. ``floor=False`` (``journal
+        archive``, which keeps its own copy) drops the ack's limit."""
         if floor and ack is None:
             return None
         starts = self._queries.shoe_starts()
         if not starts:
             return None
-        newest = starts[-1]
-        limit = newest
-        for kind in KEPT_ACROSS_SHOES:
-            kept = self._queries.last_input_id(kind, before=newest)
-            if kept is not None:
-                limit = min(limit, kept)
+        limit = starts[-1]
         if floor:
             assert ack is not None
             limit = min(limit, ack + 1)
@@ -103,6 +106,13 @@ class Pruner:
         if row is None:
             raise ValueError(f"record {before_record - 1} is not in the journal")
         shoes = sum(1 for s in starts if anchor_id < s < before_record)
+        # The kept inputs a replay may need once their records are gone: the newest of each kind below the
+        # boundary, read before this note exists (from the records, or as the previous note carries it).
+        kept: dict[str, dict[str, object] | None] = {}
+        for kind in KEPT_ACROSS_SHOES:
+            found = self._queries.last_input_entry(kind, before=before_record)
+            since = self._queries.standing_since(kind, before=before_record)
+            kept[kind.value] = None if found is None else {"id": found[0], "body": found[1], "since": since}
         body = {
             "note": PRUNE_NOTE,
             "through": before_record - 1,
@@ -110,6 +120,7 @@ class Pruner:
             "shoes": shoes,
             "ack": keep_from_ack,
             "archive": archive,
+            "kept": kept,
         }
         return self._chain.note(body, ts=ts)
 

@@ -64,12 +64,15 @@ from controller.wire import (
     WireNoisy,
     WireReboot,
 )
+from firmware_protocol.messages import MessageType
 from floor_protocol.ack import Ack as FloorAckMessage
 
 log = logging.getLogger(__name__)
 
 #: How often a quiet loop makes the journal's pre-commit checks (file still at its path, disk headroom).
 JOURNAL_CHECK_SECONDS = 2.0
+#: Distinct refused-HELLO problems said on the log (each once); past it they are only counted.
+_HELLOS_SAID = 8
 
 _PANEL_INPUTS: dict[ButtonAction, Callable[[], TableInput]] = {
     ButtonAction.DECLARE: DeclarePressed,
@@ -196,6 +199,7 @@ class TableLoop:
         self.tick = tick
         self.max_batch = max_batch
         self.stats = LoopStats()
+        self._hellos_refused: set[str] = set()  # the refused HELLOs' problems already said on the log
         self.alarms = ShellAlarms(clock, input_lost_hold=input_lost_hold)
         self.commit = WriteAhead(
             journal,
@@ -392,6 +396,13 @@ class TableLoop:
             self.stats.noise += 1
             if self.metrics is not None:
                 self.metrics.frame_rejected(ev.reason)
+            said = self._hellos_refused
+            if ev.message_type == MessageType.HELLO and ev.detail not in said and len(said) < _HELLOS_SAID:
+                # A shoe whose HELLO breaks the spec (a serial padded with NULs ...) resends it at every join:
+                # said once (per distinct problem, a few at most), counted like any rejected frame, never
+                # journaled (docs/protocol.md 2.4).
+                said.add(ev.detail)
+                log.warning("shoe HELLO refused (a protocol error; the shoe's firmware is at fault): %s", ev.detail)
             if log.isEnabledFor(logging.DEBUG):
                 # the length only: a rejected frame's bytes may spell a card not yet declared (squeeze games)
                 log.debug("wire noise %s: %s (%d bytes)", ev.reason, ev.detail, len(ev.raw))

@@ -31,7 +31,7 @@ class ReplayJournal(Protocol):
 
     def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None: ...
 
-    def last_input_id(self, kind: InputKind, *, before: int) -> int | None: ...
+    def standing_since(self, kind: InputKind, *, before: int) -> int | None: ...
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def resume(journal: ReplayJournal, rules: TableRules, edges: EdgeWatch | None = 
     if found is not None:
         after, number = found
         kept = {kind: journal.last_input(kind, before=after) for kind in KEPT_ACROSS_SHOES}
-        ids = {kind: journal.last_input_id(kind, before=after) for kind in KEPT_ACROSS_SHOES}
+        ids = {kind: journal.standing_since(kind, before=after) for kind in KEPT_ACROSS_SHOES}
         start = ShoeStart.of(number, kept, ids)
     replayed = replay(rules, (body for _id, body in journal.inputs(after=after)), start)
     watch = None

@@ -1,10 +1,13 @@
 /* The pit page: one tile per table and the floor's alert feed, redrawn from each snapshot on /events.
- * Plain JS, text through textContent only. A tile is rebuilt only when its own data changed. */
+ * Plain JS, text through textContent only. A tile is rebuilt only when its own data changed. Every tile and
+ * alert is checked first (items.js): one that is not of its shape is skipped and counted in the header
+ * ("n items skipped"), and the rest are drawn. */
 "use strict";
 
 (function () {
   const WORD = { banker: "Banker", player: "Player", tie: "Tie" };
-  const stats = { version: 0, renders: 0, tileLatencies: [], paints: [] };
+  const items = window.pitItems;
+  const stats = { version: 0, renders: 0, skipped: 0, tileLatencies: [], paints: [] };
   window.pit = stats;
   const $ = (id) => document.querySelector('[data-testid="' + id + '"]');
   const tilesBox = $("tiles");
@@ -121,12 +124,15 @@
   function renderTiles(list) {
     const now = Date.now();
     const seen = new Set();
+    let skipped = 0;
     list.forEach((t, i) => {
+      if (seen.has(t.table)) { skipped += 1; return; }
       seen.add(t.table);
       const key = JSON.stringify(t);
       let entry = tiles.get(t.table);
       if (entry && entry.key === key) return;
-      const node = build(t);
+      let node;
+      try { node = build(t); } catch (e) { skipped += 1; return; }
       if (entry) entry.el.replaceWith(node);
       else tilesBox.insertBefore(node, tilesBox.children[i] || null);
       tiles.set(t.table, { el: node, key: key, updated: t.updated });
@@ -135,41 +141,59 @@
     });
     for (const [name, entry] of tiles) if (!seen.has(name)) { entry.el.remove(); tiles.delete(name); }
     if (stats.tileLatencies.length > 5000) stats.tileLatencies.splice(0, 1000);
+    return skipped;
   }
 
   function renderFeed(feed) {
     const box = $("feed");
     const key = feed.length ? (feed[0].id ?? "") + "|" + feed[0].table + "|" + feed[0].kind + "|" + feed.length : "";
-    if (box.dataset.key === key) return;
+    if (box.dataset.key === key) return Number(box.dataset.skipped || 0);
     box.dataset.key = key;
     $("feed-count").textContent = feed.length ? "(" + feed.length + ")" : "";
-    box.replaceChildren(...feed.map((f) => {
-      const li = el("li");
-      li.dataset.kind = f.kind;
-      li.dataset.table = f.table;
-      const head = el("div", "head");
-      head.appendChild(el("span", "kind", f.kind.replace(/_/g, " ")));
-      head.appendChild(el("span", "table", f.table + (f.seq !== null && f.seq !== undefined ? " #" + f.seq : "")));
-      head.appendChild(el("span", "when", f.at ? f.at.slice(11, 19) : ""));
-      li.appendChild(head);
-      li.appendChild(el("div", "detail", f.detail));
-      if (f.record) {
-        const r = f.record;
-        li.appendChild(el("div", "record", r.kind + (r.seq ? " #" + r.seq : "") + " " + JSON.stringify(r.body)));
-      }
-      return li;
-    }));
+    let skipped = 0;
+    const drawn = [];
+    for (const f of feed) {
+      try { drawn.push(alertItem(f)); } catch (e) { skipped += 1; }
+    }
+    box.replaceChildren(...drawn);
+    box.dataset.skipped = String(skipped);
+    return skipped;
   }
 
-  function render(s) {
+  function alertItem(f) {
+    const li = el("li");
+    li.dataset.kind = f.kind;
+    li.dataset.table = f.table;
+    const head = el("div", "head");
+    head.appendChild(el("span", "kind", f.kind.replace(/_/g, " ")));
+    head.appendChild(el("span", "table", f.table + (f.seq !== null && f.seq !== undefined ? " #" + f.seq : "")));
+    head.appendChild(el("span", "when", f.at ? f.at.slice(11, 19) : ""));
+    li.appendChild(head);
+    li.appendChild(el("div", "detail", f.detail));
+    if (f.record) {
+      const r = f.record;
+      li.appendChild(el("div", "record", r.kind + (r.seq ? " #" + r.seq : "") + " " + JSON.stringify(r.body)));
+    }
+    return li;
+  }
+
+  function render(snapshot) {
+    const tables = items.keep(snapshot.tables, items.checks.tile);
+    const feed = items.keep(snapshot.feed, items.checks.alert);
+    const s = { version: snapshot.version, ignored: snapshot.ignored, refused: snapshot.refused,
+                tables: tables.good, feed: feed.good };
     latest = s;
     layout(s.tables.length);
-    renderTiles(s.tables);
-    renderFeed(s.feed);
+    let skipped = tables.skipped + feed.skipped;
+    skipped += renderTiles(s.tables);
+    skipped += renderFeed(s.feed);
     ages();
     const online = s.tables.filter((t) => t.link === "online").length;
     $("summary").textContent = s.tables.length + " tables, " + online + " online" +
-      (s.ignored ? ", " + s.ignored + " ignored (too many)" : "");
+      (Number.isInteger(s.ignored) && s.ignored ? ", " + s.ignored + " ignored (too many)" : "") +
+      (Number.isInteger(s.refused) && s.refused ? ", " + s.refused + (s.refused === 1 ? " message" : " messages") + " refused" : "");
+    items.note($("skipped"), skipped);
+    stats.skipped = skipped;
     document.body.dataset.version = String(s.version);
     stats.version = s.version;
     stats.renders += 1;
@@ -183,7 +207,8 @@
     source.onmessage = (ev) => {
       $("connection").hidden = true;
       let s;
-      try { s = JSON.parse(ev.data); } catch (e) { return; }
+      try { s = JSON.parse(ev.data); } catch (e) { items.note($("skipped"), ++stats.skipped); return; }
+      if (!items.isObj(s)) { items.note($("skipped"), ++stats.skipped); return; }
       if (s.version === stats.version && stats.renders) return;
       render(s);
     };

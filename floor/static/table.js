@@ -1,5 +1,7 @@
 /* A table page: roads, coups of the current and previous shoes with their cards, game recall, the alarm
- * log and the edge chart, from /api/table/<id>; redrawn when the table's tile changes on /events. */
+ * log and the edge chart, from /api/table/<id>; redrawn when the table's tile changes on /events. Every coup,
+ * road cell, alarm and alert is checked first (items.js): one that is not of its shape is skipped and counted
+ * ("n items skipped"), and the rest are drawn. */
 "use strict";
 
 (function () {
@@ -10,7 +12,16 @@
   const $ = (id) => document.querySelector('[data-testid="' + id + '"]');
   const table = decodeURIComponent(location.pathname.slice("/table/".length));
   const api = "/api/table/" + encodeURIComponent(table);
-  const page = { loads: 0 };
+  const items = window.pitItems;
+  const page = { loads: 0, skipped: 0 };
+  let skipped = 0;  // in the data drawn last
+  // The items of a list that pass a check (the others counted in skipped).
+  function keep(list, check) {
+    const k = items.keep(list, check);
+    skipped += k.skipped;
+    return k.good;
+  }
+  const isShoe = (x) => items.isObj(x) && Number.isInteger(x.shoe);
   window.tablePage = page;
 
   function el(tag, cls, text) {
@@ -29,7 +40,7 @@
     const h = el("span", "hand");
     h.dataset.testid = testid;
     h.appendChild(el("span", null, label));
-    for (const t of tokens || []) h.appendChild(card(t));
+    for (const t of keep(tokens, items.checks.card)) h.appendChild(card(t));
     return h;
   }
   function outcome(c) {
@@ -44,7 +55,7 @@
     const head = el("tr");
     for (const h of ["Coup", "Result", "Player", "Banker", "Flags", "Time (UTC)"]) head.appendChild(el("th", null, h));
     box.appendChild(head);
-    for (const c of shoe.coups.slice().reverse()) {
+    for (const c of keep(shoe.coups, items.checks.coup).reverse()) {
       const tr = el("tr");
       tr.dataset.coup = c.coup === null ? "" : String(c.coup);
       tr.dataset.void = String(!!c.void);
@@ -53,7 +64,7 @@
       const p = el("td"), b = el("td");
       p.dataset.side = "player";
       b.dataset.side = "banker";
-      for (const t of c.player || []) p.appendChild(card(t));
+      for (const t of c.player || []) p.appendChild(card(t));  // cards checked with the coup
       for (const t of c.banker || []) b.appendChild(card(t));
       tr.appendChild(p);
       tr.appendChild(b);
@@ -72,12 +83,12 @@
     const box = $("roads");
     box.replaceChildren();
     if (!shoe) return;
-    const lay = shoe.roads.layout;
+    const lay = items.isObj(shoe.roads) && items.isObj(shoe.roads.layout) ? shoe.roads.layout : {};
     for (const name of ROADS) {
       box.appendChild(el("div", "road-name", name.replace(/_/g, " ")));
       const road = el("div", "road");
       road.dataset.testid = "road-" + name;
-      for (const item of lay[name]) {
+      for (const item of keep(lay[name], items.checks.cell)) {
         const c = el("span", "c");
         c.style.left = "calc(var(--cell) * " + item[0] + ")";
         c.style.top = "calc(var(--cell) * " + item[1] + ")";
@@ -93,7 +104,8 @@
   function edges(shoe) {
     const box = $("edges");
     box.replaceChildren();
-    const e = shoe && shoe.edges;
+    let e = shoe && shoe.edges;
+    if (e && !items.checks.edges(e)) { skipped += 1; e = null; }
     if (!e) { box.appendChild(el("p", "dim", "No edges for this shoe yet (none of its coups is archived, or its start record names no ruleset).")); return; }
     const NS = "http://www.w3.org/2000/svg";
     const svg = document.createElementNS(NS, "svg");
@@ -129,20 +141,26 @@
 
   function alarms(data) {
     const box = $("alarm-log");
-    const items = [];
+    const lines = [];
     for (const shoe of [data.current, data.previous]) {
       if (!shoe) continue;
-      for (const a of shoe.alarms) items.push("shoe " + shoe.shoe + ": " + (a.alarm || a.name || "") + " " + (a.detail || ""));
+      for (const a of keep(shoe.alarms, items.checks.alarm)) lines.push("shoe " + shoe.shoe + ": " + (a.alarm || a.name || "") + " " + (a.detail || ""));
     }
-    for (const f of data.alerts) items.push("floor " + f.kind.replace(/_/g, " ") + (f.at ? " " + f.at.slice(0, 19) : "") + ": " + f.detail);
-    box.replaceChildren(...items.map((t) => el("li", null, t)));
-    if (!items.length) box.appendChild(el("li", "dim", "no alarms"));
+    for (const f of keep(data.alerts, items.checks.alert)) lines.push("floor " + f.kind.replace(/_/g, " ") + (f.at ? " " + f.at.slice(0, 19) : "") + ": " + (f.detail || ""));
+    box.replaceChildren(...lines.map((t) => el("li", null, t)));
+    if (!lines.length) box.appendChild(el("li", "dim", "no alarms"));
   }
 
   async function load() {
     const resp = await fetch(api, { cache: "no-store" });
     if (!resp.ok) { $("table-summary").textContent = "not in the archive"; return; }
-    const data = await resp.json();
+    let data;
+    try { data = await resp.json(); } catch (e) { data = null; }
+    if (!items.isObj(data)) { items.note($("skipped"), 1); $("table-summary").textContent = "unreadable answer"; return; }
+    skipped = Number.isInteger(data.skipped) ? data.skipped : 0;  // what the server left out
+    for (const key of ["current", "previous"]) {
+      if (data[key] !== null && data[key] !== undefined && !isShoe(data[key])) { skipped += 1; data[key] = null; }
+    }
     $("current-shoe").textContent = data.current ? String(data.current.shoe) : "";
     $("previous-shoe").textContent = data.previous ? String(data.previous.shoe) : "";
     $("roads-shoe").textContent = data.current ? "(shoe " + data.current.shoe + ")" : "";
@@ -151,6 +169,8 @@
     roads(data.current);
     edges(data.current);
     alarms(data);
+    items.note($("skipped"), skipped);
+    page.skipped = skipped;
     page.loads += 1;
     document.body.dataset.loads = String(page.loads);
   }
@@ -161,9 +181,16 @@
     const box = $("recall");
     const q = "?shoe=" + encodeURIComponent(form.shoe.value) + "&coup=" + encodeURIComponent(form.coup.value);
     const resp = await fetch(api + "/coup" + q, { cache: "no-store" });
-    const data = await resp.json();
+    let data;
+    try { data = await resp.json(); } catch (e) { data = null; }
     box.replaceChildren();
-    if (!resp.ok) { box.appendChild(el("span", "error", data.error)); box.dataset.found = "0"; return; }
+    if (!resp.ok || !items.checks.coup(data)) {
+      const why = !resp.ok ? (items.isObj(data) && typeof data.error === "string" ? data.error : "no such coup")
+        : "this coup is archived but not of a coup's shape (shoe-floor history --json shows it as stored)";
+      box.appendChild(el("span", "error", why));
+      box.dataset.found = "0";
+      return;
+    }
     box.appendChild(el("div", null, "Shoe " + data.shoe + ", coup " + data.coup + ": " + outcome(data) +
       (data.voids ? " (voided " + data.voids + " time(s) before)" : "") + " at " + String(data.ts).slice(0, 19).replace("T", " ")));
     box.appendChild(hand("Player ", data.player, "recall-player"));
@@ -177,7 +204,8 @@
     source.onmessage = (ev) => {
       let s;
       try { s = JSON.parse(ev.data); } catch (e) { return; }
-      const t = s.tables.find((x) => x.table === table);
+      if (!items.isObj(s)) return;
+      const t = items.keep(s.tables, items.checks.tile).good.find((x) => x.table === table);
       if (!t) return;
       $("table-status").textContent = t.link;
       $("table-summary").textContent = "shoe " + (t.shoe ?? "-") + ", coup " + (t.coup ?? "-");

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from eventstream import MAX_CONNECTIONS, Board, BoardHandler, BoardServer
+from eventstream import HEADER_TIMEOUT, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, Board, BoardHandler, BoardServer
 from tests.eventstream.client import EventStream, get
 from tests.waiting import until
 
@@ -208,17 +208,83 @@ def test_a_stream_client_that_closes_frees_its_slot(sink: Host) -> None:
 
 
 def test_connections_over_the_bound_get_503_and_the_server_recovers(sink: Host) -> None:
-    idle = [socket.create_connection(sink.address, timeout=5) for _ in range(MAX_CONNECTIONS)]
+    sources = [f"127.0.0.{2 + i // MAX_CONNECTIONS_PER_ADDRESS}" for i in range(MAX_CONNECTIONS)]  # each at its cap
+    idle = [socket.create_connection(sink.address, timeout=5, source_address=(s, 0)) for s in sources]
     try:
         _wait(lambda: sink.stats["connections_refused"] == 0 and _served(sink) == MAX_CONNECTIONS)
-        with socket.create_connection(sink.address, timeout=5) as extra:  # answered before it asks
-            assert extra.recv(4096).startswith(b"HTTP/1.0 503 ")
+        with socket.create_connection(sink.address, timeout=5, source_address=("127.0.0.99", 0)) as extra:
+            assert extra.recv(4096).startswith(b"HTTP/1.0 503 ")  # answered before it asks
         assert sink.stats["connections_refused"] == 1
     finally:
         for s in idle:
             s.close()
     _wait(lambda: _served(sink) == 0)
     assert get(sink, "/api/state")[0] == 200
+
+
+HALF_A_HEAD = b"GET / HTTP/1.1\r\nHost: x\r\n"  # and never the blank line that ends it
+
+
+def _closed_by_server(s: socket.socket) -> bool:
+    """Whether the server closed ``s`` without a word (end of file, or a reset)."""
+    try:
+        return s.recv(4096) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_slow_heads_from_one_address_cannot_lock_out_another_and_are_closed_after_the_header_timeout(
+    sink: Host,
+) -> None:
+    """80 connections from one address send half a request head and wait: the first ones take that address's
+    slots only (the rest are answered 503 at once); another address gets the page and the stream; once the
+    header timeout has passed, the slow ones are closed unanswered and every slot is free again."""
+    started = time.monotonic()  # before the first connection: its clock starts when the server accepts it
+    slow = [socket.create_connection(sink.address, timeout=HEADER_TIMEOUT + 5) for _ in range(80)]
+    try:
+        for s in slow:
+            s.sendall(HALF_A_HEAD)
+        _wait(lambda: sink.stats["connections_refused_address"] == 80 - MAX_CONNECTIONS_PER_ADDRESS)
+        assert _served(sink) == MAX_CONNECTIONS_PER_ADDRESS
+        host, port = sink.address
+        with socket.create_connection((host, port), timeout=5, source_address=("127.0.0.2", 0)) as other:
+            other.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = b"".join(iter(lambda: other.recv(65536), b""))
+        assert answer.startswith(b"HTTP/1.0 200 ") and answer.endswith(PAGE)
+        stream = _stream_from(sink, "127.0.0.2")
+        assert sink.streams == ["127.0.0.2"]
+        held = slow[:MAX_CONNECTIONS_PER_ADDRESS]  # the ones served (the server takes them in order)
+        for s in held:
+            assert _closed_by_server(s)  # blocks until the server closes it
+        waited = time.monotonic() - started
+        assert HEADER_TIMEOUT - 0.1 <= waited <= HEADER_TIMEOUT + 3, waited
+        assert sink.stats["heads_timed_out"] == MAX_CONNECTIONS_PER_ADDRESS
+        _wait(lambda: _served(sink) == 1)  # the stream only
+        assert sink.streams == ["127.0.0.2"]
+        sink.board.publish_body(2, b'{"n":2}')
+        assert stream.next()["data"] == '{"n":2}'  # still served
+        stream.close()
+        assert get(sink, "/api/state")[0] == 200
+    finally:
+        for s in slow:
+            s.close()
+
+
+def test_a_client_that_trickles_its_head_is_closed_at_the_header_timeout(sink: Host) -> None:
+    """A byte at a time, well within the socket timeout each: the head's deadline still holds."""
+    with socket.create_connection(sink.address, timeout=HEADER_TIMEOUT + 5) as s:
+        started = time.monotonic()
+        for byte in HALF_A_HEAD * 4:
+            try:
+                s.sendall(bytes([byte]))
+            except OSError:
+                break
+            if time.monotonic() - started > HEADER_TIMEOUT + 3:
+                break
+            time.sleep(0.1)
+        assert _closed_by_server(s)
+        assert time.monotonic() - started <= HEADER_TIMEOUT + 3
+    assert sink.stats["heads_timed_out"] == 1
 
 
 def _served(sink: Host) -> int:

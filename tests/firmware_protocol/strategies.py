@@ -26,7 +26,8 @@ from firmware_protocol.messages import (
 
 u32 = st.integers(0, 0xFFFFFFFF)
 u16 = st.integers(0, 0xFFFF)
-short_text = st.text(max_size=32).filter(lambda s: len(s.encode()) <= 32)
+#: A HELLO string: printable ASCII (0x20-0x7E), at most 32 bytes (docs/protocol.md, table 2.3).
+short_text = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=32)
 
 hellos = st.builds(Hello, short_text, short_text, st.integers(0, 0xFF) | st.just(PROTOCOL_VERSION), u32)
 cards = st.builds(CardRead, st.integers(1, 13), st.sampled_from(SUITS))

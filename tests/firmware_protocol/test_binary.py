@@ -25,7 +25,7 @@ from firmware_protocol.binary import (
     encode_body,
     frame_body,
 )
-from firmware_protocol.messages import Ack, ButtonPressed, CardRead, Hello, Status, StatusFlags
+from firmware_protocol.messages import Ack, ButtonPressed, CardRead, Hello, MessageType, Status, StatusFlags
 from firmware_protocol.vectors import FRAMES, SINGLE, STREAMS, FrameVector, Outcome, StreamVector, accounted
 
 from .strategies import messages, u16
@@ -156,10 +156,30 @@ def test_encode_refuses_what_the_wire_cannot_carry() -> None:
         encode(1, "CARD")  # type: ignore[arg-type]
 
 
-def test_hello_with_multibyte_text_round_trips() -> None:
-    hello = Hello("v2 ♠♥", "Série-7", 1, 0xFFFFFFFF)
+def test_hello_with_printable_ascii_round_trips() -> None:
+    hello = Hello(" !~v2.0-rc1 ", "SH-00417/B~", 1, 0xFFFFFFFF)
     frame = encode(1, hello)
     assert decode_frame(frame) == FrameReceived(1, hello, frame)
+
+
+@pytest.mark.parametrize(
+    ("firmware", "serial", "says"),
+    [
+        ("1.4.2", "SH-00417\x00\x00", "serial number is not printable text: byte 8 is 0x00"),
+        ("1.4.2\x1b[2J", "SH-00417", "firmware version is not printable text: byte 5 is 0x1b"),
+        ("1.4.2", "S\x7f", "byte 1 is 0x7f"),
+        ("v2 ♠", "SH-1", "firmware version is not printable text: byte 3 is 0xe2"),
+        ("1.4.2", "Série-7", "byte 1 is 0xc3"),
+        ("1.4.2", "SH\n1", "byte 2 is 0x0a"),
+    ],
+)
+def test_a_hello_string_that_is_not_printable_ascii_is_a_bad_payload(firmware: str, serial: str, says: str) -> None:
+    frame = encode(1, Hello(firmware, serial, 1, 0x1A2B3C4D))
+    rejected = decode_frame(frame)
+    assert isinstance(rejected, FrameRejected)
+    assert rejected.reason is RejectReason.BAD_PAYLOAD
+    assert (rejected.seq, rejected.message_type) == (1, MessageType.HELLO)
+    assert says in rejected.detail
 
 
 # -------------------------------------------------------------------------- the decoder's promises

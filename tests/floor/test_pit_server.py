@@ -129,7 +129,7 @@ def test_tables_past_the_bound_are_counted_not_kept(tmp_path: Path) -> None:
         snap = pit.snapshot()
         assert len(snap["tables"]) == MAX_TABLES
         assert snap["ignored"] == 5
-        assert pit.stats["unreadable"] == 1
+        assert pit.stats["refused_state"] == 1
     finally:
         pit.close()
 

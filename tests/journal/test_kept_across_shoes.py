@@ -1,22 +1,26 @@
 """One fact, one place: the inputs whose effect a new shoe keeps (``records.KEPT_ACROSS_SHOES``). The table's
 state machine keeps exactly these through NEW SHOE, the loop's replay reads exactly these before the shoe it
-starts at, and retention never prunes the newest of each before the newest shoe. A kind added to the pure
+starts at, and a prune's note carries the newest of each when it prunes them. A kind added to the pure
 core's kept state (or taken from it) without the list, or a replay or a prune reading another list, fails
 here."""
 
 from __future__ import annotations
 
 import random
+import tempfile
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from controller.game.cards import Card
 from controller.game.records import KEPT_ACROSS_SHOES, InputKind, input_body, input_kind
 from controller.game.table import (
+    Alarm,
     CardDrawn,
     CutCardOut,
     DeclarePressed,
@@ -32,7 +36,9 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import Journal
-from controller.loop import resume
+from controller.loop import TableLoop, resume
+from controller.wire import AsciiWire
+from tests.game.strategies import inputs
 from tests.journal.test_retention import NOW, RULES, build, restarted_view, shoe_inputs
 
 #: One input of each replayed kind, each with an effect on the table (a lamp, an alarm, a count).
@@ -109,6 +115,9 @@ class AskedJournal:
     def last_input_id(self, kind: InputKind, *, before: int) -> int | None:
         return 1 + list(KEPT_ACROSS_SHOES).index(kind)
 
+    def standing_since(self, kind: InputKind, *, before: int) -> int | None:
+        return 1 + list(KEPT_ACROSS_SHOES).index(kind)
+
 
 def test_the_loop_replay_reads_exactly_the_kinds_listed_before_the_shoe_it_starts_at() -> None:
     journal = AskedJournal()
@@ -122,24 +131,66 @@ def test_the_loop_replay_reads_exactly_the_kinds_listed_before_the_shoe_it_start
 
 
 @pytest.mark.parametrize("kind", KEPT_ACROSS_SHOES, ids=str)
-def test_retention_keeps_the_newest_input_of_each_kind_listed(tmp_path: Path, kind: InputKind) -> None:
-    """The input raised in an old shoe and still standing: it survives the prune, so a replay still shows it."""
+def test_retention_carries_the_newest_input_of_each_kind_listed(tmp_path: Path, kind: InputKind) -> None:
+    """The input raised in an old shoe and still standing: the prune takes its shoe, its note carries the
+    input, so the journal still answers it and a replay still shows it."""
     path = tmp_path / "j.db"
     journal, loop = build(path, [40, 35])
     loop._apply(SAMPLES[kind], input_body(SAMPLES[kind]), None, None)
     loop.flush()
-    kept_id = journal.head()[0]
+    kept_id = journal.last_input_id(kind, before=journal.head()[0] + 1)
+    assert kept_id is not None
     for event in shoe_inputs(random.Random(3)):  # a third shoe, today
         loop._apply(event, input_body(event), None, None)
         loop.flush()
     live = loop.view()
     assert live != TableState.at_shoe_start(RULES, live.shoe_number).view()  # the effect stands
     plan = journal.prunable(older_than=NOW + timedelta(days=1), ack=journal.head()[0])
-    assert plan is not None and plan[0] <= kept_id
-    assert plan[0] == journal.shoe_starts()[1]  # the shoe holding it is kept whole, the one before goes
+    assert plan is not None and plan[0] == journal.shoe_starts()[-1] > kept_id  # every old shoe goes, it too
     journal.prune(plan[0], keep_from_ack=journal.head()[0])
+    assert kept_id not in {r.id for r in journal.records()}
     assert journal.last_input(kind, before=journal.shoe_starts()[-1]) == input_body(SAMPLES[kind])
+    assert journal.last_input_id(kind, before=journal.shoe_starts()[-1]) == kept_id
     assert restarted_view(journal) == live
     journal.close()
     with Journal.open(path, read_only=True) as again:
         assert again.verify() == []
+
+
+def test_a_kept_alarm_journaled_again_keeps_its_place_after_a_restart(tmp_path: Path) -> None:
+    """LINK DOWN, NOISY LINE, then LINK DOWN again (the daemon journals the link down at every start): the
+    second raised nothing, so LINK DOWN still stands first. The replay used to order the kept alarms by the
+    newest input of each kind and swapped them (hypothesis found it)."""
+    journal = Journal.open(tmp_path / "j.db", durable=False)
+    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None)
+    for event in [NewShoePressed(), LinkChanged(up=False), LineNoise(noisy=True), LinkChanged(up=False),
+                  NewShoePressed()]:  # fmt: skip
+        loop._apply(event, input_body(event), None, None)
+        loop.flush()
+    assert loop.view().alarms[:2] == (Alarm.LINK_DOWN, Alarm.NOISY_LINE)
+    assert restarted_view(journal) == loop.view()
+    journal.prune(journal.shoe_starts()[-1], keep_from_ack=None)  # and once the inputs are pruned
+    assert restarted_view(journal) == loop.view()
+    journal.close()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(inputs, max_size=40), min_size=2, max_size=5))
+@example([[LinkChanged(up=False), LineNoise(noisy=True), LinkChanged(up=False)], []])
+def test_pruning_shoe_after_shoe_replays_to_the_same_state(shoes: list[list[TableInput]]) -> None:
+    """Any inputs (the link and the line up and down included), several shoes, pruned one shoe at a time:
+    after each prune a restart replays to the table as it stands, and the chain verifies. Each prune's note
+    carries the kept inputs forward from the one before when those records are long gone."""
+    with tempfile.TemporaryDirectory() as tmp:
+        journal = Journal.open(Path(tmp) / "j.db", durable=False)
+        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None)
+        for shoe in shoes:
+            for event in [NewShoePressed(), *shoe]:
+                loop._apply(event, input_body(event), None, None)
+            loop.flush()
+        live = loop.view()
+        for start in journal.shoe_starts()[1:]:
+            journal.prune(start, keep_from_ack=None, chunk=7)
+            assert restarted_view(journal) == live
+            assert journal.verify() == []
+        journal.close()

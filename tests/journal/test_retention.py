@@ -168,8 +168,9 @@ def test_the_newest_shoe_and_a_split_shoe_are_refused(tmp_path: Path) -> None:
     journal.close()
 
 
-def test_the_link_state_a_replay_reads_is_never_pruned(tmp_path: Path) -> None:
-    """A link that went down in an old shoe and stayed down: its input survives, so a replay still shows it."""
+def test_the_link_state_a_replay_reads_survives_its_prune(tmp_path: Path) -> None:
+    """A link that went down in an old shoe and stayed down: its input is pruned with its shoe, the prune's
+    note carries it, so a replay still shows it."""
     from controller.game.table import LinkChanged
 
     journal, loop = build(tmp_path / "j.db", [40, 35])
@@ -186,9 +187,10 @@ def test_the_link_state_a_replay_reads_is_never_pruned(tmp_path: Path) -> None:
         loop.flush()
     live = loop.view()
     plan = journal.prunable(older_than=NOW + timedelta(days=1), ack=journal.head()[0])
-    assert plan is not None and plan[0] <= link_id
+    assert plan is not None and plan[0] == journal.shoe_starts()[-1] > link_id  # the link's input goes too
     journal.prune(plan[0], keep_from_ack=journal.head()[0])
-    assert restarted_view(journal) == live
+    assert link_id not in {r.id for r in journal.records()}
+    assert live.alarms and restarted_view(journal) == live
     journal.close()
 
 

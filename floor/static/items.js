@@ -1,0 +1,65 @@
+/* The pit's pages check every item before they draw it (the server checks them too: floor/pit_intake.py; these
+ * are the last line). Each check says whether an item has the shape its page reads; an item that has not is
+ * skipped and counted, and the rest are drawn. Shared by pit.js and table.js as window.pitItems. */
+"use strict";
+
+(function () {
+  const CARD = /^[A2-9TJQK][SHDC]$/;
+  const isObj = (x) => typeof x === "object" && x !== null && !Array.isArray(x);
+  const isStr = (x) => typeof x === "string";
+  const isNum = (x) => typeof x === "number" && Number.isFinite(x);
+  const isInt = (x) => Number.isInteger(x);
+  const isBool = (x) => typeof x === "boolean";
+  const opt = (x, ok) => x === null || x === undefined || ok(x);
+  const list = (x, ok) => Array.isArray(x) && x.every(ok);
+  const cards = (x) => opt(x, (v) => list(v, (c) => isStr(c) && CARD.test(c)) && v.length <= 6);
+
+  const hand = (x) => isObj(x) && opt(x.winner, isStr) && opt(x.player_total, isInt) && opt(x.banker_total, isInt) &&
+    cards(x.player) && cards(x.banker) && opt(x.coup, isInt) && opt(x.shoe, isInt);
+  const record = (r) => isObj(r) && isStr(r.kind) && opt(r.seq, isInt);
+
+  const checks = {
+    card: (c) => isStr(c) && CARD.test(c),
+    /** A pit tile (floor/pit.py _Tile.encode). */
+    tile: (t) => isObj(t) && isStr(t.table) && isStr(t.link) && opt(t.status, isStr) &&
+      opt(t.shoe, isInt) && opt(t.coup, isInt) && opt(t.cards_remaining, isInt) && opt(t.updated, isNum) &&
+      opt(t.last, hand) &&
+      list(t.big_road, (c) => Array.isArray(c) && isInt(c[0]) && isInt(c[1]) && isStr(c[2]) && isInt(c[3])) &&
+      list(t.alarms, (a) => isObj(a) && isStr(a.name) && opt(a.since, isNum)) &&
+      list(t.advantage, (f) => isObj(f) && isStr(f.bet) && isNum(f.ev)),
+    /** An alert of the feed (floor.archive.FeedItem). */
+    alert: (f) => isObj(f) && isStr(f.kind) && isStr(f.table) && opt(f.id, isInt) && opt(f.seq, isInt) &&
+      opt(f.at, isStr) && opt(f.detail, isStr) && opt(f.record, record),
+    /** A coup as the archive lists it (history --json). */
+    coup: (c) => hand(c) && opt(c.void, isBool) && opt(c.set_aside, isBool) && opt(c.ts, isStr),
+    /** An alarm record's body. */
+    alarm: (a) => isObj(a) && opt(a.alarm, isStr) && opt(a.name, isStr) && opt(a.detail, isStr),
+    /** One cell of a road's layout: [column, row, what, ...]. */
+    cell: (c) => Array.isArray(c) && isInt(c[0]) && isInt(c[1]) && isStr(c[2]),
+    /** A shoe's edges: the coups and, per wager, a finite number per coup. */
+    edges: (e) => isObj(e) && list(e.coups, isInt) && isObj(e.ev) &&
+      Object.values(e.ev).every((v) => list(v, isNum)),
+  };
+
+  /** The items of ``items`` that pass ``check``, and how many did not (a non-list counts as one). */
+  function keep(items, check) {
+    if (!Array.isArray(items)) return { good: [], skipped: items === undefined || items === null ? 0 : 1 };
+    const good = [];
+    let skipped = 0;
+    for (const item of items) {
+      let ok = false;
+      try { ok = check(item); } catch (e) { ok = false; }
+      if (ok) good.push(item); else skipped += 1;
+    }
+    return { good: good, skipped: skipped };
+  }
+
+  /** Show ``n`` skipped items on ``node`` ("3 items skipped"), or hide it. */
+  function note(node, n) {
+    if (!node) return;
+    node.hidden = !n;
+    node.textContent = n ? n + (n === 1 ? " item" : " items") + " skipped (not of their shape)" : "";
+  }
+
+  window.pitItems = { checks: checks, keep: keep, note: note, isObj: isObj };
+})();
