@@ -40,9 +40,11 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn, TableState
 from controller.journal import Journal, PendingInput
+from controller.keyfiles import load_private_key, write_private_key
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
-from tests.floor_link.floorside import FloorSide
+from floor_protocol.ack import Ack
+from tests.floor_link.floorside import TEST_FLOOR_KEY, TEST_TABLE_KEY, FloorSide
 from tests.servers import Mosquitto
 
 TOKENS = ["AS", "2H", "3D", "4C", "5S", "6H", "7D", "8C", "9S", "TH", "JD", "QC", "KS"]
@@ -52,12 +54,18 @@ def section(broker: Mosquitto) -> FloorSection:
     return FloorSection.model_validate({"enabled": True, "broker": broker.url, "site": "casino", "table": "t1"})
 
 
+#: The link signs every record with the table's key and believes acks the floor's key signed (issue 15).
+TABLE_KEY, FLOOR_PUBLIC = TEST_TABLE_KEY, TEST_FLOOR_KEY.public_key()
+
+
 def latency(tmp: Path, cards: int) -> None:
     broker = Mosquitto(tmp / "mq-latency").start()
     floor = FloorSide("127.0.0.1", broker.port)
     path = tmp / "latency.db"
     journal = Journal.open(path)
-    link = FloorLink(section(broker), path, lambda seq: None, ack_store_interval=3600)
+    link = FloorLink(
+        section(broker), path, lambda ack: None, ack_store_interval=3600, key=TABLE_KEY, floor_key=FLOOR_PUBLIC
+    )
     # woken after each commit, as the table's feed wakes the link's process
     loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [], after_commit=[link.wake])
     link.start()
@@ -84,11 +92,12 @@ def latency(tmp: Path, cards: int) -> None:
         broker.kill()
 
 
-def receiver(port: int, records: int) -> int:
+def receiver(port: int, records: int, floor_key: Path) -> int:
     """The floor's side of the backlog figure, in its own process (a casino's floor is another machine): a
-    subscriber that acks every contiguous record (more acks than a collector's one per batch); prints the
-    monotonic time the last record arrived (one clock for every process on the machine)."""
-    floor = FloorSide("127.0.0.1", port)
+    subscriber that acks its contiguous records every 20 ms at most (as a collector acks once per batch), signed
+    with the floor's key in ``floor_key``; prints the monotonic time the last record arrived (one clock for every
+    process on the machine)."""
+    floor = FloorSide("127.0.0.1", port, floor_key=load_private_key(floor_key), ack_interval=0.02)
     time.sleep(0.3)  # the subscription is in place
     print("ready", flush=True)
     try:
@@ -166,12 +175,17 @@ def backlog(tmp: Path, records: int, in_process: bool) -> float:
     if in_process:
         floor = FloorSide("127.0.0.1", broker.port)
     else:
-        argv = [sys.executable, __file__, "--receive", str(broker.port), str(records)]
+        key_path = tmp / "floor.key"
+        if not key_path.exists():
+            write_private_key(key_path, TEST_FLOOR_KEY)
+        argv = [sys.executable, __file__, "--receive", str(broker.port), str(records), str(key_path)]
         child = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "ready", "the floor's side did not start"
-    stored: list[int] = []
-    link = FloorLink(section(broker), path, stored.append, ack_store_interval=3600)
+    stored: list[Ack] = []
+    link = FloorLink(
+        section(broker), path, stored.append, ack_store_interval=3600, key=TABLE_KEY, floor_key=FLOOR_PUBLIC
+    )
     dealer = Dealer(journal, link, records + len(idle))
     try:
         cpu0 = _cpu()
@@ -193,6 +207,11 @@ def backlog(tmp: Path, records: int, in_process: bool) -> float:
         where = "in this process" if in_process else "in its own process"
         out(f"backlog of {records:,} records flushed in {seconds:.2f} s: {rate:,.0f} records/s")
         out(f"  (the floor's subscriber {where}; {len(flushing)} cards dealt meanwhile, one every 50 ms)")
+        refusals = dict(link.ack_refusals.counts) or "none"
+        out(
+            f"  {link.sent:,} records sent ({link.signed_here:,} signed on the link's thread, the rest by its signing"
+            f" process), {link.rewinds} rewinds, acks refused: {refusals}"
+        )
         out(f"  target >= 5,000 records/s: {verdict(rate >= 5000)}")
         per = cpu / records * 1e6
         out(f"  the table's process: {cpu:.2f} CPU-s, {per:.0f} us a record (steadier than the rate); {load()}")
@@ -218,10 +237,11 @@ def main() -> int:
     p.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()), help="where the journals go")
     p.add_argument("--runs", type=int, default=1, help="backlog flushes, each on a fresh journal (default 1)")
     p.add_argument("--floor-in-process", action="store_true", help="the floor's subscriber in this process (as before)")
-    p.add_argument("--receive", nargs=2, type=int, metavar=("PORT", "RECORDS"), help=argparse.SUPPRESS)
+    p.add_argument("--receive", nargs=3, metavar=("PORT", "RECORDS", "FLOOR_KEY"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.receive:
-        return receiver(*args.receive)
+        port, records, key = args.receive
+        return receiver(int(port), int(records), Path(key))
     args.dir.mkdir(parents=True, exist_ok=True)
     sys.setswitchinterval(SWITCH_INTERVAL)  # as the daemon runs its loop
     rates = []

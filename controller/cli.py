@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "run",
     "board",
     "link",
+    "keygen",
     "history",
     "edges",
     "journal",

@@ -29,7 +29,7 @@ from types import FrameType
 from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Gauge, start_http_server
-from prometheus_client.metrics_core import Metric
+from prometheus_client.metrics_core import CounterMetricFamily, Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from controller.config import Settings
@@ -37,6 +37,7 @@ from controller.feed.client import FeedClient
 from controller.feed.messages import Commit, Hello, Metrics, TableMessage, Update
 from controller.feed.server import socket_paths
 from controller.game.public import FeedUpdate, PublicAlarm
+from controller.journal.ack import REFUSAL_REASONS, AckRefusals
 from controller.notify import Notifier
 
 log = logging.getLogger(__name__)
@@ -215,17 +216,39 @@ class FloorState(Protocol):
 
     connected: bool
     head: int  # the journal's last record id as the link last read it
-    acked: int  # the floor's ack as the link last heard it
+    acked: int  # the floor's ack as the link last believed it
+    ack_refusals: AckRefusals  # the acks it did not believe
 
 
 class FeedState(Protocol):
     connected: bool
 
 
+class AckRefusalCounts:
+    """``shoe_floor_acks_refused_total{reason}``: the floor acks the link did not believe, by reason (every
+    reason of :data:`controller.journal.ack.REFUSAL_REASONS` is there, 0 until one comes)."""
+
+    def __init__(self, floor: FloorState) -> None:
+        self.floor = floor
+
+    def collect(self) -> Iterable[Metric]:
+        family = CounterMetricFamily(
+            "shoe_floor_acks_refused", "Floor acks not believed (not signed, not this table's ...).", labels=["reason"]
+        )
+        counts = dict(self.floor.ack_refusals.counts)
+        for reason in REFUSAL_REASONS:
+            family.add_metric([reason], float(counts.get(reason, 0)))
+        return [family]
+
+    def describe(self) -> Iterable[Metric]:
+        return []
+
+
 def link_gauges(registry: CollectorRegistry, floor: FloorState | None, feed: FeedState) -> None:
     """The link's own gauges, read when scraped (the threads keep the values; nothing is pushed):
     ``shoe_floor_outbox_records`` (records the floor has not acknowledged), ``shoe_floor_connected`` (1, 0,
-    or -1 without a floor link), ``shoe_table_feed_up`` (1 while the table process's feed is heard)."""
+    or -1 without a floor link), ``shoe_table_feed_up`` (1 while the table process's feed is heard), and
+    the counter ``shoe_floor_acks_refused_total{reason}`` (:class:`AckRefusalCounts`)."""
     r = registry
     outbox = Gauge("shoe_floor_outbox_records", "Journal records the floor has not acknowledged yet.", registry=r)
     connected = Gauge(
@@ -238,6 +261,7 @@ def link_gauges(registry: CollectorRegistry, floor: FloorState | None, feed: Fee
     else:
         connected.set_function(lambda: 1.0 if floor.connected else 0.0)
         outbox.set_function(lambda: float(max(floor.head - floor.acked, 0)))
+        r.register(AckRefusalCounts(floor))
 
 
 class LinkProcess(_Companion):

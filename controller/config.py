@@ -57,9 +57,12 @@ from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCa
 from controller.game.table import TableRules
 from controller.userfile import UserFileError, read_bytes
 from floor_protocol.addresses import Broker, parse_broker, parse_host_port
+from floor_protocol.signing import SigningError, key_id, parse_public_key
 from floor_protocol.topics import ID_PATTERN, Leaf, table_prefix, table_topic
 
 if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     from controller.game.rules import Ruleset
     from controller.game.settlement import TableLimits
 
@@ -604,6 +607,19 @@ def _optional_path(value: object) -> Path | None:
     return None if value is None or value == "" else _path(value)
 
 
+def _optional_public_key(value: object) -> str | None:
+    """An Ed25519 public key as keygen prints it (``ed25519:<base64>``), or ``""`` (the default): none."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"must be a string 'ed25519:<base64>', got {_show(value)}")
+    try:
+        parse_public_key(value)
+    except SigningError as exc:
+        raise ValueError(str(exc)) from None
+    return value.strip()
+
+
 def _optional_text(value: object) -> str | None:
     """Text, or ``""`` (the default): none."""
     return None if value is None or value == "" else _text(64)(value)
@@ -627,18 +643,26 @@ class FloorSection(_Section):
     password_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
     ca_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
     cert_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
+    cert_key_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
+    #: The table's signing key (``shoe-controller keygen``): the floor link signs every record with it.
     key_file: Annotated[Path | None, PlainValidator(_optional_path)] = None
+    #: The floor's public key (``shoe-floor keygen`` prints it): an ack is believed only when it verifies.
+    floor_public_key: Annotated[str | None, PlainValidator(_optional_public_key)] = None
     keepalive: Annotated[int, PlainValidator(_int_in(5, 3600))] = 30
     retain_days: Annotated[int, PlainValidator(_int_in(1, 3650))] = 90
 
     @model_validator(mode="after")
     def _consistent(self) -> FloorSection:
-        for key in ("ca_file", "cert_file", "key_file"):
+        for key in ("ca_file", "cert_file", "cert_key_file"):
             if getattr(self, key) is not None and not self.tls:
                 raise _KeyedError(key, "needs a TLS broker (mqtts://host:port)")
-        if (self.cert_file is None) != (self.key_file is None):
-            missing = "key_file" if self.key_file is None else "cert_file"
-            raise _KeyedError(missing, "cert_file and key_file go together (the table's client certificate)")
+        if (self.cert_file is None) != (self.cert_key_file is None):
+            missing = "cert_key_file" if self.cert_key_file is None else "cert_file"
+            raise _KeyedError(
+                missing,
+                "cert_file and cert_key_file go together (the table's client certificate;"
+                " key_file is now the table's signing key: the TLS key moved to cert_key_file)",
+            )
         if self.password_file is not None and self.username is None:
             raise _KeyedError("username", "password_file needs a username")
         return self
@@ -658,6 +682,10 @@ class FloorSection(_Section):
     @property
     def port(self) -> int:
         return self.address.port
+
+    def floor_key(self) -> Ed25519PublicKey | None:
+        """The floor's public key (``floor_public_key``, validated at load), or None when not set."""
+        return None if self.floor_public_key is None else parse_public_key(self.floor_public_key)
 
     def topic(self, leaf: Leaf) -> str:
         """``baccarat/<site>/<table>/<leaf>`` (:func:`floor_protocol.topics.table_topic`)."""
@@ -735,14 +763,24 @@ class Settings(_Section):
         }
         return self.model_copy(update={"scoreboard": _override(self.scoreboard, changes, "scoreboard")})
 
-    def with_floor(self, *, broker: str | None = None, site: str | None = None, table: str | None = None) -> Settings:
-        """These settings with the command line's ``--floor URL`` (which also turns the link on), ``--site``
-        and ``--table-id``."""
+    def with_floor(
+        self,
+        *,
+        broker: str | None = None,
+        site: str | None = None,
+        table: str | None = None,
+        key_file: str | Path | None = None,
+        floor_public_key: str | None = None,
+    ) -> Settings:
+        """These settings with the command line's ``--floor URL`` (which also turns the link on), ``--site``,
+        ``--table-id``, ``--floor-key FILE`` and ``--floor-public-key KEY``."""
         changes: dict[str, tuple[str, object]] = {
             "broker": ("--floor", broker),
             "site": ("--site", site),
             "table": ("--table-id", table),
             "enabled": ("--floor", True if broker is not None else None),
+            "key_file": ("--floor-key", key_file),
+            "floor_public_key": ("--floor-public-key", floor_public_key),
         }
         return self.model_copy(update={"floor": _override(self.floor, changes, "floor")})
 
@@ -785,7 +823,13 @@ class Settings(_Section):
         if not f.enabled:
             return "off"
         auth = "client certificate" if f.cert_file else f"user {f.username}" if f.username else "anonymous"
-        return f"{f.broker} as {table_prefix(f.site, f.table)} ({auth})"
+        signs = f"records signed with {f.key_file}" if f.key_file else "no signing key: the link will not start"
+        acks = (
+            f"acks verified with floor key {key_id(f.floor_public_key)}"
+            if f.floor_public_key
+            else "no floor_public_key: no ack is stored"
+        )
+        return f"{f.broker} as {table_prefix(f.site, f.table)} ({auth}; {signs}; {acks})"
 
 
 _S = TypeVar("_S", bound=BaseModel)

@@ -135,7 +135,7 @@ class Daemon:
             s.feed_dir(),
             reveal=s.scoreboard.reveal,
             history=self.journal.coups(shoe=resumed.state.view().shoe_number),
-            on_ack=lambda seq: inbox.put(FloorAck(seq)),
+            on_ack=lambda ack: inbox.put(FloorAck(ack)),
             metrics_text=metrics.exposition if metrics is not None else None,
         )
         sinks.append(feed)  # close_sinks() closes it
@@ -154,6 +154,8 @@ class Daemon:
             edges=resumed.edges,
             watchdog=self.notifier.watchdog,
             watchdog_interval=self.notifier.watchdog_interval(),
+            floor_table=s.floor.table,
+            floor_key=s.floor.floor_key(),
         )
         if self.journal.degraded is not None:
             self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second

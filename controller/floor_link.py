@@ -7,12 +7,23 @@ journal, and sends every record, in journal order, as a :class:`~controller.game
 table's feed hands it the newest public view (:meth:`FloorLink.show`) and a wake-up after each commit
 (:meth:`FloorLink.wake`), and ``post_ack`` hands the floor's ack back over the feed for the table to store.
 
+Every record carries ``sig``: the table key's (``[floor] key_file``) signature over
+:func:`floor_protocol.signing.record_message` of its table, seq and hash; the floor archives nothing else. The
+signatures are made ahead by the link's signing process (:mod:`controller.record_signer`, another core), or on
+the link's thread when it has none.
+
 PUBACK is flow control only (a bounded window of :attr:`max_inflight` records not yet acknowledged by the
 broker; the backlog stays in the journal, never in memory). The end-to-end mark is the floor's retained
-``ack`` (the highest contiguous seq it archived): the link keeps it in memory, posts it to the table (which
-stores it in the journal, at most once per ``ack_store_interval``), and sends again from it on every
-(re)connect and whenever it has not advanced for ``resend_after`` seconds although records after it exist
-(the interval doubles while it stays stuck, up to ``resend_max``). Duplicates on the wire carry the same seq.
+``ack`` (:class:`floor_protocol.ack.Ack`: the archive's id, the highest contiguous seq it holds and that
+record's hash, signed by the floor's key). The link judges each one on its own thread
+(:func:`controller.journal.ack.refusal`: this table's, signed by ``[floor] floor_public_key``, at or below the
+head, the hash its own record's); what it refuses is logged and counted (:attr:`FloorLink.ack_refusals`) and
+changes nothing. A believed ack is kept in memory and posted to the table (which judges it again and stores it
+in the journal, at most once per ``ack_store_interval``). A lower ack of the same archive is no news. An ack of
+another archive (a new, empty or restored archive) makes the link send again everything the journal still
+holds, and that archive's ack is the one believed from then on. The link sends again from the ack on every
+(re)connect and whenever it has not advanced for ``resend_after`` seconds although records after it exist (the
+interval doubles while it stays stuck, up to ``resend_max``). Duplicates on the wire carry the same seq.
 
 Also published: ``status`` (retained ``online``; the Last Will and a clean stop leave ``offline``) and
 ``state`` (retained JSON of the table now, latest value, at most once per ``state_interval``; under
@@ -29,22 +40,29 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from itertools import islice
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from commandline.keyfile import MAX_KEY_FILE
 from controller.config import FloorSection
 from controller.game.public import PublicView
 from controller.game.records import RECORD_VERSION
 from controller.journal import Journal, JournalError, Record, utc_now
+from controller.journal.ack import AckRefusals, refusal
+from controller.keyfiles import load_private_key
+from controller.record_signer import RecordSigner
 from controller.userfile import UserFileError, read_text
-from floor_protocol.ack import parse_ack
+from floor_protocol.ack import Ack, parse_ack
+from floor_protocol.signing import record_message, sign
 from floor_protocol.topics import Leaf
 from mqttloop import NetworkLoop
 
@@ -54,6 +72,12 @@ log = logging.getLogger(__name__)
 MAX_INFLIGHT = 256
 #: How long the persistent session outlives a disconnection on the broker (seconds).
 SESSION_EXPIRY = 7 * 24 * 3600
+#: Acks heard and not yet judged by the link's thread, at most (a flood of forged ones cannot grow memory).
+MAX_ACKS_HEARD = 16
+#: The link judges the newest ack heard at most this often (seconds): the retained ack is a latest value (a
+#: newer one supersedes the ones before it), and each judgement is a signature check (some 80 us), while a
+#: floor acking every record of a backlog flush says thousands a second.
+ACK_JUDGE_INTERVAL = 0.01
 
 
 def _settled(info: mqtt.MQTTMessageInfo) -> bool:
@@ -70,6 +94,48 @@ class FloorLinkError(Exception):
     """The floor link cannot be set up (a credential file, a certificate). ``str()`` is one line."""
 
 
+class FloorKeyError(ValueError):
+    """The link's keys are missing or not keys (a user mistake: one line, exit 2)."""
+
+
+def signing_key(settings: FloorSection) -> Ed25519PrivateKey:
+    """The table's signing key (``[floor] key_file``); :class:`FloorKeyError` naming the problem. A TLS key
+    left there from before the key was renamed is named as such: it belongs in ``cert_key_file`` now."""
+    path = settings.key_file
+    if path is None:
+        raise FloorKeyError(
+            "floor.key_file: not set: the floor archives only signed records;"
+            " make one with shoe-controller keygen --out FILE"
+        )
+    try:
+        return load_private_key(path)
+    except ValueError as exc:  # KeyFileError, SigningError: one line naming the file
+        hint = ""
+        if _looks_like_tls_key(path):
+            hint = "; a TLS client key? key_file is now the table's signing key: move this one to floor.cert_key_file"
+        raise FloorKeyError(f"floor.key_file: {exc}{hint}") from None
+
+
+def _looks_like_tls_key(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(MAX_KEY_FILE)
+    except OSError:
+        return False
+    return b"-----BEGIN" in head and b"PRIVATE KEY-----" in head
+
+
+def floor_public_key(settings: FloorSection) -> Ed25519PublicKey:
+    """The floor's public key (``[floor] floor_public_key``); :class:`FloorKeyError` when it is not set."""
+    key = settings.floor_key()
+    if key is None:
+        raise FloorKeyError(
+            "floor.floor_public_key: not set: the link believes only acks the floor signed"
+            " (shoe-floor keygen prints the key; --floor-public-key KEY)"
+        )
+    return key
+
+
 _text = encode_basestring  # a JSON string as canonical_json writes it (ensure_ascii off)
 
 
@@ -77,18 +143,22 @@ def _number(value: int | None) -> str:
     return "null" if value is None else str(int(value))
 
 
-def record_payload(record: Record, table: str) -> str:
-    """The record's message, ``record.for_floor(table).to_json()`` byte for byte, built without decoding the
-    body: the journal stores each body as its canonical JSON (the text its hash covers), and the message is
-    canonical JSON too (keys sorted, no spaces), so the stored text goes in as it is. A backlog flush spends
-    its time here and in paho; decoding and encoding every body again was a third of the link's work."""
+def record_payload(record: Record, table: str, key: Ed25519PrivateKey, sig: str | None = None) -> str:
+    """The record's message signed with ``key``: ``replace(record.for_floor(table), sig=...).to_json()`` byte for
+    byte, built without decoding the body: the journal stores each body as its canonical JSON (the text its
+    hash covers), and the message is canonical JSON too (keys sorted, no spaces; ``sig`` sorts between
+    ``session`` and ``table``), so the stored text goes in as it is. A backlog flush spends its time here and
+    in paho; decoding and encoding every body again was a third of the link's work. ``sig``: the signature made
+    already (by :class:`controller.record_signer.RecordSigner`), else it is made here."""
+    if sig is None:
+        sig = sign(key, record_message(table, record.id, record.hash))
     if not record.body.startswith("{"):  # not an object: the slow path names the problem
-        return record.for_floor(table).to_json()
+        return replace(record.for_floor(table), sig=sig).to_json()
     return (
         f'{{"at":{_text(record.ts)},"body":{record.body},"cause":{_number(record.cause)},'
         f'"hash":{_text(record.hash)},"kind":{_text(record.kind)},"number":{_number(record.number)},'
         f'"prev":{_text(record.prev_hash)},"seq":{record.id},"session":{_number(record.session)},'
-        f'"table":{_text(table)},"v":{RECORD_VERSION}}}'
+        f'"sig":"{sig}","table":{_text(table)},"v":{RECORD_VERSION}}}'
     )
 
 
@@ -147,8 +217,10 @@ class FloorLink:
         self,
         settings: FloorSection,
         journal_path: str | Path,
-        post_ack: Callable[[int], None],
+        post_ack: Callable[[Ack], None],
         *,
+        key: Ed25519PrivateKey | None = None,
+        floor_key: Ed25519PublicKey | None = None,
         max_inflight: int = MAX_INFLIGHT,
         resend_after: float = 10.0,
         resend_max: float = 300.0,
@@ -156,11 +228,17 @@ class FloorLink:
         poll_interval: float = 0.5,
         ack_store_interval: float = 1.0,
         client_id: str | None = None,
+        signer_process: bool = True,
     ) -> None:
         if max_inflight < 1:
             raise ValueError("max_inflight must be at least 1")
         self.settings = settings
+        #: The table's signing key and the floor's public key (from ``settings`` unless given).
+        self.key = key if key is not None else signing_key(settings)
+        self.floor_key = floor_key if floor_key is not None else floor_public_key(settings)
         self.journal_path = str(journal_path)
+        #: Signatures made in a child process on another core (None: all made on the link's thread).
+        self.signer = RecordSigner(self.key, settings.table) if signer_process else None
         self.post_ack = post_ack
         self.max_inflight = max_inflight
         self.resend_after = resend_after
@@ -175,9 +253,13 @@ class FloorLink:
         self.client = self._make_client(client_id or f"shoe-{settings.site}-{settings.table}")
         # Counters (read by tests, benchmarks and the metrics helper); written by the link's thread.
         self.sent = 0  # record publishes, resends included
+        self.signed_here = 0  # of them, signed on the link's thread (not by the signing process)
         self.rewinds = 0  # times the link went back to the ack to send again
         self.connects = 0
-        self.acked = 0  # the floor's ack as last heard (or stored)
+        self.acked = 0  # the seq of the floor's ack believed (heard or stored), 0 before any
+        self.believed: Ack | None = None  # the floor's ack believed now (its archive is the one the link follows)
+        self.ack_refusals = AckRefusals("floor link")  # acks not believed, by reason
+        self.archive_changes = 0  # times an ack of another archive made the link send the whole journal again
         self.head = 0  # the journal's last record id as last read
         self.connected = False
         self._wake = threading.Event()
@@ -186,7 +268,7 @@ class FloorLink:
         self._reconnected = False
         self._refused = 0  # record PUBACKs with a failure reason code (the broker did not take the record)
         self.window = max_inflight  # the window now: max_inflight, or less if the broker grants less
-        self._ack_heard: int | None = None
+        self._acks_heard: deque[Ack | None] = deque(maxlen=MAX_ACKS_HEARD)  # None: a payload not an ack
         self._view: PublicView | None = None
         self._view_sent: PublicView | None = None
         self._thread: threading.Thread | None = None
@@ -215,8 +297,8 @@ class FloorLink:
         if s.tls:
             try:
                 context = ssl.create_default_context(cafile=str(s.ca_file) if s.ca_file else None)
-                if s.cert_file is not None and s.key_file is not None:
-                    context.load_cert_chain(str(s.cert_file), str(s.key_file))
+                if s.cert_file is not None and s.cert_key_file is not None:
+                    context.load_cert_chain(str(s.cert_file), str(s.cert_key_file))
             except (OSError, ssl.SSLError) as exc:
                 raise FloorLinkError(f"floor TLS: {exc}") from None
             client.tls_set_context(context)
@@ -239,6 +321,8 @@ class FloorLink:
     # -- life ----------------------------------------------------------------------------------------
     def start(self) -> None:
         s = self.settings
+        if self.signer is not None:
+            self.signer.start()
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = SESSION_EXPIRY
         self.client.connect_async(s.host, s.port, keepalive=s.keepalive, clean_start=False, properties=props)
@@ -258,6 +342,8 @@ class FloorLink:
         if self._network is not None:
             self._network.stop()
             self._network = None
+        if self.signer is not None:
+            self.signer.close()
 
     # -- paho's thread -------------------------------------------------------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -292,12 +378,12 @@ class FloorLink:
             log.warning("floor broker connection lost (%s); records wait in the journal", reason)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        seq = parse_ack(message.payload)
-        if seq is None:
-            log.warning("floor ack not understood: %r", message.payload[:40])
+        if not message.payload:  # the retained ack cleared: nothing said
             return
+        # Parsed here (bounded, never raises); judged on the link's own thread, which holds the journal.
+        ack = parse_ack(message.payload)
         with self._lock:
-            self._ack_heard = seq
+            self._acks_heard.append(ack)
         self._wake.set()
 
     # -- the link's thread ---------------------------------------------------------------------------
@@ -323,8 +409,20 @@ class FloorLink:
                     info.wait_for_publish(1.0)
             self.client.disconnect()
 
+    def _judge(self, ack: Ack | None, journal: Journal) -> bool:
+        """Whether to believe ``ack`` (:func:`controller.journal.ack.refusal`); a refusal is counted and logged."""
+        reason = refusal(ack, journal, table=self.settings.table, floor_key=self.floor_key)
+        if reason is not None:
+            self.ack_refusals.refuse(reason, ack)
+            return False
+        return True
+
     def _publish_loop(self, journal: Journal) -> None:
-        self.acked = stored = journal.floor_ack() or 0
+        table = self.settings.table
+        kept = journal.floor_ack_record(table)
+        if kept is not None and refusal(kept, journal, table=table, floor_key=self.floor_key) is None:
+            self.believed, self.acked = kept, kept.seq
+        stored = self.believed
         next_seq = self.acked + 1
         window: deque[mqtt.MQTTMessageInfo] = deque()
         resend_interval = self.resend_after
@@ -334,6 +432,7 @@ class FloorLink:
         more = False
         wait = self.poll_interval
         refused, last_refused = 0, float("-inf")
+        last_judged = float("-inf")
         while not self._stop.is_set():
             if not more:
                 self._wake.wait(wait)
@@ -343,27 +442,51 @@ class FloorLink:
             self.head = journal.head()[0]
             with self._lock:
                 reconnected, self._reconnected = self._reconnected, False
-                heard, self._ack_heard = self._ack_heard, None
+                heard: list[Ack | None] = []
+                if self._acks_heard and now - last_judged >= ACK_JUDGE_INTERVAL:
+                    heard = [self._acks_heard[-1]]  # the newest: it supersedes the others
+                    self._acks_heard.clear()
+                    last_judged = now
+                ack_waiting = bool(self._acks_heard)  # judged at the next round past the interval
                 refused += self._refused
                 self._refused = 0
                 connected = self.connected
                 limit = self.window
-            if heard is not None:
-                if heard > self.head:
-                    log.error("floor ack %d is beyond this journal's last record %d: ignored", heard, self.head)
-                else:
-                    if heard > self.acked:
-                        last_progress, resend_interval = now, self.resend_after
-                    self.acked = heard
-            if self.acked != stored and now - last_store >= self.ack_store_interval:
-                self.post_ack(self.acked)
-                stored, last_store = self.acked, now
+            wait = ACK_JUDGE_INTERVAL if ack_waiting else self.poll_interval
+            for ack in heard:
+                if not self._judge(ack, journal):
+                    continue
+                assert ack is not None
+                believed = self.believed
+                if believed is not None and ack.archive == believed.archive:
+                    if ack.seq <= believed.seq:
+                        continue  # a lower (or the same) ack of the archive followed: no news
+                elif believed is not None:  # another archive: it may hold none of what the old one acked
+                    anchor = journal.anchor()[0]
+                    log.warning(
+                        "floor ack from archive %s (was %s) at %d: sending again everything the journal holds (%d-%d)",
+                        ack.archive,
+                        believed.archive,
+                        ack.seq,
+                        anchor + 1,
+                        self.head,
+                    )
+                    self.archive_changes += 1
+                    self.rewinds += 1
+                    next_seq = anchor + 1
+                    window.clear()
+                if ack.seq > self.acked:
+                    last_progress, resend_interval = now, self.resend_after
+                self.believed, self.acked = ack, ack.seq
+            if self.believed is not None and self.believed != stored and now - last_store >= self.ack_store_interval:
+                self.post_ack(self.believed)
+                stored, last_store = self.believed, now
             if not connected:
                 continue
             if reconnected:
                 self.connects += 1
                 window.clear()  # paho resends its own unacknowledged ones; we start again from the ack
-                next_seq = self.acked + 1
+                next_seq = min(next_seq, self.acked + 1)  # (or from further back: another archive's resend)
                 last_progress = now
                 self.client.publish(self.topic_status, b"online", qos=1, retain=True)
                 self._view_sent = None
@@ -391,12 +514,20 @@ class FloorLink:
                 window = deque(info for info in window if not _settled(info))
             room = limit - len(window)
             if room > 0 and next_seq <= self.head:
-                publish, topic, table = self.client.publish, self.topic_record, self.settings.table
+                publish, topic, key = self.client.publish, self.topic_record, self.key
+                signer = self.signer if self.signer is not None and self.signer.running else None
+                if signer is not None:
+                    signer.collect()
+                    signer.forget_before(next_seq)
+                    self._ask_ahead(signer, journal, next_seq, limit)
                 records = journal.records(after=next_seq - 1)
                 full = False
                 try:
                     for record in islice(records, room):
-                        info = publish(topic, record_payload(record, table), qos=1)
+                        sig = None if signer is None else self._signature(signer, journal, record, limit)
+                        if sig is None:
+                            self.signed_here += 1
+                        info = publish(topic, record_payload(record, table, key, sig), qos=1)
                         if info.rc == mqtt.MQTT_ERR_QUEUE_SIZE:
                             # paho still holds what it sent before a rewind (no PUBACK yet) and takes no more:
                             # this record goes at the next round
@@ -411,7 +542,6 @@ class FloorLink:
             elif room <= 0:
                 self._stop.wait(0.002)  # the window is full: wait a moment for PUBACKs
                 more = True
-            wait = self.poll_interval
             view = self._view
             if view is not None and view is not self._view_sent:
                 due_in = self.state_interval - (now - last_state)
@@ -420,6 +550,25 @@ class FloorLink:
                     last_state = now
                 else:
                     wait = min(wait, due_in)  # the newest view goes out when the interval is over
+
+    def _ask_ahead(self, signer: RecordSigner, journal: Journal, seq: int, limit: int) -> None:
+        """Ask the signing process for the signatures of the records after those it has, up to two windows
+        ahead of ``seq`` (made on another core while the link sends these)."""
+        if signer.busy:
+            return
+        after = max(seq - 1, signer.asked_through)
+        if after < self.head and after < seq - 1 + 2 * limit:
+            signer.request(journal.hashes(after=after, limit=limit))
+
+    def _signature(self, signer: RecordSigner, journal: Journal, record: Record, limit: int) -> str | None:
+        """The signing process's signature of ``record``: ready, or asked for and waited for (the wait lets
+        paho's thread run); None when it was not asked for (the link signs it itself)."""
+        sig = signer.take(record.id, record.hash)
+        if sig is None and signer.busy and record.id <= signer.asked_through:
+            signer.collect(timeout=1.0)
+            self._ask_ahead(signer, journal, record.id + 1, limit)
+            sig = signer.take(record.id, record.hash)
+        return sig
 
     def _publish_state(self, journal: Journal, view: PublicView) -> None:
         message = state_message(

@@ -14,7 +14,7 @@ import tty
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -170,12 +170,14 @@ def test_the_floor_gauges_read_the_floor_link_when_scraped() -> None:
     from prometheus_client import CollectorRegistry, generate_latest
 
     from controller.companions import link_gauges
+    from controller.journal.ack import AckRefusals
 
     @dataclass
-    class LinkState:  # the three attributes FloorLink keeps on its own thread
+    class LinkState:  # the attributes FloorLink keeps on its own thread
         connected: bool = False
         head: int = 0
         acked: int = 0
+        ack_refusals: AckRefusals = field(default_factory=lambda: AckRefusals("test"))
 
     @dataclass
     class Feed:
@@ -193,6 +195,9 @@ def test_the_floor_gauges_read_the_floor_link_when_scraped() -> None:
     text = scrape()
     assert "shoe_floor_connected 1.0" in text and "shoe_floor_outbox_records 20.0" in text
     assert "shoe_table_feed_up 1.0" in text
+    assert 'shoe_floor_acks_refused_total{reason="signature"} 0.0' in text
+    link.ack_refusals.refuse("signature", None)
+    assert 'shoe_floor_acks_refused_total{reason="signature"} 1.0' in scrape()
 
 
 def test_the_link_refuses_metrics_that_do_not_parse_and_keeps_the_last_good_ones() -> None:

@@ -31,9 +31,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from controller.commands import UsageError
 from floor_protocol.addresses import AddressError, parse_host_port
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 #: Most tables the demo deals at once (each is two processes; a dozen is about what one machine shows well).
 MAX_TABLES = 12
@@ -173,6 +177,7 @@ class Floor:
     children: list[Child] = field(default_factory=list)
     broker_port: int = 0
     floor_bind: tuple[str, int] = ("127.0.0.1", 0)
+    floor_public_key: str = ""  # made by make_keys
 
     @property
     def broker_url(self) -> str:
@@ -224,6 +229,23 @@ class Floor:
         conf.write_text("\n".join(lines) + "\n")
         child = self.spawn("the broker (mosquitto)", [self.mosquitto, "-c", str(conf)], home / "mosquitto.log")
         self.wait(lambda: _listening(self.broker_port), f"{child.name} to listen on port {self.broker_port}")
+
+    def make_keys(self) -> None:
+        """The floor's key (``floor.key``: the collector signs acks with it) and each table's signing key
+        (``<table>/table.key``, its public key beside it in ``table.pub`` for the floor to enroll), as
+        ``shoe-floor keygen`` and ``shoe-controller keygen`` write them. Each table's link signs with its key
+        and both its processes believe only acks the floor's key signed ([floor] in its config.toml)."""
+        from floor_protocol.signing import format_public_key
+
+        self.floor_public_key = format_public_key(_key(self.floor_key))
+        for table in self.tables:
+            table.directory.mkdir(exist_ok=True)
+            public = format_public_key(_key(table.directory / "table.key"))
+            (table.directory / "table.pub").write_text(public + "\n")
+
+    @property
+    def floor_key(self) -> Path:
+        return self.directory / "floor.key"
 
     def start_collector(self) -> None:
         """``shoe-floor serve`` with the floor's key (``floor.key``), each table's key enrolled first."""
@@ -299,10 +321,12 @@ class Floor:
             table.board_url = _scoreboard_url(_read(board_log))
 
     def write_config(self, table: Table) -> None:
-        """The table's settings that have no command-line flag: its name, its decks, and (ASCII shoes have no
-        buttons) declaring each coup by itself."""
+        """The table's settings that have no command-line flag: its name, its decks, (ASCII shoes have no
+        buttons) declaring each coup by itself, and its keys (:meth:`make_keys`)."""
         auto_declare = "true" if self.args.dialect == "ascii" else "false"
         text = f'[table]\nname = "Table {table.id}"\ndecks = {self.args.decks}\nauto_declare = {auto_declare}\n'
+        key = table.directory / "table.key"
+        text += f'\n[floor]\ntable = "{table.id}"\nkey_file = "{key}"\nfloor_public_key = "{self.floor_public_key}"\n'
         (table.directory / "config.toml").write_text(text)
 
     # -- watching ------------------------------------------------------------------------------------
@@ -447,6 +471,18 @@ def journal_figures(path: Path) -> tuple[int, int]:
         return 0, -1  # not readable yet (being created): not done
 
 
+def _key(path: Path) -> Ed25519PrivateKey:
+    """The key in ``path``, made there first if there is none (a kept ``--dir`` keeps its keys)."""
+    from controller.keyfiles import load_private_key, write_private_key
+    from floor_protocol.signing import generate_key
+
+    if path.exists():
+        return load_private_key(path)
+    key = generate_key()
+    write_private_key(path, key)
+    return key
+
+
 def journal_summary(path: Path) -> tuple[int, int, int]:
     """(coups, records, the last record's seq) of a table's journal."""
     from controller.journal import Journal
@@ -483,6 +519,7 @@ def _run(floor: Floor) -> int:
     # SIGTERM and SIGHUP stop the demo as Ctrl-C does: the finally below stops every child.
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
+        floor.make_keys()
         floor.start_broker()
         floor.start_collector()
         floor.start_tables()

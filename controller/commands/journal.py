@@ -160,10 +160,17 @@ def run_verify(args: argparse.Namespace) -> int:
     with open_read_only(path) as journal:
         problems = journal.verify()
         count = journal.count()
+        ack = journal.floor_ack_record()
+    # The floor's stored (verified) ack: what retention may prune up to, and which archive said so.
+    held = None if ack is None else f"{path}: floor ack: archive {ack.archive} holds records through {ack.seq}"
     if not problems:
         print(f"{path}: intact, {count} records")
+        if held is not None:
+            print(held)
         return 0
     for problem in problems:
         print(f"{path}: {problem}")
+    if held is not None:
+        print(held)
     print(f"{path}: NOT INTACT, {len(problems)} problem(s) in {count} records")
     return 1

@@ -1,7 +1,10 @@
 """``shoe-controller link``: the floor link and the metrics in their own process (what the
 ``shoe-controller-link`` service starts). It reads the table's journal read-only and sends every record to
-the floor's MQTT broker, serves the table's Prometheus metrics, and hands the floor's ack to the table over
-the table's ``link.sock`` (the table stores it). No device; it never writes the journal."""
+the floor's MQTT broker, each signed with the table's key (``--floor-key``/``floor.key_file``), serves the
+table's Prometheus metrics, and hands the floor's ack, once it verified with the floor's public key
+(``--floor-public-key``/``floor.floor_public_key``), to the table over the table's ``link.sock`` (the table
+checks it again and stores it). No device; it never writes the journal. Without either key it does not
+start (one line, exit 2)."""
 
 from __future__ import annotations
 
@@ -9,8 +12,8 @@ import argparse
 import logging
 import sys
 
-from controller.commands import Subparsers
-from controller.commands.run import add_common_options, settings_from_args, setup_logging
+from controller.commands import Subparsers, UsageError
+from controller.commands.run import add_common_options, add_floor_public_key_option, settings_from_args, setup_logging
 from controller.config import DEFAULT_PATH
 
 
@@ -26,14 +29,26 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument("--site", metavar="ID", help="the casino's id in the floor's topics (overrides floor.site)")
     p.add_argument("--table-id", metavar="ID", help="this table's id in the floor's topics (overrides floor.table)")
+    p.add_argument(
+        "--floor-key",
+        metavar="FILE",
+        help="the table's signing key (overrides floor.key_file; shoe-controller keygen makes one)",
+    )
+    add_floor_public_key_option(p)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from controller.companions import CompanionError, LinkProcess
-    from controller.floor_link import FloorLinkError
+    from controller.floor_link import FloorKeyError, FloorLinkError, floor_public_key, signing_key
 
     settings = settings_from_args(args)
+    if settings.floor.enabled:  # both keys, before anything starts: a link without them cannot do its job
+        try:
+            signing_key(settings.floor)
+            floor_public_key(settings.floor)
+        except FloorKeyError as exc:
+            raise UsageError(f"shoe-controller link: {exc}") from None
     setup_logging(args.log_level or settings.service.log_level)
     try:
         LinkProcess(settings).run()

@@ -22,7 +22,23 @@ def register(sub: Subparsers) -> None:
         metavar="FILE",
         help=f"configuration file (default {DEFAULT_PATH} if it exists, else built-in defaults)",
     )
+    add_floor_public_key_option(p)
+    p.add_argument(
+        "--table-id",
+        metavar="ID",
+        help="this table's id on the floor (overrides floor.table): an ack of another table is not stored",
+    )
     p.set_defaults(handler=run)
+
+
+def add_floor_public_key_option(p: argparse.ArgumentParser) -> None:
+    """``--floor-public-key KEY``: whichever process receives the floor's acks verifies them with it."""
+    p.add_argument(
+        "--floor-public-key",
+        metavar="KEY",
+        help="the floor's public key, ed25519:... (overrides floor.floor_public_key): acks are believed only when it"
+        " signed them",
+    )
 
 
 def add_daemon_options(p: argparse.ArgumentParser) -> None:
@@ -64,7 +80,11 @@ def settings_from_args(args: argparse.Namespace, *, journal: bool = True) -> Set
     if journal:
         check_journal_file(settings.journal.path)
     settings = settings.with_floor(
-        broker=getattr(args, "floor", None), site=getattr(args, "site", None), table=getattr(args, "table_id", None)
+        broker=getattr(args, "floor", None),
+        site=getattr(args, "site", None),
+        table=getattr(args, "table_id", None),
+        key_file=getattr(args, "floor_key", None),
+        floor_public_key=getattr(args, "floor_public_key", None),
     )
     return settings.with_scoreboard(bind=getattr(args, "scoreboard", None), reveal=getattr(args, "reveal", None))
 

@@ -8,7 +8,7 @@ the client reads on. A gap in the updates' numbers (a line refused) ends the con
 connection is made again: the reader starts again from the next hello, which the table sends on every
 connection.
 
-On the link socket the floor link also sends the floor's ack through :meth:`FeedClient.send_ack`: the newest
+On the link socket the floor link also sends the floor's signed ack through :meth:`FeedClient.send_ack`: the newest
 ack is kept and sent again on every (re)connect, so a table restarted meanwhile still hears it.
 """
 
@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from controller.feed.messages import MAX_LINE, FeedError, Hello, TableMessage, Update, decode_table, encode_ack
+from floor_protocol.ack import Ack
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +57,8 @@ class FeedClient:
         self.connected = False
         self._sock: socket.socket | None = None
         self._lock = threading.Lock()  # the socket and the ack, shared with send_ack's callers
-        self._ack: int | None = None
-        self._ack_sent: int | None = None
+        self._ack: Ack | None = None
+        self._ack_sent: Ack | None = None
         self._stop = threading.Event()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_w.setblocking(False)
@@ -77,13 +78,13 @@ class FeedClient:
         self._wake_r.close()
         self._wake_w.close()
 
-    def send_ack(self, seq: int) -> None:
-        """Hand the floor's ack to the table (now if connected, else at the next connect; the newest only). Never
-        blocks. Which ack the table may believe is the floor link's business, not the feed's."""
+    def send_ack(self, ack: Ack) -> None:
+        """Hand the floor's whole signed ack to the table (now if connected, else at the next connect; the newest
+        only). Never blocks. The floor link believed it; the table verifies it again before it stores it."""
         with self._lock:
-            if seq == self._ack:
+            if ack == self._ack:
                 return
-            self._ack = seq  # a lower one too: the floor's word (a broker back from an old save) is handed on
+            self._ack = ack
             self._flush_ack()
 
     def _flush_ack(self) -> None:

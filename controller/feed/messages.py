@@ -10,8 +10,9 @@ The table process (the only one with the devices and the journal) speaks on two 
 ``metrics`` the table's own health metrics in Prometheus' text format, every second; link socket only
 =========== ======================================================================================================
 
-and reader -> table, on the link socket only: ``ack`` (the floor's ack, for the table to store: the table is
-the journal's one writer). Anything else a reader sends is refused and counted.
+and reader -> table, on the link socket only: ``ack`` (the floor's whole signed ack,
+:class:`floor_protocol.ack.Ack`, which the link believed; the table, the journal's one writer, verifies it
+again before it stores it). Anything else a reader sends is refused and counted.
 
 A line longer than :data:`MAX_LINE` bytes, not JSON, nested too deep, or not of its type's shape raises
 :class:`FeedError` naming the problem: the reader counts it and reads on.
@@ -27,6 +28,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter, ValidationError
 
 from controller.game.public import FeedUpdate, PublicView
+from floor_protocol.ack import ACK_VERSION, Ack
 
 __all__ = [
     "COMMIT_LINE",
@@ -89,20 +91,12 @@ class Metrics:
     text: str
 
 
-@dataclass(frozen=True)
-class Ack:
-    """The floor's ack, handed to the table to store."""
-
-    seq: int
-
-
 TableMessage = Hello | Update | Commit | Metrics
 ReaderMessage = Ack
 
 _VIEW = TypeAdapter(PublicView)
 _UPDATE = TypeAdapter(FeedUpdate)
 _COUPS: TypeAdapter[tuple[dict[str, Any], ...]] = TypeAdapter(Coups)
-_SEQ = TypeAdapter(Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)])
 _N = TypeAdapter(Annotated[int, Field(strict=True, ge=1, le=MAX_SEQ)])
 _METRICS = TypeAdapter(Annotated[str, Field(strict=True, max_length=MAX_METRICS)])
 
@@ -125,8 +119,10 @@ def encode_metrics(text: str) -> bytes:
     return _line({"t": "metrics", "text": text})
 
 
-def encode_ack(seq: int) -> bytes:
-    return _line({"t": "ack", "seq": seq})
+def encode_ack(ack: Ack) -> bytes:
+    """The floor's whole signed ack (archive, table, seq, hash, sig): the table verifies it again itself."""
+    fields = {"archive": ack.archive, "table": ack.table, "seq": ack.seq, "hash": ack.hash, "sig": ack.sig}
+    return _line({"t": "ack", **fields})
 
 
 def _object(line: bytes) -> dict[str, Any]:
@@ -180,7 +176,8 @@ def decode_reader(line: bytes) -> ReaderMessage:
     kind: Literal["ack"] | str = value["t"]
     if kind != "ack":
         raise FeedError(f"a reader may only send ack, not {str(kind)[:40]!r}")
-    try:
-        return Ack(_SEQ.validate_python(value.get("seq")))
-    except ValidationError as exc:
-        raise FeedError(f"ack: {_problem(exc)}") from None
+    fields = {key: value.get(key) for key in ("archive", "table", "seq", "hash", "sig")}
+    ack = Ack.from_dict({"v": ACK_VERSION, **fields})
+    if ack is None:
+        raise FeedError("ack: not a well-formed signed ack (archive, table, seq, hash, sig)")
+    return ack

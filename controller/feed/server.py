@@ -3,8 +3,8 @@
 ``feed.sock`` (mode 0666 by default) is the public feed: the board, or any local reader, gets the hello and
 every update, and may send nothing (a reader that sends is refused, counted and dropped). ``link.sock``
 (mode 0660: the table's group, which the floor link's user is in) gets the same lines plus ``commit`` and
-``metrics``, and may send ``ack`` lines: the floor's ack, which :attr:`FeedServer.on_ack` hands to the table
-loop (the loop stores it: the table stays the journal's one writer).
+``metrics``, and may send ``ack`` lines: the floor's signed ack, which :attr:`FeedServer.on_ack` hands to the
+table loop (the loop verifies it again and stores it: the table stays the journal's one writer).
 
 The loop calls :meth:`FeedServer.update` and :meth:`FeedServer.committed` on its own thread: each encodes
 one line and sends it to every reader without blocking (``MSG_DONTWAIT``). What a reader's socket does not
@@ -43,6 +43,7 @@ from controller.feed.messages import (
 )
 from controller.game.public import PublicProjector, PublicView, Reveal, shoe_coups
 from controller.game.table import Notice, TableView
+from floor_protocol.ack import Ack
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ class FeedServer:
         *,
         reveal: Reveal | str,
         history: Sequence[Mapping[str, Any]] = (),
-        on_ack: Callable[[int], None] = lambda seq: None,
+        on_ack: Callable[[Ack], None] = lambda ack: None,
         metrics_text: Callable[[], str] | None = None,
         public_mode: int = 0o666,
         link_mode: int = 0o660,
@@ -374,7 +375,7 @@ class FeedServer:
                 log.warning("feed: refused a line from the floor link: %s", exc)
                 continue
             self.stats["acks"] += 1
-            self.on_ack(ack.seq)
+            self.on_ack(ack)
 
     def _send_metrics(self) -> None:
         assert self.metrics_text is not None

@@ -24,6 +24,7 @@ from controller.journal.retention import PRUNE_CHUNK, Pruner
 from controller.journal.schema import connect
 from controller.journal.store import Store
 from controller.journal.verify import verify as verify_chain
+from floor_protocol.ack import Ack
 
 
 class Journal:
@@ -196,13 +197,28 @@ class Journal:
         return self._queries.count()
 
     # -- the floor's ack (controller.journal.ack) ------------------------------------------------------
-    def store_floor_ack(self, seq: int, *, ts: str | None = None) -> None:
-        """Keep the floor's latest ack (:meth:`~controller.journal.ack.FloorAcks.store`)."""
-        self._acks.store(seq, ts=ts)
+    def store_floor_ack(self, ack: Ack, *, ts: str | None = None) -> bool:
+        """Keep a verified floor ack; False when it is no news (:meth:`~controller.journal.ack.FloorAcks.store`).
+        Only the table loop calls it, after :func:`~controller.journal.ack.refusal` found nothing wrong."""
+        return self._acks.store(ack, ts=ts)
 
     def floor_ack(self) -> int | None:
-        """The floor's stored ack, or None; never more than the chain head."""
-        return self._acks.read()
+        """The seq of the floor's stored, verified ack, or None (:meth:`~controller.journal.ack.FloorAcks.read`);
+        never more than the chain head. What retention prunes on."""
+        ack = self._acks.read()
+        return None if ack is None else ack.seq
+
+    def floor_ack_record(self, table: str | None = None) -> Ack | None:
+        """The floor's stored, verified ack (archive id, seq, hash, sig), or None."""
+        return self._acks.read(table)
+
+    def hashes(self, *, after: int, limit: int) -> list[tuple[int, str]]:
+        """``(id, hash)`` of at most ``limit`` records after ``after`` (the floor link's signer reads ahead)."""
+        return self._queries.hashes(after=after, limit=limit)
+
+    def record_hash(self, seq: int) -> str | None:
+        """The hash of record ``seq``, or None when the journal does not hold it."""
+        return self._queries.record_hash(seq)
 
     # -- retention (controller.journal.retention) ------------------------------------------------------
     def prunable(self, *, older_than: datetime, ack: int | None, floor: bool = True) -> tuple[int, int] | None:

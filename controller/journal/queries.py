@@ -215,6 +215,18 @@ class Queries:
         rows = self._store.conn.execute(sql, params).fetchall()
         return [{**json.loads(body), "ts": ts, "record": record_id} for record_id, ts, body in reversed(rows)]
 
+    def hashes(self, *, after: int, limit: int) -> list[tuple[int, str]]:
+        """``(id, hash)`` of at most ``limit`` records with id > ``after``, in order (what a signature covers)."""
+        rows = self._store.conn.execute(
+            "SELECT id, hash FROM records WHERE id > ? ORDER BY id LIMIT ?", (after, limit)
+        ).fetchall()
+        return [(int(i), str(h)) for i, h in rows]
+
+    def record_hash(self, seq: int) -> str | None:
+        """The hash of record ``seq``, or None when there is no such record."""
+        row = self._store.conn.execute("SELECT hash FROM records WHERE id = ?", (seq,)).fetchone()
+        return None if row is None else str(row[0])
+
     def count(self) -> int:
         """How many records the journal holds."""
         return int(self._store.conn.execute("SELECT count(*) FROM records").fetchone()[0])

@@ -83,8 +83,11 @@ _ANCHOR_SCHEMA = (
 #: The floor's ack (one row), created by the first ack stored: an older shoe-controller ignores the table.
 FLOOR_ACK_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS floor_ack ("
-    " one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, ts TEXT NOT NULL)"
+    " one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, ts TEXT NOT NULL,"
+    " archive TEXT, hash TEXT, sig TEXT)"
 )
+#: The columns the signed ack added (controller.journal.ack adds them to an older table; its row has no archive).
+FLOOR_ACK_COLUMNS = {"archive": "TEXT", "hash": "TEXT", "sig": "TEXT"}
 
 _EXPECTED_COLUMNS = {
     "records": ["id", "ts", "kind", "session", "number", "cause", "body", "prev_hash", "hash"],

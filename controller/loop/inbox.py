@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from controller.panel import ButtonAction
+from floor_protocol.ack import Ack
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +66,10 @@ class Stop:
 
 @dataclass(frozen=True)
 class FloorAck:
-    """The floor's ack (controller.floor_link): the loop, the journal's one writer, stores it."""
+    """The floor's signed ack, as the floor link handed it on: the loop, the journal's one writer, judges it
+    again and stores it."""
 
-    seq: int
+    ack: Ack
 
 
 LoopEvent = WireBytes | PortState | PanelPress | FloorAck | Stop

@@ -26,6 +26,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from controller.game.edges import EdgeWatch
 from controller.game.records import InputKind, RecordKind, Source, derived_records, input_body, record_body
 from controller.game.rules import Ruleset
@@ -45,6 +47,7 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import JournalError
+from controller.journal.ack import AckRefusals, refusal
 from controller.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
 from controller.loop.inbox import READ_SIZE, FloorAck, Inbox, LoopEvent, PanelPress, PortState, Stop, WireBytes
 from controller.loop.resume import ReplayJournal, resume
@@ -62,6 +65,7 @@ from controller.wire import (
     WireReboot,
 )
 from firmware_protocol.messages import MessageType
+from floor_protocol.ack import Ack as FloorAckMessage
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +87,13 @@ class JournalLike(CommitJournal, ReplayJournal, Protocol):
 
     def check_file(self) -> None: ...
 
-    def store_floor_ack(self, seq: int) -> None: ...
+    def store_floor_ack(self, ack: FloorAckMessage) -> bool: ...
+
+    def head(self) -> tuple[int, str]: ...
+
+    def anchor(self) -> tuple[int, str]: ...
+
+    def record_hash(self, seq: int) -> str | None: ...
 
 
 class LoopMetrics(CommitMetrics, Protocol):
@@ -151,6 +161,8 @@ class TableLoop:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], str] = wall_clock,
         watchdog: Callable[[], object] | None = None,
+        floor_table: str = "",
+        floor_key: Ed25519PublicKey | None = None,
         watchdog_interval: float | None = None,
         tick: float = 0.25,
         max_batch: int = 64,
@@ -176,6 +188,11 @@ class TableLoop:
         #: Clear while the loop applies, commits and acknowledges what it read: a thread with bulk work (the
         #: floor link flushing a backlog) waits on it between messages, so the loop gets the interpreter back
         #: at once at each of its I/O waits instead of after the other thread's switch interval.
+        #: The floor's ack: stored only when it verifies with ``floor_key`` for ``floor_table`` and names the
+        #: journal's own record (controller.journal.ack.refusal); what is refused is counted here.
+        self.floor_table = floor_table
+        self.floor_key = floor_key
+        self.ack_refusals = AckRefusals("table")
         self.clock = clock
         self.watchdog = watchdog
         self.watchdog_interval = watchdog_interval
@@ -316,6 +333,18 @@ class TableLoop:
             selector.register(current[1], selectors.EVENT_READ, "port")
         return current
 
+    def _floor_ack(self, ack: FloorAckMessage) -> None:
+        """Store the floor's ack the link handed on, once it is judged again here: the link is another process
+        and the journal's records are this one's to delete (retention prunes on the stored ack)."""
+        reason = refusal(ack, self.journal, table=self.floor_table, floor_key=self.floor_key)
+        if reason is not None:
+            self.ack_refusals.refuse(reason, ack)
+            return
+        try:
+            self.journal.store_floor_ack(ack)
+        except JournalError as exc:  # the link keeps the ack in memory; the next one is stored again
+            log.warning("floor ack %d not stored: %s", ack.seq, exc)
+
     def handle(self, event: LoopEvent) -> None:
         if isinstance(event, WireBytes):
             self._read_at = event.at
@@ -328,10 +357,7 @@ class TableLoop:
             if change is not None:  # the dealer pressed again after the loss
                 self.commit.apply_change(change)
         elif isinstance(event, FloorAck):
-            try:
-                self.journal.store_floor_ack(event.seq)
-            except JournalError as exc:  # the link keeps the ack in memory; the next one is stored again
-                log.warning("floor ack %d not stored: %s", event.seq, exc)
+            self._floor_ack(event.ack)
         elif isinstance(event, PortState):
             log.info("shoe port %s: %s", "open" if event.up else "down", event.detail)
             link_down = Alarm.LINK_DOWN in self.state.alarms

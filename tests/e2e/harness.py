@@ -16,10 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal import Journal
+from tests.floor_link.floorside import TEST_FLOOR_PUBLIC
+from tests.keys import KeyFile, key_file
 
 #: Options of ``shoe-controller run`` before the split that now belong to a companion process.
-_LINK_OPTIONS = ("--floor", "--site", "--table-id")
+_LINK_OPTIONS = ("--floor", "--site", "--floor-key")
 _BOARD_OPTIONS = ("--scoreboard",)
+#: Options both the table and its link take (each verifies the floor's acks).
+_BOTH_OPTIONS = ("--floor-public-key", "--table-id")
 
 
 def split_companion_args(args: tuple[str, ...]) -> tuple[list[str], list[str], list[str]]:
@@ -31,11 +35,20 @@ def split_companion_args(args: tuple[str, ...]) -> tuple[list[str], list[str], l
     items = iter(args)
     for arg in items:
         name = arg.split("=", 1)[0]
+        if name in _BOTH_OPTIONS:
+            value = [arg] if "=" in arg else [arg, next(items)]
+            table.extend(value)
+            link.extend(value)
+            continue
         target = link if name in _LINK_OPTIONS else board if name in _BOARD_OPTIONS else table
         target.append(arg)
         if target is not table and "=" not in arg:
             target.append(next(items))
     return table, link, board
+
+
+def _given(args: list[str], option: str) -> bool:
+    return any(a == option or a.startswith(option + "=") for a in args)
 
 
 class Harness:
@@ -55,6 +68,17 @@ class Harness:
         self.board_proc: subprocess.Popen[bytes] | None = None
         self.companion_logs: list[Path] = []
         self._procs: list[subprocess.Popen[bytes]] = []
+        #: The table's signing key (the link's ``--floor-key`` unless a test gives its own) and the floor's
+        #: public key both the table and the link verify acks with (the test floor's, tests/floor_link/floorside)
+        self.floor_public_key = TEST_FLOOR_PUBLIC
+        self._table_key: KeyFile | None = None
+
+    @property
+    def table_key(self) -> KeyFile:
+        """The table's signing key (made in the harness's directory at first use)."""
+        if self._table_key is None:
+            self._table_key = key_file(self.tmp, "table")
+        return self._table_key
 
     # -- processes -----------------------------------------------------------------------------------
     def start_sim(self, *args: str, dialect: str = "binary", seed: int = 1, pace: str = "fast") -> None:
@@ -76,6 +100,8 @@ class Harness:
         ``--site``, ``--table-id``) go to the table's floor link, ``--scoreboard HOST:PORT`` (or ``board=True``,
         for a ``--config`` binding one) to its board: each its own process, started here unless running."""
         table_args, link_args, board_args = split_companion_args(args)
+        if link_args and not _given(link_args, "--floor-public-key") and "--config" not in table_args:
+            table_args += ["--floor-public-key", self.floor_public_key]  # the link gets it in start_link
         common: list[str] = []  # the companions read the table's configuration file too
         for i, arg in enumerate(table_args[:-1]):
             if arg == "--config":
@@ -95,7 +121,15 @@ class Harness:
         return self.daemon
 
     def start_link(self, *args: str) -> subprocess.Popen[bytes]:
-        """``shoe-controller link`` for this table: its journal read-only, the floor, the metrics."""
+        """``shoe-controller link`` for this table: its journal read-only, the floor, the metrics. Its keys are
+        the harness's (:attr:`table_key`, :attr:`floor_public_key`) unless the arguments (or a --config) name them."""
+        args_list = list(args)
+        if "--floor" in args_list and "--config" not in args_list:
+            if not _given(args_list, "--floor-key"):
+                args_list += ["--floor-key", str(self.table_key.path)]
+            if not _given(args_list, "--floor-public-key"):
+                args_list += ["--floor-public-key", self.floor_public_key]
+        args = tuple(args_list)
         log = self.tmp / f"link-{len(self.companion_logs)}.log"
         self.companion_logs.append(log)
         cmd = [

@@ -17,6 +17,7 @@ import pytest
 from controller.feed.client import FeedClient
 from controller.feed.messages import (
     MAX_LINE,
+    Ack,
     Commit,
     FeedError,
     Hello,
@@ -25,6 +26,7 @@ from controller.feed.messages import (
     Update,
     decode_reader,
     decode_table,
+    encode_ack,
     encode_update,
 )
 from controller.feed.server import FeedServer, FeedServerError, socket_paths
@@ -72,12 +74,12 @@ def feed_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def acks() -> list[int]:
+def acks() -> list[Ack]:
     return []
 
 
 @pytest.fixture
-def server(feed_dir: Path, acks: list[int]) -> Iterator[FeedServer]:
+def server(feed_dir: Path, acks: list[Ack]) -> Iterator[FeedServer]:
     s = FeedServer(
         feed_dir, reveal="on_read", on_ack=acks.append, metrics_text=lambda: "shoe_x 1\n", metrics_interval=0.05
     )
@@ -151,22 +153,27 @@ def test_the_squeeze_is_applied_before_the_socket(feed_dir: Path) -> None:
         s.close()
 
 
-def test_acks_come_from_the_link_socket_only(server: FeedServer, feed_dir: Path, acks: list[int]) -> None:
+def ack(seq: int, archive: str = "archive-test-0001") -> Ack:
+    """A floor's ack as the link hands it on (the feed carries it whole; judging it is the table's)."""
+    return Ack(archive, "t1", seq, "ab" * 32, "S" * 86 + "==")
+
+
+def test_acks_come_from_the_link_socket_only(server: FeedServer, feed_dir: Path, acks: list[Ack]) -> None:
     link = FeedClient(feed_dir / "link.sock", lambda m: None, name="test-link", backoff=0.01)
     link.start()
     public = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        link.send_ack(41)  # before the connection: kept, sent when connected
-        until(lambda: acks == [41], 5, "the ack on the link socket")
-        link.send_ack(41)  # the same again: not sent
-        link.send_ack(42)
-        until(lambda: acks == [41, 42], 5, "the second ack")
-        link.send_ack(40)  # lower (a broker back from an old save): handed on, the link decides what to say
-        until(lambda: acks == [41, 42, 40], 5, "the lower ack")
+        link.send_ack(ack(41))  # before the connection: kept, sent when connected
+        until(lambda: acks == [ack(41)], 5, "the ack on the link socket")
+        link.send_ack(ack(41))  # the same again: not sent
+        link.send_ack(ack(42))
+        until(lambda: acks == [ack(41), ack(42)], 5, "the second ack")
+        link.send_ack(ack(40, "archive-new-0002"))  # the whole signed ack goes: the table judges it again
+        until(lambda: acks == [ack(41), ack(42), ack(40, "archive-new-0002")], 5, "the other archive's ack")
         public.connect(str(feed_dir / "feed.sock"))
-        public.sendall(b'{"t":"ack","seq":99}\n')
+        public.sendall(encode_ack(ack(99)))
         until(lambda: server.stats["refused_lines"] == 1, 5, "the public socket's ack refused")
-        assert acks == [41, 42, 40]
+        assert [a.seq for a in acks] == [41, 42, 40]
         public.settimeout(2)
         data = b""
         while chunk := public.recv(65536):
@@ -191,23 +198,26 @@ def test_the_link_socket_gets_commits_and_metrics(server: FeedServer, feed_dir: 
 
 
 def test_bad_lines_from_a_floor_link_are_refused_and_the_feed_reads_on(
-    server: FeedServer, feed_dir: Path, acks: list[int]
+    server: FeedServer, feed_dir: Path, acks: list[Ack]
 ) -> None:
     hostile = [
         b"\xff\xfe not utf-8",
         b"[" * 100_000,
-        b'{"t":"ack","seq":9223372036854775808}',
-        b'{"t":"ack","seq":-1}',
-        b'{"t":"ack","seq":"7"}',
-        b'{"t":"ack","seq":true}',
+        b'{"t":"ack","seq":7}',  # the old, unsigned ack
+        encode_ack(ack(2**63)).rstrip(),
+        encode_ack(ack(-1)).rstrip(),
+        encode_ack(ack(7)).replace(b'"seq":7', b'"seq":"7"').rstrip(),
+        encode_ack(ack(7)).replace(b'"seq":7', b'"seq":true').rstrip(),
+        encode_ack(ack(7)).replace(b'"sig":"', b'"sig":"x').rstrip(),
+        encode_ack(ack(7, "archive\\ud800-0001")).rstrip(),
         b'{"t":"hello","view":{}}',
         b'"\\ud800"',
     ]
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(str(feed_dir / "link.sock"))
-        sock.sendall(b"\n".join(hostile) + b'\n{"t":"ack","seq":7}\n')
-        until(lambda: acks == [7], 5, "the good ack after the hostile lines")
+        sock.sendall(b"\n".join(hostile) + b"\n" + encode_ack(ack(7)))
+        until(lambda: acks == [ack(7)], 5, "the good ack after the hostile lines")
         assert server.stats["refused_lines"] == len(hostile)
     finally:
         sock.close()

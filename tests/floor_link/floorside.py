@@ -1,5 +1,6 @@
 """The floor's side, as small as the tests need: a real MQTT 5 subscriber that collects a table's records and
-(optionally) publishes the retained ``ack`` (the highest contiguous seq it holds), as the collector does."""
+(optionally) publishes the retained ``ack`` (the highest contiguous seq it holds and that record's hash, signed
+by a test floor key for archive :attr:`FloorSide.archive`), as the collector does."""
 
 from __future__ import annotations
 
@@ -10,19 +11,47 @@ from collections.abc import Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.game.records import TableRecord
+from controller.game.records import GENESIS_HASH, TableRecord
+from controller.journal import Journal
+from floor_protocol.ack import Ack
+from floor_protocol.signing import format_public_key, generate_key
 from mqttloop import NetworkLoop
 from tests.waiting import until
+
+#: The test floor's key (every FloorSide signs its acks with it unless given another) and its public key, as a
+#: table's ``floor_public_key`` takes it; and a table key for links the tests build themselves.
+TEST_FLOOR_KEY = generate_key()
+TEST_FLOOR_PUBLIC = format_public_key(TEST_FLOOR_KEY)
+TEST_TABLE_KEY = generate_key()
+
+
+def signed_ack(journal: Journal, seq: int, *, table: str = "t1", archive: str = "archive-test-0001",
+               key: Ed25519PrivateKey = TEST_FLOOR_KEY) -> Ack:  # fmt: skip
+    """The floor's signed ack of ``journal``'s record ``seq`` (genesis for 0), as a collector would send it."""
+    record_hash = GENESIS_HASH if seq == 0 else journal.record_hash(seq)
+    assert record_hash is not None, f"no record {seq}"
+    return Ack.signed(key, archive, table, seq, record_hash)
 
 
 class FloorSide:
     def __init__(self, host: str, port: int, *, site: str = "casino", table: str = "t1", ack: bool = True,
                  client_id: str = "test-floor", username: str | None = None, password: str | None = None,
-                 ca_file: str | None = None) -> None:  # fmt: skip
+                 ca_file: str | None = None, floor_key: Ed25519PrivateKey | None = None,
+                 archive: str = "archive-test-0001", ack_interval: float = 0.0) -> None:  # fmt: skip
         self.prefix = f"baccarat/{site}/{table}/"
+        self.table = table
         self.ack = ack
+        #: The floor's key (a fresh one unless given) and its public key as the table's configuration takes it.
+        self.key = floor_key if floor_key is not None else TEST_FLOOR_KEY
+        self.public = format_public_key(self.key)
+        self.archive = archive
+        self.acks_sent: list[Ack] = []
+        #: At most one ack per this many seconds (0: one per advance; a collector acks once per batch).
+        self.ack_interval = ack_interval
+        self._last_ack = float("-inf")
         self.received: list[TableRecord] = []  # every record on the wire, duplicates included
         self.by_seq: dict[int, TableRecord] = {}
         self.contiguous = 0
@@ -63,8 +92,26 @@ class FloorSide:
             while self.contiguous + 1 in self.by_seq:
                 self.contiguous += 1
             advanced = self.contiguous != before
-        if self.ack and advanced:
-            client.publish(self.prefix + "ack", json.dumps(self.contiguous), qos=1, retain=True)
+            now = time.monotonic()
+            ack = None
+            if self.ack and advanced and now - self._last_ack >= self.ack_interval:
+                ack, self._last_ack = self.ack_for(self.contiguous), now
+        if ack is not None:
+            self.publish_ack(ack, wait=False)  # on paho's own thread: it cannot wait for itself
+
+    def ack_for(self, seq: int, *, archive: str | None = None) -> Ack:
+        """This floor's signed ack of ``seq`` (the hash of the record it holds; genesis for 0)."""
+        record_hash = GENESIS_HASH if seq == 0 else self.by_seq[seq].hash
+        return Ack.signed(self.key, archive or self.archive, self.table, seq, record_hash)
+
+    def publish_ack(self, ack: Ack | bytes, *, wait: bool = True) -> None:
+        """Publish ``ack`` (or any payload) as the retained ack, as a collector (or an attacker) would."""
+        payload = ack if isinstance(ack, bytes) else ack.to_json()
+        if isinstance(ack, Ack):
+            self.acks_sent.append(ack)
+        info = self.client.publish(self.prefix + "ack", payload, qos=1, retain=True)
+        if wait:
+            info.wait_for_publish(5)
 
     def wait(self, predicate: Callable[[FloorSide], bool], timeout: float, what: str) -> None:
         def holds() -> bool:

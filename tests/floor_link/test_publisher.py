@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,18 @@ from controller.game.public import PublicProjector
 from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
+from controller.journal.ack import refusal
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
-from tests.floor_link.floorside import FloorSide, ordered_without_duplicates
+from floor_protocol.ack import Ack
+from floor_protocol.signing import record_message, verify
+from tests.floor_link.floorside import (
+    TEST_FLOOR_KEY,
+    TEST_TABLE_KEY,
+    FloorSide,
+    ordered_without_duplicates,
+    signed_ack,
+)
 from tests.servers import Mosquitto
 
 
@@ -40,19 +50,22 @@ def section(broker: Mosquitto, **extra: object) -> FloorSection:
 
 
 class Link:
-    """A FloorLink whose acks are stored as the loop would store them (tests have no loop here)."""
+    """A FloorLink whose acks are judged and stored as the loop would store them (tests have no loop here)."""
 
     def __init__(self, broker: Mosquitto, path: Path, **kwargs: object) -> None:
         self.writer = Journal.open(path)
-        self.posted: list[int] = []
+        self.posted: list[Ack] = []
         self.lock = threading.Lock()  # one writer at a time, as the table loop is
 
-        def post(seq: int) -> None:
-            self.posted.append(seq)
+        def post(ack: Ack) -> None:
+            self.posted.append(ack)
             with self.lock:
-                self.writer.store_floor_ack(seq)
+                if refusal(ack, self.writer, table="t1", floor_key=TEST_FLOOR_KEY.public_key()) is None:
+                    self.writer.store_floor_ack(ack)
 
         kwargs.setdefault("ack_store_interval", 0.0)
+        kwargs.setdefault("key", TEST_TABLE_KEY)
+        kwargs.setdefault("floor_key", TEST_FLOOR_KEY.public_key())
         self.link = FloorLink(section(broker), path, post, **kwargs)  # type: ignore[arg-type]
 
     def write(self, n: int, start: int = 0) -> None:
@@ -100,14 +113,18 @@ def test_every_record_arrives_in_order_and_the_ack_is_kept(
     assert all(r.table == "t1" and r.v == RECORD_VERSION for r in records)
     with Journal.open(journal_path, read_only=True) as j:
         assert j.floor_ack() == 350
-        assert [r.for_floor("t1") for r in j.records()] == records
+        assert [r.for_floor("t1") for r in j.records()] == [replace(r, sig=None) for r in records]
+    # every record on the wire is signed by the table's key, over its table, seq and hash
+    public = TEST_TABLE_KEY.public_key()
+    assert all(verify(public, record_message("t1", r.seq, r.hash), r.sig) for r in floor.received)
+    assert not verify(TEST_FLOOR_KEY.public_key(), record_message("t1", 1, records[0].hash), records[0].sig)
     floor.wait(lambda f: f.retained.get("status") == b"offline", 10, "offline after a clean stop")
 
 
 def test_restart_sends_from_the_stored_ack_only(broker: Mosquitto, journal_path: Path) -> None:
     with Journal.open(journal_path) as j:
         write_cards(j, 100)
-        j.store_floor_ack(60)
+        j.store_floor_ack(signed_ack(j, 60))
     side = FloorSide("127.0.0.1", broker.port, ack=False)  # a floor that says nothing: only the stored ack counts
     link = Link(broker, journal_path)
     link.link.start()
@@ -219,9 +236,9 @@ def test_broker_killed_mid_stream_then_the_backlog_flushes(broker: Mosquitto, jo
 
 def test_a_stuck_ack_makes_the_link_send_again_from_it(broker: Mosquitto, journal_path: Path) -> None:
     side = FloorSide("127.0.0.1", broker.port, ack=False)
-    side.client.publish("baccarat/casino/t1/ack", b"5", qos=1, retain=True).wait_for_publish(5)
     link = Link(broker, journal_path, resend_after=0.5)
     link.write(20)
+    side.publish_ack(signed_ack(link.writer, 5))
     link.link.start()
     try:
         side.wait(lambda f: sum(r.seq == 6 for r in f.received) >= 2, 30, "record 6 sent again")
@@ -231,7 +248,7 @@ def test_a_stuck_ack_makes_the_link_send_again_from_it(broker: Mosquitto, journa
     assert link.link.rewinds >= 1
     again = [r for r in side.received if r.seq == 6]
     assert all(r == again[0] for r in again)  # a duplicate carries the same seq and content
-    assert 5 in link.posted  # the floor's ack went to the loop to be stored
+    assert 5 in [a.seq for a in link.posted]  # the floor's ack went to the loop to be stored
 
 
 def test_status_online_while_running_and_state_is_retained(

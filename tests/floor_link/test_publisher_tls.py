@@ -22,7 +22,7 @@ from controller.game.records import input_body
 from controller.game.table import CardDrawn
 from controller.journal import Journal
 from mqttloop import NetworkLoop
-from tests.floor_link.floorside import FloorSide
+from tests.floor_link.floorside import TEST_FLOOR_KEY, TEST_TABLE_KEY, FloorSide
 from tests.servers import Mosquitto, free_port, need
 
 trustme = pytest.importorskip("trustme")
@@ -86,7 +86,7 @@ def write_cards(path: Path, n: int) -> None:
 
 
 def run_link(settings: FloorSection, journal: Path, side: FloorSide, n: int) -> None:
-    link = FloorLink(settings, journal, lambda seq: None)
+    link = FloorLink(settings, journal, lambda ack: None, key=TEST_TABLE_KEY, floor_key=TEST_FLOOR_KEY.public_key())
     link.start()
     try:
         side.wait(lambda f: f.contiguous == n, 30, f"{n} records over TLS")
@@ -119,7 +119,7 @@ def test_a_table_with_a_client_certificate(secure: tuple[SecureBroker, object], 
     try:
         settings = FloorSection.model_validate({
             "enabled": True, "broker": f"mqtts://127.0.0.1:{sb.cert_port}", "site": "casino", "table": "t1",
-            "ca_file": str(sb.ca), "cert_file": str(crt), "key_file": str(key),
+            "ca_file": str(sb.ca), "cert_file": str(crt), "cert_key_file": str(key),
         })  # fmt: skip
         run_link(settings, tmp_path / "j.db", side, 10)
     finally:
@@ -170,5 +170,7 @@ def test_a_missing_password_file_is_one_line(tmp_path: Path) -> None:
         "enabled": True, "broker": "mqtt://127.0.0.1:1", "username": "t1", "password_file": str(tmp_path / "none"),
     })  # fmt: skip
     with pytest.raises(FloorLinkError, match=r"^floor.password_file: .*none") as info:
-        FloorLink(settings, tmp_path / "j.db", lambda seq: None)
+        FloorLink(
+            settings, tmp_path / "j.db", lambda ack: None, key=TEST_TABLE_KEY, floor_key=TEST_FLOOR_KEY.public_key()
+        )
     assert "\n" not in str(info.value)

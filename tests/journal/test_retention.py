@@ -34,6 +34,7 @@ from controller.journal import PRUNE_NOTE, SCHEMA_VERSION, Journal
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
 from tests.console import Result, run_main
+from tests.floor_link.floorside import signed_ack
 
 RULES = TableRules(decks=1)
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -325,15 +326,18 @@ def test_a_journal_from_before_retention_opens_and_verifies(tmp_path: Path) -> N
     db.close()
 
 
-def test_floor_ack_is_none_until_the_floor_link_stores_one(tmp_path: Path) -> None:
+def test_floor_ack_is_none_until_the_table_stores_a_verified_one(tmp_path: Path) -> None:
     journal, _loop = build(tmp_path / "j.db", [3])
     assert journal.floor_ack() is None  # no floor_ack table (no floor link)
     journal._conn.execute("CREATE TABLE floor_ack (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL)")
     assert journal.floor_ack() is None  # table, but no ack yet
     journal._conn.execute("INSERT INTO floor_ack (one, seq) VALUES (1, 42)")
+    assert journal.floor_ack() is None  # an ack without an archive id (as 0.2 stored it): not verified
+    journal._conn.execute("DROP TABLE floor_ack")
+    journal.store_floor_ack(signed_ack(journal, 42))
     assert journal.floor_ack() == 42
     journal._conn.execute("UPDATE floor_ack SET seq = 10000000")
-    assert journal.floor_ack() == journal.head()[0]  # never beyond what the table wrote
+    assert journal.floor_ack() is None  # never beyond what the table wrote: that ack is not of this journal
     journal.close()
 
 
@@ -380,8 +384,7 @@ def test_archive_keeps_what_the_floor_has_not_acknowledged(tmp_path: Path) -> No
     path = tmp_path / "j.db"
     journal, _loop = build(path, [40, 35, 33, 1])
     starts = journal.shoe_starts()
-    journal._conn.execute("CREATE TABLE floor_ack (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL)")
-    journal._conn.execute("INSERT INTO floor_ack VALUES (1, ?)", (starts[2] - 5,))  # mid shoe 2
+    journal.store_floor_ack(signed_ack(journal, starts[2] - 5))  # mid shoe 2
     journal.close()
     out = tmp_path / "old.jsonl"
     result = cli("journal", "archive", "--journal", str(path), "--before-days", "30", "--out", str(out))
@@ -419,11 +422,56 @@ def test_archive_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
 
 # -- the daemon's own prune, on the table loop ------------------------------------------------------------
 def store_ack(journal: Journal, seq: int) -> None:
-    """What the floor link stores (its table; the floor link helper owns the writer)."""
-    journal._conn.execute(
-        "CREATE TABLE IF NOT EXISTS floor_ack (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL)"
-    )
-    journal._conn.execute("INSERT OR REPLACE INTO floor_ack (one, seq) VALUES (1, ?)", (seq,))
+    """What the table loop stores once it verified the floor's ack."""
+    journal.store_floor_ack(signed_ack(journal, seq))
+
+
+def test_the_loop_prunes_on_a_verified_ack_only_never_on_a_forged_one(tmp_path: Path) -> None:
+    """Before: a forged retained ack at the head was stored without a word and retention pruned shoe 1 (73
+    records) that no archive held, and ``journal verify`` still said intact."""
+    from controller.journal import Retention
+    from controller.loop import FloorAck
+    from floor_protocol.ack import Ack
+    from floor_protocol.signing import generate_key
+    from tests.floor_link.floorside import TEST_FLOOR_KEY
+
+    journal, _built = build(tmp_path / "j.db", [40, 35, 1])
+    retention = Retention(journal, 30, every=0.0)
+    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, pruner=retention,
+                     floor_table="t1", floor_key=TEST_FLOOR_KEY.public_key())  # fmt: skip
+    loop.replay()
+    head = journal.head()
+    genuine = signed_ack(journal, head[0])
+    forged = [
+        Ack(genuine.archive, "t1", head[0], head[1], "A" * 86 + "=="),  # a signature of zeros
+        signed_ack(journal, head[0], key=generate_key()),  # another key
+        Ack.signed(TEST_FLOOR_KEY, genuine.archive, "t1", head[0], "ab" * 32),  # the floor's, a wrong hash
+        signed_ack(journal, head[0], table="t2"),  # another table's
+    ]
+    for ack in forged:
+        loop.handle(FloorAck(ack))
+        loop._prune_step()
+        loop._prune_step()
+    assert journal.floor_ack_record() is None and journal.anchor()[0] == 0 and retention.pruned == 0
+    assert journal.head() == head and journal.verify() == []
+    assert dict(loop.ack_refusals.counts) == {"signature": 2, "hash": 1, "table": 1}
+    loop.handle(FloorAck(genuine))
+    assert journal.floor_ack_record("t1") == genuine
+    loop._prune_step()  # plans (writes the note)
+    loop._prune_step()  # deletes the first chunk
+    assert journal.anchor()[0] > 0
+    journal.close()
+
+
+def test_a_table_without_the_floors_public_key_stores_no_ack(tmp_path: Path) -> None:
+    from controller.loop import FloorAck
+
+    journal, _built = build(tmp_path / "j.db", [40, 1])
+    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, floor_table="t1")
+    loop.replay()
+    loop.handle(FloorAck(signed_ack(journal, journal.head()[0])))
+    assert journal.floor_ack() is None and loop.ack_refusals.counts == {"no_key": 1}
+    journal.close()
 
 
 def test_the_loop_prunes_acknowledged_old_shoes_in_small_steps_at_quiet_moments(tmp_path: Path) -> None:

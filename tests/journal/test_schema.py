@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from controller.journal import (
     GENESIS_HASH,
@@ -19,6 +20,7 @@ from controller.journal import (
     PendingInput,
     record_hash,
 )
+from floor_protocol.ack import Ack
 from tests.journal.helpers import TS, assert_one_line, build, coup_body, raw
 
 
@@ -131,7 +133,8 @@ _DDL = [
     (
         "table",
         "floor_ack",
-        "CREATE TABLE floor_ack ( one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, ts TEXT NOT NULL)",
+        "CREATE TABLE floor_ack ( one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, ts TEXT NOT NULL,"
+        " archive TEXT, hash TEXT, sig TEXT)",
     ),
     (
         "table",
@@ -154,7 +157,7 @@ _DDL = [
 
 #: sha256 of every row of every table of the journal :func:`_every_kind_of_write` leaves (as JSON), as the
 #: single-module journal (before the package split) wrote it.
-_ROWS_DIGEST = "9e963e144585b5d5622b9e98c86f1c336dead98f97739c1db30622a3a379b94c"
+_ROWS_DIGEST = "b6eb859f1cd13d041b5b3f5c689948c89cdfa7db10623dfa0f206138c0e744f5"
 
 
 def _every_kind_of_write(path: Path) -> None:
@@ -171,7 +174,9 @@ def _every_kind_of_write(path: Path) -> None:
             ]
         )
         j.note({"note": "hello", "x": 1.5}, ts=TS)
-        j.store_floor_ack(3, ts=TS)
+        pinned_key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # signatures are deterministic
+        ack = Ack.signed(pinned_key, "archive-pinned-0001", "t1", 3, j.record_hash(3) or "")
+        j.store_floor_ack(ack, ts=TS)
 
 
 def test_the_on_disk_format_is_pinned(path: Path) -> None:

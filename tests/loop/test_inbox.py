@@ -10,6 +10,7 @@ from collections import Counter
 
 from controller.loop import FloorAck, Inbox, PanelPress, PortState, Stop, WireBytes
 from controller.panel import ButtonAction
+from floor_protocol.ack import Ack
 
 
 def full(bound: int = 2, put_wait: float = 5.0) -> Inbox:
@@ -37,7 +38,7 @@ def test_another_event_waits_put_wait_for_room_then_is_dropped_under_its_kind() 
     inbox = full(put_wait=0.2)
     started = time.monotonic()
     inbox.put(PortState(False, "port lost"))
-    inbox.put(FloorAck(12))
+    inbox.put(FloorAck(Ack("archive-test-0001", "t1", 12, "ab" * 32, "")))
     waited = time.monotonic() - started
     assert 0.4 <= waited < 3.0
     assert inbox.take_dropped() == Counter({"link": 1, "floor_ack": 1})
