@@ -1,9 +1,11 @@
 """The shipped Mosquitto configuration (config/mosquitto.example.conf and .acl) started for a test.
 
 Only what cannot be shipped is replaced: the paths of the certificates (made here with ``trustme``), of the
-password file (made with Debian's ``mosquitto_passwd``) and of the ACL, the two ports, and persistence (which
-:class:`tests.servers.Mosquitto` points at the test's directory). Every line of authentication, ACL and
-session policy is the shipped one, so a test against this broker tests what a casino installs.
+password file (made with Debian's ``mosquitto_passwd``) and of the ACL, and the two ports. The file is
+included from a main configuration as Debian's ``/etc/mosquitto/mosquitto.conf`` includes ``conf.d/``
+(:class:`tests.servers.Mosquitto`'s, which points persistence and the log at the test's directory). Every line
+of authentication, ACL and session policy is the shipped one, so a test against this broker tests what a
+casino installs.
 """
 
 from __future__ import annotations
@@ -80,7 +82,12 @@ def start_shipped_broker(directory: Path, acl: Path = ACL, conf: Path = CONF) ->
         .replace("listener 8883", f"listener {password_port} 127.0.0.1")
         .replace("listener 8884", f"listener {cert_port} 127.0.0.1")
     )
-    lines = [line for line in text.splitlines() if not line.startswith(("#", "persistence")) and line.strip()]
+    lines = [line for line in text.splitlines() if not line.startswith("#") and line.strip()]
     assert not [line for line in lines if "/etc/" in line], "a path of the shipped configuration was not replaced"
-    broker = Mosquitto(directory / "mosquitto", port=password_port, extra=lines).start()
+    # Installed as Debian's package has it: a file in conf.d, included by a main configuration that sets the
+    # persistence location, the log and the user (tests.servers.Mosquitto's, like Debian's mosquitto.conf).
+    included = directory / "conf.d"
+    included.mkdir(parents=True)
+    (included / "floor.conf").write_text("\n".join(lines) + "\n")
+    broker = Mosquitto(directory / "mosquitto", port=password_port, extra=[f"include_dir {included}"]).start()
     return SecureBroker(broker, d / "ca.crt", password_port, cert_port, d, authority)

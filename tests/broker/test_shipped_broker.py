@@ -11,6 +11,8 @@ is the broker's configuration, which every process meets the same way.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +25,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from mqttloop import NetworkLoop
+from tests.servers import MOSQUITTO, wait_port
 from tests.shipped_broker import PASSWORDS, SecureBroker, start_shipped_broker
 from tests.waiting import until
 
@@ -332,3 +335,46 @@ def test_each_user_reads_only_what_the_acl_says(sb: SecureBroker, user: str) -> 
         assert retained == READS[user]
     finally:
         reader.close()
+
+
+#: Debian 12's /etc/mosquitto/mosquitto.conf (package mosquitto 2.0.11) without its comments: the file that
+#: includes the shipped one from conf.d/ (docs/floor.md, *The broker's users*).
+DEBIAN_MAIN = (
+    "pid_file /run/mosquitto/mosquitto.pid",
+    "persistence true",
+    "persistence_location /var/lib/mosquitto/",
+    "log_dest file /var/log/mosquitto/mosquitto.log",
+    "include_dir /etc/mosquitto/conf.d",
+)
+
+
+def test_the_shipped_file_starts_the_broker_from_debians_conf_d(sb: SecureBroker, tmp_path: Path) -> None:
+    """Installed as /etc/mosquitto/conf.d/floor.conf under Debian's own mosquitto.conf (which sets the
+    persistence location: a second one in floor.conf stopped the broker at start)."""
+    installed = Path("/etc/mosquitto/mosquitto.conf")
+    if installed.exists():  # the embedded copy is still the package's
+        lines = [line for line in installed.read_text().splitlines() if line.strip() and not line.startswith("#")]
+        assert tuple(lines) == DEBIAN_MAIN
+    sb.broker.kill()  # its conf.d/floor.conf stays: the shipped file, paths and ports replaced
+    d = tmp_path / "debian"
+    d.mkdir()
+    main = d / "mosquitto.conf"
+    text = "\n".join(DEBIAN_MAIN).replace("/etc/mosquitto/conf.d", str(tmp_path / "conf.d"))
+    for where in ("/run/mosquitto/", "/var/lib/mosquitto/", "/var/log/mosquitto/"):
+        text = text.replace(where, f"{d}/")
+    main.write_text(text + ("\nuser root\n" if os.geteuid() == 0 else "\n"))  # root: see tests.servers
+    proc = subprocess.Popen([MOSQUITTO, "-c", str(main)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        try:
+            wait_port(sb.password_port, proc)
+        except RuntimeError:
+            log = (d / "mosquitto.log").read_text() if (d / "mosquitto.log").exists() else ""
+            raise AssertionError(f"the broker did not start: {log[-500:]}") from None
+        c = Client(sb, "collector-1", client_id=COLLECTOR_ID)
+        try:
+            assert c.publish("baccarat/casino/t1/ack", b"up")
+        finally:
+            c.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
