@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.console import run_main
+from tests.keys import key_file
 from tests.servers import free_port
 from tests.shipped_broker import SecureBroker, start_shipped_broker
 from tests.waiting import until
@@ -30,6 +31,14 @@ def sb(tmp_path: Path) -> Iterator[SecureBroker]:
         broker.broker.kill()
 
 
+def floor_key(tmp_path: Path) -> list[str]:
+    """``--key FILE`` (the floor's signing key, tests/keys.py) if this ``serve`` takes one: it does once the
+    floor's signed acks are in (issue 15, item 2)."""
+    if "--key" not in run_main(["shoe-floor", "serve", "--help"]).stdout:
+        return []
+    return ["--key", str(key_file(tmp_path, "floor").path)]
+
+
 def connected_as(log: str, user: str) -> int:
     return len(re.findall(rf"New client connected from \S+ as {re.escape(user)} ", log))
 
@@ -43,7 +52,7 @@ def test_serve_connects_its_collector_and_its_pit_view_each_under_its_own_user(
         "--archive", f"sqlite:///{tmp_path}/archive.db", "--bind", f"127.0.0.1:{free_port()}",
         "--ca-file", str(sb.ca), "--client-id", "shoe-floor-floor1",
         "--username", "collector-1", "--password-file", str(sb.dir / "collector-1.password"),
-        "--pit-username", "pit-1", "--pit-password-file", str(sb.dir / "pit-1.password"),
+        "--pit-username", "pit-1", "--pit-password-file", str(sb.dir / "pit-1.password"), *floor_key(tmp_path),
     ]  # fmt: skip
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log.open("ab"), cwd=ROOT)
     try:
