@@ -90,9 +90,10 @@ def test_the_race_itself_is_caught_and_the_thread_still_joined(tmp_path: Path) -
 
 
 def test_paho_s_own_loop_stop_held_until_its_thread_has_exited_still_stops(tmp_path: Path) -> None:
-    """The race with paho's real ``loop_stop()`` and its real thread: the caller is held on the line that joins
-    ``self._thread`` until the network thread (ended by the disconnect) has exited and cleared it, which is
-    the instant of paho#872; :meth:`NetworkLoop.stop` still returns True, raising nothing."""
+    """The race with paho's real ``loop_stop()`` and its real thread: the network thread, ended by the
+    disconnect, is held in its ``on_disconnect`` until the caller is on the line of ``loop_stop()`` that joins
+    ``self._thread``; the caller is held there until that thread has exited and cleared it, which is the instant
+    of paho#872. :meth:`NetworkLoop.stop` still returns True, raising nothing."""
     lines, first = inspect.getsourcelines(mqtt.Client.loop_stop)
     join_line = first + next(i for i, line in enumerate(lines) if "self._thread.join()" in line)
     code = mqtt.Client.loop_stop.__code__
@@ -106,10 +107,18 @@ def test_paho_s_own_loop_stop_held_until_its_thread_has_exited_still_stops(tmp_p
         loop.start()
         assert connected.wait(10) and loop.thread is not None
         held: list[bool] = []
+        at_join = threading.Event()
+
+        def on_disconnect(*_a: object) -> None:
+            if threading.current_thread() is loop.thread:  # paho's thread, on its way out: not before the caller
+                at_join.wait(10)  # has looked at _thread and is about to join it
+
+        c.on_disconnect = on_disconnect
 
         def on_line(frame: FrameType, event: str, arg: object) -> Any:
             if event == "line" and frame.f_lineno == join_line:
                 assert loop.thread is not None
+                at_join.set()
                 loop.thread.join(10)  # paho's thread exits now, clearing c._thread, as the caller is about to join
                 held.append(c._thread is None)
             return on_line
