@@ -15,7 +15,6 @@ import pytest
 
 from tests.console import run_main
 from tests.keys import key_file
-from tests.servers import free_port
 from tests.shipped_broker import SecureBroker, start_shipped_broker
 from tests.waiting import until
 
@@ -49,7 +48,7 @@ def test_serve_connects_its_collector_and_its_pit_view_each_under_its_own_user(
     log = tmp_path / "serve.log"
     args = [
         sys.executable, "-m", "floor.cli", "serve", "--broker", f"mqtts://127.0.0.1:{sb.password_port}",
-        "--archive", f"sqlite:///{tmp_path}/archive.db", "--bind", f"127.0.0.1:{free_port()}",
+        "--archive", f"sqlite:///{tmp_path}/archive.db", "--bind", "127.0.0.1:0",
         "--ca-file", str(sb.ca), "--client-id", "shoe-floor-floor1",
         "--username", "collector-1", "--password-file", str(sb.dir / "collector-1.password"),
         "--pit-username", "pit-1", "--pit-password-file", str(sb.dir / "pit-1.password"), *floor_key(tmp_path),
