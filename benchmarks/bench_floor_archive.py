@@ -52,6 +52,7 @@ from floor_protocol.signing import (  # noqa: E402
     record_message,
     sign,
 )
+from mqttloop import NetworkLoop  # noqa: E402
 from tests.servers import Mosquitto, Postgres  # noqa: E402
 
 #: Each bench table's key (signs its records) and the floor's (signs the acks).
@@ -132,12 +133,14 @@ def bench_end_to_end(url: str, broker: Mosquitto, records: list[TableRecord], ba
         sub.on_message = on_ack
         sub.connect("127.0.0.1", broker.port)
         sub.subscribe("baccarat/bench/+/ack", qos=1)
-        sub.loop_start()
+        sub_loop = NetworkLoop(sub, "bench-acks")
+        sub_loop.start()
         pub = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         pub.max_inflight_messages_set(1000)
         pub.max_queued_messages_set(0)
         pub.connect("127.0.0.1", broker.port)
-        pub.loop_start()
+        pub_loop = NetworkLoop(pub, "bench-publish")
+        pub_loop.start()
         payloads = [(f"baccarat/bench/{r.table}/record", r.to_json()) for r in records]
         started = time.perf_counter()
         infos = [pub.publish(topic, payload, qos=1) for topic, payload in payloads]
@@ -149,9 +152,8 @@ def bench_end_to_end(url: str, broker: Mosquitto, records: list[TableRecord], ba
         assert done.is_set(), f"acks stopped at {acks}"
         collector.stop()
         thread.join(30)
-        for client in (pub, sub):
-            client.disconnect()
-            client.loop_stop()
+        for network in (pub_loop, sub_loop):
+            network.stop()
     return len(records) / elapsed, len(records) / published
 
 
@@ -161,12 +163,12 @@ def publish_backlog(broker: Mosquitto, records: list[TableRecord]) -> None:
     pub.max_inflight_messages_set(1000)
     pub.max_queued_messages_set(0)
     pub.connect("127.0.0.1", broker.port)
-    pub.loop_start()
+    network = NetworkLoop(pub, "bench-backlog")
+    network.start()
     infos = [pub.publish(f"baccarat/bench/{r.table}/record", r.to_json(), qos=1) for r in records]
     for info in infos:
         info.wait_for_publish(120)
-    pub.disconnect()
-    pub.loop_stop()
+    network.stop()
 
 
 def wait_drained(url: str, records: list[TableRecord], started: float) -> float:

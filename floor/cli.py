@@ -1,7 +1,8 @@
 """``shoe-floor``: the casino floor's side of the floor link.
 
   shoe-floor serve --broker URL --archive URL --key FILE [--bind HOST:PORT] [--site S] [--share GROUP]
-                   [--client-id ID]
+                   [--client-id ID] [--ca-file F]
+                   [--username U --password-file F --pit-username U --pit-password-file F]
   shoe-floor keygen --out FILE
   shoe-floor enroll --archive URL --table T --public-key ed25519:... [--statement FILE | --replace]
   shoe-floor enroll --archive URL --table T --revoke
@@ -104,11 +105,20 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--site", type=_topic_level, help="only this site's tables (default: every site)")
     s.add_argument("--share", type=_topic_level, default="shoe-floor", help="shared-subscription group")
     s.add_argument(
-        "--client-id", type=_topic_level, help="MQTT client id, one per collector (default: shoe-floor-HOST)"
+        "--client-id",
+        type=_topic_level,
+        help="MQTT client id, one per collector (default: shoe-floor-HOST; a broker that binds client ids to user"
+        " names, as the shipped one, uses --username instead)",
     )
     s.add_argument("--ca-file", help="CA certificate for mqtts://")
-    s.add_argument("--username", help="broker user name")
-    s.add_argument("--password-file", help="file holding the broker password")
+    s.add_argument("--username", help="the collector's broker user name (one per collector)")
+    s.add_argument("--password-file", help="file holding the collector's broker password")
+    s.add_argument(
+        "--pit-username",
+        help="the pit view's own broker user name (needed with --username: a broker that binds client ids to"
+        " user names would let the collector and its pit view take each other's session)",
+    )
+    s.add_argument("--pit-password-file", help="file holding the pit view's broker password")
     s.add_argument("--batch", type=_count, default=1000, help="most records per transaction (default 1000)")
     s.add_argument(
         "--max-record-bytes",
@@ -191,21 +201,48 @@ def _broker_password(args: argparse.Namespace) -> str | None:
         parse_broker(args.broker)
     except AddressError as exc:
         raise UsageError(f"shoe-floor {args.command}: {exc}") from None
-    if not args.password_file:
+    return _read_password(args, args.password_file)
+
+
+def _read_password(args: argparse.Namespace, path: str | None) -> str | None:
+    """The password in the file at ``path`` (its first line), None without a file; a file that cannot be read
+    is one line and exit 2. A password is never an argument: it would show in ``ps``."""
+    if not path:
         return None
     try:
-        with open(args.password_file, encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             return f.readline(4096).strip()
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"shoe-floor {args.command}: password file {args.password_file}: {exc}") from None
+        raise UsageError(f"shoe-floor {args.command}: password file {path}: {exc}") from None
 
 
-def _start_pit(args: argparse.Namespace, password: str | None, metrics: Callable[[], bytes] | None) -> Pit:
+def _pit_credentials(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """``serve``'s pit view's user name and password: its own, never the collector's (the shipped broker makes
+    a client's id its user name, so a pit view connecting as the collector's user would end the collector's
+    connection and, connecting clean, throw its session away with the records queued in it)."""
+    if args.pit_password_file and not args.pit_username:
+        raise UsageError(f"shoe-floor {args.command}: --pit-password-file needs --pit-username")
+    if args.username and not args.pit_username:
+        raise UsageError(
+            f"shoe-floor {args.command}: --username needs --pit-username, the pit view's own broker user"
+            " (one user name per connection)"
+        )
+    if args.pit_username and args.pit_username == args.username:
+        raise UsageError(
+            f"shoe-floor {args.command}: --pit-username must differ from --username (one user name per connection)"
+        )
+    return args.pit_username, _read_password(args, args.pit_password_file)
+
+
+def _start_pit(
+    args: argparse.Namespace,
+    username: str | None,
+    password: str | None,
+    metrics: Callable[[], bytes] | None,
+) -> Pit:
     pit = Pit(args.archive)
     try:
-        pit.start(
-            args.bind, args.broker, metrics=metrics, ca_file=args.ca_file, username=args.username, password=password
-        )
+        pit.start(args.bind, args.broker, metrics=metrics, ca_file=args.ca_file, username=username, password=password)
     except OSError as exc:
         pit.close()
         host, port = args.bind
@@ -228,7 +265,7 @@ def pit_view(args: argparse.Namespace) -> int:
     password = _broker_password(args)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     stop = _until_signal()
-    pit = _start_pit(args, password, None)
+    pit = _start_pit(args, args.username, password, None)
     try:
         while not stop.wait(1.0):
             pass
@@ -248,6 +285,7 @@ def _floor_key(args: argparse.Namespace) -> Ed25519PrivateKey:
 
 def serve(args: argparse.Namespace) -> int:
     password = _broker_password(args)
+    pit_username, pit_password = _pit_credentials(args)
     key = _floor_key(args)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     settings = Settings(
@@ -272,7 +310,7 @@ def serve(args: argparse.Namespace) -> int:
             "archive %s, id %s; acks signed by floor key %s", _where(args.archive), archive.archive_id, key_id(key)
         )
         collector = Collector(settings, on_stats=on_stats)
-        pit = _start_pit(args, password, metrics)
+        pit = _start_pit(args, pit_username, pit_password, metrics)
 
         def stop(signum: int, frame: FrameType | None) -> None:
             collector.stop()

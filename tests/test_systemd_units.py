@@ -7,8 +7,10 @@ cannot pass by skipping.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -452,7 +454,7 @@ def test_the_floor_collectors_unit_verifies_and_is_hardened(tmp_path: Path) -> N
     analyze = require("systemd-analyze")
     unit = SYSTEMD / "shoe-floor.service"
     text = unit.read_text()
-    production = "ExecStart=/opt/shoe-controller/venv/bin/shoe-floor "
+    production = "ExecStart=/opt/shoe-floor/venv/bin/shoe-floor "
     assert production in text
     script = Path(sys.executable).parent / "shoe-floor"
     stand_in = str(script) if os.access(script, os.X_OK) else shutil.which("true") or "/bin/true"
@@ -464,3 +466,47 @@ def test_the_floor_collectors_unit_verifies_and_is_hardened(tmp_path: Path) -> N
     match = re.search(r"Overall exposure level for shoe-floor\.service:\s*(\d+\.\d+)", security.stdout)
     assert match is not None, security.stdout
     assert float(match.group(1)) <= 3.0, security.stdout  # a network service: it must reach broker and database
+
+
+FLOOR_UNIT = SYSTEMD / "shoe-floor.service"
+FLOOR_DOC = ROOT / "docs" / "floor.md"
+
+
+def _floor_service() -> tuple[list[str], dict[str, list[str]]]:
+    """shoe-floor.service's ExecStart as words (its continuation lines joined) and its [Service] section."""
+    text = FLOOR_UNIT.read_text().replace("\\\n", " ")
+    service = parse_unit(text)["Service"]
+    return shlex.split(one(service, "ExecStart")), service
+
+
+def test_the_floor_unit_connects_with_its_own_users_and_no_secret_on_the_command_line() -> None:
+    """The finding: ExecStart had no credentials, so the service could not connect to the shipped broker."""
+    words, service = _floor_service()
+    options = dict(itertools.pairwise(words))
+    assert options["--broker"] == "${SHOE_FLOOR_BROKER}" and "--ca-file" in options
+    assert options["--username"] == "${SHOE_FLOOR_USERNAME}"
+    assert options["--pit-username"] == "${SHOE_FLOOR_PIT_USERNAME}"
+    assert not {"--password", "--pit-password"} & set(words)  # ps would show it
+    credentials = dict(value.split(":", 1) for value in service["LoadCredential"])
+    for option in ("--password-file", "--pit-password-file", "--key"):  # root's 0600 files, handed over by systemd
+        name = options[option].removeprefix("%d/")
+        assert options[option] == f"%d/{name}" and credentials[name].startswith("/etc/shoe-floor/"), option
+
+
+def test_every_file_the_floor_units_exec_start_names_is_documented_with_its_mode() -> None:
+    words, service = _floor_service()
+    credentials = dict(value.split(":", 1) for value in service["LoadCredential"])
+    named = [one(service, "EnvironmentFile")]
+    for word in words[1:]:
+        if word.startswith("%d/"):
+            named.append(credentials[word.removeprefix("%d/")])
+        elif word.startswith("/"):
+            named.append(word)
+    assert len(named) >= 5, named  # env, ca.crt, the two passwords, the floor's key
+    doc = FLOOR_DOC.read_text()
+    for path in named:
+        rows = [line for line in doc.splitlines() if f"`{path}`" in line and re.search(r"\b0[0-7]{3}\b", line)]
+        assert rows, f"{path}: named by shoe-floor.service, not in docs/floor.md with its mode"
+    for variable in re.findall(r"\$\{(\w+)\}", " ".join(words)):
+        assert f"`{variable}`" in doc, f"{variable}: in shoe-floor.service's ExecStart, not in docs/floor.md"
+    assert words[0] in (ROOT / "docs" / "install.md").read_text(), f"{words[0]}: not where docs/install.md puts it"

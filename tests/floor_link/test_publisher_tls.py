@@ -4,11 +4,9 @@ another table's topics are refused."""
 
 from __future__ import annotations
 
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -23,60 +21,16 @@ from controller.game.table import CardDrawn
 from controller.journal import Journal
 from mqttloop import NetworkLoop
 from tests.floor_link.floorside import TEST_FLOOR_KEY, TEST_TABLE_KEY, FloorSide
-from tests.servers import Mosquitto, free_port, need
-
-trustme = pytest.importorskip("trustme")
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass
-class SecureBroker:
-    broker: Mosquitto
-    ca: Path
-    password_port: int
-    cert_port: int
-    dir: Path
-
-    def client_cert(self, ca: object, name: str) -> tuple[Path, Path]:
-        cert = ca.issue_cert(name, common_name=name)  # type: ignore[attr-defined]  # CN = table id
-        crt, key = self.dir / f"{name}.crt", self.dir / f"{name}.key"
-        cert.cert_chain_pems[0].write_to_path(str(crt))
-        cert.private_key_pem.write_to_path(str(key))
-        return crt, key
+from tests.shipped_broker import SecureBroker, start_shipped_broker
 
 
 @pytest.fixture
 def secure(tmp_path: Path) -> Iterator[tuple[SecureBroker, object]]:
-    passwd_bin = need("/usr/bin/mosquitto_passwd", "mosquitto_passwd (Debian package mosquitto)")
-    ca = trustme.CA()
-    server = ca.issue_cert("127.0.0.1", "localhost")
-    d = tmp_path / "tls"
-    d.mkdir()
-    ca.cert_pem.write_to_path(str(d / "ca.crt"))
-    server.cert_chain_pems[0].write_to_path(str(d / "broker.crt"))
-    server.private_key_pem.write_to_path(str(d / "broker.key"))
-    passwd = d / "passwd"
-    for user, password in (("t1", "secret-1"), ("t2", "secret-2"), ("floor", "floor-pw")):
-        subprocess.run([passwd_bin, *(["-c"] if not passwd.exists() else []), "-b", str(passwd), user, password],
-                       check=True, capture_output=True)  # fmt: skip
-    (d / "t1.password").write_text("secret-1\n")
-    password_port, cert_port = free_port(), free_port()
-    conf = (ROOT / "config/mosquitto.example.conf").read_text()
-    conf = (
-        conf.replace("/etc/mosquitto/ca_certificates/floor-ca.crt", str(d / "ca.crt"))
-        .replace("/etc/mosquitto/certs/broker.crt", str(d / "broker.crt"))
-        .replace("/etc/mosquitto/certs/broker.key", str(d / "broker.key"))
-        .replace("/etc/mosquitto/passwd", str(passwd))
-        .replace("/etc/mosquitto/floor.acl", str(ROOT / "config/mosquitto.example.acl"))
-        .replace("listener 8883", f"listener {password_port} 127.0.0.1")
-        .replace("listener 8884", f"listener {cert_port} 127.0.0.1")
-    )
-    lines = [ln for ln in conf.splitlines() if not ln.startswith("persistence")]
-    broker = Mosquitto(tmp_path / "mosquitto", port=password_port, extra=lines).start()
+    sb = start_shipped_broker(tmp_path)
     try:
-        yield SecureBroker(broker, d / "ca.crt", password_port, cert_port, d), ca
+        yield sb, sb.authority
     finally:
-        broker.kill()
+        sb.broker.kill()
 
 
 def write_cards(path: Path, n: int) -> None:
@@ -97,7 +51,7 @@ def run_link(settings: FloorSection, journal: Path, side: FloorSide, n: int) -> 
 def test_a_table_with_a_password_over_tls(secure: tuple[SecureBroker, object], tmp_path: Path) -> None:
     sb, _ca = secure
     write_cards(tmp_path / "j.db", 25)
-    side = FloorSide("127.0.0.1", sb.password_port, table="t1", username="floor", password="floor-pw",
+    side = FloorSide("127.0.0.1", sb.password_port, table="t1", username="collector-1", password="collector-1-pw",
                      ca_file=str(sb.ca))  # fmt: skip
     try:
         settings = FloorSection.model_validate({
@@ -111,10 +65,10 @@ def test_a_table_with_a_password_over_tls(secure: tuple[SecureBroker, object], t
 
 
 def test_a_table_with_a_client_certificate(secure: tuple[SecureBroker, object], tmp_path: Path) -> None:
-    sb, ca = secure
-    crt, key = sb.client_cert(ca, "t1")
+    sb, _ca = secure
+    crt, key = sb.client_cert("t1")
     write_cards(tmp_path / "j.db", 10)
-    side = FloorSide("127.0.0.1", sb.password_port, table="t1", username="floor", password="floor-pw",
+    side = FloorSide("127.0.0.1", sb.password_port, table="t1", username="collector-1", password="collector-1-pw",
                      ca_file=str(sb.ca))  # fmt: skip
     try:
         settings = FloorSection.model_validate({
@@ -128,7 +82,7 @@ def test_a_table_with_a_client_certificate(secure: tuple[SecureBroker, object], 
 
 def test_a_table_cannot_publish_or_read_another_tables_topics(secure: tuple[SecureBroker, object]) -> None:
     sb, _ca = secure
-    side = FloorSide("127.0.0.1", sb.password_port, table="t2", username="floor", password="floor-pw",
+    side = FloorSide("127.0.0.1", sb.password_port, table="t2", username="collector-1", password="collector-1-pw",
                      ca_file=str(sb.ca))  # fmt: skip
     results: dict[str, object] = {}
     done = threading.Event()

@@ -1,12 +1,17 @@
 """paho's network loop stopped safely: a stop right after a disconnect (where paho's ``loop_stop()`` races its
 own thread, eclipse-paho/paho.mqtt.python#872) and a stop while the client waits to reconnect both end the
-thread and raise nothing, with a real Mosquitto; and the race itself, forced."""
+thread and raise nothing, with a real Mosquitto; and the race itself, forced, and met by paho's own
+``loop_stop()`` held at the instant its thread exits."""
 
 from __future__ import annotations
 
+import inspect
+import sys
 import threading
 import time
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -80,5 +85,54 @@ def test_the_race_itself_is_caught_and_the_thread_still_joined(tmp_path: Path) -
 
         c.loop_stop = racing_loop_stop  # type: ignore[method-assign]
         assert loop.stop(5), "the thread was not joined after the race"
+    finally:
+        broker.stop()
+
+
+def test_paho_s_own_loop_stop_held_until_its_thread_has_exited_still_stops(tmp_path: Path) -> None:
+    """The race with paho's real ``loop_stop()`` and its real thread: the network thread, ended by the
+    disconnect, is held in its ``on_disconnect`` until the caller is on the line of ``loop_stop()`` that joins
+    ``self._thread``; the caller is held there until that thread has exited and cleared it, which is the instant
+    of paho#872. :meth:`NetworkLoop.stop` still returns True, raising nothing."""
+    lines, first = inspect.getsourcelines(mqtt.Client.loop_stop)
+    join_line = first + next(i for i, line in enumerate(lines) if "self._thread.join()" in line)
+    code = mqtt.Client.loop_stop.__code__
+    broker = Mosquitto(tmp_path / "mq").start()
+    try:
+        c = client()
+        connected = threading.Event()
+        c.on_connect = lambda *_a: connected.set()
+        c.connect_async("127.0.0.1", broker.port)
+        loop = NetworkLoop(c, "test-real-race")
+        loop.start()
+        assert connected.wait(10) and loop.thread is not None
+        held: list[bool] = []
+        at_join = threading.Event()
+
+        def on_disconnect(*_a: object) -> None:
+            if threading.current_thread() is loop.thread:  # paho's thread, on its way out: not before the caller
+                at_join.wait(10)  # has looked at _thread and is about to join it
+
+        c.on_disconnect = on_disconnect
+
+        def on_line(frame: FrameType, event: str, arg: object) -> Any:
+            if event == "line" and frame.f_lineno == join_line:
+                assert loop.thread is not None
+                at_join.set()
+                loop.thread.join(10)  # paho's thread exits now, clearing c._thread, as the caller is about to join
+                held.append(c._thread is None)
+            return on_line
+
+        def on_call(frame: FrameType, event: str, arg: object) -> Any:
+            return on_line if frame.f_code is code else None
+
+        previous = sys.gettrace()
+        sys.settrace(on_call)
+        try:
+            stopped = loop.stop(5)
+        finally:
+            sys.settrace(previous)
+        assert held == [True], "paho's loop_stop() did not meet its thread's exit"
+        assert stopped and not loop.running
     finally:
         broker.stop()
