@@ -31,6 +31,7 @@ from harness import (
     ELSEWHERE_NICE,
     TARGET_LED_P99_MS,
     Children,
+    FloorKeys,
     LatencyResult,
     bench_latency,
     common_args,
@@ -45,6 +46,8 @@ from harness import (
 )
 
 from controller.daemon import Daemon
+from floor.archive import Archive
+from tests.keys import key_file
 from tests.servers import Mosquitto
 
 #: Issue 14's figure: card -> LEDs p99 flat out with a healthy floor link and the board serving 8 viewers.
@@ -71,14 +74,27 @@ class Floor:
         self.children = Children()
         log = self.tmp / "serve.log"
         archive = f"sqlite:///{self.tmp}/archive.db"
+        # The floor's key signs the acks; each table's key is enrolled before its link starts (enroll_table).
+        self.archive = archive
+        self.floor_key = key_file(self.tmp, "floor")
+        with Archive(archive):
+            pass  # created before serve, so that a table can be enrolled while it runs
         serve = console_script("shoe-floor", "floor.cli")
         args = ["serve", "--broker", self.broker.url, "--archive", archive, "--client-id", name, "--site", "bench"]
+        args += ["--key", str(self.floor_key.path)]
         self.collector = self.children.spawn([*serve, *args], log, nice=ELSEWHERE_NICE)
         deadline = time.monotonic() + 30
         while "subscribed" not in log.read_text(errors="replace"):
             if time.monotonic() > deadline or self.collector.poll() is not None:
                 raise RuntimeError(f"shoe-floor serve did not subscribe: {log.read_text(errors='replace')}")
             time.sleep(0.05)
+
+    def keys_for(self, table: str) -> FloorKeys:
+        """A key for ``table``, enrolled in this floor's archive, and the floor's public key: the link's keys."""
+        table_key = key_file(self.tmp, table)
+        with Archive(self.archive) as archive:
+            archive.enroll(table, table_key.public)
+        return FloorKeys(table_key.path, self.floor_key.public)
 
     def close(self) -> None:
         if self.broker.proc is not None:
@@ -121,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                     gap,
                     floor=url,
                     floor_table=table,
+                    floor_keys=floor.keys_for(table) if floor is not None else None,
                     before_dealing=before,
                     board_clients=viewers,
                 )

@@ -502,6 +502,7 @@ def bench_latency(
     floor_table: str = "t1",
     before_dealing: Callable[[Daemon], None] | None = None,
     board_clients: int = 0,
+    floor_keys: FloorKeys | None = None,
 ) -> LatencyResult:
     """The table process in this one (the daemon, the panel on mock pins, a real pty).
 
@@ -514,7 +515,11 @@ def bench_latency(
     journal_path = tmp / "latency.db"
     settings = default_settings().with_overrides(port=pty.path, journal=str(journal_path), pin_factory="mock")
     if floor is not None:
-        settings = settings.with_floor(broker=floor, site="bench", table=floor_table)
+        if floor_keys is None:
+            raise ValueError("a floor link needs its keys (FloorKeys): the floor archives only signed records")
+        settings = settings.with_floor(
+            broker=floor, site="bench", table=floor_table, floor_public_key=floor_keys.floor_public_key
+        )
     if metrics:  # the Prometheus endpoint on, as a floor would run it (figure 1 before/after the metrics)
         from controller.config import MetricsSection
 
@@ -543,7 +548,7 @@ def bench_latency(
             if time.monotonic() > deadline or not thread.is_alive():
                 raise RuntimeError("the in-process daemon did not open the pty")
             time.sleep(0.005)
-        companions.start(daemon, journal_path, floor, floor_table, board_clients)
+        companions.start(daemon, journal_path, floor, floor_table, board_clients, floor_keys)
         if before_dealing is not None:
             before_dealing(daemon)
         player = ShoePlayer(pty.master, settings.table_rules(), seed=seed, session_id=0x5EED0000 + seed)
@@ -629,6 +634,15 @@ COMPANION_NICE = 10
 ELSEWHERE_NICE = 19
 
 
+@dataclass(frozen=True)
+class FloorKeys:
+    """What a table's floor link needs: its own key file (enrolled in the floor's archive) and the floor's
+    public key (its acks' signer)."""
+
+    table_key: Path
+    floor_public_key: str
+
+
 class Companions:
     """The table's companion processes for a latency run: the floor link and the board with its viewers."""
 
@@ -636,11 +650,21 @@ class Companions:
         self.tmp = tmp
         self.children = Children()
 
-    def start(self, daemon: Daemon, journal: Path, floor: str | None, table: str, board_clients: int) -> None:
+    def start(
+        self,
+        daemon: Daemon,
+        journal: Path,
+        floor: str | None,
+        table: str,
+        board_clients: int,
+        keys: FloorKeys | None = None,
+    ) -> None:
         script = console_script("shoe-controller", "controller.cli")
         common = ["--journal", str(journal), "--log-level", "warning"]
         if floor is not None:
+            assert keys is not None
             link = [*script, "link", *common, "--floor", floor, "--site", "bench", "--table-id", table]
+            link += ["--floor-key", str(keys.table_key), "--floor-public-key", keys.floor_public_key]
             self.children.spawn(link, self.tmp / f"link-{table}.log", nice=COMPANION_NICE)
             feed = daemon.feed
             assert feed is not None
