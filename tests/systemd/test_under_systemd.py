@@ -300,3 +300,55 @@ def test_a_shoe_dealing_through_sigkill_and_a_hung_loop_loses_nothing(machine: M
     h.truth = m.root / "var/lib/shoe-sim/truth.jsonl"
     h.journal = m.root / "var/lib/shoe-controller/journal.db"
     assert_matches_truth(h, sequenced=True)
+
+
+def test_the_link_signs_in_its_own_child_under_its_hardened_unit(machine: Machine) -> None:
+    """docs/install.md's key steps (a 0700 key directory of ``shoe-link``, keygen as that user) and a floor link
+    turned on: the link's unit, as shipped, lets the link start its signing child (controller/record_signer.py)
+    and read its key, which the table's user cannot; the table process starts with the same configuration. No
+    broker answers here: the link keeps trying, the records wait in the journal."""
+    m = machine
+    reset(m)
+    m.sh(f"systemctl stop {BOARD} {LINK} 2>/dev/null; systemctl reset-failed {BOARD} {LINK} 2>/dev/null; true")
+    m.sh(
+        "set -e; rm -rf /etc/shoe-controller/keys /root/floor.key;"
+        " install -d -m 0700 -o shoe-link -g shoe-link /etc/shoe-controller/keys;"
+        f" runuser -u shoe-link -- {VENV}/bin/shoe-controller keygen --out /etc/shoe-controller/keys/table.key"
+    )
+    floor_public = m.sh(f"{VENV}/bin/shoe-controller keygen --out /root/floor.key").stdout.strip()
+    assert floor_public.startswith("ed25519:"), floor_public
+    assert m.sh("stat -c %a%U /etc/shoe-controller/keys/table.key").stdout.strip() == "600shoe-link"
+    unreadable = m.sh("runuser -u shoe-controller -- cat /etc/shoe-controller/keys/table.key", check=False)
+    assert unreadable.returncode != 0  # the table's own user cannot read the table's signing key
+    floor = (
+        '[floor]\nenabled = true\nbroker = "mqtt://127.0.0.1:1883"\ntable = "t1"\n'
+        f'key_file = "/etc/shoe-controller/keys/table.key"\nfloor_public_key = "{floor_public}"\n'
+    )
+    m.sh(f"cat > /etc/shoe-controller/config.toml <<'TOML'\n{CONFIG}{floor}TOML")
+    try:
+        checked = m.sh(
+            f"runuser -u shoe-controller -- {VENV}/bin/shoe-controller check-config /etc/shoe-controller/config.toml"
+        )
+        assert "records signed with /etc/shoe-controller/keys/table.key" in checked.stdout, checked.stdout
+        started = m.sh(f"systemctl start {UNIT} {LINK}", timeout=60, check=False)
+        logs = f"journalctl --no-pager -o cat -u {LINK}"
+        assert started.returncode == 0, started.stdout + started.stderr + m.sh(logs, check=False).stdout
+        processes = (  # the command line of every process in the link's unit (its cgroup)
+            f"for p in $(cat /sys/fs/cgroup/system.slice/{LINK}.service/cgroup.procs);"
+            " do tr '\\0' ' ' < /proc/$p/cmdline; echo; done"
+        )
+        try:
+            m.wait_for(
+                "the link's signing child",
+                lambda: "controller.record_signer" in m.sh(processes, check=False).stdout,
+                30,
+            )
+        except AssertionError:
+            raise AssertionError(m.sh(processes, check=False).stdout + m.sh(logs, check=False).stdout) from None
+        time.sleep(2)  # a child the sandbox stopped would be said by now
+        assert m.show(LINK, "ActiveState") == "active" and m.show(UNIT, "ActiveState") == "active"
+        said = m.sh(logs, check=False).stdout
+        assert "signing process" not in said, said  # "no signing process" / "the signing process is gone"
+    finally:
+        restore = f"cat > /etc/shoe-controller/config.toml <<'TOML'\n{CONFIG}TOML"
+        m.sh(f"systemctl stop {UNIT} {LINK}; {restore}", check=False)
