@@ -86,6 +86,15 @@ def _root_is_a_mount_point() -> bool:
 def _in_a_chroot() -> bool:
     """Whether this process's / is not the system's (PID 1's): a chroot, where nspawn boots nothing."""
     try:
+        # a chroot sees only the mounts under its own root: fewer than PID 1 sees (fresh-debian-check's chroot,
+        # where root may not look into /proc/1/root at all)
+        if len(Path("/proc/self/mountinfo").read_text().splitlines()) < len(
+            Path("/proc/1/mountinfo").read_text().splitlines()
+        ):
+            return True
+    except OSError:
+        pass
+    try:
         ours, system = os.stat("/"), os.stat("/proc/1/root/")
     except OSError:
         return False  # cannot tell: let systemd-nspawn say
