@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.harness import Harness
+from tests.shipped_broker import SecureBroker
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -100,3 +101,15 @@ def harness(tmp_path: Path) -> Iterator[Harness]:
         yield h
     finally:
         h.close()
+
+
+@pytest.fixture
+def sb(tmp_path: Path) -> Iterator[SecureBroker]:
+    """A Mosquitto started from the shipped configuration and ACL (tests/shipped_broker.py), killed after."""
+    from tests.shipped_broker import start_shipped_broker
+
+    broker = start_shipped_broker(tmp_path)
+    try:
+        yield broker
+    finally:
+        broker.broker.kill()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,21 +23,12 @@ from floor_protocol.signing import record_message, sign
 from tests.broker.test_shipped_broker import COLLECTOR_ID, Client, marker, steal_the_collectors_session
 from tests.console import run_main
 from tests.keys import key_file
-from tests.shipped_broker import SecureBroker, start_shipped_broker
+from tests.shipped_broker import SecureBroker
 from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def sb(tmp_path: Path) -> Iterator[SecureBroker]:
-    broker = start_shipped_broker(tmp_path)
-    try:
-        yield broker
-    finally:
-        broker.broker.kill()
 
 
 def signed_records(tmp_path: Path, table: str, n: int) -> list[TableRecord]:
@@ -54,10 +44,12 @@ def signed_records(tmp_path: Path, table: str, n: int) -> list[TableRecord]:
     ]
 
 
-def serve(sb: SecureBroker, url: str, tmp_path: Path, log: Path) -> subprocess.Popen[bytes]:
+def serve(sb: SecureBroker, url: str, tmp_path: Path, log: Path, bind: str = "127.0.0.1:0") -> subprocess.Popen[bytes]:
+    """A real ``shoe-floor serve`` on the shipped broker as ``collector-1`` (its pit view as ``pit-1``), the
+    floor's key from tests/keys.py; waited for until it subscribed."""
     args = [
         sys.executable, "-m", "floor.cli", "serve", "--broker", f"mqtts://127.0.0.1:{sb.password_port}",
-        "--archive", url, "--bind", "127.0.0.1:0", "--ca-file", str(sb.ca), "--client-id", COLLECTOR_ID,
+        "--archive", url, "--bind", bind, "--ca-file", str(sb.ca), "--client-id", COLLECTOR_ID,
         "--username", "collector-1", "--password-file", str(sb.dir / "collector-1.password"),
         "--pit-username", "pit-1", "--pit-password-file", str(sb.dir / "pit-1.password"),
         "--key", str(key_file(tmp_path, "floor").path),

@@ -8,26 +8,16 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.console import run_main
 from tests.keys import key_file
-from tests.shipped_broker import SecureBroker, start_shipped_broker
+from tests.shipped_broker import SecureBroker
 from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def sb(tmp_path: Path) -> Iterator[SecureBroker]:
-    broker = start_shipped_broker(tmp_path)
-    try:
-        yield broker
-    finally:
-        broker.broker.kill()
 
 
 def floor_key(tmp_path: Path) -> list[str]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from paho.mqtt.properties import Properties
 
 from mqttloop import NetworkLoop
 from tests.servers import MOSQUITTO, wait_port
-from tests.shipped_broker import PASSWORDS, SecureBroker, start_shipped_broker
+from tests.shipped_broker import PASSWORDS, SecureBroker
 from tests.waiting import until
 
 #: What ``shoe-floor serve`` connects with by default (``shoe-floor-<hostname>``): a predictable id.
@@ -117,15 +116,6 @@ class Client:
     def close(self) -> None:
         """A clean disconnect: a session with an expiry stays on the broker, with what is queued for it."""
         assert self.network.stop(10)
-
-
-@pytest.fixture
-def sb(tmp_path: Path) -> Iterator[SecureBroker]:
-    broker = start_shipped_broker(tmp_path)
-    try:
-        yield broker
-    finally:
-        broker.broker.kill()
 
 
 def collector(sb: SecureBroker, user: str = "collector-1", client_id: str = COLLECTOR_ID) -> Client:

@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import re
 import signal
-import subprocess
-import sys
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,41 +23,18 @@ from controller.game.records import TableRecord
 from floor.archive import Archive
 from floor_protocol.ack import parse_ack
 from floor_protocol.signing import parse_public_key, record_message, sign
-from tests.broker.test_collector_hijack import signed_records
+from tests.broker.test_collector_hijack import serve, signed_records
 from tests.broker.test_shipped_broker import Client
 from tests.console import run_main
 from tests.floor.test_poison import POISONS, linked
 from tests.keys import key_file
 from tests.servers import free_port
-from tests.shipped_broker import SecureBroker, start_shipped_broker
+from tests.shipped_broker import SecureBroker
 from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def sb(tmp_path: Path) -> Iterator[SecureBroker]:
-    broker = start_shipped_broker(tmp_path)
-    try:
-        yield broker
-    finally:
-        broker.broker.kill()
-
-
-def serve(sb: SecureBroker, url: str, tmp_path: Path, log: Path, port: int) -> subprocess.Popen[bytes]:
-    args = [
-        sys.executable, "-m", "floor.cli", "serve", "--broker", f"mqtts://127.0.0.1:{sb.password_port}",
-        "--archive", url, "--bind", f"127.0.0.1:{port}", "--ca-file", str(sb.ca),
-        "--username", "collector-1", "--password-file", str(sb.dir / "collector-1.password"),
-        "--pit-username", "pit-1", "--pit-password-file", str(sb.dir / "pit-1.password"),
-        "--key", str(key_file(tmp_path, "floor").path),
-    ]  # fmt: skip
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log.open("ab"), cwd=ROOT)
-    until(lambda: "subscribed" in log.read_text() or proc.poll() is not None, 30, "serve to subscribe")
-    assert proc.poll() is None, log.read_text()
-    return proc
 
 
 def refused_total(port: int) -> float:
@@ -81,7 +55,7 @@ def test_one_tables_credentials_cannot_forge_history_stop_the_floor_or_move_an_a
                          "--public-key", key_file(tmp_path, "t1").public])  # fmt: skip
     assert enrolled.returncode == 0, enrolled.stderr
     log, port = tmp_path / "serve.log", free_port()
-    proc = serve(sb, archive_url, tmp_path, log, port)
+    proc = serve(sb, archive_url, tmp_path, log, f"127.0.0.1:{port}")
     attacker = Client(sb, "t1", client_id="shoe-casino-t1")
     try:
         # Invented history in place of the genuine records 1-3: valid links, unsigned or signed by the attacker.
