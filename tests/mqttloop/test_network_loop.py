@@ -29,17 +29,23 @@ def client() -> mqtt.Client:
     return c
 
 
+def connected_loop(broker: Mosquitto, name: str) -> tuple[mqtt.Client, NetworkLoop]:
+    """A client connected to ``broker``, its network loop started on a thread of ours (the thread is running)."""
+    c = client()
+    connected = threading.Event()
+    c.on_connect = lambda *_a: connected.set()
+    c.connect_async("127.0.0.1", broker.port)
+    loop = NetworkLoop(c, name)
+    loop.start()
+    assert connected.wait(10) and loop.thread is not None, "not connected"
+    return c, loop
+
+
 def test_a_hundred_connect_and_stop_cycles_end_the_thread_every_time(tmp_path: Path) -> None:
     broker = Mosquitto(tmp_path / "mq").start()
     try:
         for i in range(100):
-            c = client()
-            connected = threading.Event()
-            c.on_connect = lambda *_a, ev=connected: ev.set()  # type: ignore[misc]
-            c.connect_async("127.0.0.1", broker.port)
-            loop = NetworkLoop(c, f"test-{i}")
-            loop.start()
-            assert connected.wait(10), "not connected"
+            c, loop = connected_loop(broker, f"test-{i}")
             if i % 2:
                 c.disconnect()  # the thread is on its way out as stop() comes: paho's loop_stop() raced here
             assert loop.stop(5), "the network thread did not end"
@@ -70,13 +76,7 @@ def test_the_race_itself_is_caught_and_the_thread_still_joined(tmp_path: Path) -
     """Force paho#872: the thread clears ``_thread`` between ``loop_stop()``'s check and its join."""
     broker = Mosquitto(tmp_path / "mq").start()
     try:
-        c = client()
-        connected = threading.Event()
-        c.on_connect = lambda *_a: connected.set()
-        c.connect_async("127.0.0.1", broker.port)
-        loop = NetworkLoop(c, "test-race")
-        loop.start()
-        assert connected.wait(10) and loop.thread is not None
+        c, loop = connected_loop(broker, "test-race")
 
         def racing_loop_stop() -> None:
             c._thread_terminate = True  # paho's loop_stop(): tell its thread to end ...
@@ -99,13 +99,7 @@ def test_paho_s_own_loop_stop_held_until_its_thread_has_exited_still_stops(tmp_p
     code = mqtt.Client.loop_stop.__code__
     broker = Mosquitto(tmp_path / "mq").start()
     try:
-        c = client()
-        connected = threading.Event()
-        c.on_connect = lambda *_a: connected.set()
-        c.connect_async("127.0.0.1", broker.port)
-        loop = NetworkLoop(c, "test-real-race")
-        loop.start()
-        assert connected.wait(10) and loop.thread is not None
+        c, loop = connected_loop(broker, "test-real-race")
         held: list[bool] = []
         at_join = threading.Event()
 
