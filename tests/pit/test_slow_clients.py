@@ -10,16 +10,7 @@ from pathlib import Path
 from eventstream import HEADER_TIMEOUT, MAX_CONNECTIONS
 from floor.archive import Archive
 from floor.pit import Pit
-
-
-def _read_until(s: socket.socket, mark: bytes) -> bytes:
-    data = b""
-    while mark not in data:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    return data
+from tests.floor.test_pit_server import _read_until
 
 
 def test_64_slow_heads_from_one_address_leave_the_page_and_the_stream_to_another(tmp_path: Path) -> None:
