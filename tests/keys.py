@@ -7,8 +7,8 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from commandline.keyfile import read_key_file, write_key_file
-from floor_protocol.signing import format_public_key, generate_key, private_key_from_pem, private_key_pem
+from controller.keyfiles import load_private_key, write_private_key
+from floor_protocol.signing import format_public_key, generate_key
 
 
 @dataclass(frozen=True)
@@ -24,8 +24,8 @@ def key_file(directory: Path, name: str) -> KeyFile:
     """A fresh key in ``directory/name.key`` (an existing file of that name is reused)."""
     path = directory / f"{name}.key"
     if path.exists():
-        key = private_key_from_pem(read_key_file(path), str(path))
+        key = load_private_key(path)
     else:
         key = generate_key()
-        write_key_file(path, private_key_pem(key))
+        write_private_key(path, key)
     return KeyFile(path, key, format_public_key(key))

@@ -6,9 +6,9 @@ import stat
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from commandline.keyfile import KeyFileError, read_key_file, write_key_file
+from commandline.keyfile import KeyFileError
+from controller.keyfiles import load_private_key, write_private_key
 from floor_protocol.signing import (
     KeyStatement,
     SigningError,
@@ -17,21 +17,10 @@ from floor_protocol.signing import (
     key_id,
     key_message,
     parse_public_key,
-    private_key_from_pem,
-    private_key_pem,
     record_message,
     sign,
     verify,
 )
-
-
-def write_private_key(path: Path, key: object) -> None:
-    assert isinstance(key, Ed25519PrivateKey)
-    write_key_file(path, private_key_pem(key))
-
-
-def load_private_key(path: Path) -> Ed25519PrivateKey:
-    return private_key_from_pem(read_key_file(path), str(path))
 
 
 def test_a_written_key_is_0600_reads_back_and_is_never_overwritten(tmp_path: Path) -> None:
