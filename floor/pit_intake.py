@@ -22,7 +22,6 @@ and NaN are refusals like any other. What passes is plain JSON data the page can
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -31,6 +30,7 @@ from typing import Any, Final
 from controller.game.coup import Winner
 from controller.game.records import RecordError, RecordKind, TableRecord
 from controller.game.rules import Bet
+from floor_protocol.admission import AdmissionError, Limits, admit_json
 
 __all__ = [
     "MAX_ALERT_BYTES",
@@ -66,23 +66,13 @@ class Refused(ValueError):
     """A message the pit does not take; the message says why, in one line."""
 
 
-def _no_constant(name: str) -> Any:
-    raise Refused(f"{name} is not a JSON number")
-
-
 def _json(payload: bytes, limit: int) -> Any:
-    if len(payload) > limit:
-        raise Refused(f"{len(payload)} bytes, more than {limit}")
+    """The JSON value of a message at most ``limit`` bytes, through the floor's admission (nesting, UTF-8,
+    64-bit integers, no NaN, NUL or lone surrogate: floor_protocol.admission), or :class:`Refused`."""
     try:
-        return json.loads(payload, parse_constant=_no_constant)
-    except RecursionError:
-        raise Refused("nested too deep") from None
-    except UnicodeDecodeError:
-        raise Refused("not UTF-8") from None
-    except ValueError as exc:  # not JSON, or a number longer than Python reads
-        if isinstance(exc, Refused):
-            raise
-        raise Refused("not JSON") from None
+        return admit_json(payload, Limits(max_bytes=limit))
+    except AdmissionError as exc:
+        raise Refused(str(exc)) from None
 
 
 def _int(body: Mapping[str, Any], key: str, *, lo: int = 0, hi: int = _MAX_INT, null: bool = False) -> None:
