@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from controller.config import LcdSection
 from controller.displays.lcd import ALARM_PRECEDENCE, LcdSink, alarm_text, render, top_alarm
-from controller.game.cards import DECK, Card
+from controller.game.cards import Card
 from controller.game.coup import Coup, CoupResult
 from controller.game.rules import COMMISSION, EZ, SUPER6, CommissionCollection, Ruleset
 from controller.game.shoe import BurnMode, BurnRule
@@ -32,7 +32,6 @@ from controller.game.table import (
     DeclarePressed,
     Due,
     LinkChanged,
-    NewShoePressed,
     ShoeRebooted,
     TableInput,
     TableRules,
@@ -42,6 +41,7 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.sinks import Sink
+from tests.game.strategies import inputs
 
 LOGGER = "controller.displays.lcd"
 GEOMETRIES = [(16, 2), (20, 4)]
@@ -385,21 +385,8 @@ def test_an_lcd_of_no_size_is_refused() -> None:
 # ---------------------------------------------------------------------------------------------------------
 # Properties over whole shoes
 
-table_inputs = st.one_of(
-    st.sampled_from(DECK).map(CardDrawn),
-    st.sampled_from(
-        [
-            DeclarePressed(),
-            VoidPressed(),
-            UnreadableCard(),
-            CutCardOut(),
-            NewShoePressed(),
-            LinkChanged(up=False),
-            LinkChanged(up=True),
-            ShoeRebooted(),
-        ]
-    ),
-)
+#: Every input a table takes (tests/game/strategies.py), and the shoe rebooting under it.
+table_inputs = st.one_of(inputs, st.just(ShoeRebooted()))
 table_rules = st.sampled_from(
     [
         TableRules(burn_rule=BurnRule(mode=BurnMode.NONE), auto_declare=True),
