@@ -93,8 +93,9 @@ class Running:
             if line.startswith("demo: dealing"):
                 break
         else:
+            said = self.stderr()  # before close(), which closes the pipe
             self.close()
-            raise AssertionError(f"the demo did not start: {self.lines} {self.stderr()}")
+            raise AssertionError(f"the demo did not start: {self.lines} {said}")
 
     def address(self, label: str) -> str:
         line = next(line for line in self.lines if line.split()[:2] == label.split() or line.split()[:1] == [label])
