@@ -29,13 +29,14 @@ from types import FrameType
 from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Gauge, start_http_server
-from prometheus_client.metrics_core import CounterMetricFamily, Metric
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from controller.config import Settings
 from controller.feed.client import FeedClient
 from controller.feed.messages import Commit, Hello, Metrics, TableMessage, Update
 from controller.feed.server import socket_paths
+from controller.floor_trouble import Cause, Trouble, TroubleLog
 from controller.game.public import FeedUpdate, PublicAlarm
 from controller.journal.ack import REFUSAL_REASONS, AckRefusals
 from controller.notify import Notifier
@@ -218,6 +219,7 @@ class FloorState(Protocol):
     head: int  # the journal's last record id as the link last read it
     acked: int  # the floor's ack as the link last believed it
     ack_refusals: AckRefusals  # the acks it did not believe
+    troubles: TroubleLog  # why it is not connected, and its failed attempts by cause
 
 
 class FeedState(Protocol):
@@ -244,6 +246,33 @@ class AckRefusalCounts:
         return []
 
 
+class TroubleFamilies:
+    """``shoe_floor_link_trouble{cause}`` (1 for the cause the link is not connected for now, 0 for the others)
+    and ``shoe_floor_connect_failures_total{cause}`` (failed connection attempts), every cause of
+    :class:`controller.floor_trouble.Cause` listed from the start."""
+
+    def __init__(self, floor: FloorState) -> None:
+        self.floor = floor
+
+    def collect(self) -> Iterable[Metric]:
+        troubles = self.floor.troubles
+        current = troubles.current
+        now = GaugeMetricFamily(
+            "shoe_floor_link_trouble", "1 for why the floor link is not connected now, by cause.", labels=["cause"]
+        )
+        failures = CounterMetricFamily(
+            "shoe_floor_connect_failures", "Failed connections to the floor's broker, by cause.", labels=["cause"]
+        )
+        counts = dict(troubles.failures)
+        for cause in Cause:
+            now.add_metric([cause.value], 1.0 if current is not None and current.cause is cause else 0.0)
+            failures.add_metric([cause.value], float(counts.get(cause, 0)))
+        return [now, failures]
+
+    def describe(self) -> Iterable[Metric]:
+        return []
+
+
 def link_gauges(registry: CollectorRegistry, floor: FloorState | None, feed: FeedState) -> None:
     """The link's own gauges, read when scraped (the threads keep the values; nothing is pushed):
     ``shoe_floor_outbox_records`` (records the floor has not acknowledged), ``shoe_floor_connected`` (1, 0,
@@ -262,6 +291,7 @@ def link_gauges(registry: CollectorRegistry, floor: FloorState | None, feed: Fee
         connected.set_function(lambda: 1.0 if floor.connected else 0.0)
         outbox.set_function(lambda: float(max(floor.head - floor.acked, 0)))
         r.register(AckRefusalCounts(floor))
+        r.register(TroubleFamilies(floor))
 
 
 class LinkProcess(_Companion):
@@ -280,7 +310,7 @@ class LinkProcess(_Companion):
         if s.floor.enabled:
             from controller.floor_link import FloorLink
 
-            self.floor = FloorLink(s.floor, s.journal.path, self.feed.send_ack)
+            self.floor = FloorLink(s.floor, s.journal.path, self.feed.send_ack, on_trouble=self._on_trouble)
         self.table_metrics = TableFamilies()
         self.registry: CollectorRegistry | None = None
         self._server: Any = None
@@ -302,6 +332,11 @@ class LinkProcess(_Companion):
         elif isinstance(message, Metrics):
             self.table_metrics.take(message.text)
 
+    def _on_trouble(self, trouble: Trouble | None) -> None:
+        """The floor link's trouble changed (on paho's thread): the service's Status line says it."""
+        broker = self.settings.floor.broker
+        self.notifier.status(f"floor: {trouble.text}" if trouble is not None else f"floor: connected to {broker}")
+
     def _open_metrics(self) -> None:
         s = self.settings
         r = self.registry = CollectorRegistry(auto_describe=False)
@@ -322,6 +357,7 @@ class LinkProcess(_Companion):
         self.feed.start()
         if self.floor is not None:
             self.floor.start()
+            self.notifier.status(f"floor: connecting to {self.settings.floor.broker}")
         self.notifier.ready()
 
     def close(self) -> None:
