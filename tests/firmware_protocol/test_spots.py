@@ -7,9 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.game.wagers import Spot
+from firmware_protocol import spot_vectors
 from firmware_protocol.binary import (
     SHOE,
     BinaryDecoder,
+    BinaryEvent,
     EncodeError,
     FrameReceived,
     FrameRejected,
@@ -30,6 +32,7 @@ from firmware_protocol.spots import (
     SpotReport,
     SpotsMessage,
 )
+from firmware_protocol.vectors import FrameVector, Outcome, StreamVector
 
 from .spot_strategies import messages
 
@@ -103,3 +106,52 @@ def test_messages_of_the_other_dialect_cannot_be_encoded() -> None:
     with pytest.raises(EncodeError):
         encode(1, Heartbeat(1), dialect=READER)
     assert isinstance(decode_frame(encode(1, Ack(1), dialect=READER), dialect=READER), FrameReceived)
+
+
+# ---------------------------------------------------------------------------------------- vectors
+
+vector_ids = [v.name for v in spot_vectors.FRAMES]
+
+
+def _outcomes(events: list[BinaryEvent]) -> tuple[Outcome, ...]:
+    return tuple((e.seq, e.message) if isinstance(e, FrameReceived) else e.reason for e in events)
+
+
+def _feed_all(decoder: BinaryDecoder, chunks: list[bytes]) -> list[BinaryEvent]:
+    return [event for chunk in chunks for event in decoder.feed(chunk)]
+
+
+@pytest.mark.parametrize("vector", spot_vectors.FRAMES, ids=vector_ids)
+def test_reader_vector_encodes_to_the_spec_bytes(vector: FrameVector) -> None:
+    assert encode(vector.seq, vector.message, dialect=READER) == vector.data
+
+
+@pytest.mark.parametrize("vector", spot_vectors.FRAMES, ids=vector_ids)
+def test_reader_vector_decodes_whole_and_byte_by_byte(vector: FrameVector) -> None:
+    expected = [FrameReceived(vector.seq, vector.message, vector.data)]
+    assert BinaryDecoder(dialect=READER).feed(vector.data) == expected
+    assert _feed_all(BinaryDecoder(dialect=READER), [bytes([b]) for b in vector.data]) == expected
+    assert decode_frame(vector.data, dialect=READER) == expected[0]
+
+
+@pytest.mark.parametrize("vector", spot_vectors.FRAMES, ids=vector_ids)
+def test_reader_vector_is_an_unknown_type_to_a_shoe_port(vector: FrameVector) -> None:
+    [event] = BinaryDecoder().feed(vector.data)
+    assert isinstance(event, FrameRejected) and event.reason is RejectReason.UNKNOWN_TYPE
+
+
+@pytest.mark.parametrize("vector", spot_vectors.SINGLE, ids=[v.name for v in spot_vectors.SINGLE])
+def test_reader_rule_vectors(vector: StreamVector) -> None:
+    data = vector.data
+    assert _outcomes(BinaryDecoder(dialect=READER).feed(data)) == vector.outcomes
+    for cut in range(len(data) + 1):
+        assert _outcomes(_feed_all(BinaryDecoder(dialect=READER), [data[:cut], data[cut:]])) == vector.outcomes
+
+
+def test_the_too_many_chips_vector_really_holds_49_distinct_uids() -> None:
+    """The reject must be for the count alone: the same frame with 48 chips would be a good report."""
+    [vector] = [v for v in spot_vectors.SINGLE if "49 chips" in v.name]
+    body = cobs_decode(vector.data[:-1]) or b""
+    assert body[6] == 49 and len(body) == 4 + 3 + 49 * 8 + 4
+    uids = {body[7 + 8 * i : 15 + 8 * i] for i in range(49)}
+    assert len(uids) == 49
