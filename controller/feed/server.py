@@ -204,28 +204,34 @@ class FeedServer:
                 raise FeedServerError(f"feed socket {path}: another table process is listening on it")
             finally:
                 probe.close()
+        try:
+            gid = group if isinstance(group, int) or group is None else grp.getgrnam(group).gr_gid
+        except KeyError:
+            raise FeedServerError(f"feed socket {path}: no group {group!r} (feed.money_group)") from None
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        bound = False
         try:
             old = os.umask(0o777 ^ mode)  # the socket is made with its mode: no moment with a wider one
             try:
                 sock.bind(str(path))
+                bound = True
             finally:
                 os.umask(old)
-            if group is not None:
-                os.chown(path, -1, group if isinstance(group, int) else grp.getgrnam(group).gr_gid)
+            if gid is not None:
+                os.chown(path, -1, gid)
             os.chmod(path, mode)
             sock.listen(8)
-        except KeyError:
-            sock.close()
-            raise FeedServerError(f"feed socket {path}: no group {group!r} (feed.money_group)") from None
         except OSError as exc:
             sock.close()
+            if bound:  # ours, made a moment ago (a group we may not give it, say)
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
             raise FeedServerError(f"feed socket {path}: {exc.strerror or exc}") from None
         sock.setblocking(False)
         return sock
 
     def close(self) -> None:
-        """Stop the thread, close every reader and both sockets, remove the socket files. Idempotent."""
+        """Stop the thread, close every reader and the sockets, remove the socket files. Idempotent."""
         self._stop.set()
         self._poke()
         if self._thread is not None:
