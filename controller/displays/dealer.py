@@ -64,7 +64,7 @@ SPOT_LABEL: Mapping[Spot, str] = {
     Spot.DRAGON_BONUS_BANKER: "DRAGON B",
     Spot.DRAGON_7: "DRAGON 7",
     Spot.PANDA_8: "PANDA 8",
-    Spot.COMMISSION: "COMMISSION",
+    Spot.COMMISSION: "BOX",
 }
 
 Tone = Literal["pay", "take", "alarm", "warn", "calm", "done"]
@@ -94,21 +94,23 @@ def spot_action(s: SpotView) -> tuple[str, Tone]:
         return "PUSH", "calm"
     if st is SpotState.PAID:
         return "PAID", "done"
-    if st is SpotState.LOCKED:
-        return "LOCKED", "calm"
-    if st is SpotState.OPEN:
-        return "BET", "calm"
+    if st in (SpotState.LOCKED, SpotState.OPEN):  # the wager itself is the news (the phase says locked or not)
+        return money(s.wager_cents if s.wager_cents is not None else s.cents), "calm"
     return "", "calm"
 
 
 def _spot(s: SpotView) -> dict[str, Any]:
     action, tone = spot_action(s)
     shown = s.wager_cents if s.wager_cents is not None else s.cents
+    # The amount column is empty where the action says it already (a bet, a locked wager) and on a commission
+    # spot still empty (the box's chips are not there yet).
+    quiet = s.state in (SpotState.LOCKED, SpotState.OPEN) or (s.spot is Spot.COMMISSION and not shown)
+    amount = "" if quiet else money(shown)
     return {
         "spot": s.spot.value,
         "label": SPOT_LABEL[s.spot],
         "state": s.state.value,
-        "amount": money(shown),
+        "amount": amount,
         "action": action,
         "tone": tone,
         "text": s.text,
