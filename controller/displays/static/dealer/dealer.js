@@ -60,15 +60,18 @@
     return true;
   }
 
-  // Columns: as few as let every seat's rows fit; then the largest type scale at which nothing overflows.
-  function layout(seats, n) {
+  // Columns and type scale: the largest scale at which every seat fits its cell, over 1-5 columns (a binary
+  // search each). Searched again only when the shape changes (seats, rows per seat) or the last fit no longer
+  // fits: a change of an amount costs one layout, not thirty.
+  let fitted = null;  // {shape, cols, scale}
+  function search(seats, n) {
     const root = document.body;
     const wide = window.innerWidth >= window.innerHeight;
     let best = null;
     for (let cols = Math.min(n, wide ? 3 : 2); cols <= Math.max(n, 1); cols++) {
       seats.style.setProperty("--cols", String(cols));
       let lo = 0.3, hi = 2.2;
-      for (let i = 0; i < 10; i++) {
+      for (let i = 0; i < 9; i++) {
         const mid = (lo + hi) / 2;
         root.style.setProperty("--scale", mid.toFixed(3));
         if (fits(seats)) lo = mid; else hi = mid;
@@ -76,14 +79,31 @@
       if (best === null || lo > best.scale + 0.02) best = { cols, scale: lo };
       if (cols >= 5) break;
     }
-    if (best) {
-      seats.style.setProperty("--cols", String(best.cols));
-      root.style.setProperty("--scale", best.scale.toFixed(3));
-    }
+    return best;
   }
+
+  function layout(seats, snap) {
+    const shape = `${window.innerWidth}x${window.innerHeight}:` + snap.seats.map(
+      (s) => `${s.spots.length + s.alarms.length + s.spots.filter((p) => p.text).length}`).join(",");
+    const root = document.body;
+    if (fitted && fitted.shape === shape) {
+      seats.style.setProperty("--cols", String(fitted.cols));
+      root.style.setProperty("--scale", fitted.scale.toFixed(3));
+      if (fits(seats)) return;
+    }
+    window.dealer.searches += 1;
+    const best = search(seats, snap.seats.length);
+    seats.style.setProperty("--cols", String(best.cols));
+    root.style.setProperty("--scale", best.scale.toFixed(3));
+    fitted = { shape, cols: best.cols, scale: best.scale };
+  }
+
+  // For tools and benchmarks: draws done, and the time the last one took (ms).
+  window.dealer = { draws: 0, lastDrawMs: 0, searches: 0 };
 
   let last = null;
   function draw(snap) {
+    const t0 = performance.now();
     last = snap;
     document.body.dataset.state = snap.state;
     document.body.dataset.phase = snap.phase || "";
@@ -97,11 +117,13 @@
     const text = snap.state === "money" ? (snap.seats.length ? "" : "NO WAGERS") : NOTICE[snap.state] || "";
     notice.textContent = text;
     notice.hidden = !text || (snap.state === "offline" && snap.seats.length > 0);
-    if (snap.seats.length) layout(seats, snap.seats.length);
+    if (snap.seats.length) layout(seats, snap);
     document.body.dataset.version = String(snap.version);
+    window.dealer.draws += 1;
+    window.dealer.lastDrawMs = performance.now() - t0;
   }
 
-  window.addEventListener("resize", () => { if (last) draw(last); });
+  window.addEventListener("resize", () => { fitted = null; if (last) draw(last); });
   const source = new EventSource("/events");
   source.onmessage = (ev) => {
     let snap;
