@@ -71,7 +71,7 @@
     for (let cols = Math.min(n, wide ? 3 : 2); cols <= Math.max(n, 1); cols++) {
       seats.style.setProperty("--cols", String(cols));
       let lo = 0.3, hi = 2.2;
-      for (let i = 0; i < 9; i++) {
+      for (let i = 0; i < 12; i++) {
         const mid = (lo + hi) / 2;
         root.style.setProperty("--scale", mid.toFixed(3));
         if (fits(seats)) lo = mid; else hi = mid;
