@@ -78,7 +78,7 @@ def text(page: Any, testid: str) -> str:
 def check_layout(
     m: dict[str, Any], width: int, height: int, seats: int, *, min_action: float, min_text: float = 12
 ) -> None:
-    viewport = {"x": 0, "y": 0, "r": width, "b": height}
+    viewport: dict[str, float] = {"x": 0, "y": 0, "r": width, "b": height}
     assert (m["vw"], m["vh"]) == (width, height)
     assert m["sw"] <= width and m["sh"] <= height, "the page scrolls"
     assert sorted(m["seats"], key=int) == [str(n) for n in range(1, seats + 1)]
@@ -144,7 +144,7 @@ def test_nine_seats_at_payout_are_readable_and_right(
         }
         assert {k: text(page, k) for k in expected} == expected
         # Colour plus words: PAY green, TAKE red, an alarm white on red; the seat with an alarm is framed.
-        bg = "id => getComputedStyle(document.querySelector(`[data-testid=\"${id}\"]`)).backgroundColor"
+        bg = 'id => getComputedStyle(document.querySelector(`[data-testid="${id}"]`)).backgroundColor'
         assert page.evaluate(bg, "action-1-banker") == "rgb(0, 200, 83)"
         assert page.evaluate(bg, "action-2-player") == "rgb(255, 59, 48)"
         assert page.evaluate(bg, "action-4-banker") == "rgb(213, 0, 0)"

@@ -12,21 +12,19 @@ from controller.game.wagers import MoneyView, Phase, SeatView, Spot, SpotState, 
 __all__ = ["MoneyTableView", "betting", "nine_seats", "spot", "table_view", "with_money"]
 
 
-if "money" in {f.name for f in dataclasses.fields(TableView)}:  # the wager book is in: the real field
-    MoneyTableView = TableView
-else:
+@dataclass(frozen=True)
+class MoneyTableView(TableView):
+    """A table view with the money (what ``TableView.money`` is to be)."""
 
-    @dataclass(frozen=True)
-    class MoneyTableView(TableView):  # type: ignore[no-redef]
-        """A table view with the money (what ``TableView.money`` will be)."""
-
-        money: MoneyView | None = None
+    money: MoneyView | None = None
 
 
 def with_money(view: TableView, money: MoneyView | None) -> TableView:
-    """``view`` carrying ``money`` (as ``TableView.money``)."""
-    fields = {f.name: getattr(view, f.name) for f in dataclasses.fields(view) if f.name != "money"}
-    made: TableView = MoneyTableView(**fields, money=money)
+    """``view`` carrying ``money`` (as ``TableView.money``: the real field once the table has it)."""
+    names = [f.name for f in dataclasses.fields(TableView)]
+    if "money" in names:
+        return dataclasses.replace(view, money=money)
+    made: TableView = MoneyTableView(**{name: getattr(view, name) for name in names}, money=money)
     return made
 
 
@@ -35,8 +33,19 @@ def table_view(money: MoneyView | None) -> TableView:
     return with_money(TableState().view(), money)
 
 
-def spot(seat: int, s: Spot, state: SpotState, cents: int, **kw: object) -> SpotView:
-    return SpotView(seat, s, state, cents, **kw)  # type: ignore[arg-type]
+def spot(
+    seat: int,
+    s: Spot,
+    state: SpotState,
+    cents: int,
+    *,
+    wager_cents: int | None = None,
+    target_cents: int | None = None,
+    pay_cents: int = 0,
+    take_cents: int = 0,
+    text: str = "",
+) -> SpotView:
+    return SpotView(seat, s, state, cents, wager_cents, target_cents, pay_cents, take_cents, text)
 
 
 def nine_seats(phase: Phase = Phase.PAYOUT, *, reader_up: bool = True, bump: int = 0) -> MoneyView:
@@ -46,37 +55,82 @@ def nine_seats(phase: Phase = Phase.PAYOUT, *, reader_up: bool = True, bump: int
     b = Spot.BANKER
     p = Spot.PLAYER
     seats = (
-        SeatView(1, (spot(1, b, SpotState.PAY, 10000 + bump, wager_cents=10000 + bump, target_cents=19500,
-                          pay_cents=9500 + bump),)),
-        SeatView(2, (spot(2, p, SpotState.TAKE, 2500, wager_cents=2500, take_cents=2500),
-                     spot(2, Spot.TIE, SpotState.TAKE, 500, wager_cents=500, take_cents=500))),
-        SeatView(3, (spot(3, b, SpotState.PAY, 150000, wager_cents=150000, target_cents=292500, pay_cents=142500),
-                     spot(3, Spot.BANKER_PAIR, SpotState.PAY, 2500, wager_cents=2500, target_cents=30000,
-                          pay_cents=27500),
-                     spot(3, Spot.DRAGON_BONUS_BANKER, SpotState.PAY, 1000, wager_cents=1000, target_cents=2000,
-                          pay_cents=1000)), box_cents=1250),
-        SeatView(4, (spot(4, b, SpotState.MISPAID, 18000, wager_cents=10000, target_cents=19500,
-                          text="UNDERPAID $15"),), alarms=("MISPAY BANKER",)),
+        SeatView(
+            1,
+            (
+                spot(
+                    1,
+                    b,
+                    SpotState.PAY,
+                    10000 + bump,
+                    wager_cents=10000 + bump,
+                    target_cents=19500,
+                    pay_cents=9500 + bump,
+                ),
+            ),
+        ),
+        SeatView(
+            2,
+            (
+                spot(2, p, SpotState.TAKE, 2500, wager_cents=2500, take_cents=2500),
+                spot(2, Spot.TIE, SpotState.TAKE, 500, wager_cents=500, take_cents=500),
+            ),
+        ),
+        SeatView(
+            3,
+            (
+                spot(3, b, SpotState.PAY, 150000, wager_cents=150000, target_cents=292500, pay_cents=142500),
+                spot(3, Spot.BANKER_PAIR, SpotState.PAY, 2500, wager_cents=2500, target_cents=30000, pay_cents=27500),
+                spot(
+                    3,
+                    Spot.DRAGON_BONUS_BANKER,
+                    SpotState.PAY,
+                    1000,
+                    wager_cents=1000,
+                    target_cents=2000,
+                    pay_cents=1000,
+                ),
+            ),
+            box_cents=1250,
+        ),
+        SeatView(
+            4,
+            (spot(4, b, SpotState.MISPAID, 18000, wager_cents=10000, target_cents=19500, text="UNDERPAID $15"),),
+            alarms=("MISPAY BANKER",),
+        ),
         SeatView(5, (spot(5, p, SpotState.TAKE, 5000, wager_cents=5000, take_cents=5000),)),
-        SeatView(6, (spot(6, b, SpotState.CHANGED, 20000, wager_cents=10000, text="PAST POST +$100"),),
-                 alarms=("PAST POST BANKER",)),
-        SeatView(7, (spot(7, b, SpotState.PAID, 39000, wager_cents=20000, target_cents=39000),
-                     spot(7, Spot.COMMISSION, SpotState.COLLECT, 0, take_cents=1250, text="")), box_cents=1250),
-        SeatView(8, (spot(8, p, SpotState.TAKE, 500000, wager_cents=500000, take_cents=500000),
-                     spot(8, Spot.PLAYER_PAIR, SpotState.TAKE, 2500, wager_cents=2500, take_cents=2500),
-                     spot(8, Spot.DRAGON_BONUS_PLAYER, SpotState.TAKE, 2500, wager_cents=2500, take_cents=2500),
-                     spot(8, Spot.DRAGON_7, SpotState.TAKE, 500, wager_cents=500, take_cents=500),
-                     spot(8, Spot.PANDA_8, SpotState.TAKE, 500, wager_cents=500, take_cents=500))),
+        SeatView(
+            6,
+            (spot(6, b, SpotState.CHANGED, 20000, wager_cents=10000, text="PAST POST +$100"),),
+            alarms=("PAST POST BANKER",),
+        ),
+        SeatView(
+            7,
+            (
+                spot(7, b, SpotState.PAID, 39000, wager_cents=20000, target_cents=39000),
+                spot(7, Spot.COMMISSION, SpotState.COLLECT, 0, take_cents=1250, text=""),
+            ),
+            box_cents=1250,
+        ),
+        SeatView(
+            8,
+            (
+                spot(8, p, SpotState.TAKE, 500000, wager_cents=500000, take_cents=500000),
+                spot(8, Spot.PLAYER_PAIR, SpotState.TAKE, 2500, wager_cents=2500, take_cents=2500),
+                spot(8, Spot.DRAGON_BONUS_PLAYER, SpotState.TAKE, 2500, wager_cents=2500, take_cents=2500),
+                spot(8, Spot.DRAGON_7, SpotState.TAKE, 500, wager_cents=500, take_cents=500),
+                spot(8, Spot.PANDA_8, SpotState.TAKE, 500, wager_cents=500, take_cents=500),
+            ),
+        ),
         SeatView(9, (spot(9, b, SpotState.PUSH, 2500, wager_cents=2500, target_cents=2500),), box_cents=375),
     )
     return MoneyView(phase, seats, reader_up=reader_up)
 
 
-def betting(**kw: object) -> MoneyView:
+def betting(*, reader_up: bool = True) -> MoneyView:
     """Bets open: two seats betting, one of them against the rules."""
     seats = (
         SeatView(2, (spot(2, Spot.BANKER, SpotState.OPEN, 5000),)),
         SeatView(3, (spot(3, Spot.TIE, SpotState.VIOLATION, 500, text="TIE BELOW MINIMUM"),)),
     )
-    return MoneyView(Phase.BETTING, seats, **kw)  # type: ignore[arg-type]
-
+    return MoneyView(Phase.BETTING, seats, reader_up=reader_up)

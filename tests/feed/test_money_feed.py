@@ -6,6 +6,7 @@ money_views.py) until the table's wager book fills ``TableView.money``."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -13,8 +14,9 @@ import socket
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -206,7 +208,7 @@ def test_the_money_lines_model_is_the_views_shape() -> None:
     assert set(_MoneyLine.model_fields) == {f.name for f in dataclasses.fields(MoneyView)}
 
 
-def _body(view: MoneyView) -> dict[str, object]:
+def _body(view: MoneyView) -> dict[str, Any]:
     return dict(json.loads(encode_money(view))["view"])
 
 
@@ -227,16 +229,14 @@ def _body(view: MoneyView) -> dict[str, object]:
         lambda v: v.pop("seats"),
     ],
 )
-def test_a_money_line_out_of_shape_is_refused(change: object) -> None:
+def test_a_money_line_out_of_shape_is_refused(change: Callable[[dict[str, Any]], object]) -> None:
     body = _body(nine_seats())
-    change(body)  # type: ignore[operator]
+    change(body)
     with pytest.raises(FeedError, match=r"^money: "):
         decode_table(json.dumps({"t": "money", "view": body}).encode(), money=True)
 
 
 @given(st.binary(max_size=200))
 def test_noise_on_the_money_socket_is_a_feed_error_never_a_crash(noise: bytes) -> None:
-    try:
+    with contextlib.suppress(FeedError):  # anything else (a TypeError, a RecursionError ...) fails the test
         decode_table(b'{"t":"money","view":' + noise + b"}", money=True)
-    except FeedError:
-        pass
