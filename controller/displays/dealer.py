@@ -76,15 +76,19 @@ _ORDER = {spot: i for i, spot in enumerate(SPOT_LABEL)}
 def spot_action(s: SpotView) -> tuple[str, Tone]:
     """What the dealer does with one spot now, in words, and its tone."""
     st = s.state
-    if st is SpotState.PAY:
+    if st in (SpotState.PAY, SpotState.PUSH) and s.pay_cents:
         return f"PAY {money(s.pay_cents)}", "pay"
+    if st in (SpotState.PAY, SpotState.PUSH) and s.take_cents:  # paid too much: the dealer takes the rest back
+        return f"TAKE BACK {money(s.take_cents)}", "take"
     if st is SpotState.TAKE:
         return (f"TAKE {money(s.take_cents)}" if s.take_cents else "TAKE"), "take"
     if st is SpotState.COLLECT:
-        return f"COLLECT {money(s.take_cents or s.target_cents or 0)}", "pay"
+        return f"COLLECT {money(s.target_cents or s.take_cents or 0)}", "pay"
     if st is SpotState.MISPAID:
         return "MISPAY", "alarm"
     if st is SpotState.CHANGED:
+        if s.text in ("PAST POST", "PULLED BET"):
+            return s.text, "alarm"
         return "PAST POST" if s.cents > (s.wager_cents or 0) else "PULLED BET", "alarm"
     if st is SpotState.REFUSED:
         return "RETURN", "alarm"
@@ -97,6 +101,15 @@ def spot_action(s: SpotView) -> tuple[str, Tone]:
     if st in (SpotState.LOCKED, SpotState.OPEN):  # the wager itself is the news (the phase says locked or not)
         return money(s.wager_cents if s.wager_cents is not None else s.cents), "calm"
     return "", "calm"
+
+
+def _words(s: SpotView) -> str:
+    """The book's words under a spot when they say more than its action (the rule broken, the mispay)."""
+    if s.state in (SpotState.VIOLATION, SpotState.REFUSED, SpotState.MISPAID):
+        return s.text
+    if s.state is SpotState.CHANGED and s.text not in ("PAST POST", "PULLED BET"):
+        return s.text
+    return ""
 
 
 def _spot(s: SpotView) -> dict[str, Any]:
@@ -113,7 +126,7 @@ def _spot(s: SpotView) -> dict[str, Any]:
         "amount": amount,
         "action": action,
         "tone": tone,
-        "text": s.text,
+        "text": _words(s),
     }
 
 

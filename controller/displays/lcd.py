@@ -49,7 +49,6 @@ from typing import Literal, Protocol
 
 from controller.config import LcdSection
 from controller.displays.wording import money, odds, percent
-from controller.feed.server import money_of
 from controller.game.coup import CoupResult, Winner
 from controller.game.payouts import Outcome, decide, net_per_unit
 from controller.game.rules import Bet, CommissionCollection, Ruleset
@@ -145,7 +144,7 @@ def render(view: TableView, ruleset: Ruleset, cols: int, rows: int) -> list[str]
         raise ValueError(f"an LCD of {cols}x{rows} characters has nothing to show")
     badge = _badge(view.result, ruleset)
     status = _status_line(view, ruleset, cols)
-    wagers = money_of(view)  # None: the table has no bet-spot reader
+    wagers = view.money  # None: the table has no bet-spot reader
     dealer = money_line(wagers, cols) if wagers is not None else None
     if rows >= 4:
         cards = f"{_BADGE_TEXT[badge[0]]} PAYS {odds(badge[1])}" if badge is not None else _cards_line(view, cols)
@@ -187,19 +186,24 @@ def money_line(money: MoneyView, cols: int) -> str | None:
             st = spot.state
             if st in _MONEY_ALARM:
                 rank, words = _MONEY_ALARM[st]
-                if st is SpotState.CHANGED and spot.cents < (spot.wager_cents or 0):
-                    words = "PULLED BET"
+                if st is SpotState.CHANGED:
+                    pulled = spot.text == "PULLED BET" or (not spot.text and spot.cents < (spot.wager_cents or 0))
+                    words = "PULLED BET" if pulled else "PAST POST"
                 if st is SpotState.VIOLATION and spot.text:
                     words = spot.text
                 items.append((rank, n, f"S{n} {words}"))
                 seat_alarm = True
-            elif st is SpotState.PAY:
+            elif st in (SpotState.PAY, SpotState.PUSH) and spot.pay_cents:
                 items.append((6, n, _first_fit([f"S{n} PAY {_dollars(spot.pay_cents)}", f"S{n} PAY"], cols)))
+            elif st in (SpotState.PAY, SpotState.PUSH) and spot.take_cents:  # paid too much: take the rest back
+                back = f"S{n} TAKE BACK {_dollars(spot.take_cents)}"
+                items.append((7, n, _first_fit([back, f"S{n} TAKE BACK"], cols)))
             elif st is SpotState.TAKE:
                 take = f"S{n} TAKE {_dollars(spot.take_cents)}" if spot.take_cents else f"S{n} TAKE"
                 items.append((7, n, _first_fit([take, f"S{n} TAKE"], cols)))
             elif st is SpotState.COLLECT:
-                items.append((8, n, f"S{n} BOX {_dollars(spot.take_cents or seat.box_cents)}"))
+                owed = spot.target_cents or spot.take_cents or seat.box_cents
+                items.append((8, n, f"S{n} BOX {_dollars(owed)}"))
         if seat.alarms and not seat_alarm:
             items.append((5, n, f"S{n} {seat.alarms[-1]}"))
     if not items:

@@ -120,7 +120,7 @@ COMMIT_LINE = b'{"t":"commit"}\n'
 #: Highest amount on a spot or in a box the money line takes ($10 million: far above any table's maximum).
 MAX_CENTS = 1_000_000_000
 #: Longest words for the dealer on a spot or in a seat's alarm, and alarms per seat.
-MAX_TEXT = 80
+MAX_TEXT = 200
 MAX_ALARMS = 16
 
 _Cents = Annotated[int, Field(strict=True, ge=0, le=MAX_CENTS)]
@@ -155,6 +155,8 @@ class _MoneyLine(BaseModel):
     phase: Phase
     reader_up: Annotated[bool, Field(strict=True)]
     seats: Annotated[tuple[_SeatLine, ...], Field(max_length=MAX_SEATS)]
+    misreads: Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)]
+    ghost_reads: Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)]
 
     def view(self) -> MoneyView:
         return MoneyView(
@@ -169,6 +171,8 @@ class _MoneyLine(BaseModel):
                 for s in self.seats
             ),
             reader_up=self.reader_up,
+            misreads=self.misreads,
+            ghost_reads=self.ghost_reads,
         )
 
 

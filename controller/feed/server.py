@@ -69,12 +69,6 @@ LINK_SOCKET = "link.sock"
 MONEY_SOCKET = "money.sock"
 
 
-def money_of(view: TableView) -> MoneyView | None:
-    """The view's money (``TableView.money``): None for a table without a bet-spot reader."""
-    money = getattr(view, "money", None)  # the field comes with the table's wager book
-    return money if isinstance(money, MoneyView) else None
-
-
 class FeedServerError(Exception):
     """The feed's sockets cannot be made (a path too long, another table listening, a directory not ours)."""
 
@@ -270,7 +264,7 @@ class FeedServer:
             self._n += 1
             line = encode_update(self._n, update)
             self._send_all(line, link_only=False)
-            money = money_of(view)
+            money = view.money
             if money is not None and money != self._money:  # no reader: no money line, ever
                 self._money = money
                 self._money_line = encode_money(money)

@@ -1,31 +1,20 @@
-"""MoneyView values built by hand for the dealer screen's and the LCD's tests (and the dealer benchmark), and
-a :class:`TableView` that carries one, until the table's wager book (``TableView.money``) lands."""
+"""MoneyView values built by hand for the dealer screen's and the LCD's tests (and the dealer benchmark): every
+state a dealer must read at once, which a real wager book reaches only coup by coup; and a :class:`TableView`
+that carries one (``TableView.money``)."""
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 from controller.game.table import TableState, TableView
 from controller.game.wagers import MoneyView, Phase, SeatView, Spot, SpotState, SpotView
 
-__all__ = ["MoneyTableView", "betting", "nine_seats", "spot", "table_view", "with_money"]
-
-
-@dataclass(frozen=True)
-class MoneyTableView(TableView):
-    """A table view with the money (what ``TableView.money`` is to be)."""
-
-    money: MoneyView | None = None
+__all__ = ["betting", "nine_seats", "spot", "table_view", "with_money"]
 
 
 def with_money(view: TableView, money: MoneyView | None) -> TableView:
-    """``view`` carrying ``money`` (as ``TableView.money``: the real field once the table has it)."""
-    names = [f.name for f in dataclasses.fields(TableView)]
-    if "money" in names:
-        return dataclasses.replace(view, money=money)
-    made: TableView = MoneyTableView(**{name: getattr(view, name) for name in names}, money=money)
-    return made
+    """``view`` carrying ``money`` (``TableView.money``)."""
+    return dataclasses.replace(view, money=money)
 
 
 def table_view(money: MoneyView | None) -> TableView:

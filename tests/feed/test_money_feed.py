@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from controller.feed.client import FeedClient
 from controller.feed.messages import (
     MAX_CENTS,
+    MAX_TEXT,
     FeedError,
     Money,
     TableMessage,
@@ -222,7 +223,7 @@ def _body(view: MoneyView) -> dict[str, Any]:
         lambda v: v["seats"][0]["spots"][0].update(spot="roulette"),
         lambda v: v["seats"][0]["spots"][0].update(extra=1),
         lambda v: v["seats"][0].update(seat=15),
-        lambda v: v["seats"][0].update(alarms=["x" * 81]),
+        lambda v: v["seats"][0].update(alarms=["x" * (MAX_TEXT + 1)]),
         lambda v: v.update(seats=v["seats"] * 2),
         lambda v: v.update(reader_up="yes"),
         lambda v: v.update(phase="dealing"),
