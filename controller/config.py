@@ -793,6 +793,11 @@ class Settings(_Section):
         }
         return self.model_copy(update={"scoreboard": _override(self.scoreboard, changes, "scoreboard")})
 
+    def with_board(self, *, dealer_listen: str | None = None) -> Settings:
+        """These settings with the board's ``--dealer HOST:PORT`` (``""``: no dealer screen)."""
+        changes = {"dealer_listen": ("--dealer", dealer_listen)}
+        return self.model_copy(update={"board": _override(self.board, changes, "board")})
+
     def with_floor(
         self,
         *,

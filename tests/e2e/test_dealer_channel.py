@@ -72,10 +72,11 @@ def board(tmp_path: Path, table: tuple[FeedServer, Path]) -> Iterator[tuple[int,
     config = tmp_path / "config.toml"
     config.write_text(
         f'[table]\nname = "Dealer Table"\n\n[scoreboard]\nbind = "127.0.0.1:{public}"\n\n'
-        f'[board]\ndealer_listen = "127.0.0.1:{dealer}"\n'
+        '[board]\ndealer_listen = "127.0.0.1:1"\n'  # overridden by --dealer below
     )
     log = (tmp_path / "board.log").open("wb")
     cmd = [sys.executable, "-m", "controller.cli", "board", "--config", str(config), "--feed-dir", str(run)]
+    cmd += ["--dealer", f"127.0.0.1:{dealer}"]
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     try:
         until(lambda: _answers(public) and _answers(dealer), 20, "the board's two listeners")
@@ -134,3 +135,53 @@ def test_no_bet_spot_reader_then_the_table_gone(table: tuple[FeedServer, Path], 
     until(lambda: get(dealer, "/api/state")["state"] == "no_reader", 10, "no bet-spot reader")
     feed.close()
     until(lambda: get(dealer, "/api/state")["state"] == "offline", 10, "the table offline")
+
+
+def _board(tmp_path: Path, run: Path, public: int, *extra: str) -> tuple[subprocess.Popen[bytes], Path]:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[scoreboard]\nbind = "127.0.0.1:{public}"\n')
+    log = tmp_path / "board.log"
+    cmd = [sys.executable, "-m", "controller.cli", "board", "--config", str(config), "--feed-dir", str(run), *extra]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+    return proc, log
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_dealer_port_taken_costs_the_scoreboard_nothing(tmp_path: Path, table: tuple[FeedServer, Path]) -> None:
+    feed, run = table
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    public = free_port()
+    proc, log = _board(tmp_path, run, public, "--dealer", f"127.0.0.1:{taken.getsockname()[1]}")
+    try:
+        until(lambda: _answers(public), 20, "the scoreboard")
+        until(lambda: b"dealer screen: cannot bind" in log.read_bytes(), 10, "the dealer screen's one line")
+        until(lambda: feed.readers == 1, 10, "the board's public reader only")  # no money reader without a screen
+        assert proc.poll() is None
+    finally:
+        _stop(proc)
+        taken.close()
+    assert b"Traceback" not in log.read_bytes()
+
+
+def test_no_dealer_screen_when_told_none(tmp_path: Path, table: tuple[FeedServer, Path]) -> None:
+    feed, run = table
+    public = free_port()
+    proc, log = _board(tmp_path, run, public, "--dealer", "")
+    try:
+        until(lambda: _answers(public), 20, "the scoreboard")
+        until(lambda: feed.readers == 1, 10, "the board's public reader")
+        time.sleep(0.3)
+        assert feed.readers == 1 and b"dealer screen" not in log.read_bytes()
+    finally:
+        _stop(proc)
