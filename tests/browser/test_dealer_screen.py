@@ -205,10 +205,15 @@ def test_each_state_of_the_screen(browser: Any, screen: DealerScreen) -> None:
         assert text(page, "phase") == "COLLECT COMMISSION"
         assert text(page, "reader-down") == "READER DOWN"
         page.screenshot(path=str(OUTPUT / "dealer-reader-down-800x480.png"))
+        hostile = MoneyView(Phase.BETTING, (SeatView(5, (), alarms=('<img src=x onerror="document.title=1">',)),))
+        screen.show(hostile)
+        wait_version(page, screen.version)
+        assert text(page, "alarm-5") == '<img src=x onerror="document.title=1">'  # text, never markup
+        assert page.locator("img").count() == 0
         screen.offline()
         wait_version(page, screen.version)
         assert text(page, "connection") == "TABLE OFFLINE"
-        assert page.locator(".seat").count() == 9  # the last money stays, marked
+        assert page.locator(".seat").count() == 1  # the last money stays, marked
     finally:
         page.close()
 

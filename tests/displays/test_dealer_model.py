@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given
+
 from controller.displays.dealer import DealerScreen, screen_model
 from controller.displays.lcd import money_line, render
 from controller.feed.messages import Money, decode_table, encode_money
 from controller.game.rules import COMMISSION
 from controller.game.table import DeclarePressed, NewShoePressed, TableState
-from controller.game.wagers import Phase, Spot, SpotSeen
+from controller.game.wagers import MoneyView, Phase, Spot, SpotSeen, SpotState
+from tests.displays.test_lcd_money import _money
 from tests.game.money import BANKER_NATURAL, PAYOUT_RULES, Chips, cards, money, plus, table_rules
 
 
@@ -70,3 +73,20 @@ def test_the_real_books_view_crosses_the_feed_and_reaches_the_screen() -> None:
     assert (spot["action"], spot["tone"]) == ("CHECK", "warn") and "MINIMUM" in spot["text"]
     assert seat["urgent"] == "warn"
     assert json.dumps(snap).count("wager_cents") == 0  # the page gets words and amounts, not the book
+
+
+@given(_money)
+def test_any_money_has_words_for_every_spot_the_dealer_must_act_on(view: MoneyView) -> None:
+    model = screen_model(view)
+    json.dumps(model)  # the page's data: plain JSON
+    acting = {SpotState.PAY, SpotState.TAKE, SpotState.COLLECT, SpotState.MISPAID, SpotState.CHANGED,
+              SpotState.REFUSED, SpotState.VIOLATION, SpotState.PUSH, SpotState.PAID, SpotState.LOCKED,
+              SpotState.OPEN}  # fmt: skip
+    shown = {(seat["seat"], s["spot"], s["state"]): s for seat in model["seats"] for s in seat["spots"]}
+    for seat in view.seats:
+        for s in seat.spots:
+            if s.state in acting:
+                spot = shown[(seat.seat, s.spot.value, s.state.value)]
+                assert spot["action"], s
+                assert spot["tone"] in {"pay", "take", "alarm", "warn", "calm", "done"}
+    assert [s["seat"] for s in model["seats"]] == sorted(s.seat for s in view.seats)
