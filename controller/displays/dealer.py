@@ -130,6 +130,14 @@ def _spot(s: SpotView) -> dict[str, Any]:
     }
 
 
+def _in_seat(seat: int, text: str) -> str:
+    """An alarm's words inside its seat's box: without the book's leading ``SEAT n`` (the box says it)."""
+    head = f"SEAT {seat}"
+    if text.startswith(head) and text[len(head) : len(head) + 1] in (" ", ":"):
+        return text[len(head) :].lstrip(" :") or text
+    return text
+
+
 def _seat(seat: SeatView) -> dict[str, Any]:
     spots = sorted((s for s in seat.spots if s.state is not SpotState.EMPTY), key=lambda s: _ORDER[s.spot])
     shown = [_spot(s) for s in spots]
@@ -139,7 +147,7 @@ def _seat(seat: SeatView) -> dict[str, Any]:
         "seat": seat.seat,
         "spots": shown,
         "box": money(seat.box_cents) if seat.box_cents else "",
-        "alarms": list(seat.alarms),
+        "alarms": [_in_seat(seat.seat, text) for text in seat.alarms],
         "urgent": urgent,
     }
 
