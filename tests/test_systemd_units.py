@@ -34,6 +34,7 @@ INSTALL_DEPS = ROOT / "scripts" / "install-system-deps"
 
 PRODUCTION_EXEC = "/opt/shoe-controller/venv/bin/shoe-controller"
 MAX_EXPOSURE = 2.0
+MONEY_GROUP = "shoe-money"
 FEED_DIR = "/run/shoe-controller"
 
 
@@ -147,7 +148,7 @@ def test_devices_allowed_are_exactly_the_table_hardware(service: dict[str, list[
 def test_private_users_stays_off(service: dict[str, list[str]]) -> None:
     # In a user namespace the supplementary groups are unmapped: no shoe, no panel, no LCD.
     assert service.get("PrivateUsers", ["no"]) == ["no"]
-    assert set(one(service, "SupplementaryGroups").split()) == {"dialout", "gpio", "i2c"}
+    assert set(one(service, "SupplementaryGroups").split()) == {"dialout", "gpio", "i2c", MONEY_GROUP}
 
 
 def test_the_table_process_has_no_network_at_all(service: dict[str, list[str]]) -> None:
@@ -218,7 +219,18 @@ def test_unit_and_sysusers_agree(service: dict[str, list[str]]) -> None:
 
 def test_udev_groups_are_the_service_groups(service: dict[str, list[str]]) -> None:
     groups = {dict_of(rule).get("GROUP") for rule in parse_udev(UDEV_RULES.read_text())}
-    assert groups == set(one(service, "SupplementaryGroups").split())
+    # The device groups, and shoe-money: the group the table gives money.sock to (no device of its own).
+    assert groups == set(one(service, "SupplementaryGroups").split()) - {MONEY_GROUP}
+
+
+def test_the_money_socket_group_holds_the_table_and_the_board_only() -> None:
+    users = parse_sysusers(SYSUSERS.read_text())
+    members = {user for user, groups in users.members.items() if MONEY_GROUP in groups}
+    assert MONEY_GROUP in users.groups and members == {"shoe-controller", "shoe-board"}
+    board = parse_unit(BOARD_UNIT.read_text())["Service"]
+    assert one(board, "SupplementaryGroups") == MONEY_GROUP
+    install = (ROOT / "docs" / "install.md").read_text()
+    assert f'money_group = "{MONEY_GROUP}"' in install  # the install sets it (the default is the table's group)
 
 
 # -- the unit: systemd's own checks --------------------------------------------------------------------
@@ -338,8 +350,12 @@ def test_sysusers_creates_the_service_user_in_the_hardware_groups(tmp_path: Path
 def test_sysusers_file_declares_user_home_and_groups() -> None:
     users = parse_sysusers(SYSUSERS.read_text())
     assert users.home == {"shoe-controller": "/var/lib/shoe-controller", "shoe-board": "-", "shoe-link": "-"}
-    assert users.members == {"shoe-controller": {"dialout", "gpio", "i2c"}, "shoe-link": {"shoe-controller"}}
-    assert users.groups == {"gpio", "i2c"}  # created where Raspberry Pi OS's are missing
+    assert users.members == {
+        "shoe-controller": {"dialout", "gpio", "i2c", "shoe-money"},
+        "shoe-board": {"shoe-money"},
+        "shoe-link": {"shoe-controller"},
+    }
+    assert users.groups == {"gpio", "i2c", "shoe-money"}  # gpio, i2c: created where Raspberry Pi OS's are missing
 
 
 # -- udev ---------------------------------------------------------------------------------------------

@@ -143,6 +143,8 @@ class FeedServer:
         self.money_mode = money_mode
         #: The group given ``money.sock`` (the board's, so the dealer screen reads it); None: the table's own.
         self.money_group = money_group
+        #: Why ``money.sock`` could not be made (None: it was, or the feed has not started).
+        self.money_error: str | None = None
         self.max_backlog = max_backlog
         self.max_readers = max_readers
         self.metrics_interval = metrics_interval
@@ -166,17 +168,23 @@ class FeedServer:
 
     # -- life ------------------------------------------------------------------------------------------
     def start(self) -> None:
-        """Bind the three sockets and start the feed's thread. Raises :class:`FeedServerError`."""
+        """Bind the three sockets and start the feed's thread. Raises :class:`FeedServerError` when the public or
+        the link socket cannot be made; a money socket that cannot be made (its group, a sandbox) costs only the
+        dealer screen: said once at ERROR (:attr:`money_error`), and the board and the link are served."""
         try:
             for path, kind, mode in (
                 (self.public_path, _PUBLIC, self.public_mode),
                 (self.link_path, _LINK, self.link_mode),
-                (self.money_path, _MONEY, self.money_mode),
             ):
-                self._listeners.append((self._listen(path, mode, self.money_group if kind is _MONEY else None), kind))
+                self._listeners.append((self._listen(path, mode), kind))
         except FeedServerError:
             self._unlisten()
             raise
+        try:
+            self._listeners.append((self._listen(self.money_path, self.money_mode, self.money_group), _MONEY))
+        except FeedServerError as exc:
+            self.money_error = str(exc)
+            log.error("%s; the dealer screen gets no money (the scoreboard and the floor link are served)", exc)
         self._thread = threading.Thread(target=self._run, name="table-feed", daemon=True)
         self._thread.start()
         log.info(

@@ -49,6 +49,8 @@ bind = "127.0.0.1:8080"
 [metrics]
 enabled = true
 bind = "127.0.0.1:9108"
+[feed]
+money_group = "shoe-money"
 """
 
 # docs/install.md, sections 3, 4, 6 and 7, as the Pi's administrator types them (no sudo: we are root).
@@ -245,6 +247,10 @@ def test_three_units_the_board_and_the_link_fed_by_a_table_with_no_network(machi
     m.wait_for("coup 2 on the board", lambda: '"coup":2' in _get(m, "http://127.0.0.1:8080/api/state"), 60)
     m.wait_for("the table's metrics at the link", lambda: "shoe_cards_read_total" in _get(m, METRICS), 30)
     assert "shoe_table_feed_up 1.0" in _get(m, METRICS)
+    # The dealer screen's channel: money.sock is the shoe-money group's (the table's and the board's users),
+    # and the board's user reads it (its dealer page says no bet-spot reader: none is configured here).
+    assert m.sh("stat -c '%a %G' /run/shoe-controller/money.sock").stdout.split() == ["660", "shoe-money"]
+    m.wait_for("the dealer page", lambda: "no_reader" in _get(m, "http://127.0.0.1:8081/api/state"), 30)
 
     # The board's process killed: systemd starts it again and it shows the table again within seconds.
     m.sh(f"systemctl kill --signal=SIGKILL --kill-whom=main {BOARD}")
