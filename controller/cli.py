@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "edges",
     "journal",
     "check_config",
+    "selftest",
 )
 
 

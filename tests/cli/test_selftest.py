@@ -1,0 +1,260 @@
+"""``shoe-controller selftest``: bring-up on gpiozero's mock pins (the test presses the buttons and watches the
+lamps), the LCD through the LCD tests' double, and the shoe through the real simulator on a pty; a shoe that
+never answers, devices another program holds, and bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.board import DEFAULT_PINS
+from controller.commands import UsageError
+from controller.commands.selftest import STOP_HINT, Pace, lcd_test, run_selftest
+from controller.config import LcdSection, Settings, load_config
+from controller.game.table import Lamp
+from controller.panel import make_pin_factory
+from controller.shoe_link import open_port
+from tests.console import run_main, run_script
+from tests.displays.test_lcd import FakeLcd
+from tests.e2e.harness import Harness
+
+LAMP_PINS = [DEFAULT_PINS[lamp.value] for lamp in Lamp]
+BUTTON_PINS = {"DECLARE": DEFAULT_PINS["declare"], "NEW SHOE": DEFAULT_PINS["new_shoe"], "VOID": DEFAULT_PINS["void"]}
+VOID_HOLD = 0.3
+
+
+class Lines(io.TextIOBase):
+    """What the selftest prints, readable from another thread while it runs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._text: list[str] = []
+
+    def write(self, s: str) -> int:
+        with self._lock:
+            self._text.append(s)
+        return len(s)
+
+    def text(self) -> str:
+        with self._lock:
+            return "".join(self._text)
+
+
+def wait_for(condition: Any, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def write_config(tmp: Path, port: Path | str, **lcd: object) -> Path:
+    lcd_lines = "".join(f"{k} = {json.dumps(v)}\n" for k, v in lcd.items())
+    path = tmp / "table.toml"
+    path.write_text(
+        f'[table]\nname = "Table 7"\n[shoe]\nport = "{port}"\n[journal]\npath = "{tmp / "journal.db"}"\n'
+        f'[gpio]\npin_factory = "mock"\nvoid_hold_seconds = {VOID_HOLD}\n[lcd]\n{lcd_lines}'
+    )
+    return path
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[Harness]:
+    with Harness(tmp_path) as h:
+        yield h
+
+
+def dealt(h: Harness) -> list[str]:
+    """The cards the simulator dealt (burn cards included), from its record of truth."""
+    return [e["card"] for e in h.truth_events() if e["event"] == "card"]
+
+
+def no_journal(tmp: Path) -> None:
+    assert not [p.name for p in tmp.iterdir() if p.name.startswith("journal")], "selftest made a journal"
+
+
+def test_every_part_answers_lamps_in_turn_buttons_echoed_lcd_pattern_and_the_shoe(harness: Harness) -> None:
+    tmp = harness.tmp
+    harness.start_sim("--dealer", "self", "--decks", "1", "--linger", "5")
+    settings = load_config(write_config(tmp, harness.link, enabled=True, cols=16, rows=2))
+    factory = make_pin_factory("mock")
+    fake = FakeLcd(16, 2)
+    out, err = Lines(), io.StringIO()
+    result: dict[str, int] = {}
+
+    def selftest() -> None:
+        result["code"] = run_selftest(
+            settings, out=out, err=err, listen=3.0, buttons=20.0, pin_factory=factory, lcd_opener=lambda s: fake
+        )
+
+    runner = threading.Thread(target=selftest)
+    runner.start()
+    try:
+        # Watch the lamps while they are tested: which are lit, sampled, in the order they changed.
+        wait_for(lambda: "Lamps:" in out.text(), timeout=30)
+        lit_in_turn: list[list[int]] = []
+        while "Buzzer:" not in out.text():
+            lit = [pin for pin in LAMP_PINS if factory.pin(pin).state]
+            if lit and (not lit_in_turn or lit_in_turn[-1] != lit):
+                lit_in_turn.append(lit)
+            time.sleep(0.01)
+        wait_for(lambda: "Buttons:" in out.text())
+        for name, pin in BUTTON_PINS.items():  # the buttons are pulled up: a press pulls the pin low
+            factory.pin(pin).drive_low()
+            time.sleep(VOID_HOLD + 0.3 if name == "VOID" else 0.15)
+            factory.pin(pin).drive_high()
+            time.sleep(0.1)
+    finally:
+        runner.join(timeout=60)
+    text = out.text()
+    assert result["code"] == 0, text + err.getvalue()
+    assert lit_in_turn == [[pin] for pin in LAMP_PINS]  # one lamp at a time, each in turn
+    for lamp, pin in zip(Lamp, LAMP_PINS, strict=True):
+        assert f"{lamp.name.replace('_', ' ')} (GPIO {pin})" in text
+        assert [s.state for s in factory.pin(pin).states] == [False, True, False]
+    assert True in [s.state for s in factory.pin(DEFAULT_PINS["buzzer"]).states]
+    assert not factory.pin(DEFAULT_PINS["buzzer"]).state
+    for echo in ("DECLARE pressed", "NEW SHOE pressed", "VOID held", "every button seen"):
+        assert echo in text
+    assert "HELLO firmware 'sim-1.0' serial 'SIM-0001'" in text
+    assert "CARD " in text
+    writes = [value for call, value in fake.calls if call == "write"]
+    assert writes[:2] == ["#" * 16] * 2  # every cell
+    assert writes[2:] == ["Table 7".ljust(16), "FW sim-1.0".ljust(16)]
+    no_journal(tmp)
+
+
+def test_json_report_holds_the_simulators_hello_and_cards_and_no_journal_is_made(harness: Harness) -> None:
+    tmp = harness.tmp
+    harness.start_sim("--dealer", "self", "--decks", "1", "--serial-number", "SN-4242", "--linger", "5")
+    config = write_config(tmp, harness.link)
+    r = run_script(
+        ["shoe-controller", "selftest", "--config", str(config), "--json", "--listen", "4", "--buttons", "0"]
+    )
+    report = json.loads(r.stdout)
+    harness.wait_sim(timeout=30)
+    shoe = report["shoe"]
+    assert shoe["hello"]["serial_number"] == "SN-4242"
+    assert shoe["hello"]["protocol_version"] == 1
+    assert shoe["cards"] == dealt(harness)  # every card the simulator dealt, in order, once
+    assert shoe["cut_card"] == 1
+    assert "NEW_SHOE" in shoe["buttons"]
+    assert shoe["heartbeats"]["count"] >= 1
+    assert shoe["problem"] is None
+    # ACKed: the simulator ended with nothing unacknowledged (it would linger, resending, otherwise)
+    (end,) = [e for e in harness.truth_events() if e["event"] == "end"]
+    assert end["unacked"] == 0
+    # nobody pressed the buttons and the LCD is not configured: exit 1, naming the buttons only
+    assert r.returncode == 1
+    assert report["buttons"] == {"seen": [], "not_seen": ["DECLARE", "NEW SHOE", "VOID"]}
+    assert report["lcd"] == {"state": "absent"}
+    assert report["failed"] == ["buttons: not seen within 0 s: DECLARE, NEW SHOE, VOID"]
+    assert r.stderr == "selftest: buttons: not seen within 0 s: DECLARE, NEW SHOE, VOID\n"
+    assert [lamp["lamp"] for lamp in report["lamps"]["lit"]] == [lamp.value for lamp in Lamp]
+    no_journal(tmp)
+
+
+def test_a_shoe_that_never_answers(tmp_path: Path) -> None:
+    master, slave = os.openpty()
+    try:
+        config = write_config(tmp_path, os.ttyname(slave))
+        r = run_script(["shoe-controller", "selftest", "--config", str(config), "--json", "--listen", "1"])
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert r.returncode == 1
+    assert "selftest: shoe: no HELLO within 1 s" in r.stderr.splitlines()
+    report = json.loads(r.stdout)
+    assert report["shoe"]["hello"] is None
+    assert "shoe: no HELLO within 1 s" in report["failed"]
+    no_journal(tmp_path)
+
+
+def test_a_port_the_table_holds_is_refused_in_one_line(harness: Harness) -> None:
+    harness.start_sim("--dealer", "self", "--decks", "1")
+    held = open_port(str(harness.link), 115200)  # as the table's service opens it: exclusively
+    try:
+        config = write_config(harness.tmp, harness.link)
+        r = run_main(["shoe-controller", "selftest", "--config", str(config), "--json", "--listen", "1"])
+    finally:
+        held.close()
+    assert r.returncode == 2
+    assert r.stderr == f"shoe-controller: selftest: the shoe's port {harness.link} is busy; {STOP_HINT}\n"
+    assert r.stdout == ""
+
+
+def test_a_gpio_the_table_holds_is_refused_in_one_line(tmp_path: Path) -> None:
+    from gpiozero import LED
+
+    master, slave = os.openpty()
+    factory = make_pin_factory("mock")
+    taken = LED(DEFAULT_PINS["fault"], pin_factory=factory)
+    try:
+        settings = load_config(write_config(tmp_path, os.ttyname(slave)))
+        with pytest.raises(UsageError) as caught:
+            run_selftest(settings, out=io.StringIO(), err=io.StringIO(), pin_factory=factory)
+    finally:
+        taken.close()
+        os.close(master)
+        os.close(slave)
+    message = str(caught.value)
+    assert message.startswith(f"shoe-controller: selftest: cannot open fault on GPIO {DEFAULT_PINS['fault']}: ")
+    assert message.endswith(STOP_HINT)
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("args", "config", "expected"),
+    [
+        (["--port", "/nonexistent/shoe"], None, "cannot open the shoe's port /nonexistent/shoe"),
+        ([], "[table]\ndecks = 9\n", "table.decks"),
+        ([], "[gpio]\npin_factory = 'abacus'\n", "gpio.pin_factory"),
+        (["--listen", "soon"], None, "not a number of seconds"),
+        (["--pin-factory", "abacus"], None, "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], config: str | None, expected: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(config if config is not None else '[gpio]\npin_factory = "mock"\n')
+    r = run_main(["shoe-controller", "selftest", "--config", str(path), "--json", *args])
+    assert r.returncode == 2, r
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    assert expected in r.stderr
+    assert "Traceback" not in r.stderr
+    assert r.stdout == ""
+
+
+def test_a_missing_config_file_is_one_line(tmp_path: Path) -> None:
+    r = run_script(["shoe-controller", "selftest", "--config", str(tmp_path / "none.toml"), "--json"])
+    assert r.returncode == 2
+    assert len(r.stderr.splitlines()) == 1 and "none.toml" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_an_lcd_that_does_not_answer_is_an_error_naming_the_bus() -> None:
+    settings = Settings().model_copy(update={"lcd": LcdSection(enabled=True, i2c_bus=3)})
+
+    def no_bus(s: LcdSection) -> Any:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    said: list[str] = []
+    result = lcd_test(settings, no_bus, None, Pace(None), said.append, hold=0)
+    assert result == {"state": "error", "stage": "open", "reason": "no /dev/i2c-3 (is I2C enabled?)"}
+    assert said == ["LCD: cannot open: no /dev/i2c-3 (is I2C enabled?)"]
+
+
+def test_an_lcd_without_a_shoe_says_so_on_its_firmware_line() -> None:
+    fake = FakeLcd(20, 4)
+    settings = Settings().model_copy(update={"lcd": LcdSection(enabled=True, cols=20, rows=4)})
+    pace = Pace(None)
+    assert lcd_test(settings, lambda s: fake, None, pace, lambda _: None, hold=0)["state"] == "ok"
+    writes = [value for call, value in fake.calls if call == "write"]
+    assert writes[:4] == ["#" * 20] * 4
+    assert writes[4:6] == ["Table 1".ljust(20), "SHOE: NO HELLO".ljust(20)]
