@@ -214,6 +214,8 @@ def test_a_gpio_the_table_holds_is_refused_in_one_line(tmp_path: Path) -> None:
     ("args", "config", "expected"),
     [
         (["--port", "/nonexistent/shoe"], None, "cannot open the shoe's port /nonexistent/shoe"),
+        (["--port", "/dev/zero"], None, "cannot open the shoe's port /dev/zero: "),  # not a serial port
+        (["--port", "socket://127.0.0.1:1"], None, "cannot open the shoe's port socket://127.0.0.1:1: "),
         ([], "[table]\ndecks = 9\n", "table.decks"),
         ([], "[gpio]\npin_factory = 'abacus'\n", "gpio.pin_factory"),
         (["--listen", "soon"], None, "not a number of seconds"),
