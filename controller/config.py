@@ -453,6 +453,23 @@ class JournalSection(_Section):
     path: Annotated[Path, PlainValidator(_path)] = DEFAULT_JOURNAL_PATH
 
 
+#: Where ``journal backup`` and the daily timer put their dated copies unless told.
+DEFAULT_BACKUP_DIR = Path("/var/backups/shoe-controller")
+
+
+def _keep(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
+        raise ValueError(f"must be a whole number of copies, 1-10000 (got {value!r})")
+    return value
+
+
+class BackupSection(_Section):
+    """``[backup]``: where the journal's dated copies go (``shoe-controller journal backup``, the daily timer)."""
+
+    dir: Annotated[Path, PlainValidator(_path)] = DEFAULT_BACKUP_DIR
+    keep: Annotated[int, PlainValidator(_keep)] = 14
+
+
 class GpioPins(_Section):
     """``[gpio.pins]``: BCM GPIO numbers of the panel's lamps, buzzer and buttons."""
 
@@ -698,6 +715,7 @@ class Settings(_Section):
     table: TableSection = Field(default_factory=TableSection)
     shoe: ShoeSection = Field(default_factory=lambda: ShoeSection.model_validate({}))
     journal: JournalSection = Field(default_factory=JournalSection)
+    backup: BackupSection = Field(default_factory=BackupSection)
     feed: FeedSection = Field(default_factory=FeedSection)
     gpio: GpioSection = Field(default_factory=GpioSection)
     lcd: LcdSection = Field(default_factory=LcdSection)
