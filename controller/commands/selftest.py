@@ -36,11 +36,12 @@ from typing import Any, Protocol, TextIO
 
 from controller.commands import Subparsers, UsageError
 from controller.config import DEFAULT_PATH, LcdSection, Settings
+from controller.game.chips import ChipRegistry
 from controller.game.table import Alarm, Lamp
 from controller.panel import ButtonAction, Panel, PanelError, PinFactory, PinMap, make_pin_factory
 from controller.userfile import one_line
 
-__all__ = ["LcdOpener", "ShoeListener", "run_selftest"]
+__all__ = ["LcdOpener", "Listener", "ShoeListener", "SpotsListener", "run_selftest"]
 
 #: How long each lamp stays lit (the docs say "about a second").
 LAMP_SECONDS = 1.0
@@ -54,6 +55,8 @@ LISTEN_SECONDS = (60.0, 10.0)
 #: Cards and rejected frames the report keeps (counted beyond): an eight-deck shoe holds 416 cards.
 MAX_CARDS_KEPT = 1024
 MAX_NOISE_KEPT = 32
+#: The bet-spot reader's line speed (docs/spots.md: 115200 baud, MUST).
+SPOTS_BAUD = 115200
 #: The unit that holds the devices while the table is open.
 SERVICE = "shoe-controller"
 STOP_HINT = f"is the table's service running? stop it first: sudo systemctl stop {SERVICE}"
@@ -87,6 +90,11 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument("--port", metavar="URL", help="the shoe's port: device path or pyserial URL (socket://h:p)")
     p.add_argument("--dialect", choices=("binary", "ascii"), help="the shoe's protocol")
+    p.add_argument(
+        "--spots",
+        metavar="URL",
+        help="the bet-spot reader's port, device path or pyserial URL: listened to with the shoe (default: none)",
+    )
     p.add_argument("--pin-factory", choices=("lgpio", "rpigpio", "native", "mock"), help="GPIO backend")
     p.add_argument("--json", action="store_true", help="non-interactive: every step with its time limit, one report")
     p.add_argument(
@@ -128,8 +136,9 @@ def run(args: argparse.Namespace) -> int:
         err=sys.stderr,
         as_json=args.json,
         stdin=sys.stdin if interactive else None,
-        listen=args.listen if args.listen is not None else LISTEN_SECONDS[mode],
+        listen_seconds=args.listen if args.listen is not None else LISTEN_SECONDS[mode],
         buttons=args.buttons if args.buttons is not None else BUTTONS_SECONDS[mode],
+        spots=args.spots,
     )
 
 
@@ -168,23 +177,17 @@ class Pace:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# The shoe in listen mode
+# The shoe and the bet-spot reader in listen mode
 
 
 @dataclass
-class ShoeReport:
-    """What the shoe said while it was listened to."""
+class DeviceReport:
+    """What a device (the shoe, the bet-spot reader) said while it was listened to."""
 
     port: str
-    dialect: str
     seconds: float
     hello: dict[str, Any] | None = None
     heartbeats: dict[str, Any] = field(default_factory=lambda: {"count": 0, "last_gap_s": None, "max_gap_s": None})
-    cards: list[str] = field(default_factory=list)
-    cards_read: int = 0
-    unreadable: int = 0
-    cut_card: int = 0
-    buttons: list[str] = field(default_factory=list)
     status: list[list[str]] = field(default_factory=list)
     duplicates: int = 0
     noise: dict[str, Any] = field(default_factory=lambda: {"rejected": 0, "reasons": {}, "examples": []})
@@ -195,43 +198,58 @@ class ShoeReport:
         return asdict(self)
 
 
-class ShoeListener:
-    """The controller's side of the shoe's protocol with nothing behind it: each event is printed, counted
-    and acknowledged at once; nothing is journaled, and the only PROMPT is SHOE_CLOSED. No I/O here: bytes
-    in, printable lines out, bytes to write back from :meth:`take_output`."""
+@dataclass
+class ShoeReport(DeviceReport):
+    """What the shoe said: its HELLO, heartbeats, cards, buttons, status flags and noise."""
 
-    def __init__(self, report: ShoeReport, *, link_timeout: float = 3.0) -> None:
-        from firmware_protocol.ascii import AsciiDecoder
+    dialect: str = "binary"
+    cards: list[str] = field(default_factory=list)
+    cards_read: int = 0
+    unreadable: int = 0
+    cut_card: int = 0
+    buttons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SpotsReport(DeviceReport):
+    """What the bet-spot reader said: its HELLO, heartbeats, each spot report (with the chips as the
+    registry knows them, when there is one), the snapshots, status flags and noise."""
+
+    registry: bool = False
+    reports: list[dict[str, Any]] = field(default_factory=list)
+    reports_seen: int = 0
+    snapshots: int = 0
+    snapshots_refused: int = 0
+
+
+class Listener:
+    """The controller's side of a device's binary protocol with nothing behind it: each event is printed,
+    counted and acknowledged at once (nothing is journaled). No I/O here: bytes in, printable lines out, the
+    bytes to write back from :meth:`take_output`. Subclasses say what each of the device's messages means."""
+
+    name = "device"
+
+    def __init__(self, report: DeviceReport, *, dialect: Any = None, link_timeout: float = 3.0) -> None:
         from firmware_protocol.session import ControllerSession
 
         self.report = report
-        self.binary = report.dialect == "binary"
-        self.session = ControllerSession(link_timeout=link_timeout)
-        self.ascii = AsciiDecoder()
+        self.session = ControllerSession(link_timeout=link_timeout, dialect=dialect)
         self._out: list[bytes] = []
         self._last_heartbeat: float | None = None
-        self.lines_seen = 0  # ASCII: valid card lines
+
+    @property
+    def answered(self) -> bool:
+        return self.report.hello is not None
+
+    @property
+    def silence(self) -> str:
+        return f"no HELLO within {self.report.seconds:g} s"
 
     def take_output(self) -> bytes:
         out, self._out = self._out, []
         return b"".join(out)
 
     def receive(self, data: bytes, now: float) -> list[str]:
-        return self._binary(data, now) if self.binary else self._ascii(data)
-
-    def poll(self, now: float) -> list[str]:
-        if not self.binary:
-            return []
-        from firmware_protocol.session import LinkDown
-
-        events, data = self.session.poll(now)
-        if data:
-            self._out.append(data)
-        return [f"link down: no frame for {ev.silent_for:.1f} s" for ev in events if isinstance(ev, LinkDown)]
-
-    # -- the binary dialect ----------------------------------------------------------------------------
-    def _binary(self, data: bytes, now: float) -> list[str]:
-        from firmware_protocol import messages as m
         from firmware_protocol.binary import FrameRejected
         from firmware_protocol.session import (
             DuplicateDropped,
@@ -248,71 +266,61 @@ class ShoeListener:
         hello = False
         for ev in self.session.receive(data, now):
             if isinstance(ev, ShoeEvent):
-                lines.append(self._message(ev.message))
+                lines += self.message(ev.message)
                 ack = (ev.number, ev.key)
-                hello = hello or isinstance(ev.message, m.Hello)
+                hello = hello or type(ev.message) is self.session.dialect.hello
             elif isinstance(ev, HeartbeatSeen):
                 lines.append(self._heartbeat(ev.latest_seq, now))
             elif isinstance(ev, FrameRejected):
-                lines.append(self._noise(ev.reason.value, ev.detail, ev.raw))
+                lines.append(self.noise(ev.reason.value, ev.detail, ev.raw))
             elif isinstance(ev, DuplicateDropped):
                 self.report.duplicates += 1
             elif isinstance(ev, GapDetected):
                 lines.append(f"gap: expected seq {ev.expected_seq}, got {ev.got_seq} (RESEND sent)")
             elif isinstance(ev, ShoeRebooted) and ev.old_session is not None:
-                lines.append(f"shoe rebooted: session {ev.old_session} replaced by {ev.new_session}")
+                lines.append(f"{self.name} rebooted: session {ev.old_session} replaced by {ev.new_session}")
             elif isinstance(ev, SessionJoined):
-                lines.append(f"joined shoe session {ev.session_id} at event {ev.first_number}")
+                lines.append(f"joined {self.name} session {ev.session_id} at event {ev.first_number}")
             elif isinstance(ev, LinkUp):
-                lines.append(f"link up: shoe session {ev.session_id}")
+                lines.append(f"link up: {self.name} session {ev.session_id}")
         if ack is not None:
-            # Nothing to commit: acknowledged at once, so that the shoe does not resend for ever.
+            # Nothing to commit: acknowledged at once, so that the device does not resend for ever.
             self._out.append(self.session.acknowledge(*ack))
-            if hello:  # the one PROMPT: the shoe is closed, a dealer is not to deal
-                self._out.append(self.session.prompt(m.Due.SHOE_CLOSED))
+            if hello:
+                self._out.append(self.after_hello())
         return lines
 
-    def _message(self, message: object) -> str:
-        from firmware_protocol import messages as m
+    def poll(self, now: float) -> list[str]:
+        from firmware_protocol.session import LinkDown
 
-        r = self.report
-        if isinstance(message, m.Hello):
-            r.hello = {
-                "firmware_version": message.firmware_version,
-                "serial_number": message.serial_number,
-                "protocol_version": message.protocol_version,
-                "session_id": message.session_id,
-            }
-            return (
-                f"HELLO firmware {message.firmware_version!r} serial {message.serial_number!r}"
-                f" protocol {message.protocol_version} session {message.session_id}"
-            )
-        if isinstance(message, m.CardRead):
-            return self._card(message.token)
-        if isinstance(message, m.Unreadable):
-            r.unreadable += 1
-            return "UNREADABLE card"
-        if isinstance(message, m.CutCard):
-            r.cut_card += 1
-            return "CUT CARD out"
-        if isinstance(message, m.ButtonPressed):
-            name = message.button.name
-            if len(r.buttons) < MAX_CARDS_KEPT:
-                r.buttons.append(name)
-            return f"shoe button {name}"
-        if isinstance(message, m.Status):
-            flags = [f.name.lower() for f in m.StatusFlags if f and f in message.flags and f.name]
-            if len(r.status) < MAX_NOISE_KEPT:
-                r.status.append(flags)
-            return f"STATUS {', '.join(flags) or 'clear'}"
-        return f"message {type(message).__name__}"
+        events, data = self.session.poll(now)
+        if data:
+            self._out.append(data)
+        return [f"link down: no frame for {ev.silent_for:.1f} s" for ev in events if isinstance(ev, LinkDown)]
 
-    def _card(self, token: str) -> str:
-        r = self.report
-        r.cards_read += 1
-        if len(r.cards) < MAX_CARDS_KEPT:
-            r.cards.append(token)
-        return f"CARD {token}"
+    def message(self, message: Any) -> list[str]:
+        raise NotImplementedError
+
+    def after_hello(self) -> bytes:
+        """What to send the device once its HELLO is acknowledged (nothing by default)."""
+        return b""
+
+    def hello_line(self, hello: Any) -> str:
+        self.report.hello = {
+            "firmware_version": hello.firmware_version,
+            "serial_number": hello.serial_number,
+            "protocol_version": hello.protocol_version,
+            "session_id": hello.session_id,
+        }
+        return (
+            f"HELLO firmware {hello.firmware_version!r} serial {hello.serial_number!r}"
+            f" protocol {hello.protocol_version} session {hello.session_id}"
+        )
+
+    def status_line(self, names: list[str]) -> str:
+        if len(self.report.status) < MAX_NOISE_KEPT:
+            self.report.status.append(names)
+        return f"STATUS {', '.join(names) or 'clear'}"
 
     def _heartbeat(self, latest_seq: int, now: float) -> str:
         beats = self.report.heartbeats
@@ -326,7 +334,7 @@ class ShoeListener:
         self._last_heartbeat = now
         return text
 
-    def _noise(self, reason: str, detail: str, raw: bytes) -> str:
+    def noise(self, reason: str, detail: str, raw: bytes) -> str:
         noise = self.report.noise
         noise["rejected"] += 1
         noise["reasons"][reason] = noise["reasons"].get(reason, 0) + 1
@@ -334,7 +342,71 @@ class ShoeListener:
             noise["examples"].append({"reason": reason, "detail": detail, "raw": raw[:32].hex()})
         return f"noise: {reason}: {detail}"
 
-    # -- the ASCII dialect -----------------------------------------------------------------------------
+
+class ShoeListener(Listener):
+    """The shoe: its only PROMPT is SHOE_CLOSED, so that a real dealer is never told to deal. The ASCII
+    dialect has no HELLO, heartbeat or acknowledgement: its card lines (and rejected lines) are shown."""
+
+    name = "shoe"
+
+    def __init__(self, report: ShoeReport, *, link_timeout: float = 3.0) -> None:
+        from firmware_protocol.ascii import AsciiDecoder
+
+        super().__init__(report, link_timeout=link_timeout)
+        self.shoe = report
+        self.binary = report.dialect == "binary"
+        self.ascii = AsciiDecoder()
+        self.lines_seen = 0  # ASCII: valid card lines
+
+    @property
+    def answered(self) -> bool:
+        return super().answered if self.binary else self.lines_seen > 0
+
+    @property
+    def silence(self) -> str:
+        return super().silence if self.binary else f"no card line within {self.report.seconds:g} s"
+
+    def receive(self, data: bytes, now: float) -> list[str]:
+        return super().receive(data, now) if self.binary else self._ascii(data)
+
+    def poll(self, now: float) -> list[str]:
+        return super().poll(now) if self.binary else []
+
+    def after_hello(self) -> bytes:
+        from firmware_protocol import messages as m
+
+        return self.session.prompt(m.Due.SHOE_CLOSED)
+
+    def message(self, message: Any) -> list[str]:
+        from firmware_protocol import messages as m
+
+        r = self.shoe
+        if isinstance(message, m.Hello):
+            return [self.hello_line(message)]
+        if isinstance(message, m.CardRead):
+            return [self._card(message.token)]
+        if isinstance(message, m.Unreadable):
+            r.unreadable += 1
+            return ["UNREADABLE card"]
+        if isinstance(message, m.CutCard):
+            r.cut_card += 1
+            return ["CUT CARD out"]
+        if isinstance(message, m.ButtonPressed):
+            name = message.button.name
+            if len(r.buttons) < MAX_CARDS_KEPT:
+                r.buttons.append(name)
+            return [f"shoe button {name}"]
+        if isinstance(message, m.Status):
+            return [self.status_line([f.name.lower() for f in m.StatusFlags if f and f in message.flags and f.name])]
+        return [f"message {type(message).__name__}"]
+
+    def _card(self, token: str) -> str:
+        r = self.shoe
+        r.cards_read += 1
+        if len(r.cards) < MAX_CARDS_KEPT:
+            r.cards.append(token)
+        return f"CARD {token}"
+
     def _ascii(self, data: bytes) -> list[str]:
         from firmware_protocol.ascii import AsciiCard, LineRejected
 
@@ -344,16 +416,105 @@ class ShoeListener:
                 self.lines_seen += 1
                 lines.append(self._card(ev.card.token))
             elif isinstance(ev, LineRejected):
-                lines.append(self._noise(ev.reason.value, ev.detail, ev.raw))
+                lines.append(self.noise(ev.reason.value, ev.detail, ev.raw))
         return lines
 
-    @property
-    def answered(self) -> bool:
-        return self.report.hello is not None if self.binary else self.lines_seen > 0
+
+#: Spots a snapshot's line names before it says "and N more".
+SNAPSHOT_NAMED = 8
 
 
-def open_shoe_port(url: str, baud: int) -> Any:
-    """The shoe's port, opened as the table opens it (a device path exclusively); a missing or busy port is a
+class SpotsListener(Listener):
+    """The bet-spot reader: its HELLO, each spot report with the chips' UIDs and, when a registry is given
+    (``[spots] chips``), what the registry says of each; a snapshot as one line. It is sent nothing but ACKs
+    (no betting window: the table is not open)."""
+
+    name = "reader"
+
+    def __init__(self, report: SpotsReport, registry: Any = None, *, link_timeout: float = 3.0) -> None:
+        from firmware_protocol.spots import READER
+
+        super().__init__(report, dialect=READER, link_timeout=link_timeout)
+        self.spots = report
+        self.registry = registry
+        report.registry = registry is not None
+        self._snapshot: list[Any] | None = None
+
+    def message(self, message: Any) -> list[str]:
+        from controller.spot_wire import SPOT_OF_CODE
+        from firmware_protocol.spots import (
+            ReaderFlags,
+            ReaderHello,
+            ReaderStatus,
+            SnapshotBegin,
+            SnapshotEnd,
+            SpotReport,
+        )
+
+        if isinstance(message, ReaderHello):
+            line = self.hello_line(message)
+            assert self.report.hello is not None
+            self.report.hello["seats"] = list(message.seats)
+            self.report.hello["spots"] = [SPOT_OF_CODE[c].value for c in message.spots]
+            return [f"{line}, seats {', '.join(map(str, message.seats))}, {len(message.spots)} spots a seat"]
+        if isinstance(message, SpotReport):
+            entry = self._spot(message)
+            if self._snapshot is not None:
+                self._snapshot.append(entry)
+                return []
+            return [self._spot_line(entry)]
+        if isinstance(message, SnapshotBegin):
+            self._snapshot = []
+            return []
+        if isinstance(message, SnapshotEnd):
+            held, self._snapshot = self._snapshot, None
+            return [self._snapshot_line(message.snapshot, message.spots, held)]
+        if isinstance(message, ReaderStatus):
+            return [self.status_line([f.name.lower() for f in ReaderFlags if f and f in message.flags and f.name])]
+        return [f"message {type(message).__name__}"]
+
+    def _spot(self, report: Any) -> dict[str, Any]:
+        from controller.game.chips import format_uid
+        from controller.spot_wire import SPOT_OF_CODE
+
+        entry: dict[str, Any] = {"seat": report.seat, "spot": SPOT_OF_CODE[report.spot].value}
+        if self.registry is not None:
+            entry["chips"] = [chip.to_dict() for chip in self.registry.resolve_all(report.uids).chips]
+        else:
+            entry["uids"] = [format_uid(uid) for uid in report.uids]
+        self.spots.reports_seen += 1
+        if len(self.spots.reports) < MAX_CARDS_KEPT:
+            self.spots.reports.append(entry)
+        return entry
+
+    @staticmethod
+    def _spot_line(entry: dict[str, Any]) -> str:
+        from controller.config import format_cents
+
+        where = f"seat {entry['seat']} {entry['spot']}"
+        if "chips" in entry:
+            chips = [f"{c['uid']} {format_cents(c['cents'])} {c['status']}" for c in entry["chips"]]
+        else:
+            chips = list(entry["uids"])
+        if not chips:
+            return f"SPOT {where}: empty"
+        return f"SPOT {where}: {len(chips)} chip{'s' if len(chips) > 1 else ''}: {', '.join(chips)}"
+
+    def _snapshot_line(self, number: int, counted: int, held: list[dict[str, Any]] | None) -> str:
+        if held is None or len(held) != counted:
+            self.spots.snapshots_refused += 1
+            got = "no SNAPSHOT_BEGIN" if held is None else f"{len(held)} reports"
+            return f"snapshot {number} inconsistent: its end counts {counted} spots, {got}"
+        self.spots.snapshots += 1
+        occupied = [e for e in held if e.get("chips", e.get("uids"))]
+        named = [f"seat {e['seat']} {e['spot']} ({len(e.get('chips', e.get('uids', [])))})" for e in occupied]
+        more = f" and {len(named) - SNAPSHOT_NAMED} more" if len(named) > SNAPSHOT_NAMED else ""
+        listed = ", ".join(named[:SNAPSHOT_NAMED]) + more
+        return f"snapshot {number}: {len(occupied)} spots hold chips" + (f": {listed}" if listed else "")
+
+
+def open_device_port(what: str, url: str, baud: int) -> Any:
+    """A device's port, opened as the table opens it (a device path exclusively); a missing or busy port is a
     one-line :class:`UsageError` (a busy one names the table's service)."""
     import serial
 
@@ -364,56 +525,74 @@ def open_shoe_port(url: str, baud: int) -> Any:
     except (serial.SerialException, OSError, ValueError) as exc:
         text = one_line(str(exc)) or type(exc).__name__
         if "exclusively lock" in text or getattr(exc, "errno", None) in (errno.EBUSY, errno.EAGAIN):
-            raise UsageError(f"shoe-controller: selftest: the shoe's port {url} is busy; {STOP_HINT}") from None
-        raise UsageError(f"shoe-controller: selftest: cannot open the shoe's port {url}: {text}") from None
+            raise UsageError(f"shoe-controller: selftest: {what} {url} is busy; {STOP_HINT}") from None
+        raise UsageError(f"shoe-controller: selftest: cannot open {what} {url}: {text}") from None
 
 
-def listen_to_shoe(port: Any, listener: ShoeListener, seconds: float, pace: Pace, say: Callable[[str], None]) -> None:
-    """Read the shoe for ``seconds`` (Enter ends it early on a terminal), printing what it says."""
+@dataclass
+class Listening:
+    """One device being listened to: its open port, its listener, and the label its lines carry."""
+
+    port: Any
+    listener: Listener
+    label: str
+    fd: int | None = None
+    done: bool = False
+
+
+def listen(devices: list[Listening], seconds: float, pace: Pace, say: Callable[[str], None]) -> None:
+    """Read every device for ``seconds`` (Enter ends it early on a terminal), printing what each says."""
     from controller.shoe_link import port_fileno
 
-    fd = port_fileno(port)
+    for d in devices:
+        d.fd = port_fileno(d.port)
     deadline = time.monotonic() + seconds
-    watched: list[Any] = [fd] if fd is not None else []
-    if pace.stdin is not None:
-        watched.append(pace.stdin)
-    while (left := deadline - time.monotonic()) > 0:
-        step = min(left, 0.05)
-        if watched:
-            ready, _, _ = select.select(watched, [], [], step)
-        else:
-            ready = []
+    while (left := deadline - time.monotonic()) > 0 and not all(d.done for d in devices):
+        watched: list[Any] = [d.fd for d in devices if d.fd is not None and not d.done]
+        if pace.stdin is not None:
+            watched.append(pace.stdin)
+        ready = select.select(watched, [], [], min(left, 0.05))[0] if watched else []
+        if not watched:
+            time.sleep(min(left, 0.05))
         if pace.stdin is not None and pace.stdin in ready:
             pace.stdin.readline()
-            say("  (skipped)")
+            say("  (ended)")
             return
+        for d in devices:
+            if not d.done:
+                _listen_once(d, d.fd in ready, say)
+
+
+def _listen_once(d: Listening, readable: bool, say: Callable[[str], None]) -> None:
+    report = d.listener.report
+    data = b""
+    try:
+        if d.fd is None:
+            data = d.port.read(max(1, d.port.in_waiting))
+        elif readable:
+            data = os.read(d.fd, 4096)
+            if not data:
+                raise OSError("end of file (the device hung up)")
+    except BlockingIOError:
         data = b""
+    except OSError as exc:
+        report.link = f"port lost: {one_line(str(exc))}"
+        say(f"  {d.label}: {report.link}")
+        d.done = True
+        return
+    now = time.monotonic()
+    lines = d.listener.receive(data, now) if data else []
+    lines += d.listener.poll(now)
+    for line in lines:
+        say(f"  {d.label}: {line}")
+    out = d.listener.take_output()
+    if out:
         try:
-            if fd is None:
-                data = port.read(max(1, port.in_waiting))
-            elif fd in ready:
-                data = os.read(fd, 4096)
-                if not data:
-                    raise OSError("end of file (the shoe hung up)")
-        except BlockingIOError:
-            data = b""
+            d.port.write(out)
         except OSError as exc:
-            listener.report.link = f"port lost: {one_line(str(exc))}"
-            say(f"  {listener.report.link}")
-            return
-        now = time.monotonic()
-        lines = listener.receive(data, now) if data else []
-        lines += listener.poll(now)
-        for line in lines:
-            say(f"  {line}")
-        out = listener.take_output()
-        if out:
-            try:
-                port.write(out)
-            except OSError as exc:
-                listener.report.link = f"write failed: {one_line(str(exc))}"
-                say(f"  {listener.report.link}")
-                return
+            report.link = f"write failed: {one_line(str(exc))}"
+            say(f"  {d.label}: {report.link}")
+            d.done = True
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -552,14 +731,17 @@ def run_selftest(
     err: Output,
     as_json: bool = False,
     stdin: TextIO | None = None,
-    listen: float = LISTEN_SECONDS[1],
+    listen_seconds: float = LISTEN_SECONDS[1],
     buttons: float = BUTTONS_SECONDS[1],
+    spots: str | None = None,
+    registry: ChipRegistry | None = None,
     pin_factory: PinFactory | None = None,
     lcd_opener: LcdOpener | None = None,
 ) -> int:
     """Every step in order; returns the exit code (0: every configured part answered, 1: not). Devices that
-    cannot be opened raise :class:`UsageError` before any step runs. ``pin_factory`` and ``lcd_opener``
-    replace the configured ones (tests)."""
+    cannot be opened raise :class:`UsageError` before any step runs. ``spots`` is the bet-spot reader's port
+    (None: no reader), ``registry`` the chip registry its UIDs are looked up in (None: UIDs only);
+    ``pin_factory`` and ``lcd_opener`` replace the configured ones (tests)."""
     lock = threading.Lock()
 
     def say(text: str) -> None:
@@ -577,22 +759,37 @@ def run_selftest(
     say(f"selftest of {settings.table.name!r}: the table's service must be stopped (sudo systemctl stop {SERVICE})")
     with contextlib.ExitStack() as stack:
         panel = stack.enter_context(open_panel(settings, pin_factory, seen))
-        port = open_shoe_port(settings.shoe.port, settings.shoe.baud)
-        stack.callback(port.close)
+        s = settings.shoe
+        shoe = ShoeReport(port=s.port, dialect=s.dialect, seconds=listen_seconds)
+        devices = [
+            Listening(
+                open_device_port("the shoe's port", s.port, s.baud),
+                ShoeListener(shoe, link_timeout=s.link_timeout),
+                "shoe",
+            )
+        ]
+        stack.callback(devices[0].port.close)
+        reader: SpotsReport | None = None
+        if spots is not None:
+            reader = SpotsReport(port=spots, seconds=listen_seconds)
+            port = open_device_port("the bet-spot reader's port", spots, SPOTS_BAUD)
+            stack.callback(port.close)
+            devices.append(Listening(port, SpotsListener(reader, registry), "spots"))
         if stdin is not None:
             say("Each step says what to look at or press; Enter skips it.")
 
-        # 1. the shoe, listened to first (a shoe deals as soon as its port opens; the other steps follow)
-        s = settings.shoe
-        shoe = ShoeReport(port=s.port, dialect=s.dialect, seconds=listen)
-        listener = ShoeListener(shoe, link_timeout=s.link_timeout)
-        say(f"Shoe on {s.port} ({s.dialect}): listening {listen:g} s; deal or pass cards past the reader (Enter: end)")
-        listen_to_shoe(port, listener, listen, pace, say)
-        if not listener.answered:
-            shoe.problem = f"no HELLO within {listen:g} s" if listener.binary else f"no card line within {listen:g} s"
-            failed.append(f"shoe: {shoe.problem}")
-            say(f"  shoe: {shoe.problem}")
+        # 1. the shoe (and the reader), listened to first: a device starts sending as soon as its port opens
+        what = f"Shoe on {s.port} ({s.dialect})" + (f" and the bet-spot reader on {spots}" if spots else "")
+        hint = "deal or pass cards past the reader" + (", put chips on the spots" if spots else "")
+        say(f"{what}: listening {listen_seconds:g} s; {hint} (Enter: end)")
+        listen(devices, listen_seconds, pace, say)
+        for d in devices:
+            if not d.listener.answered:
+                d.listener.report.problem = d.listener.silence
+                failed.append(f"{d.label}: {d.listener.silence}")
+                say(f"  {d.label}: {d.listener.silence}")
         report["shoe"] = shoe.to_dict()
+        report["spots"] = reader.to_dict() if reader is not None else None
 
         # 2. the lamps, one at a time
         say("Lamps: each lights for about a second, its name first (Enter: skip)")
@@ -635,7 +832,6 @@ def run_selftest(
         report["lcd"] = lcd_test(settings, lcd_opener or open_rplcd, shoe.hello, pace, say)
         if report["lcd"]["state"] == "error":
             failed.append(f"lcd: {report['lcd']['reason']}")
-        report["spots"] = None  # no bet-spot reader on this branch yet
 
     report["ok"] = not failed
     report["failed"] = failed

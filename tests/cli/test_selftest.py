@@ -4,11 +4,13 @@ never answers, devices another program holds, and bad input."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import threading
 import time
+import tty
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,11 +19,21 @@ import pytest
 
 from controller.board import DEFAULT_PINS
 from controller.commands import UsageError
-from controller.commands.selftest import STOP_HINT, Pace, lcd_test, run_selftest
+from controller.commands.selftest import (
+    STOP_HINT,
+    Pace,
+    ShoeListener,
+    ShoeReport,
+    SpotsListener,
+    SpotsReport,
+    lcd_test,
+    run_selftest,
+)
 from controller.config import LcdSection, Settings, load_config
 from controller.game.table import Lamp
 from controller.panel import make_pin_factory
 from controller.shoe_link import open_port
+from firmware_protocol.spots import SpotCode
 from tests.console import run_main, run_script
 from tests.displays.test_lcd import FakeLcd
 from tests.e2e.harness import Harness
@@ -91,7 +103,7 @@ def test_every_part_answers_lamps_in_turn_buttons_echoed_lcd_pattern_and_the_sho
 
     def selftest() -> None:
         result["code"] = run_selftest(
-            settings, out=out, err=err, listen=3.0, buttons=20.0, pin_factory=factory, lcd_opener=lambda s: fake
+            settings, out=out, err=err, listen_seconds=3.0, buttons=20.0, pin_factory=factory, lcd_opener=lambda s: fake
         )
 
     runner = threading.Thread(target=selftest)
@@ -260,3 +272,120 @@ def test_an_lcd_without_a_shoe_says_so_on_its_firmware_line() -> None:
     writes = [value for call, value in fake.calls if call == "write"]
     assert writes[:4] == ["#" * 20] * 4
     assert writes[4:6] == ["Table 1".ljust(20), "SHOE: NO HELLO".ljust(20)]
+
+
+def test_the_listener_acks_each_event_and_prompts_only_shoe_closed() -> None:
+    from firmware_protocol import messages as m
+    from firmware_protocol.binary import BinaryDecoder, FrameReceived
+    from firmware_protocol.session import ShoeSession
+
+    shoe = ShoeSession(0x1234, firmware_version="fw-9", serial_number="SN-9")
+    shoe.start(0.0)
+    listener = ShoeListener(ShoeReport(port="pty", seconds=1.0))
+    lines = listener.receive(shoe.poll(0.0), 0.0)
+    shoe.send(m.CardRead(12, "S"), 0.1)
+    lines += listener.receive(shoe.poll(0.1), 0.1)
+    lines += listener.receive(b"\x07garbage\x00", 0.2)
+    sent = [f.message for f in BinaryDecoder().feed(listener.take_output()) if isinstance(f, FrameReceived)]
+    assert lines[:2] == ["link up: shoe session 4660", "HELLO firmware 'fw-9' serial 'SN-9' protocol 1 session 4660"]
+    assert "CARD QS" in lines
+    assert [line for line in lines if line.startswith("noise: ")]
+    assert sent == [m.Ack(1), m.Prompt(m.Due.SHOE_CLOSED), m.Ack(2)]
+    assert listener.report.noise["rejected"] == 1
+
+
+FIRST_CHIP = 0xE004000000001000
+
+
+@contextlib.contextmanager
+def simulated_reader(reader: Any, unacked: list[int]) -> Iterator[str]:
+    """The simulated bet-spot reader on a pty's master, run by a thread; yields the slave's path. ``unacked``
+    gets the events it holds unacknowledged, sampled as it runs."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    os.set_blocking(master, False)
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.is_set():
+            now = time.monotonic()
+            data = reader.poll(now)
+            with contextlib.suppress(BlockingIOError, OSError):
+                if data:
+                    os.write(master, data)
+            with contextlib.suppress(BlockingIOError, OSError):
+                reader.receive(os.read(master, 65536), now)
+            unacked.append(reader.unacked)
+            time.sleep(0.01)
+
+    reader.start(time.monotonic())
+    reader.place(1, SpotCode.BANKER, [FIRST_CHIP, FIRST_CHIP + 1], time.monotonic())
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield os.ttyname(slave)
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        os.close(master)
+        os.close(slave)
+
+
+def test_the_bet_spot_reader_is_listened_to_with_its_chips_as_the_registry_knows_them(tmp_path: Path) -> None:
+    from controller.game.chips import ChipRange, ChipRegistry, ChipStatus
+    from hw_sim.spot_reader import SpotReader
+
+    registry = ChipRegistry([ChipRange(FIRST_CHIP, FIRST_CHIP + 0xFFF, 500, ChipStatus.IN_PLAY)])
+    reader = SpotReader(seed=5, seats=(1, 2, 3), snapshot_every=1.0)
+    shoe_master, shoe_slave = os.openpty()  # a shoe that says nothing
+    out = io.StringIO()
+    try:
+        held: list[int] = []
+        with simulated_reader(reader, held) as spots:
+
+            def later() -> None:  # chips put down while the selftest listens, one of them no casino's
+                time.sleep(0.8)
+                reader.place(3, SpotCode.TIE, [0xDEAD000000000001], time.monotonic())
+
+            threading.Thread(target=later, daemon=True).start()
+            settings = load_config(write_config(tmp_path, os.ttyname(shoe_slave)))
+            code = run_selftest(
+                settings,
+                out=out,
+                err=io.StringIO(),
+                as_json=True,
+                listen_seconds=2.5,
+                buttons=0,
+                spots=spots,
+                registry=registry,
+                pin_factory=make_pin_factory("mock"),
+            )
+    finally:
+        os.close(shoe_master)
+        os.close(shoe_slave)
+    report = json.loads(out.getvalue())
+    assert code == 1 and "shoe: no HELLO within 2.5 s" in report["failed"]
+    assert not [line for line in report["failed"] if line.startswith("spots")]
+    got = report["spots"]
+    assert got["hello"]["serial_number"] == "SIM-SR-0001"
+    assert got["hello"]["seats"] == [1, 2, 3]
+    assert got["heartbeats"]["count"] >= 1
+    assert got["snapshots"] >= 2 and got["snapshots_refused"] == 0
+    banker = {"seat": 1, "spot": "banker", "chips": [
+        {"uid": f"{uid:016X}", "cents": 500, "status": "in_play"} for uid in (FIRST_CHIP, FIRST_CHIP + 1)
+    ]}  # fmt: skip
+    tie = {"seat": 3, "spot": "tie", "chips": [{"uid": "DEAD000000000001", "cents": 0, "status": "unknown"}]}
+    assert banker in got["reports"]
+    assert tie in got["reports"]
+    assert held[0] >= 1 and 0 in held  # its HELLO and reports were acknowledged while it was listened to
+    no_journal(tmp_path)
+
+
+def test_the_spot_lines_name_the_chips() -> None:
+    listener = SpotsListener(SpotsReport(port="pty", seconds=1.0))
+    from firmware_protocol.spots import SpotReport
+
+    assert listener.message(SpotReport(2, SpotCode.PLAYER, (FIRST_CHIP,))) == [
+        "SPOT seat 2 player: 1 chip: E004000000001000"
+    ]
+    assert listener.message(SpotReport(2, SpotCode.PLAYER, ())) == ["SPOT seat 2 player: empty"]
