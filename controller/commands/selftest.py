@@ -820,7 +820,7 @@ def run_selftest(
         missing = [n for n in names if n not in seen_names]
         report["buttons"] = {"seen": seen_names, "not_seen": missing}
         if missing:
-            why = "skipped" if outcome == "skipped" else f"within {buttons:g} s"
+            why = "(skipped)" if outcome == "skipped" else f"within {buttons:g} s"
             failed.append(f"buttons: not seen {why}: {', '.join(missing)}")
             say(f"  not seen: {', '.join(missing)}")
         else:
