@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import os
+import sqlite3
 import threading
 import time
 import tty
@@ -92,8 +93,12 @@ def no_journal(tmp: Path) -> None:
     assert not [p.name for p in tmp.iterdir() if p.name.startswith("journal")], "selftest made a journal"
 
 
-def test_every_part_answers_lamps_in_turn_buttons_echoed_lcd_pattern_and_the_shoe(harness: Harness) -> None:
+def test_every_part_answers_lamps_in_turn_buttons_echoed_lcd_pattern_and_the_shoe(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tmp = harness.tmp
+    opened: list[object] = []  # no journal opened at all: not even a SQLite database
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: opened.append(a) or pytest.fail("SQLite opened"))
     harness.start_sim("--dealer", "self", "--decks", "1", "--linger", "5")
     settings = load_config(write_config(tmp, harness.link, enabled=True, cols=16, rows=2))
     factory = make_pin_factory("mock")
@@ -141,6 +146,7 @@ def test_every_part_answers_lamps_in_turn_buttons_echoed_lcd_pattern_and_the_sho
     assert writes[:2] == ["#" * 16] * 2  # every cell
     assert writes[2:] == ["Table 7".ljust(16), "FW sim-1.0".ljust(16)]
     no_journal(tmp)
+    assert opened == []
 
 
 def test_json_report_holds_the_simulators_hello_and_cards_and_no_journal_is_made(harness: Harness) -> None:
@@ -389,3 +395,13 @@ def test_the_spot_lines_name_the_chips() -> None:
         "SPOT seat 2 player: 1 chip: E004000000001000"
     ]
     assert listener.message(SpotReport(2, SpotCode.PLAYER, ())) == ["SPOT seat 2 player: empty"]
+
+
+def test_an_ascii_shoe_shows_its_card_lines_and_the_lines_it_refused() -> None:
+    listener = ShoeListener(ShoeReport(port="pty", seconds=1.0, dialect="ascii"))
+    assert not listener.answered and listener.silence == "no card line within 1 s"
+    lines = listener.receive(b"SQ\r\nh10\r\nhello\r\n", 0.0)
+    assert lines[:2] == ["CARD QS", "CARD TH"]
+    assert lines[2].startswith("noise: not_a_card: ")
+    assert listener.answered and listener.take_output() == b""  # an ASCII shoe is sent nothing
+    assert listener.report.noise["reasons"] == {"not_a_card": 1}
