@@ -438,7 +438,8 @@ class SpotsListener(Listener):
         self.spots = report
         self.registry = registry
         report.registry = registry is not None
-        self._snapshot: list[Any] | None = None
+        self._snapshot: list[dict[str, Any]] | None = None  # the open snapshot's reports (the first ones)
+        self._in_snapshot = 0  # how many it had
 
     def message(self, message: Any) -> list[str]:
         from controller.spot_wire import SPOT_OF_CODE
@@ -460,11 +461,13 @@ class SpotsListener(Listener):
         if isinstance(message, SpotReport):
             entry = self._spot(message)
             if self._snapshot is not None:
-                self._snapshot.append(entry)
+                self._in_snapshot += 1
+                if len(self._snapshot) < MAX_CARDS_KEPT:  # bounded: a reader that never ends its snapshot
+                    self._snapshot.append(entry)
                 return []
             return [self._spot_line(entry)]
         if isinstance(message, SnapshotBegin):
-            self._snapshot = []
+            self._snapshot, self._in_snapshot = [], 0
             return []
         if isinstance(message, SnapshotEnd):
             held, self._snapshot = self._snapshot, None
@@ -501,16 +504,17 @@ class SpotsListener(Listener):
         return f"SPOT {where}: {len(chips)} chip{'s' if len(chips) > 1 else ''}: {', '.join(chips)}"
 
     def _snapshot_line(self, number: int, counted: int, held: list[dict[str, Any]] | None) -> str:
-        if held is None or len(held) != counted:
+        if held is None or self._in_snapshot != counted:
             self.spots.snapshots_refused += 1
-            got = "no SNAPSHOT_BEGIN" if held is None else f"{len(held)} reports"
+            got = "no SNAPSHOT_BEGIN" if held is None else f"{self._in_snapshot} reports"
             return f"snapshot {number} inconsistent: its end counts {counted} spots, {got}"
         self.spots.snapshots += 1
         occupied = [e for e in held if e.get("chips", e.get("uids"))]
         named = [f"seat {e['seat']} {e['spot']} ({len(e.get('chips', e.get('uids', [])))})" for e in occupied]
         more = f" and {len(named) - SNAPSHOT_NAMED} more" if len(named) > SNAPSHOT_NAMED else ""
         listed = ", ".join(named[:SNAPSHOT_NAMED]) + more
-        return f"snapshot {number}: {len(occupied)} spots hold chips" + (f": {listed}" if listed else "")
+        holds = "1 spot holds" if len(occupied) == 1 else f"{len(occupied)} spots hold"
+        return f"snapshot {number}: {holds} chips" + (f": {listed}" if listed else "")
 
 
 def open_device_port(what: str, url: str, baud: int) -> Any:

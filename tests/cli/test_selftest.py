@@ -405,3 +405,15 @@ def test_an_ascii_shoe_shows_its_card_lines_and_the_lines_it_refused() -> None:
     assert lines[2].startswith("noise: not_a_card: ")
     assert listener.answered and listener.take_output() == b""  # an ASCII shoe is sent nothing
     assert listener.report.noise["reasons"] == {"not_a_card": 1}
+
+
+def test_a_snapshot_is_one_line_and_an_inconsistent_one_is_named() -> None:
+    from firmware_protocol.spots import SnapshotBegin, SnapshotEnd, SpotReport
+
+    listener = SpotsListener(SpotsReport(port="pty", seconds=1.0))
+    assert listener.message(SnapshotBegin(7)) == []
+    assert listener.message(SpotReport(1, SpotCode.BANKER, (FIRST_CHIP,))) == []
+    assert listener.message(SpotReport(2, SpotCode.TIE, ())) == []
+    assert listener.message(SnapshotEnd(7, 2)) == ["snapshot 7: 1 spot holds chips: seat 1 banker (1)"]
+    assert listener.message(SnapshotEnd(8, 3)) == ["snapshot 8 inconsistent: its end counts 3 spots, no SNAPSHOT_BEGIN"]
+    assert (listener.spots.snapshots, listener.spots.snapshots_refused, listener.spots.reports_seen) == (1, 1, 2)
