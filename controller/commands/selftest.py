@@ -10,7 +10,9 @@ the table's name and the shoe's firmware line).
 The listen mode runs the controller's side of the protocol
 (:class:`~firmware_protocol.session.ControllerSession`): it ACKs what it receives at once, so that the shoe
 does not resend for ever, and its only PROMPT is SHOE_CLOSED, so that a real dealer is never told to deal.
-It **journals nothing**: no journal is opened at all.
+With ``--spots URL`` the bet-spot reader (``docs/spots.md``) is listened to at the same time: its HELLO,
+heartbeats, each spot report (seat, spot, the chips' UIDs and, given a chip registry, what it says of each),
+snapshots and status flags; it is sent ACKs only. It **journals nothing**: no journal is opened at all.
 
 The devices are opened first, and a device another program holds (the table's service: its GPIO lines, or
 the shoe's port, which the table locks) is refused in one line naming it, exit code 2, as is a port that does
@@ -81,7 +83,9 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "selftest",
         help="bring-up: lamps, buzzer, buttons, LCD and the shoe in listen mode (service stopped)",
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        description="Bring-up before a table opens, with the table's service stopped: the shoe (and the bet-spot"
+        " reader) in listen mode, each lamp in turn, the buzzer, each button echoed, the LCD's test pattern;"
+        " nothing is journaled.",
     )
     p.add_argument(
         "--config",
