@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import importlib
 import json
 import os
 import select
@@ -132,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.commands.run import settings_from_args
 
     settings = settings_from_args(args, journal=False)  # a bad file or option: one line, exit 2
+    spots, registry, spots_baud = reader_settings(settings, args.spots)
     interactive = not args.json and sys.stdin.isatty()
     mode = 1 if args.json else 0
     return run_selftest(
@@ -142,8 +144,25 @@ def run(args: argparse.Namespace) -> int:
         stdin=sys.stdin if interactive else None,
         listen_seconds=args.listen if args.listen is not None else LISTEN_SECONDS[mode],
         buttons=args.buttons if args.buttons is not None else BUTTONS_SECONDS[mode],
-        spots=args.spots,
+        spots=spots,
+        registry=registry,
+        spots_baud=spots_baud,
     )
+
+
+def reader_settings(settings: Settings, url: str | None) -> tuple[str | None, ChipRegistry | None, int]:
+    """The bet-spot reader's port (``--spots``, else ``[spots] port``), its chip registry (``[spots] chips``,
+    read by ``controller.chipfile``) and its speed. A configuration without a ``[spots]`` section (issue 16's)
+    has a reader only when ``--spots`` names one, and no registry: its UIDs are shown as they come."""
+    section = getattr(settings, "spots", None)
+    port = url if url is not None else getattr(section, "port", None)
+    chips = getattr(section, "chips", None)
+    baud = int(getattr(section, "baud", SPOTS_BAUD))
+    if port is None or chips is None:
+        return port, None, baud
+    load_chips = importlib.import_module("controller.chipfile").load_chips
+    registry: ChipRegistry = load_chips(chips)  # a bad file: a ChipFileError (a ValueError): one line, exit 2
+    return port, registry, baud
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -743,6 +762,7 @@ def run_selftest(
     buttons: float = BUTTONS_SECONDS[1],
     spots: str | None = None,
     registry: ChipRegistry | None = None,
+    spots_baud: int = SPOTS_BAUD,
     pin_factory: PinFactory | None = None,
     lcd_opener: LcdOpener | None = None,
 ) -> int:
@@ -780,7 +800,7 @@ def run_selftest(
         reader: SpotsReport | None = None
         if spots is not None:
             reader = SpotsReport(port=spots, seconds=listen_seconds)
-            port = open_device_port("the bet-spot reader's port", spots, SPOTS_BAUD)
+            port = open_device_port("the bet-spot reader's port", spots, spots_baud)
             stack.callback(port.close)
             devices.append(Listening(port, SpotsListener(reader, registry), "spots"))
         if stdin is not None:

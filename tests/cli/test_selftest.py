@@ -35,6 +35,7 @@ from controller.game.table import Lamp
 from controller.panel import make_pin_factory
 from controller.shoe_link import open_port
 from firmware_protocol.spots import SpotCode
+from hw_sim.spot_reader import SpotReader
 from tests.console import run_main, run_script
 from tests.displays.test_lcd import FakeLcd
 from tests.e2e.harness import Harness
@@ -339,7 +340,6 @@ def simulated_reader(reader: Any, unacked: list[int]) -> Iterator[str]:
 
 def test_the_bet_spot_reader_is_listened_to_with_its_chips_as_the_registry_knows_them(tmp_path: Path) -> None:
     from controller.game.chips import ChipRange, ChipRegistry, ChipStatus
-    from hw_sim.spot_reader import SpotReader
 
     registry = ChipRegistry([ChipRange(FIRST_CHIP, FIRST_CHIP + 0xFFF, 500, ChipStatus.IN_PLAY)])
     reader = SpotReader(seed=5, seats=(1, 2, 3), snapshot_every=1.0)
@@ -417,3 +417,36 @@ def test_a_snapshot_is_one_line_and_an_inconsistent_one_is_named() -> None:
     assert listener.message(SnapshotEnd(7, 2)) == ["snapshot 7: 1 spot holds chips: seat 1 banker (1)"]
     assert listener.message(SnapshotEnd(8, 3)) == ["snapshot 8 inconsistent: its end counts 3 spots, no SNAPSHOT_BEGIN"]
     assert (listener.spots.snapshots, listener.spots.snapshots_refused, listener.spots.reports_seen) == (1, 1, 2)
+
+
+HAS_SPOTS_SECTION = hasattr(Settings(), "spots")  # issue 16's [spots] configuration (port, chips)
+
+
+@pytest.mark.skipif(not HAS_SPOTS_SECTION, reason="this branch has no [spots] configuration yet")
+def test_the_configured_reader_and_its_chip_file_are_used(tmp_path: Path) -> None:
+    reader = SpotReader(seed=6, seats=(1, 2, 3), snapshot_every=1.0)
+    chips = tmp_path / "chips.toml"
+    chips.write_text(f'[[range]]\nfirst = "{FIRST_CHIP:016X}"\nlast = "{FIRST_CHIP + 0xFFF:016X}"\nvalue = "25.00"\n')
+    shoe_master, shoe_slave = os.openpty()
+    try:
+        with simulated_reader(reader, []) as spots:
+            config = write_config(tmp_path, os.ttyname(shoe_slave))
+            config.write_text(config.read_text() + f'[spots]\nport = "{spots}"\nchips = "{chips}"\n')
+            r = run_main(["shoe-controller", "selftest", "--config", str(config), "--json", "--listen", "2"])
+    finally:
+        os.close(shoe_master)
+        os.close(shoe_slave)
+    report = json.loads(r.stdout)
+    assert report["spots"]["registry"] is True
+    assert {"uid": f"{FIRST_CHIP:016X}", "cents": 2500, "status": "in_play"} in report["spots"]["reports"][0]["chips"]
+
+
+@pytest.mark.skipif(not HAS_SPOTS_SECTION, reason="this branch has no [spots] configuration yet")
+def test_a_bad_chip_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    chips = tmp_path / "chips.toml"
+    chips.write_text('[[range]]\nfirst = "XYZ"\nvalue = "25.00"\n')
+    config = write_config(tmp_path, "/dev/null")
+    config.write_text(config.read_text() + f'[spots]\nport = "/dev/null"\nchips = "{chips}"\n')
+    r = run_main(["shoe-controller", "selftest", "--config", str(config), "--json"])
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "chips.toml" in r.stderr, r
+    assert "Traceback" not in r.stderr
