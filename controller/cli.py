@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "settle",
     "journal",
     "check_config",
+    "selftest",
 )
 
 

@@ -60,6 +60,7 @@ READERS: list[tuple[str, list[str], tuple[str, ...]]] = [
     ("history --journal", ["shoe-controller", "history", "--journal", "{f}"], JOURNAL),
     ("history --config", ["shoe-controller", "history", "--config", "{f}"], (*TEXT, "deep_toml")),
     ("run --journal", ["shoe-controller", "run", "--journal", "{f}", "--pin-factory", "mock"], NOT_REGULAR),
+    ("selftest --config", ["shoe-controller", "selftest", "--config", "{f}", "--json"], (*TEXT, "deep_toml")),
     ("demo --journal", ["shoe-controller", "demo", "--journal", "{f}", "--pace", "fast"], NOT_REGULAR),
     ("shoe-sim --script", ["shoe-sim", "--link", "{tmp}/shoe", "--script", "{f}"], (*TEXT, "deep_json")),
     ("shoe-sim --truth", ["shoe-sim", "--link", "{tmp}/shoe", "--truth", "{f}"], NOT_REGULAR),
