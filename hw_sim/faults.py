@@ -21,7 +21,9 @@ The rate's unit depends on the fault (see :data:`UNIT`):
   (chips added to a locked spot: a past-post) and ``pulled_bet`` (chips taken off a locked spot), per seat
   and coup; ``unknown_chip`` (a chip of no range, retired or stolen in a stack placed), per stack; the
   dealer's ``underpay`` and ``overpay`` per winning wager and ``loser_not_taken`` per losing wager.
-  These are scripted by coup: ``{"at_coup": 3, "fault": "late_bet", "shoe": 1, "seat": 2}``.
+  These are scripted by coup: ``{"at_coup": 3, "fault": "late_bet", "shoe": 1, "seat": 2}`` (shoe 1 and
+  any seat when not given; a fault that finds nothing to hit at that coup, an ``underpay`` at a coup
+  without a winner, happens at the first coup of the shoe after it where it can).
 
 A scripted byte fault hits the frame or line that carries card ``at_card`` (exactly one byte for
 ``corrupt`` and ``drop``).

@@ -544,9 +544,11 @@ class MoneyTable:
     # -- faults ----------------------------------------------------------------------------------------
 
     def _fault(self, fault: Fault, seat: int) -> bool:
-        """Whether ``fault`` happens now at ``seat``: scripted for this coup (used once), or by its rate."""
+        """Whether ``fault`` happens now at ``seat``: scripted for this coup or an earlier one of this shoe where
+        it found nothing to hit (a scripted fault happens once), or by its rate."""
         for s in self._script:
-            if s.fault is fault and s.shoe == self.shoe and s.at_coup == self.coup and s.seat in (None, seat):
+            at = s.at_coup or 0
+            if s.fault is fault and s.shoe == self.shoe and at <= self.coup and s.seat in (None, seat):
                 self._script.remove(s)
                 return True
         rate = self._rates.get(fault, 0.0)
