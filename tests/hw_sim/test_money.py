@@ -231,7 +231,8 @@ def test_bets_are_down_before_the_first_card_and_nothing_touches_a_locked_spot()
 def check_money(sim: ShoeSimulator) -> None:
     """Every locked wager settled by settle(), paid by the dealer as settled (or off by the fault named),
     every commission box collected in full."""
-    rules, limits = sim.money.rules, sim.money.limits  # type: ignore[union-attr]
+    assert sim.money is not None
+    rules, limits = sim.money.rules, sim.money.limits
     results = {
         (e["shoe"], e["coup"]): CoupResult(
             tuple(Card.parse(c) for c in e["player"]), tuple(Card.parse(c) for c in e["banker"])
@@ -256,7 +257,8 @@ def check_money(sim: ShoeSimulator) -> None:
                 due = {Outcome.WIN: o.payout_cents - o.returned_cents, Outcome.LOSE: -o.stake_cents}
                 assert p["expected"] == due.get(o.outcome, 0)
                 fault = p.get("fault")
-                seen_faults[fault] += fault is not None
+                if fault is not None:
+                    seen_faults[fault] += 1
                 if fault is None:
                     assert p["amount"] == p["expected"]
                 elif fault == "underpay":
@@ -326,7 +328,8 @@ def test_each_fault_shows_in_the_truth() -> None:
     sim = run(MoneyConfig(players=4), faults=script)
     faults = {e["kind"]: e for e in sim.truth.of("fault")}
     assert set(faults) == {f.value for f in MONEY_FAULTS}
-    registry = sim.money.registry  # type: ignore[union-attr]
+    assert sim.money is not None
+    registry = sim.money.registry
     for kind, coup in (("late_bet", 2), ("pulled_bet", 3)):
         f = faults[kind]
         assert f["coup"] == coup and f["locked"] != f["seen"]
