@@ -4,6 +4,9 @@
              [--pace real|fast|SECONDS] [--fault NAME=RATE ...] [--script FILE] [--truth FILE]
              [--dealer prompt|self] [--cut-card K] [--disconnect-for SECONDS] [--linger SECONDS]
              [--settle SECONDS] [--no-extra-coup] [--order FILE]
+             [--players N | --bets FILE] [--rules NAME] [--commission payout|shoe_end] [--seats N]
+             [--leave-after N] [--chips-out FILE]
+    shoe-sim --chips-out FILE        (write the chip registry and exit)
 
 Prints one line saying where it listens, then runs until every shoe is dealt (and, in the binary
 dialect, acknowledged) or it is interrupted: SIGINT or SIGTERM exit 0 after removing the symlink. Bad
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import math
 import re
 import select
@@ -28,10 +32,15 @@ from typing import IO, NoReturn, cast
 from commandline import UsageError
 from controller.game.cards import Card
 from controller.game.errors import CardError
+from controller.game.rules import BUILTIN_RULESETS, DEFAULT_RULESET, CommissionCollection
+from controller.game.wagers import MAX_SEATS
 from controller.userfile import UserFileError, check_regular, one_line, read_text
 from floor_protocol.addresses import AddressError, parse_host_port
+from hw_sim.chipset import ChipSet
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
+from hw_sim.money import MoneyConfig, MoneyConfigError
+from hw_sim.players import BetsError, parse_bets
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
 from hw_sim.transport import PtyTransport, TcpTransport, TransportError
 from hw_sim.truth import TruthLog
@@ -89,7 +98,7 @@ def _tcp(text: str) -> tuple[str, int]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog=PROG, description="The software card-reading shoe, for the controller and its tests.")
-    where = p.add_mutually_exclusive_group(required=True)
+    where = p.add_mutually_exclusive_group()
     where.add_argument("--link", type=Path, help="make a pty and symlink its slave here (e.g. /tmp/shoe0)")
     where.add_argument("--tcp", type=_tcp, metavar="HOST:PORT", help="listen here (port 0: any free port)")
     p.add_argument("--dialect", choices=[d.value for d in Dialect], default=Dialect.BINARY.value)
@@ -122,6 +131,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--firmware-version", type=_hello_text, default="sim-1.0", metavar="TEXT", help="likewise, its firmware"
     )
+    money = p.add_argument_group("players and chips (docs/simulator.md, Players and the dealer's payouts)")
+    bettors = money.add_mutually_exclusive_group()
+    bettors.add_argument("--players", type=int, metavar="N", help=f"N players on seats 1..N (1-{MAX_SEATS})")
+    bettors.add_argument("--bets", type=Path, metavar="FILE", help="scripted wagers, one JSON line per coup and seat")
+    money.add_argument("--rules", choices=sorted(BUILTIN_RULESETS), default=DEFAULT_RULESET, help="the table's game")
+    money.add_argument(
+        "--commission",
+        choices=[c.value for c in CommissionCollection],
+        help="when Banker commission is collected (default: the game's own rule)",
+    )
+    money.add_argument("--seats", type=int, default=9, metavar="N", help=f"seats at the table (1-{MAX_SEATS})")
+    money.add_argument(
+        "--leave-after", type=int, default=3, metavar="N", help="empty coups after which a seat has left (default 3)"
+    )
+    money.add_argument("--chips-out", type=Path, metavar="FILE", help="write the chip registry (TOML) here")
     return p
 
 
@@ -158,6 +182,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         raise UsageError(f"--fault/--script {exc}") from None
     decks = args.decks if MIN_DECKS <= args.decks <= MAX_DECKS else MAX_DECKS  # a bad --decks is named below
     order = None if args.order is None else read_order(args.order, decks)
+    money = money_from_args(args)
     try:
         return SimConfig(
             dialect=Dialect(args.dialect),
@@ -175,9 +200,47 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
             serial_number=args.serial_number,
             firmware_version=args.firmware_version,
             order=order,
+            money=money,
         )
     except ConfigError as exc:
         raise UsageError(f"--{exc.key.replace('_', '-')}: {exc.reason}") from None
+
+
+def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
+    """The players and the house from ``--players``/``--bets`` and friends (None without players)."""
+    if args.players is None and args.bets is None:
+        return None
+    rules = BUILTIN_RULESETS[args.rules]
+    if args.commission is not None:
+        rules = dataclasses.replace(rules, commission_collection=CommissionCollection(args.commission))
+    bets = None
+    if args.bets is not None:
+        try:
+            text = read_text(args.bets, limit=MAX_SCRIPT_BYTES)
+        except UserFileError as exc:
+            raise UsageError(f"--bets {exc}") from None
+        try:
+            bets = tuple(parse_bets(text.splitlines(), str(args.bets)))
+        except BetsError as exc:
+            raise UsageError(f"--bets {exc}") from None
+    try:
+        return MoneyConfig(
+            players=args.players or 0, bets=bets, rules=rules, seats=args.seats, leave_after_coups=args.leave_after
+        )
+    except MoneyConfigError as exc:
+        key = {"leave_after_coups": "leave-after"}.get(exc.key, exc.key)
+        raise UsageError(f"--{key}: {exc.reason}") from None
+
+
+def write_chips(path: Path) -> None:
+    """``--chips-out``: the chip registry file (a regular file; UsageError naming it otherwise)."""
+    try:
+        check_regular(path)
+        path.write_text(ChipSet().registry_toml(), encoding="utf-8")
+    except UserFileError as exc:
+        raise UsageError(f"--chips-out {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"--chips-out {path}: {exc.strerror or exc}") from None
 
 
 def read_order(path: Path, decks: int) -> tuple[Card, ...]:
@@ -306,7 +369,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        if args.link is None and args.tcp is None:
+            if args.chips_out is None or args.players is not None or args.bets is not None:
+                raise UsageError("one of the arguments --link --tcp is required")
+            write_chips(args.chips_out)
+            return 0
         config = config_from_args(args)
+        if args.chips_out is not None:
+            write_chips(args.chips_out)
     except UsageError as exc:
         print(one_line(f"{PROG}: error: {exc}"), file=sys.stderr)
         return 2
