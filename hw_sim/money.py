@@ -38,6 +38,7 @@ import random
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import partial
 
 from controller.game.cards import Card
@@ -53,7 +54,7 @@ from hw_sim.faults import Fault, FaultPlan, ScriptedFault
 from hw_sim.players import Players, ScriptedBets, ScriptedWagers, refusals
 from hw_sim.truth import TruthLog
 
-__all__ = ["MAX_READS", "MoneyConfig", "MoneyConfigError", "MoneyTable", "SpotRead"]
+__all__ = ["MAX_READS", "MoneyConfig", "MoneyConfigError", "MoneyTable", "ReadKind", "SpotRead"]
 
 #: Reads waiting for the reader device at most (older ones are dropped and counted: it is not draining).
 MAX_READS = 4096
@@ -107,6 +108,16 @@ class MoneyConfig:
             raise MoneyConfigError("reread_after", "must be positive")
 
 
+class ReadKind(Enum):
+    """What a read does at the reader (:mod:`hw_sim.reader_feed` carries it out)."""
+
+    PLACE = "place"  # the spot now holds ``uids``: the reader's truth, reported
+    REPORT = "report"  # a faulty report of ``uids`` (a dropped read), the reader's truth unchanged
+    GHOST = "ghost"  # the reader reports its truth of the spot plus the chips ``uids`` of a neighbour
+    REFRESH = "refresh"  # the reader reports its truth of the spot again (a duplicate, a ghost put right)
+    SYNC = "sync"  # after a dropped read: the reader reads the spot as it holds now (``uids`` then)
+
+
 @dataclass(frozen=True, slots=True)
 class SpotRead:
     """What the bet-spot reader reports of one spot, and when (``at``, the core's clock)."""
@@ -115,6 +126,7 @@ class SpotRead:
     seat: int
     spot: Spot
     uids: tuple[int, ...]
+    kind: ReadKind = ReadKind.PLACE
 
 
 Step = Callable[[float], None]
@@ -499,7 +511,9 @@ class MoneyTable:
         if stack and self._fault(Fault.DROPPED_READ, seat):
             missing = self._fault_rng.randrange(len(stack))
             seen = stack[:missing] + stack[missing + 1 :]
-            self._queue(SpotRead(now, seat, spot, seen), SpotRead(later, seat, spot, stack))
+            self._queue(
+                SpotRead(now, seat, spot, seen, ReadKind.REPORT), SpotRead(later, seat, spot, stack, ReadKind.SYNC)
+            )
             self._write_fault(
                 Fault.DROPPED_READ,
                 seat,
@@ -510,7 +524,7 @@ class MoneyTable:
                 expect="a read without the chip, right again at the next read",
             )
         elif stack and self._fault(Fault.DUPLICATE_READ, seat):
-            self._queue(SpotRead(now, seat, spot, stack), SpotRead(now, seat, spot, stack))
+            self._queue(SpotRead(now, seat, spot, stack), SpotRead(now, seat, spot, stack, ReadKind.REFRESH))
             self._write_fault(Fault.DUPLICATE_READ, seat, spot, now, expect="the same read twice: no change")
         elif stack and self._fault(Fault.GHOST_READ, seat):
             neighbour = _WAGER_SPOTS[(_WAGER_SPOTS.index(spot) + 1) % len(_WAGER_SPOTS)] if spot.bet else Spot.BANKER
@@ -518,8 +532,8 @@ class MoneyTable:
             theirs = self.spots.get((seat, neighbour), ())
             self._queue(
                 SpotRead(now, seat, spot, stack),
-                SpotRead(now, seat, neighbour, (*theirs, ghost)),
-                SpotRead(later, seat, neighbour, theirs),
+                SpotRead(now, seat, neighbour, (ghost,), ReadKind.GHOST),
+                SpotRead(later, seat, neighbour, theirs, ReadKind.REFRESH),
             )
             self._write_fault(
                 Fault.GHOST_READ,
