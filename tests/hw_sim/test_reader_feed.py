@@ -63,9 +63,9 @@ def play(faults: FaultPlan, players: int = 9, decks: int = 1) -> tuple[ShoeSimul
     while not sim.finished:
         assert now < 3_000, "the run never finished"
         for chunk in sim.poll(now):
-            for ev in shoe.receive(chunk, now):
-                if isinstance(ev, ShoeEvent):
-                    sim.receive(shoe.acknowledge(ev.number, ev.key), now)
+            for shoe_event in shoe.receive(chunk, now):
+                if isinstance(shoe_event, ShoeEvent):
+                    sim.receive(shoe.acknowledge(shoe_event.number, shoe_event.key), now)
         data = feed.poll(now)
         events = wire.receive(data, now) if data else []
         more, out = wire.poll(now)
@@ -104,8 +104,9 @@ def test_without_faults_the_table_is_told_every_spot_change_in_order() -> None:
     assert len(sim.truth.of("payout")) > 50
 
 
-@pytest.mark.parametrize("fault", sorted(READ_FAULTS, key=lambda f: f.value))
+@pytest.mark.parametrize("fault", [Fault.DROPPED_READ, Fault.DUPLICATE_READ, Fault.GHOST_READ])
 def test_a_read_fault_shows_on_the_wire_and_the_table_ends_right(fault: Fault) -> None:
+    assert fault in READ_FAULTS
     sim, table, checks = play(FaultPlan({fault: 0.2}), players=4)
     injected = [e for e in sim.truth.of("fault") if e["kind"] == fault.value]
     assert injected and checks > 50
