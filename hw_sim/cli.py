@@ -5,7 +5,7 @@
              [--dealer prompt|self] [--cut-card K] [--disconnect-for SECONDS] [--linger SECONDS]
              [--settle SECONDS] [--no-extra-coup] [--order FILE]
              [--players N | --bets FILE] [--rules NAME] [--commission payout|shoe_end] [--seats N]
-             [--leave-after N] [--chips-out FILE]
+             [--leave-after N] [--chips-out FILE] [--spots-link PATH | --spots-tcp HOST:PORT]
     shoe-sim --chips-out FILE        (write the chip registry and exit)
 
 Prints one line saying where it listens, then runs until every shoe is dealt (and, in the binary
@@ -41,7 +41,9 @@ from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConf
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
 from hw_sim.money import MoneyConfig, MoneyConfigError
 from hw_sim.players import BetsError, parse_bets
+from hw_sim.reader_feed import ReaderFeed
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
+from hw_sim.spot_reader import SpotReader
 from hw_sim.transport import PtyTransport, TcpTransport, TransportError
 from hw_sim.truth import TruthLog
 
@@ -50,6 +52,8 @@ PROG = "shoe-sim"
 CHUNK_GAP = 0.002
 #: Longest sleep of the main loop, so that a controller plugging in is noticed quickly.
 TICK = 0.05
+#: After the last shoe, the bet-spot reader's last reports wait this long at most for their ACKs.
+READER_LINGER = 2.0
 #: Largest ``--script`` read (a script is a few lines; a larger file is refused rather than read whole).
 MAX_SCRIPT_BYTES = 1024 * 1024
 
@@ -146,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--leave-after", type=int, default=3, metavar="N", help="empty coups after which a seat has left (default 3)"
     )
     money.add_argument("--chips-out", type=Path, metavar="FILE", help="write the chip registry (TOML) here")
+    spots = money.add_mutually_exclusive_group()
+    spots.add_argument("--spots-link", type=Path, metavar="PATH", help="the bet-spot reader on a second pty here")
+    spots.add_argument("--spots-tcp", type=_tcp, metavar="HOST:PORT", help="the bet-spot reader on this TCP port")
     return p
 
 
@@ -209,6 +216,9 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
 def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
     """The players and the house from ``--players``/``--bets`` and friends (None without players)."""
     if args.players is None and args.bets is None:
+        if args.spots_link is not None or args.spots_tcp is not None:
+            which = "--spots-link" if args.spots_link is not None else "--spots-tcp"
+            raise UsageError(f"{which}: the bet-spot reader needs players at the table (--players N or --bets FILE)")
         return None
     rules = BUILTIN_RULESETS[args.rules]
     if args.commission is not None:
@@ -329,12 +339,25 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise _Stop()
 
 
-def run(sim: ShoeSimulator, transport: PtyTransport | TcpTransport, settle: float) -> None:
-    """The real-time loop: move bytes between the transport and the core until the core is finished."""
+Transport = PtyTransport | TcpTransport
+
+
+def run(
+    sim: ShoeSimulator, transport: Transport, settle: float, reader: tuple[ReaderFeed, Transport] | None = None
+) -> None:
+    """The real-time loop: move bytes between the transport and the core until the core is finished (and,
+    with a bet-spot reader, between its transport and the reader, which powers on with the shoe)."""
     first_seen: float | None = None
     was_disconnected = False
-    while not sim.finished:
+    finished_at: float | None = None
+    while True:
         now = time.monotonic()
+        if sim.finished:
+            # the reader's last reports still want their ACKs (at most READER_LINGER seconds)
+            finished_at = now if finished_at is None else finished_at
+            feed = reader[0] if reader is not None else None
+            if feed is None or now - finished_at > READER_LINGER or not (feed.reader.unacked or feed.pending):
+                break
         if not sim.started:
             if transport.connected:
                 first_seen = now if first_seen is None else first_seen
@@ -342,16 +365,23 @@ def run(sim: ShoeSimulator, transport: PtyTransport | TcpTransport, settle: floa
                     sim.start(now)
             else:
                 first_seen = None
-        deadline = sim.next_deadline()
-        timeout = TICK if deadline is None else min(max(deadline - now, 0.0), TICK)
-        readable, writable, _ = select.select(transport.read_fds(), transport.write_fds(), [], timeout)
+        if reader is not None and sim.started and not reader[0].started:
+            reader[0].start(now)
+        deadlines = [d for d in (sim.next_deadline(), reader[0].next_deadline() if reader else None) if d is not None]
+        timeout = TICK if not deadlines else min(max(min(deadlines) - now, 0.0), TICK)
+        rfds, wfds = transport.read_fds(), transport.write_fds()
+        if reader is not None:
+            rfds, wfds = rfds + reader[1].read_fds(), wfds + reader[1].write_fds()
+        readable, writable, _ = select.select(rfds, wfds, [], timeout)
         now = time.monotonic()
-        if readable:
+        if set(readable) & set(transport.read_fds()):
             data = transport.read()
             if data:
                 sim.receive(data, now)
-        if writable:
+        if set(writable) & set(transport.write_fds()):
             transport.flush()
+        if reader is not None:
+            _run_reader(reader[0], reader[1], set(readable), set(writable), now)
         items = sim.poll(now)
         if sim.disconnected and not was_disconnected:
             transport.drop_client()
@@ -362,7 +392,22 @@ def run(sim: ShoeSimulator, transport: PtyTransport | TcpTransport, settle: floa
             if i:
                 time.sleep(CHUNK_GAP)
             transport.write(chunk)
+        if reader is not None:
+            out = reader[0].poll(now)
+            if out:
+                reader[1].write(out)
     transport.flush()
+    if reader is not None:
+        reader[1].flush()
+
+
+def _run_reader(feed: ReaderFeed, line: Transport, readable: set[int], writable: set[int], now: float) -> None:
+    if readable & set(line.read_fds()):
+        data = line.read()
+        if data:
+            feed.receive(data, now)
+    if writable & set(line.write_fds()):
+        line.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -380,7 +425,12 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(one_line(f"{PROG}: error: {exc}"), file=sys.stderr)
         return 2
-    transport: PtyTransport | TcpTransport = PtyTransport(args.link) if args.link else TcpTransport(*args.tcp)
+    transport: Transport = PtyTransport(args.link) if args.link else TcpTransport(*args.tcp)
+    spots: Transport | None = None
+    if args.spots_link is not None:
+        spots = PtyTransport(args.spots_link)
+    elif args.spots_tcp is not None:
+        spots = TcpTransport(*args.spots_tcp)
     try:
         stream = _TruthFile(args.truth) if args.truth else None
     except UserFileError as exc:
@@ -393,18 +443,33 @@ def main(argv: list[str] | None = None) -> int:
         truth.close()
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
+    if spots is not None:
+        try:
+            spots.open()
+        except TransportError as exc:
+            transport.close()
+            truth.close()
+            where = "--spots-link" if args.spots_link is not None else "--spots-tcp"
+            print(one_line(f"{PROG}: error: {where} {str(exc).split(' ', 1)[1]}"), file=sys.stderr)
+            return 2
     note = None if config.order is None else order_note(config.order, config)
     if note is not None:
         print(note, file=sys.stderr, flush=True)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     sim = ShoeSimulator(config, truth)
+    reader: tuple[ReaderFeed, Transport] | None = None
+    if spots is not None and sim.money is not None:
+        seats = range(1, sim.money.config.seats + 1)
+        reader = (ReaderFeed(sim.money, SpotReader(seed=config.seed, seats=seats)), spots)
     try:
         print(
             f"{PROG}: listening on {transport.describe()}, {config.dialect.value} dialect, {config.decks} decks, "
             f"seed {config.seed}",
             flush=True,
         )
-        run(sim, transport, args.settle)
+        if reader is not None:
+            print(f"{PROG}: bet-spot reader on {reader[1].describe()}, {len(reader[0].reader.seats)} seats", flush=True)
+        run(sim, transport, args.settle, reader)
         print(f"{PROG}: done: {sim.shoe_number} shoe(s), {sim.cards_in_run} cards", flush=True)
     except (KeyboardInterrupt, _Stop):
         truth.write("interrupted", time.monotonic())
@@ -417,6 +482,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         transport.close()
+        if spots is not None:
+            spots.close()
         with contextlib.suppress(_TruthWriteError):
             truth.close()
     return 0

@@ -36,6 +36,11 @@ class ReaderFeed:
     def started(self) -> bool:
         return self.reader.session is not None
 
+    @property
+    def pending(self) -> bool:
+        """Reads are still to be carried out."""
+        return self.money.next_read_at() is not None
+
     def start(self, now: float) -> None:
         self.reader.start(now)
 

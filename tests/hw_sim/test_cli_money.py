@@ -39,6 +39,9 @@ def _bets(tmp_path: Path, *lines: str) -> str:
         (["--players", "2", "--fault", "late_bet=2"], "outside 0-1"),
         (["--players", "2", "--chips-out", "/nonexistent-dir/chips.toml"], "--chips-out /nonexistent-dir/chips.toml"),
         (["--players", "2", "--chips-out", "/dev/null"], "--chips-out /dev/null: not a regular file"),
+        (["--spots-link", "/tmp/s"], "--spots-link: the bet-spot reader needs players"),
+        (["--players", "2", "--spots-link", "/nonexistent-dir/s"], "--spots-link /nonexistent-dir/s: directory"),
+        (["--players", "2", "--spots-link", "/tmp/s", "--spots-tcp", "localhost:1"], "not allowed with"),
     ],
 )
 def test_bad_money_arguments_exit_2_with_one_line(
@@ -131,3 +134,71 @@ def test_a_real_run_with_players_writes_wagers_and_payouts_to_the_truth(tmp_path
     assert {"wager", "lock", "settle", "payout", "spot"} <= kinds
     assert {e["seat"] for e in events if e["event"] == "wager"} == {1, 2, 3}
     assert chips.exists() and os.path.getsize(chips) > 0
+
+
+@pytest.mark.e2e
+def test_a_real_run_with_the_reader_on_a_pty_tells_the_table_every_spot_change(tmp_path: Path) -> None:
+    """shoe-sim as a real process: the shoe on TCP (ASCII, self dealer), the bet-spot reader on a second pty
+    that the table's SpotWire reads and ACKs: every spot change in the truth reached the table, in order."""
+    import select
+    import time
+    import tty
+
+    from controller.game.wagers import Spot
+    from controller.spot_wire import SpotInput, SpotRecord, SpotWire
+    from tests.hw_sim.test_reader_feed import Table, states
+
+    truth = tmp_path / "truth.jsonl"
+    link = tmp_path / "spots0"
+    args = ["--tcp", "127.0.0.1:0", "--dialect", "ascii", "--decks", "1", "--pace", "0.02", "--players", "3"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hw_sim.cli", *args, "--spots-link", str(link), "--truth", str(truth), "--settle", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wire, table = SpotWire(ChipSet().registry()), Table()
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        port = int(line.split()[3].rstrip(",").rsplit(":", 1)[1])
+        assert proc.stdout.readline().startswith(f"shoe-sim: bet-spot reader on {link} (pty /dev/pts/")
+        fd = os.open(link, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        tty.setraw(fd)
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
+            conn.setblocking(False)
+            shoe_open = True
+            while proc.poll() is None:
+                readable, _, _ = select.select([fd, conn.fileno()] if shoe_open else [fd], [], [], 0.05)
+                if conn.fileno() in readable:
+                    shoe_open = conn.recv(65536) != b""
+                data = b""
+                if fd in readable:
+                    try:
+                        data = os.read(fd, 65536)
+                    except OSError:
+                        break  # the simulator closed the pty
+                now = time.monotonic()
+                got = wire.receive(data, now) if data else []
+                more, out = wire.poll(now)
+                for ev in [*got, *more]:
+                    table.apply(ev)
+                    if isinstance(ev, SpotInput | SpotRecord) and ev.number is not None:
+                        os.write(fd, wire.acknowledge(ev.number, ev.session))
+                if out:
+                    os.write(fd, out)
+        os.close(fd)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    events = read_truth(str(truth))
+    spots = [((e["seat"], Spot(e["spot"])), frozenset(e["uids"])) for e in events if e["event"] == "spot"]
+    assert len(spots) > 50
+    assert states(table.seen) == states(spots)
+    assert not link.exists()
