@@ -96,7 +96,7 @@ class SpotReader:
         return self.session.unacked if self.session is not None else 0
 
     def start(self, now: float) -> None:
-        """Boot: a new session (HELLO), then at once a full snapshot."""
+        """Boot: a new session (HELLO; STATUS if a flag is set), then at once a full snapshot."""
         session = ShoeSession(
             self._rng.getrandbits(32),
             firmware_version=self.firmware_version,
@@ -109,6 +109,8 @@ class SpotReader:
         )
         session.start(now)
         self.session = session
+        if self._flags:
+            self._send([ReaderStatus(self._flags)], now)  # a condition that outlived the reboot
         self._snapshot(now)
 
     def reboot(self, now: float) -> None:

@@ -152,3 +152,13 @@ def test_status_goes_out_reliably() -> None:
     reader.poll(0.0)
     reader.status(ReaderFlags.ANTENNA_FAULT, 0.1)
     assert reliable(reader.poll(0.1)) == [ReaderStatus(ReaderFlags.ANTENNA_FAULT)]
+
+
+def test_a_condition_that_outlives_a_reboot_is_repeated_after_hello() -> None:
+    reader = SpotReader()
+    reader.start(0.0)
+    reader.status(ReaderFlags.TAMPER, 0.1)
+    reader.reboot(0.2)
+    out = reliable(reader.poll(0.2))
+    assert isinstance(out[0], ReaderHello)
+    assert out[1:3] == [ReaderStatus(ReaderFlags.TAMPER), SnapshotBegin(2)]
