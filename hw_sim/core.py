@@ -185,7 +185,15 @@ class ShoeSimulator:
         self.reboots = 0
         self._held: Action | None = None  # the dealer's next move, waiting for the players' chips
         self.money: MoneyTable | None = (
-            MoneyTable(config.money, config.faults, config.seed, self.truth) if config.money is not None else None
+            MoneyTable(
+                config.money,
+                config.faults,
+                config.seed,
+                self.truth,
+                reread_after=min(config.money.reread_after, config.pace / 2),  # right again before the next card
+            )
+            if config.money is not None
+            else None
         )
 
     # -- power, link ---------------------------------------------------------------------------------
