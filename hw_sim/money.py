@@ -411,8 +411,11 @@ class MoneyTable:
         for o in settlement.outcomes:
             spot = Spot.of(o.bet)
             key = (seat, spot)
-            self._restore(key, now)
-            stack = self.spots.get(key, ())
+            changed = key in self._changed
+            if changed and o.outcome is not Outcome.WIN:
+                self._restore(key, now)  # the late chips handed back, the pulled chip put back
+            stack = self._locked_stacks[key] if changed else self.spots.get(key, ())
+            self._changed.discard(key)
             fields: dict[str, object] = {
                 "shoe": self.shoe,
                 "coup": self.coup,
@@ -452,6 +455,8 @@ class MoneyTable:
                 fields["amount"] = amount
                 if fault is not None:
                     fields["fault"] = fault.value
+                # on a spot changed after the lock the dealer pays the locked stack, the late chips handed back
+                # (or the pulled chip put back) in the same move: the spot never drops below what it held
                 self._set(seat, spot, stack + self.chips.take(amount), now, "pay")
                 if fault is not None:
                     self._write_fault(

@@ -341,8 +341,14 @@ def test_each_fault_shows_in_the_truth() -> None:
         assert f["coup"] == coup and f["locked"] != f["seen"]
         assert (f["seen"] > f["locked"]) == (kind == "late_bet")
         spots = of(sim, "spot", coup=coup, seat=f["seat"], spot=f["spot"])
-        assert [s["why"] for s in spots][:3] == ["bet", kind.split("_")[0], "restored"]
-        assert spots[2]["cents"] == f["locked"]
+        assert [s["why"] for s in spots][:2] == ["bet", kind.split("_")[0]]
+        locked = of(sim, "spot", coup=coup, seat=f["seat"], spot=f["spot"], why="bet")[0]["uids"]
+        payout = of(sim, "payout", coup=coup, seat=f["seat"], bet=f["spot"])[0]
+        after = spots[2]
+        # put back as locked before the payout; a winner paid on the locked stack in the same move
+        assert after["why"] == {"win": "pay", "lose": "restored", "push": "restored"}[payout["outcome"]]
+        assert after["uids"][: len(locked)] == locked
+        assert after["cents"] == f["locked"] + max(payout["amount"], 0)
     chip = faults["unknown_chip"]
     assert registry.resolve(chip["chip"]).status.value == chip["status"] != "in_play"
     placed = of(sim, "spot", coup=4, seat=4, spot=chip["spot"], why="bet")[0]
