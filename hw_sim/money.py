@@ -438,7 +438,7 @@ class MoneyTable:
                         now,
                         expected=0,
                         seen=self.value(seat, spot),
-                        expect="mispay record (a loser left) and alarm before the next coup",
+                        expect="mispay record (a loser left) at the next lock, seen with the player's next stake",
                     )
                 else:
                     fields["amount"] = -o.stake_cents
