@@ -478,3 +478,23 @@ def test_a_void_leaves_the_wagers_on_their_spots_for_the_redeal() -> None:
     money.declared(5.0)
     settle_steps(5.0)
     assert len(truth.of("payout")) == len(locks[1]["wagers"]) and money.spots == {}
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 100_000),
+    players=st.integers(1, 9),
+    rules=st.sampled_from([COMMISSION, SHOE_END, BUILTIN_RULESETS["ez"], BUILTIN_RULESETS["super6"]]),
+    rates=st.dictionaries(st.sampled_from(sorted(MONEY_FAULTS, key=lambda f: f.value)), st.floats(0, 0.3)),
+)
+def test_whatever_the_seed_and_the_faults_the_money_balances(
+    seed: int, players: int, rules: Any, rates: dict[Fault, float]
+) -> None:
+    sim = run(MoneyConfig(players=players, rules=rules), faults=FaultPlan(rates), seed=seed, decks=1)
+    check_money(sim)
+    for lock in sim.truth.of("lock"):
+        by_seat: dict[int, list[Wager]] = defaultdict(list)
+        for w in lock["wagers"]:
+            by_seat[w["seat"]].append(Wager(Bet(w["bet"]), w["stake"]))
+        for wagers in by_seat.values():
+            validate_wagers(wagers, sim.config.money.limits if sim.config.money else None, rules)
