@@ -10,14 +10,15 @@ changes that the core carries out at the dealer's pace, between the dealer's car
 * **the first card** locks the wagers (the spots' values then, chips in play only); a wager the table's
   rules refuse (a ``--bets`` script may place one) is handed back to the player right after the lock;
   nothing touches a locked spot unless a fault says so (``late_bet``, ``pulled_bet``: the dealer puts the
-  spot back as it was locked before paying it);
+  spot back as it was locked, a winner in the same move as its payout);
 * **the declare**: every seat's wagers are settled with :func:`controller.game.settlement.settle`; the
   dealer, seat by seat, takes each losing spot (empties it) and pays each winner (adds the win, less the
   commission where the ruleset deducts it at payout), then the players collect their spots; commission
   collected at the shoe's end goes into the seat's box (:class:`~controller.game.settlement.CommissionLedger`);
 * **a void** (a halted coup): the wagers unlock and stay on their spots (a spot changed after the lock put
   back first): they are the redeal's wagers;
-* **a seat leaves** (its spots empty for ``leave_after_coups`` declared coups after it has wagered) and
+* **a seat leaves** (its wager spots empty at the lock of ``leave_after_coups`` declared coups running,
+  after it has wagered) and
   **the shoe ends**: the player puts the box's amount on the seat's commission spot and the dealer takes it.
 
 Every spot change is a ``spot`` line of the truth log, and with a bet-spot reader attached each becomes a
@@ -187,7 +188,6 @@ class MoneyTable:
         self._closed_shoe = 0
         self._redeal = False
         self._occupied: set[int] = set()  # seats with chips on a wager spot at the lock
-        self.now = 0.0
 
     # -- the core's side -------------------------------------------------------------------------------
 
@@ -198,7 +198,6 @@ class MoneyTable:
 
     def step(self, now: float) -> None:
         """Make the next waiting spot change(s)."""
-        self.now = now
         if self._steps:
             self._steps.popleft()(now)
 
