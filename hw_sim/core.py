@@ -384,6 +384,11 @@ class ShoeSimulator:
             budget -= 1
             money = self.money
             if money is not None and money.busy:
+                if self.binary and self.unacked:
+                    # the chips move once the table has what the shoe sent (the first card that locked the bets,
+                    # the DECLARE that settled them): a late bet before the table's lock would be no late bet
+                    self._next_action_at = now + READER_CHECK
+                    return
                 money.step(now)
                 self._next_action_at = now + self.config.pace
                 self._moved_at = now if self._moved_at is None else self._moved_at

@@ -19,7 +19,7 @@ from controller.game.rules import BUILTIN_RULESETS, COMMISSION, Bet, CommissionC
 from controller.game.settlement import TableLimits, Wager, settle, validate_wagers
 from controller.game.wagers import Spot
 from hw_sim.chipset import DENOMINATIONS, ChipSet, ForeignKind, chips_for
-from hw_sim.core import DealerMode, ShoeSimulator, SimConfig
+from hw_sim.core import DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import MONEY_FAULTS, Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_script
 from hw_sim.money import MoneyConfig, MoneyConfigError
 from hw_sim.players import STRATEGY_ORDER, BetsError, Players, ScriptedWagers, Strategy, parse_bets
@@ -368,8 +368,9 @@ def test_each_fault_shows_in_the_truth() -> None:
 
 def test_read_faults_show_in_the_reads_and_are_put_right() -> None:
     script = money_faults((2, "dropped_read", 1), (3, "duplicate_read", 1), (4, "ghost_read", 1))
+    # the ASCII shoe: nothing to acknowledge, so the shoe runs on its own here
     sim = ShoeSimulator(
-        SimConfig(decks=1, seed=5, pace=0.5, dealer=DealerMode.SELF, money=MoneyConfig(players=2), faults=script)
+        SimConfig(dialect=Dialect.ASCII, decks=1, seed=5, pace=0.5, money=MoneyConfig(players=2), faults=script)
     )
     assert sim.money is not None
     sim.money.keep_reads = True
@@ -498,3 +499,37 @@ def test_whatever_the_seed_and_the_faults_the_money_balances(
             by_seat[w["seat"]].append(Wager(Bet(w["bet"]), w["stake"]))
         for wagers in by_seat.values():
             validate_wagers(wagers, sim.config.money.limits if sim.config.money else None, rules)
+
+
+def test_the_chips_move_only_once_the_table_has_what_the_shoe_sent() -> None:
+    """Binary: a money step waits for the shoe's events to be acknowledged (the first card that locked the
+    bets, the DECLARE that settled them), so that the table never sees a payout before its declare."""
+    from firmware_protocol.messages import Button, ButtonPressed
+    from firmware_protocol.session import ControllerSession, ShoeEvent
+
+    sim = ShoeSimulator(SimConfig(decks=1, seed=5, pace=0.0, dealer=DealerMode.SELF, money=MoneyConfig(players=3)))
+    ctrl = ControllerSession()
+    now = 0.0
+    sim.start(now)
+    held: list[ShoeEvent] = []
+    while not held:  # acknowledge everything up to the first DECLARE, and hold that one back
+        for chunk in sim.poll(now):
+            for event in ctrl.receive(chunk, now):
+                if not isinstance(event, ShoeEvent):
+                    continue
+                if isinstance(event.message, ButtonPressed) and event.message.button is Button.DECLARE:
+                    held.append(event)
+                elif not held:
+                    sim.receive(ctrl.acknowledge(event.number, event.key), now)
+        now += 0.05
+        assert now < 30
+    assert sim.truth.of("settle") and of(sim, "spot", why="bet")
+    for _ in range(40):
+        sim.poll(now)
+        now += 0.05
+    assert not sim.truth.of("payout")  # the DECLARE is not acknowledged: no chip moves
+    sim.receive(ctrl.acknowledge(held[0].number, held[0].key), now)
+    for _ in range(40):
+        sim.poll(now)
+        now += 0.05
+    assert sim.truth.of("payout")
