@@ -1,10 +1,11 @@
 """shoe-sim's players, dealer and bet-spot reader against the real table: journal == truth, faults and all.
 
-Two real processes on two real ptys: ``shoe-sim --link ... --spots-link ... --players 9`` with every money fault
-on, and ``shoe-controller run --port ... --spots ...`` with the chip file the simulator wrote. Afterwards
-``shoe-controller settle --json`` must give exactly the truth log's wagers and outcomes and commission boxes,
-and the journal one record per fault the simulator injected (a past-post per late bet, a pulled bet per
-pulled bet, a mispay per underpay, overpay and loser left, a ghost-read record per ghost read).
+Two real processes on two real ptys: ``shoe-sim --link ... --spots-link ... --players 9`` with every money
+fault on and the shoe's link damaged, and ``shoe-controller run --port ... --spots ...`` with the chip file
+the simulator wrote. Afterwards ``shoe-controller settle --json`` must give exactly the truth log's wagers,
+outcomes and commission boxes, and the journal one record per fault the simulator injected (a past-post
+per late bet, a pulled bet per pulled bet, a mispay per underpay, overpay and loser left, a ghost-read
+record per ghost read).
 
 Needs the table's side of issue 16 (``controller/chipfile.py``, ``run --spots``, ``settle``): skipped
 without it.
@@ -41,6 +42,8 @@ FAULTS = {
     "overpay": 0.03,
     "loser_not_taken": 0.05,
 }
+#: ... and on the shoe's link (the reader's link is proto's to damage: tests/spots).
+WIRE_FAULTS = {"corrupt": 0.002, "duplicate": 0.05, "split": 0.1}
 
 
 def _env() -> dict[str, str]:
@@ -50,11 +53,11 @@ def _env() -> dict[str, str]:
 
 
 @pytest.mark.e2e
-def test_two_shoes_with_nine_players_and_every_money_fault_journal_equals_truth(tmp_path: Path) -> None:
+def test_two_shoes_with_nine_players_and_faults_on_both_links_journal_equals_truth(tmp_path: Path) -> None:
     shoe, spots, chips, truth, journal = (tmp_path / n for n in ("shoe", "spots", "chips.toml", "t.jsonl", "j.db"))
     config = tmp_path / "config.toml"
     config.write_text(f'[table]\ncommission = "shoe_end"\n\n[spots]\nchips = "{chips}"\n')
-    faults = [arg for name, rate in FAULTS.items() for arg in ("--fault", f"{name}={rate}")]
+    faults = [arg for name, rate in (FAULTS | WIRE_FAULTS).items() for arg in ("--fault", f"{name}={rate}")]
     sim_args = ["--link", str(shoe), "--spots-link", str(spots), "--chips-out", str(chips), "--truth", str(truth)]
     sim_args += ["--players", "9", "--pace", "0.05", "--decks", "1", "--shoes", "2", "--seed", "6"]
     sim_args += ["--commission", "shoe_end", *faults]
@@ -106,7 +109,8 @@ def test_two_shoes_with_nine_players_and_every_money_fault_journal_equals_truth(
     }
     assert boxes and boxes == paid
     injected = Counter(e["kind"] for e in events if e["event"] == "fault")
-    assert set(injected) <= set(FAULTS) and len(injected) >= 7  # (which ones: the seed's draw)
+    assert set(injected) <= set(FAULTS) | set(WIRE_FAULTS)
+    assert len(set(injected) & set(FAULTS)) >= 7 and set(injected) & set(WIRE_FAULTS)  # (which: the seed's draw)
     with Journal.open(journal, read_only=True) as j:
         records = Counter(r.kind for r in j.records())
     assert records["past_post"] == injected["late_bet"]
