@@ -228,3 +228,56 @@ def test_a_real_run_with_the_reader_on_a_pty_tells_the_table_every_spot_change(t
     assert len(spots) > 50
     assert states(table.seen) == states(spots)
     assert not link.exists()
+
+
+@pytest.mark.e2e
+def test_the_reader_on_tcp_reports_the_players_bets(tmp_path: Path) -> None:
+    """--spots-tcp: the reader listens on a TCP port of its own; the table's SpotWire hears HELLO and bets."""
+    import select
+    import time
+
+    from controller.game.wagers import SpotSeen
+    from controller.spot_wire import SpotInput, SpotRecord, SpotWire
+
+    args = ["--tcp", "127.0.0.1:0", "--dialect", "ascii", "--decks", "1", "--pace", "0.02", "--players", "2"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hw_sim.cli", *args, "--spots-tcp", "127.0.0.1:0", "--settle", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wire = SpotWire(ChipSet().registry())
+    bets = 0
+    try:
+        assert proc.stdout is not None
+        shoe_port = int(proc.stdout.readline().split()[3].rstrip(",").rsplit(":", 1)[1])
+        line = proc.stdout.readline()
+        assert line.startswith("shoe-sim: bet-spot reader on socket://127.0.0.1:") and line.rstrip().endswith("9 seats")
+        spots_port = int(line.split()[4].rstrip(",").rsplit(":", 1)[1])
+        with (
+            socket.create_connection(("127.0.0.1", spots_port), timeout=20) as reader,
+            socket.create_connection(("127.0.0.1", shoe_port), timeout=20) as shoe,
+        ):
+            reader.setblocking(False)
+            shoe.setblocking(False)
+            deadline = time.monotonic() + 30
+            while bets < 3 and time.monotonic() < deadline:
+                ready, _, _ = select.select([reader.fileno(), shoe.fileno()], [], [], 0.05)
+                if shoe.fileno() in ready:
+                    shoe.recv(65536)
+                if reader.fileno() not in ready:
+                    continue
+                now = time.monotonic()
+                for ev in wire.receive(reader.recv(65536), now):
+                    bets += isinstance(ev, SpotInput) and isinstance(ev.table_input, SpotSeen)
+                    if isinstance(ev, SpotInput | SpotRecord) and ev.number is not None:
+                        reader.sendall(wire.acknowledge(ev.number, ev.session))
+        assert wire.hello is not None and wire.hello.seats == tuple(range(1, 10))
+        assert bets >= 3
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
