@@ -153,6 +153,11 @@ def report(figure: str) -> None:
     sys.stderr.write(f"{figure}\n")
 
 
+def shoe_number(status: str) -> int:
+    match = re.search(r"shoe (\d+)", status)
+    return int(match.group(1)) if match else 0
+
+
 def coup_number(status: str) -> int:
     match = re.search(r"coup (\d+)", status)
     return int(match.group(1)) if match else 0
@@ -407,8 +412,9 @@ def test_a_backup_while_dealing_restores_and_the_table_deals_on(machine: Machine
     copy = f"/var/backups/shoe-controller/{copies[0]}"
     backed_up = coup_number(m.show(UNIT, "StatusText"))
 
-    # The journal is lost (a dead SD card): restore it as docs/operations.md says.
-    m.sh(f"systemctl stop {UNIT}; rm -f /var/lib/shoe-controller/journal.db*")
+    # The journal is lost (a dead SD card): restore it as docs/operations.md says. The shoe goes too (it is
+    # changed while the table is down): the restored table deals on with a new shoe.
+    m.sh(f"systemctl stop {UNIT}; systemctl stop shoe-sim 2>/dev/null; rm -f /var/lib/shoe-controller/journal.db*")
     m.sh(
         f"set -e; install -m 0640 -o shoe-controller -g shoe-controller {copy} /var/lib/shoe-controller/journal.db;"
         " rm -f /var/lib/shoe-controller/journal.db-wal /var/lib/shoe-controller/journal.db-shm;"
@@ -417,8 +423,15 @@ def test_a_backup_while_dealing_restores_and_the_table_deals_on(machine: Machine
     )
     assert m.sh("stat -c '%a %U %G' /var/lib/shoe-controller/journal.db").stdout.strip() == owner
     m.sh(f"systemctl start {UNIT}")
-    m.wait_for("dealing on", lambda: coup_number(m.show(UNIT, "StatusText")) > backed_up, 90)
-    m.sh(f"systemctl stop {UNIT} shoe-sim")
+    m.wait_for("the restored table", lambda: m.show(UNIT, "ActiveState") == "active", 30)
+    assert coup_number(m.show(UNIT, "StatusText")) <= backed_up  # back where the copy was taken
+    m.sh(
+        "systemctl reset-failed shoe-sim 2>/dev/null; systemd-run --quiet --unit=shoe-sim -p User=shoe-controller"
+        f" -p RuntimeDirectory=shoe-sim {VENV}/bin/shoe-sim --link {SIM_LINK} --decks 2 --pace fast --seed 11"
+    )
+    m.wait_for("a new shoe dealt on the restored journal", lambda: shoe_number(m.show(UNIT, "StatusText")) >= 2, 120)
+    m.wait_for("its coup 3", lambda: coup_number(m.show(UNIT, "StatusText")) >= 3, 120)
+    m.sh(f"systemctl stop {UNIT}; systemctl stop shoe-sim 2>/dev/null; true")
     verified = m.sh(
         f"runuser -u shoe-controller -- {VENV}/bin/shoe-controller journal verify"
         " --journal /var/lib/shoe-controller/journal.db"
