@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from controller.game.chips import Chip, SpotChips
-from controller.game.coup import CoupResult
+from controller.game.chips import Chip, ChipStatus, SpotChips
+from controller.game.coup import CoupResult, Winner
 from controller.game.notice import Notice
 from controller.game.payouts import Outcome
 from controller.game.rules import COMMISSION, Bet, Ruleset
@@ -89,14 +89,22 @@ class Spot(Enum):
     #: Where the player puts the chips that pay the seat's commission box when it is asked for.
     COMMISSION = "commission"
 
+    # Members are singletons: hash them by identity, in C (the book keys its dicts by (seat, spot), and
+    # Enum's own hash is Python code; equality is identity either way).
+    __hash__ = object.__hash__
+
     @property
     def bet(self) -> Bet | None:
         """The wager this spot takes (None for the commission spot)."""
-        return None if self is Spot.COMMISSION else Bet(self.value)
+        return _BET_OF_SPOT.get(self)
 
     @classmethod
     def of(cls, bet: Bet) -> Spot:
-        return cls(bet.value)
+        return _SPOT_OF_BET[bet]
+
+
+_SPOT_OF_BET: dict[Bet, Spot] = {b: Spot(b.value) for b in Bet}
+_BET_OF_SPOT: dict[Spot, Bet] = {s: b for b, s in _SPOT_OF_BET.items()}
 
 
 # -- inputs (the shell sends them; the journal stores and replays them) -------------------------------------
@@ -469,6 +477,38 @@ def _sort_key(key: SpotKey) -> tuple[int, int]:
     return key[0], _SPOT_ORDER[key[1]]
 
 
+@dataclass(frozen=True, slots=True)
+class CoupFactsOnce:
+    """A declared coup's facts computed once (a :class:`~controller.game.payouts.CoupFacts`): settling many
+    wagers on one coup then does not total the hands again for each."""
+
+    winner: Winner
+    player_total: int
+    banker_total: int
+    player_three_cards: bool
+    banker_three_cards: bool
+    player_natural: bool
+    banker_natural: bool
+    margin: int
+    player_pair: bool
+    banker_pair: bool
+
+    @classmethod
+    def of(cls, result: CoupResult) -> CoupFactsOnce:
+        return cls(
+            result.winner,
+            result.player_total,
+            result.banker_total,
+            result.player_three_cards,
+            result.banker_three_cards,
+            result.player_natural,
+            result.banker_natural,
+            result.margin,
+            result.player_pair,
+            result.banker_pair,
+        )
+
+
 @dataclass(slots=True)
 class _Check:
     """One settled spot's payout check, from the declare until the next lock."""
@@ -583,9 +623,17 @@ class WagerBook:
         self._empty_locks: dict[int, int] = {}
         self._due: dict[int, BoxWhy] = {}
         self._collected: dict[int, int] = {}
-        self._settled: set[tuple[int, int, int, Spot]] = set()
         self.misreads = 0
         self.ghost_reads = 0
+        self._counts: dict[SpotKey, _Counted] = {}
+        self._touched: set[SpotKey] = set()
+        self._violation_cache: dict[int, dict[SpotKey, str]] = {}
+        self._view: MoneyView | None = None
+
+    def _moved(self) -> None:
+        """Something changed: the cached checks and view are stale."""
+        self._violation_cache = {}
+        self._view = None
 
     @classmethod
     def at_shoe_start(cls, rules: MoneyRules, shoe: int, reader_up: bool = True) -> WagerBook:
@@ -599,26 +647,35 @@ class WagerBook:
     def _in_range(self, seat: int) -> bool:
         return 1 <= seat <= self.rules.seats
 
-    def _counted(self, key: SpotKey) -> _Counted:
+    def _count(self, key: SpotKey) -> _Counted:
         chips = self._readings.get(key)
         if not chips:
             return _EMPTY
-        mine = [c for c in chips if c.counts and self._owner.get(c.uid) == key]
+        owner = self._owner
+        mine = [c for c in chips if c.status is ChipStatus.IN_PLAY and owner.get(c.uid) == key]
         if not mine:
             return _EMPTY
         return sum(c.cents for c in mine), frozenset(c.uid for c in mine)
 
+    def _counted(self, key: SpotKey) -> _Counted:
+        """What the spot counts now: its value and the UIDs of the chips that make it."""
+        return self._counts.get(key, _EMPTY)
+
     def cents(self, seat: int, spot: Spot) -> int:
         """What the spot holds now, as it counts (chips in play, ghost reads left out)."""
-        return self._counted((seat, spot))[0]
+        return self._counts.get((seat, spot), _EMPTY)[0]
 
-    def _all_counted(self) -> dict[SpotKey, _Counted]:
-        out: dict[SpotKey, _Counted] = {}
-        for key in self._readings:
-            value = self._counted(key)
-            if value != _EMPTY:
-                out[key] = value
-        return out
+    def _recount(self) -> dict[SpotKey, _Counted]:
+        """The counts after this input's changes: only the spots it touched are counted again."""
+        counts = dict(self._counts)
+        for key in self._touched:
+            value = self._count(key)
+            if value == _EMPTY:
+                counts.pop(key, None)
+            else:
+                counts[key] = value
+        self._touched = set()
+        return counts
 
     @staticmethod
     def _normal(chips: SpotChips) -> tuple[Chip, ...]:
@@ -636,6 +693,7 @@ class WagerBook:
             for other, held in self._readings.items():
                 if other != key and any(c.uid == chip.uid for c in held):
                     self._owner[chip.uid] = other
+                    self._touched.add(other)
                     break
 
     def _set(self, key: SpotKey, chips: tuple[Chip, ...]) -> list[Notice]:
@@ -644,6 +702,7 @@ class WagerBook:
             return []
         new_uids = {c.uid for c in chips}
         old_uids = {c.uid for c in old}
+        self._touched.add(key)
         if chips:
             self._readings[key] = chips
         else:
@@ -666,12 +725,13 @@ class WagerBook:
     # -- inputs -------------------------------------------------------------------------------------------
     def apply(self, event: MoneyInput) -> list[Notice]:
         """Take one reader input; return what happened. Never raises for what a reader reports."""
+        self._view = None
         if isinstance(event, ReaderLinkChanged):
             if event.up == self.reader_up:
                 return []
             self.reader_up = event.up
             return [ReaderLink(event.up)]
-        before = self._all_counted()
+        before = self._counts
         out: list[Notice] = []
         if isinstance(event, SpotSeen):
             if not self._in_range(event.seat):
@@ -693,8 +753,10 @@ class WagerBook:
                     out += self._set(key, wanted[key])
         else:
             raise TypeError(f"not a money input: {event!r}")
-        after = self._all_counted()
+        after = self._counts = self._recount()
         changed = sorted({k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}, key=_sort_key)
+        for seat in {k[0] for k in changed}:
+            self._violation_cache.pop(seat, None)
         out += self._changes(changed, before, after)
         for key in pending:
             if key in self._suspect:
@@ -759,12 +821,19 @@ class WagerBook:
             check = self._checks.get(key)
             if check is not None and not check.passed:
                 continue
-            if self._counted(key)[0] > 0:
+            if self.cents(seat, spot) > 0:
                 out.append(key)
         return out
 
     def _violations(self, seat: int) -> dict[SpotKey, str]:
-        """Each of the seat's betting spots that breaks a rule, with the rule in words."""
+        """Each of the seat's betting spots that breaks a rule, with the rule in words (cached until one of
+        the seat's spots changes or a coup's event moves the money)."""
+        found = self._violation_cache.get(seat)
+        if found is None:
+            found = self._violation_cache[seat] = self._check_seat(seat)
+        return found
+
+    def _check_seat(self, seat: int) -> dict[SpotKey, str]:
         keys = self._betting_spots(seat)
         wagers = [Wager(spot.bet, self.cents(s, spot)) for s, spot in keys if spot.bet is not None]
         found: dict[SpotKey, str] = {}
@@ -780,6 +849,7 @@ class WagerBook:
     # -- the coup's events --------------------------------------------------------------------------------
     def first_card(self, shoe: int, coup: int) -> list[Notice]:
         """The coup's first card is out: judge the last payout, lock the bets."""
+        self._moved()
         if self.phase is Phase.LOCKED:
             return []
         self.shoe = shoe
@@ -856,26 +926,24 @@ class WagerBook:
 
     def declared(self, shoe: int, coup: int, result: CoupResult) -> list[Notice]:
         """The coup is declared: settle every locked wager; the payout checks begin."""
+        self._moved()
         if self.phase is not Phase.LOCKED:
             return []
         out: list[Notice] = []
         for key in list(self._suspect):
             out += self._confirm(key)
         rules = self.rules
+        facts = CoupFactsOnce.of(result)
         for seat in sorted(self._wagers):
-            settlement = settle(result, self._wagers[seat], rules.ruleset, rules.limits)
+            settlement = settle(facts, self._wagers[seat], rules.ruleset, rules.limits)
             box = self.ledger.record(seat, settlement)
             for outcome in settlement.outcomes:
                 spot = Spot.of(outcome.bet)
-                mark = (shoe, coup, seat, spot)
-                assert mark not in self._settled, f"wager {mark} settled twice"
-                self._settled.add(mark)
                 out.append(WagerSettled(shoe, coup, seat, outcome, box))
                 now = self.cents(seat, spot)
                 check = _Check(outcome, outcome.payout_cents, peak=now, last=now)
                 check.update(now)
                 self._checks[(seat, spot)] = check
-        self._settled = {m for m in self._settled if m[:2] == (shoe, coup)}
         self._coup = (shoe, coup)
         self._lock_seen, self._wagers, self._refused, self._changed = {}, {}, {}, {}
         self.phase = Phase.PAYOUT
@@ -883,6 +951,7 @@ class WagerBook:
 
     def voided(self, shoe: int, coup: int) -> list[Notice]:
         """The coup is voided: the wagers unlock and stay on their spots for the redeal."""
+        self._moved()
         if self.phase is not Phase.LOCKED:
             return []
         self._lock_seen, self._wagers, self._refused = {}, {}, {}
@@ -892,6 +961,7 @@ class WagerBook:
 
     def shoe_ended(self, shoe: int) -> list[Notice]:
         """The shoe is over: every box owing something is due."""
+        self._moved()
         self.shoe = shoe
         out: list[Notice] = []
         for seat, owed in self.ledger.balances().items():
@@ -904,6 +974,7 @@ class WagerBook:
 
     def shoe_started(self, shoe: int) -> list[Notice]:
         """A new shoe: the last payout is judged, every due box closes, the alarms clear."""
+        self._moved()
         out = self._judge()
         ended = self.shoe
         for seat in sorted(set(self._due) | set(self.ledger.balances())):
@@ -911,11 +982,12 @@ class WagerBook:
         self._coup = None
         self._lock_seen, self._wagers, self._refused = {}, {}, {}
         self._suspect, self._changed, self._noted = {}, {}, set()
-        self._alarms, self._empty_locks, self._settled = {}, {}, set()
+        self._alarms, self._empty_locks = {}, {}
         self.misreads = self.ghost_reads = 0
         self.phase = Phase.BETTING
         self.shoe = shoe
         self._readings, self._owner, self._collected, self._due = {}, {}, {}, {}
+        self._counts = {}
         return out
 
     def _close(self, shoe: int, seat: int, why: BoxWhy) -> BoxClosed:
@@ -937,6 +1009,12 @@ class WagerBook:
 
     # -- the view -----------------------------------------------------------------------------------------
     def view(self) -> MoneyView:
+        """The money now (cached until the book changes: the table asks for it at every input)."""
+        if self._view is None:
+            self._view = self._build_view()
+        return self._view
+
+    def _build_view(self) -> MoneyView:
         seats: list[SeatView] = []
         for seat in range(1, self.rules.seats + 1):
             spots = tuple(v for v in (self._spot_view(seat, spot) for spot in Spot) if v is not None)
