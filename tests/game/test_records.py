@@ -157,3 +157,19 @@ def test_the_vocabulary_is_pinned_to_its_version() -> None:
     # Changing a kind or a field changes the shape every journal, history and floor reader relies on:
     # bump RECORD_VERSION and pin the new signature here, in the same commit.
     assert (RECORD_VERSION, signature()) == (3, "d1eadd6ac4434aeb")
+
+
+def test_a_version_2_record_and_journal_still_read() -> None:
+    """Version 3 added kinds and fields only: a version 2 record reads, and its inputs replay as before."""
+    from controller.game.records import TableRecord
+    from controller.game.replay import replay
+    from controller.game.table import TableRules
+
+    old = {
+        "v": 2, "table": "T1", "seq": 1, "kind": "input", "at": "2026-11-30T12:00:00+00:00", "session": None,
+        "number": None, "cause": None, "prev": "0" * 64, "hash": "a" * 64, "body": {"kind": "new_shoe"},
+    }  # fmt: skip
+    assert TableRecord.from_dict(old).v == 2
+    bodies = [{"kind": "new_shoe"}, {"kind": "card", "card": "9H"}, {"kind": "link", "up": False}]
+    state = replay(TableRules(), bodies).state
+    assert state.money is None and state.view().alarms and state.view().burn_left > 0
