@@ -517,6 +517,8 @@ class _Check:
     target: int
     peak: int
     last: int
+    #: What the spot held at the declare.
+    start: int = 0
     decreased: bool = False
     passed: bool = False
 
@@ -540,11 +542,15 @@ class _Check:
             return None
         if self.outcome.outcome is Outcome.LOSE:
             return (MispayKind.LOSER_LEFT, self.last) if self.last else None
+        if self.outcome.outcome is Outcome.PUSH:
+            # Only chips added after the declare overpay a push (more than it held then is a past-post's
+            # leftover, recorded as such); a push taken away is none: the reader cannot tell who took it.
+            return (MispayKind.OVERPAY, self.peak) if self.peak > max(self.target, self.start) else None
         if self.peak > self.target:
             return MispayKind.OVERPAY, self.peak
-        if self.outcome.outcome is Outcome.WIN and self.peak < self.target:
+        if self.peak < self.target:
             return MispayKind.UNDERPAY, self.peak
-        return None  # a push taken away: the reader cannot tell who took it
+        return None
 
 
 class WagerBook:
@@ -584,7 +590,8 @@ class WagerBook:
       chips then on a spot are the next coup's wager whatever the verdict (a loser left included: the
       mispay record is how the house gets it back). A push taken away is not a mispay: a reader sees chips
       leave a spot, not whose hand took them. A push whose spot holds its stake passes at once, so chips
-      added to it after the declare are a new bet, not an overpay.
+      added to it after the declare are a new bet, not an overpay; a push whose spot held more at the
+      declare (a past-post's chips) is overpaid only by chips added above that.
     * **Commission boxes.** A seat whose wager spots are all empty at ``leave_after_coups`` consecutive
       locks has left: its box (if it owes anything) is due now (:class:`BoxDue`). At the shoe's end
       (:meth:`shoe_ended`) every box owing something is due. A due box shows ``COLLECT`` on the seat's
@@ -941,7 +948,7 @@ class WagerBook:
                 spot = Spot.of(outcome.bet)
                 out.append(WagerSettled(shoe, coup, seat, outcome, box))
                 now = self.cents(seat, spot)
-                check = _Check(outcome, outcome.payout_cents, peak=now, last=now)
+                check = _Check(outcome, outcome.payout_cents, peak=now, last=now, start=now)
                 check.update(now)
                 self._checks[(seat, spot)] = check
         self._coup = (shoe, coup)
