@@ -467,3 +467,19 @@ def test_chips_added_to_a_push_not_at_its_stake_are_an_overpay() -> None:
     book.declared(1, 1, result(NATURAL_TIE))
     book.apply(SpotSeen(3, Spot.BANKER, plus(more, chips(10_000))))  # the dealer pays the push as a win
     assert of(Mispay, book.first_card(1, 2)) == [Mispay(1, 1, 3, Spot.BANKER, MispayKind.OVERPAY, 10_000, 22_500)]
+
+
+def test_differs_tells_whether_a_snapshot_would_change_anything() -> None:
+    book, chips = WagerBook(money(seats=4)), Chips()
+    stack = chips(2500, 2500)
+    snapshot = SpotsSnapshot(((1, Spot.BANKER, stack), (2, Spot.TIE, SpotChips()), (7, Spot.PLAYER, chips(500))))
+    assert book.differs(snapshot)
+    book.apply(snapshot)
+    assert (book.cents(1, Spot.BANKER), book.cents(7, Spot.PLAYER)) == (5000, 0)  # seat 7 is not at this table
+    assert not book.differs(snapshot)
+    reordered = SpotsSnapshot(((1, Spot.BANKER, SpotChips(stack.chips[::-1])),))
+    assert not book.differs(reordered)  # a stack is a set of chips
+    assert book.differs(SpotsSnapshot(()))  # everything taken
+    book.first_card(1, 1)
+    book.apply(SpotSeen(1, Spot.BANKER, SpotChips(stack.chips[:1])))
+    assert book.differs(reordered)  # a suspect spot waits for the next snapshot
