@@ -856,9 +856,9 @@ class WagerBook:
     # -- the coup's events --------------------------------------------------------------------------------
     def first_card(self, shoe: int, coup: int) -> list[Notice]:
         """The coup's first card is out: judge the last payout, lock the bets."""
-        self._moved()
         if self.phase is Phase.LOCKED:
             return []
+        self._view = None  # the seats' checks stand (cached from the betting) but for the seats judged now
         self.shoe = shoe
         out = self._judge()
         self._alarms = {}
@@ -888,6 +888,7 @@ class WagerBook:
                 self._alarm(seat, f"SEAT {seat} {text}: REFUSED, RETURN {money_text(cents)}")
             out += self._leave_tick(seat, bool(keys))
         self.phase = Phase.LOCKED
+        self._violation_cache = {}
         return out
 
     def _leave_tick(self, seat: int, playing: bool) -> list[Notice]:
@@ -907,6 +908,8 @@ class WagerBook:
         out: list[Notice] = []
         coup = self._coup
         for key in sorted(self._checks, key=_sort_key):
+            if not self._checks[key].passed:  # the spot becomes a betting spot: its seat's checks change
+                self._violation_cache.pop(key[0], None)
             verdict = self._checks[key].verdict()
             if verdict is not None and coup is not None:
                 kind, seen = verdict
@@ -1022,18 +1025,29 @@ class WagerBook:
         return self._view
 
     def _build_view(self) -> MoneyView:
+        # Only the spots that can show anything: those holding chips, locked, refused, changed or checked,
+        # and the commission spots of the boxes due.
+        keys: set[SpotKey] = set(self._readings)
+        keys.update(self._checks)
+        if self.phase is Phase.LOCKED:
+            keys.update(self._lock_seen, self._refused, self._changed, self._suspect)
+        keys.update((seat, Spot.COMMISSION) for seat in self._due)
+        by_seat: dict[int, list[SpotKey]] = {}
+        for key in sorted(keys, key=_sort_key):
+            by_seat.setdefault(key[0], []).append(key)
         seats: list[SeatView] = []
-        for seat in range(1, self.rules.seats + 1):
-            spots = tuple(v for v in (self._spot_view(seat, spot) for spot in Spot) if v is not None)
-            alarms = tuple(self._chip_alarms(seat)) + tuple(self._alarms.get(seat, ()))
+        for seat in sorted(set(by_seat) | set(self._alarms) | set(self.ledger.balances())):
+            mine = by_seat.get(seat, [])
+            spots = tuple(v for v in (self._spot_view(seat, spot) for _, spot in mine) if v is not None)
+            alarms = tuple(self._chip_alarms(mine)) + tuple(self._alarms.get(seat, ()))
             box = self.ledger.owed(seat)
             if spots or alarms or box:
                 seats.append(SeatView(seat, spots, box, alarms))
         return MoneyView(self.phase, tuple(seats), self.reader_up, self.misreads, self.ghost_reads)
 
-    def _chip_alarms(self, seat: int) -> list[str]:
+    def _chip_alarms(self, keys: list[SpotKey]) -> list[str]:
         out = []
-        for spot in Spot:
+        for seat, spot in keys:
             for chip in self._readings.get((seat, spot), ()):
                 if not chip.counts:
                     out.append(ChipAlarm(seat, spot, chip).text)
