@@ -23,7 +23,9 @@ from typing import Any
 
 from controller.game.cards import Card, hand_total
 from controller.game.coup import Coup, CoupResult, Position, Winner
+from controller.game.notice import Notice as Notice
 from controller.game.shoe import BurnRule, CardUse, CutCardRule, InventoryCheck, Shoe, ShoePhase
+from controller.game.wagers import MoneyRules, MoneyView, ReaderLinkChanged, SpotSeen, SpotsSnapshot, WagerBook
 
 # ---------------------------------------------------------------------------------------------------------
 # Inputs (what the journal stores and replays)
@@ -94,6 +96,9 @@ TableInput = (
     | ShoeRebooted
     | ShoeProtocol
     | LineNoise
+    | SpotSeen
+    | SpotsSnapshot
+    | ReaderLinkChanged
 )
 
 
@@ -170,6 +175,8 @@ class TableView:
     last_coup: bool
     burn_left: int
     dummy_hand: tuple[Card, ...]
+    #: The money at the table (None: the table has no bet-spot reader).
+    money: MoneyView | None = None
 
     @property
     def player_total(self) -> int:
@@ -210,18 +217,13 @@ class TableView:
             "burn_left": self.burn_left,
             "dummy_hand": [c.token for c in self.dummy_hand],
             "lamps": sorted(lamp.value for lamp in self.lamps),
-        }
+        } | ({} if self.money is None else {"money": self.money.to_dict()})
 
 
 _WIN_LAMP = {Winner.PLAYER: Lamp.PLAYER_WIN, Winner.BANKER: Lamp.BANKER_WIN, Winner.TIE: Lamp.TIE}
 
 # ---------------------------------------------------------------------------------------------------------
 # Notices (what happened; the daemon journals coups and fans these out to the sinks)
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Base of everything :meth:`TableState.apply` reports."""
 
 
 @dataclass(frozen=True)
@@ -309,6 +311,8 @@ class TableRules:
     burn_rule: BurnRule = field(default_factory=BurnRule)
     cut_card_rule: CutCardRule = CutCardRule.ONE_MORE
     auto_declare: bool = False
+    #: The money rules when the table has a bet-spot reader (None: no reader, the table knows no wager).
+    money: MoneyRules | None = None
 
 
 class TableState:
@@ -324,13 +328,21 @@ class TableState:
         self.last_result: CoupResult | None = None  # complete, awaiting declare
         self.alarms: list[Alarm] = []
         self.dummy_hand: list[Card] = []
+        #: The table's wagers and commission boxes (None without a bet-spot reader).
+        self.money: WagerBook | None = None if self.rules.money is None else WagerBook(self.rules.money)
 
     @classmethod
-    def at_shoe_start(cls, rules: TableRules, shoe_number: int) -> TableState:
+    def at_shoe_start(
+        cls, rules: TableRules, shoe_number: int, spots: SpotsSnapshot | None = None, reader_up: bool = True
+    ) -> TableState:
         """The state right after NEW SHOE started shoe ``shoe_number`` (no alarm, the link aside): where a
-        replay can begin instead of at the journal's first input, since a new shoe resets everything else."""
+        replay can begin instead of at the journal's first input, since a new shoe resets everything else.
+        With a bet-spot reader, ``spots`` and ``reader_up`` are what the reader's spots held and its link
+        then (:meth:`WagerBook.at_shoe_start`)."""
         state = cls(rules)
         state.shoe_number = shoe_number
+        if rules.money is not None:
+            state.money = WagerBook.at_shoe_start(rules.money, shoe_number, spots, reader_up)
         return state
 
     def _new_shoe(self) -> Shoe:
@@ -369,6 +381,7 @@ class TableState:
             last_coup=self.shoe.last_coup_announced,
             burn_left=self.shoe.burn_left,
             dummy_hand=tuple(self.dummy_hand),
+            money=None if self.money is None else self.money.view(),
         )
 
     # -- the one transition ------------------------------------------------------------------------
@@ -402,6 +415,8 @@ class TableState:
             return self._raise(
                 Alarm.SHOE_REBOOTED, "the shoe started a new session; cards may be lost: hold VOID to void the coup"
             )
+        if isinstance(event, SpotSeen | SpotsSnapshot | ReaderLinkChanged):
+            return [] if self.money is None else self.money.apply(event)
         if isinstance(event, ShoeProtocol):
             if event.version == 1:
                 return self._clear(Alarm.SHOE_PROTOCOL_V2)
@@ -466,6 +481,8 @@ class TableState:
         out += self._clear(*self._TRANSIENT)
         position = self.coup.due
         assert position is not None
+        if self.money is not None and self.coup.cards_dealt == 0:
+            out += self.money.first_card(self.shoe_number, self.coup_number)  # the betting window closes
         due_next = self.coup.deal(card)
         out.append(CardPlaced(card, position, due_next))
         if due_next is None:
@@ -501,6 +518,8 @@ class TableState:
         result = self.coup.result()
         self.coups_declared += 1
         out: list[Notice] = [CoupDeclared(self.shoe_number, self.coup_number, result, tuple(self.dummy_hand))]
+        if self.money is not None:
+            out += self.money.declared(self.shoe_number, self.coup_number, result)
         out += self._clear(*self._TRANSIENT)
         out += self._next_coup()
         return out
@@ -513,6 +532,8 @@ class TableState:
         out: list[Notice] = []
         if closed:
             out.append(ShoeEnded(self.shoe_number, self.coups_declared))
+            if self.money is not None:
+                out += self.money.shoe_ended(self.shoe_number)
         else:
             self.coup_number += 1
         return out
@@ -525,6 +546,8 @@ class TableState:
         if not cards and not self.dummy_hand and not halting:
             return []
         out: list[Notice] = [CoupVoided(self.shoe_number, self.coup_number, cards, tuple(self.dummy_hand))]
+        if self.money is not None:
+            out += self.money.voided(self.shoe_number, self.coup_number)
         out += self._clear(*halting, *self._TRANSIENT)
         out += self._next_coup()
         return out
@@ -539,6 +562,8 @@ class TableState:
         if self.shoe.cards_seen or self.shoe.phase is ShoePhase.CLOSED:
             if self.shoe.phase is not ShoePhase.CLOSED:
                 out.append(ShoeEnded(self.shoe_number, self.coups_declared))
+                if self.money is not None:
+                    out += self.money.shoe_ended(self.shoe_number)
             self.shoe_number += 1
         # else: the shoe is untouched; pressing NEW SHOE restarts its burn procedure in place.
         self.shoe = self._new_shoe()
@@ -549,6 +574,8 @@ class TableState:
         self.dummy_hand = []
         out += self._clear(*[a for a in self.alarms if a not in _LINE_ALARMS])
         out.append(ShoeStarted(self.shoe_number, self.rules.decks))
+        if self.money is not None:
+            out += self.money.shoe_started(self.shoe_number)
         return out
 
     def _cut_card(self) -> list[Notice]:

@@ -12,26 +12,62 @@ This module states the seam (the inputs the shell sends, the view the displays r
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from controller.game.chips import SpotChips
+from controller.game.chips import Chip, SpotChips
+from controller.game.coup import CoupResult
+from controller.game.notice import Notice
+from controller.game.payouts import Outcome
 from controller.game.rules import COMMISSION, Bet, Ruleset
-from controller.game.settlement import TableLimits
+from controller.game.settlement import (
+    CommissionLedger,
+    TableLimits,
+    Wager,
+    WagerError,
+    WagerOutcome,
+    WagerRule,
+    settle,
+    validate_wagers,
+)
 
 __all__ = [
     "MAX_SEATS",
+    "BoxClosed",
+    "BoxDue",
+    "BoxWhy",
+    "ChipAlarm",
+    "CommissionTaken",
+    "GhostRead",
+    "LockedSpotChanged",
+    "Mispay",
+    "MispayKind",
+    "Misread",
+    "MoneyInput",
     "MoneyRules",
     "MoneyView",
+    "PastPost",
     "Phase",
+    "PulledBet",
+    "ReaderLink",
     "ReaderLinkChanged",
     "SeatView",
     "Spot",
+    "SpotKey",
     "SpotSeen",
     "SpotState",
     "SpotView",
+    "SpotViolation",
     "SpotsSnapshot",
+    "WagerBook",
+    "WagerRefused",
+    "WagerSettled",
+    "WagersLocked",
+    "money_text",
+    "spot_label",
+    "violation_text",
 ]
 
 #: Seats on the largest layout (big-table baccarat: 14; mini and midi use fewer).
@@ -192,6 +228,789 @@ class MoneyView:
     phase: Phase
     seats: tuple[SeatView, ...] = ()
     reader_up: bool = True
+    #: This shoe's locked spots that changed and came back before the next snapshot (reader flicker).
+    misreads: int = 0
+    #: This shoe's chips reported on a second spot while still on the first (counted on the first only).
+    ghost_reads: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"phase": self.phase.value, "reader_up": self.reader_up, "seats": [s.to_dict() for s in self.seats]}
+        return {
+            "phase": self.phase.value,
+            "reader_up": self.reader_up,
+            "seats": [s.to_dict() for s in self.seats],
+            "misreads": self.misreads,
+            "ghost_reads": self.ghost_reads,
+        }
+
+
+# -- notices (what the book reports; the records are built from them, controller.game.records) -------------
+
+#: A spot of a seat: (seat, spot).
+SpotKey = tuple[int, Spot]
+
+
+def money_text(cents: int) -> str:
+    """Cents as the dealer reads them: ``$1,250.00``."""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+
+
+def spot_label(spot: Spot) -> str:
+    """The spot's name on the layout, upper case (both Dragon Bonus spots read DRAGON BONUS)."""
+    if spot in (Spot.DRAGON_BONUS_PLAYER, Spot.DRAGON_BONUS_BANKER):
+        return "DRAGON BONUS"
+    return str(spot.value).replace("_", " ").upper()
+
+
+@dataclass(frozen=True)
+class SpotViolation(Notice):
+    """A bet placed during betting breaks a table rule (reported the first time it is seen in a window)."""
+
+    seat: int
+    spot: Spot
+    cents: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ChipAlarm(Notice):
+    """A chip that does not count (unknown, retired, stolen) came onto a spot."""
+
+    seat: int
+    spot: Spot
+    chip: Chip
+
+    @property
+    def text(self) -> str:
+        return f"SEAT {self.seat} {spot_label(self.spot)}: {self.chip.status.value.upper()} CHIP {self.chip.uid}"
+
+
+@dataclass(frozen=True)
+class GhostRead(Notice):
+    """A chip reported on a second spot while the first still holds it: it counts on the first only."""
+
+    seat: int
+    spot: Spot
+    uid: str
+    owner_seat: int
+    owner_spot: Spot
+
+
+@dataclass(frozen=True)
+class WagersLocked(Notice):
+    """The coup's first card: one seat's wagers for the coup, as its spots held them."""
+
+    shoe: int
+    coup: int
+    seat: int
+    wagers: tuple[Wager, ...]
+
+
+@dataclass(frozen=True)
+class WagerRefused(Notice):
+    """A bet on a spot at the lock that breaks a table rule: not a wager, to be returned to the player."""
+
+    shoe: int
+    coup: int
+    seat: int
+    spot: Spot
+    cents: int
+    text: str
+
+
+@dataclass(frozen=True)
+class LockedSpotChanged(Notice):
+    """A locked spot changed before the declare and stayed changed (base of past-post and pulled bet)."""
+
+    shoe: int
+    coup: int
+    seat: int
+    spot: Spot
+    locked_cents: int
+    seen_cents: int
+
+
+@dataclass(frozen=True)
+class PastPost(LockedSpotChanged):
+    """Chips added to (or swapped on) a locked spot."""
+
+
+@dataclass(frozen=True)
+class PulledBet(LockedSpotChanged):
+    """Chips taken from a locked spot."""
+
+
+@dataclass(frozen=True)
+class Misread(Notice):
+    """A locked spot changed and was back at its locked chips by the next snapshot: reader flicker."""
+
+    shoe: int
+    coup: int
+    seat: int
+    spot: Spot
+    locked_cents: int
+
+
+@dataclass(frozen=True)
+class WagerSettled(Notice):
+    """One locked wager settled at the declare; ``box_cents`` is what the seat's box owes after it."""
+
+    shoe: int
+    coup: int
+    seat: int
+    outcome: WagerOutcome
+    box_cents: int
+
+
+class MispayKind(Enum):
+    UNDERPAY = "underpay"
+    OVERPAY = "overpay"
+    LOSER_LEFT = "loser_left"
+
+
+@dataclass(frozen=True)
+class Mispay(Notice):
+    """A spot's payout check failed by the next lock (or the next shoe)."""
+
+    shoe: int
+    coup: int
+    seat: int
+    spot: Spot
+    kind: MispayKind
+    expected_cents: int
+    seen_cents: int
+
+
+class BoxWhy(Enum):
+    SHOE_END = "shoe_end"
+    SEAT_LEFT = "seat_left"
+
+
+@dataclass(frozen=True)
+class BoxDue(Notice):
+    """A seat's commission box is asked for (COLLECT on its commission spot)."""
+
+    shoe: int
+    seat: int
+    owed_cents: int
+    why: BoxWhy
+
+
+@dataclass(frozen=True)
+class CommissionTaken(Notice):
+    """Chips on a due box's commission spot were taken: ``cents`` collected, ``collected_cents`` so far."""
+
+    shoe: int
+    seat: int
+    cents: int
+    collected_cents: int
+
+
+@dataclass(frozen=True)
+class BoxClosed(Notice):
+    """A commission box closed: what it owed, what was collected, what was not."""
+
+    shoe: int
+    seat: int
+    owed_cents: int
+    collected_cents: int
+    why: BoxWhy
+
+    @property
+    def uncollected_cents(self) -> int:
+        return max(0, self.owed_cents - self.collected_cents)
+
+    @property
+    def over_collected_cents(self) -> int:
+        return max(0, self.collected_cents - self.owed_cents)
+
+
+@dataclass(frozen=True)
+class ReaderLink(Notice):
+    """The reader's link came up or went down."""
+
+    up: bool
+
+
+MoneyInput = SpotSeen | SpotsSnapshot | ReaderLinkChanged
+
+# -- the book -------------------------------------------------------------------------------------------------
+
+_SPOT_ORDER = {s: i for i, s in enumerate(Spot)}
+_WAGER_SPOTS = tuple(s for s in Spot if s is not Spot.COMMISSION)
+_Counted = tuple[int, frozenset[str]]
+_EMPTY: _Counted = (0, frozenset())
+
+_RULE_WORDS = {
+    WagerRule.NOT_POSITIVE: "NOT POSITIVE",
+    WagerRule.DUPLICATE_BET: "TWICE",
+    WagerRule.BOTH_SIDES: "WITH BANKER: ONE SIDE ONLY",
+    WagerRule.BELOW_MINIMUM: "BELOW MINIMUM",
+    WagerRule.ABOVE_MAXIMUM: "ABOVE MAXIMUM",
+    WagerRule.LONE_TIE_BELOW_MINIMUM: "BELOW MINIMUM",
+    WagerRule.SIDE_BELOW_MINIMUM: "BELOW MINIMUM",
+    WagerRule.SIDE_ABOVE_MAXIMUM: "ABOVE MAXIMUM",
+    WagerRule.NOT_OFFERED: "NOT OFFERED",
+}
+
+
+def violation_text(error: WagerError) -> str:
+    """A rule broken, in the dealer's words: "TIE BELOW MINIMUM", "DRAGON BONUS NEEDS BANKER OR PLAYER"."""
+    label = spot_label(Spot.of(error.bet))
+    if error.rule is WagerRule.NOT_UNIT_MULTIPLE:
+        return f"{label} NOT IN {money_text(error.limit_cents or 0)} UNITS"
+    if error.rule is WagerRule.NEEDS_MAIN_WAGER:
+        found = re.search(r"needs an? (.+?) wager", str(error))
+        return f"{label} NEEDS {found.group(1).upper() if found else 'A MAIN WAGER'}"
+    return f"{label} {_RULE_WORDS[error.rule]}"
+
+
+def _sort_key(key: SpotKey) -> tuple[int, int]:
+    return key[0], _SPOT_ORDER[key[1]]
+
+
+@dataclass(slots=True)
+class _Check:
+    """One settled spot's payout check, from the declare until the next lock."""
+
+    outcome: WagerOutcome
+    target: int
+    peak: int
+    last: int
+    decreased: bool = False
+    passed: bool = False
+
+    def update(self, cents: int) -> None:
+        if self.passed:
+            return
+        if (cents == 0) if self.outcome.outcome is Outcome.LOSE else (cents == self.target):
+            self.passed = True
+            self.last = cents
+            return
+        if not self.decreased:
+            if cents < self.last:
+                self.decreased = True
+            else:
+                self.peak = max(self.peak, cents)
+        self.last = cents
+
+    def verdict(self) -> tuple[MispayKind, int] | None:
+        """The mispay (kind, seen cents) if the check failed, else None."""
+        if self.passed:
+            return None
+        if self.outcome.outcome is Outcome.LOSE:
+            return (MispayKind.LOSER_LEFT, self.last) if self.last else None
+        if self.peak > self.target:
+            return MispayKind.OVERPAY, self.peak
+        if self.outcome.outcome is Outcome.WIN and self.peak < self.target:
+            return MispayKind.UNDERPAY, self.peak
+        return None  # a push taken away: the reader cannot tell who took it
+
+
+class WagerBook:
+    """The money of one table, from the bet-spot reader's inputs and the coup's events. Pure, deterministic.
+
+    The house's rules:
+
+    * **Betting.** While the betting window is open each seat's non-empty wager spots are checked live with
+      :func:`~controller.game.settlement.validate_wagers` (the table's ruleset and limits). A spot that breaks
+      a rule shows ``VIOLATION`` with the rule in words ("TIE BELOW MINIMUM", "DRAGON BONUS NEEDS BANKER OR
+      PLAYER", "DRAGON 7 NOT OFFERED"), reported as a :class:`SpotViolation` the first time in the window.
+      When several wagers of a seat break rules, each is found by taking out the first one named and checking
+      the rest again. Only chips in play count: an unknown, retired or stolen chip raises a seat alarm naming
+      seat and spot ("SEAT 3 BANKER: UNKNOWN CHIP E004...") while it lies there.
+    * **Ghost reads.** A chip (UID) reported on two spots at once counts only on the spot where it was seen
+      first (a :class:`GhostRead`, counted in the view, no alarm); when that spot lets it go, it counts where
+      it is still seen.
+    * **Lock** at the coup's first card (:meth:`first_card`): each spot's value then is the coup's wager
+      (:class:`WagersLocked`, one per seat with wagers). A bet still breaking a rule is refused
+      (:class:`WagerRefused`, ``REFUSED``: to be returned; it is not settled, and its spot is not watched).
+    * **Past-post and pulled bet.** A change to a locked spot (any wager spot, an empty one included) before
+      the declare is *suspect*: readers flicker. It is a :class:`PastPost` (value up, or the same value with
+      other chips) or a :class:`PulledBet` (value down) when the next :class:`SpotsSnapshot` still shows it, or
+      at the declare if the spot is still changed; a spot back at its locked chips by then was a
+      :class:`Misread` (counted in the view, no alarm). The locked wager is what is settled.
+    * **Declare** (:meth:`declared`): every locked wager is settled with
+      :func:`~controller.game.settlement.settle` under the ruleset's commission rule (``AT_PAYOUT`` deducts it;
+      ``AT_SHOE_END`` adds it to the seat's :class:`~controller.game.settlement.CommissionLedger` box):
+      one :class:`WagerSettled` per wager. **Void** (:meth:`voided`): the wagers unlock and stay on their
+      spots for the redeal; nothing is settled.
+    * **Payout checks**, from the declare until the next lock (or the next shoe's start). A winning spot's
+      target is its payout (stake + win, less the commission where it is deducted), a push's the stake, a
+      losing spot's nothing. A spot passes when it reaches its target (a win or push) or is emptied (a loss);
+      once passed, later changes are the player's new bets. A winning spot not passed is judged by the
+      highest value it reached before its first decrease (the player collecting). At the next lock each spot
+      not passed is a :class:`Mispay` (underpay, overpay, loser left) with a seat alarm for the dealer. The
+      chips then on a spot are the next coup's wager whatever the verdict (a loser left included: the
+      mispay record is how the house gets it back). A push taken away is not a mispay: a reader sees chips
+      leave a spot, not whose hand took them. A push whose spot holds its stake passes at once, so chips
+      added to it after the declare are a new bet, not an overpay.
+    * **Commission boxes.** A seat whose wager spots are all empty at ``leave_after_coups`` consecutive
+      locks has left: its box (if it owes anything) is due now (:class:`BoxDue`). At the shoe's end
+      (:meth:`shoe_ended`) every box owing something is due. A due box shows ``COLLECT`` on the seat's
+      commission spot; chips placed there and then taken (the spot emptied) are collected, the value the spot
+      held just before it was emptied (:class:`CommissionTaken`). A leaving seat's box closes when it is
+      collected; every other due box closes at :meth:`shoe_started`: a :class:`BoxClosed` records owed,
+      collected and uncollected (collected above owed is kept as over-collected), and the box clears.
+    * **Alarms.** A seat's money alarms (refused bets, past-posts, pulled bets, mispays) stand until the next
+      lock; they are cleared at a new shoe too. Chip alarms stand while the chip lies on the spot.
+    * **Reader down.** The book keeps the last readings; READER DOWN shows in the view (the bets cannot be
+      checked) and the lock uses what it last knew.
+
+    A new shoe (:meth:`shoe_started`) leaves nothing behind but the spots' readings and the reader's link: a
+    book built by :meth:`at_shoe_start` from them is the same book (a replay may begin there).
+    """
+
+    def __init__(self, rules: MoneyRules) -> None:
+        self.rules = rules
+        self.phase = Phase.BETTING
+        self.reader_up = True
+        self.shoe = 1
+        self.ledger = CommissionLedger()
+        self._readings: dict[SpotKey, tuple[Chip, ...]] = {}
+        self._owner: dict[str, SpotKey] = {}
+        self._coup: tuple[int, int] | None = None
+        self._lock_seen: dict[SpotKey, _Counted] = {}
+        self._wagers: dict[int, tuple[Wager, ...]] = {}
+        self._refused: dict[SpotKey, str] = {}
+        self._suspect: dict[SpotKey, None] = {}
+        self._changed: dict[SpotKey, LockedSpotChanged] = {}
+        self._checks: dict[SpotKey, _Check] = {}
+        self._noted: set[tuple[SpotKey, str]] = set()
+        self._alarms: dict[int, list[str]] = {}
+        self._empty_locks: dict[int, int] = {}
+        self._due: dict[int, BoxWhy] = {}
+        self._collected: dict[int, int] = {}
+        self._settled: set[tuple[int, int, int, Spot]] = set()
+        self.misreads = 0
+        self.ghost_reads = 0
+
+    @classmethod
+    def at_shoe_start(
+        cls, rules: MoneyRules, shoe: int, spots: SpotsSnapshot | None = None, reader_up: bool = True
+    ) -> WagerBook:
+        """The book right after :meth:`shoe_started` of shoe ``shoe``, with the spots holding ``spots``."""
+        book = cls(rules)
+        book.reader_up = reader_up
+        if spots is not None:
+            book.apply(spots)
+        book._canonical()
+        book.shoe = shoe
+        book.misreads = book.ghost_reads = 0
+        return book
+
+    # -- readings -----------------------------------------------------------------------------------------
+    def _in_range(self, seat: int) -> bool:
+        return 1 <= seat <= self.rules.seats
+
+    def _counted(self, key: SpotKey) -> _Counted:
+        chips = self._readings.get(key)
+        if not chips:
+            return _EMPTY
+        mine = [c for c in chips if c.counts and self._owner.get(c.uid) == key]
+        if not mine:
+            return _EMPTY
+        return sum(c.cents for c in mine), frozenset(c.uid for c in mine)
+
+    def cents(self, seat: int, spot: Spot) -> int:
+        """What the spot holds now, as it counts (chips in play, ghost reads left out)."""
+        return self._counted((seat, spot))[0]
+
+    def _all_counted(self) -> dict[SpotKey, _Counted]:
+        out: dict[SpotKey, _Counted] = {}
+        for key in self._readings:
+            value = self._counted(key)
+            if value != _EMPTY:
+                out[key] = value
+        return out
+
+    @staticmethod
+    def _normal(chips: SpotChips) -> tuple[Chip, ...]:
+        seen: dict[str, Chip] = {}
+        for chip in chips.chips:
+            seen.setdefault(chip.uid, chip)
+        return tuple(seen.values())
+
+    def _release(self, key: SpotKey, chips: tuple[Chip, ...]) -> None:
+        """``key`` no longer holds ``chips``: their ownership moves to a spot still holding them, if any."""
+        for chip in chips:
+            if self._owner.get(chip.uid) != key:
+                continue
+            del self._owner[chip.uid]
+            for other, held in self._readings.items():
+                if other != key and any(c.uid == chip.uid for c in held):
+                    self._owner[chip.uid] = other
+                    break
+
+    def _set(self, key: SpotKey, chips: tuple[Chip, ...]) -> list[Notice]:
+        old = self._readings.get(key, ())
+        if {c.uid: c for c in old} == {c.uid: c for c in chips}:
+            return []
+        new_uids = {c.uid for c in chips}
+        old_uids = {c.uid for c in old}
+        if chips:
+            self._readings[key] = chips
+        else:
+            self._readings.pop(key, None)
+        self._release(key, tuple(c for c in old if c.uid not in new_uids))
+        out: list[Notice] = []
+        for chip in chips:
+            if chip.uid in old_uids:
+                continue
+            owner = self._owner.get(chip.uid)
+            if owner is None:
+                self._owner[chip.uid] = key
+            elif owner != key:
+                self.ghost_reads += 1
+                out.append(GhostRead(key[0], key[1], chip.uid, owner[0], owner[1]))
+            if not chip.counts:
+                out.append(ChipAlarm(key[0], key[1], chip))
+        return out
+
+    def _canonical(self) -> None:
+        """Readings and chip ownership in seat and spot order (as a book built from one snapshot has them)."""
+        readings = dict(sorted(self._readings.items(), key=lambda kv: _sort_key(kv[0])))
+        self._readings = readings
+        self._owner = {}
+        for key, chips in readings.items():
+            for chip in chips:
+                self._owner.setdefault(chip.uid, key)
+
+    # -- inputs -------------------------------------------------------------------------------------------
+    def apply(self, event: MoneyInput) -> list[Notice]:
+        """Take one reader input; return what happened. Never raises for what a reader reports."""
+        if isinstance(event, ReaderLinkChanged):
+            if event.up == self.reader_up:
+                return []
+            self.reader_up = event.up
+            return [ReaderLink(event.up)]
+        before = self._all_counted()
+        out: list[Notice] = []
+        if isinstance(event, SpotSeen):
+            if not self._in_range(event.seat):
+                return []
+            out += self._set((event.seat, event.spot), self._normal(event.chips))
+            pending: tuple[SpotKey, ...] = ()
+        elif isinstance(event, SpotsSnapshot):
+            pending = tuple(self._suspect)
+            wanted = self._snapshot_readings(event)
+            keys = sorted(set(self._readings) | set(wanted), key=_sort_key)
+            for key in keys:  # chips leaving first, so a chip moved between spots moves cleanly
+                if key not in wanted:
+                    out += self._set(key, ())
+                else:
+                    keep = tuple(c for c in self._readings.get(key, ()) if c in set(wanted[key]))
+                    out += self._set(key, keep)
+            for key in keys:
+                if key in wanted:
+                    out += self._set(key, wanted[key])
+        else:
+            raise TypeError(f"not a money input: {event!r}")
+        after = self._all_counted()
+        changed = sorted({k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}, key=_sort_key)
+        out += self._changes(changed, before, after)
+        for key in pending:
+            if key in self._suspect:
+                out += self._confirm(key)
+        return out
+
+    def _snapshot_readings(self, snapshot: SpotsSnapshot) -> dict[SpotKey, tuple[Chip, ...]]:
+        wanted: dict[SpotKey, tuple[Chip, ...]] = {}
+        for seat, spot, chips in snapshot.spots:
+            normal = self._normal(chips)
+            if self._in_range(seat) and normal:
+                wanted[(seat, spot)] = normal
+        return wanted
+
+    def differs(self, snapshot: SpotsSnapshot) -> bool:
+        """Whether applying ``snapshot`` would change anything (the readings, or a suspect spot to confirm)."""
+        if self.phase is Phase.LOCKED and self._suspect:
+            return True
+        wanted = self._snapshot_readings(snapshot)
+        if wanted.keys() != self._readings.keys():
+            return True
+        return any(set(wanted[k]) != set(self._readings[k]) for k in wanted)
+
+    def _changes(
+        self, changed: list[SpotKey], before: dict[SpotKey, _Counted], after: dict[SpotKey, _Counted]
+    ) -> list[Notice]:
+        out: list[Notice] = []
+        seats: set[int] = set()
+        for key in changed:
+            seat, spot = key
+            now = after.get(key, _EMPTY)
+            if spot is Spot.COMMISSION:
+                out += self._commission_spot(seat, before.get(key, _EMPTY)[0], now[0])
+                continue
+            check = self._checks.get(key)
+            if check is not None and not check.passed:
+                check.update(now[0])
+                continue
+            if self.phase is Phase.LOCKED and key not in self._refused and key not in self._changed:
+                if now != self._lock_seen.get(key, _EMPTY):
+                    self._suspect.setdefault(key, None)
+                elif key in self._suspect:
+                    del self._suspect[key]
+                    self.misreads += 1
+                    assert self._coup is not None
+                    out.append(Misread(self._coup[0], self._coup[1], seat, spot, now[0]))
+                continue
+            seats.add(seat)
+        if self.phase is not Phase.LOCKED:
+            for seat in sorted(seats):
+                for key, text in self._violations(seat).items():
+                    if (key, text) not in self._noted:
+                        self._noted.add((key, text))
+                        out.append(SpotViolation(seat, key[1], self.cents(*key), text))
+        return out
+
+    def _betting_spots(self, seat: int) -> list[SpotKey]:
+        """The seat's wager spots holding a bet for the next coup (not a payout still being checked)."""
+        out: list[SpotKey] = []
+        for spot in _WAGER_SPOTS:
+            key = (seat, spot)
+            check = self._checks.get(key)
+            if check is not None and not check.passed:
+                continue
+            if self._counted(key)[0] > 0:
+                out.append(key)
+        return out
+
+    def _violations(self, seat: int) -> dict[SpotKey, str]:
+        """Each of the seat's betting spots that breaks a rule, with the rule in words."""
+        keys = self._betting_spots(seat)
+        wagers = [Wager(spot.bet, self.cents(s, spot)) for s, spot in keys if spot.bet is not None]
+        found: dict[SpotKey, str] = {}
+        while wagers:
+            try:
+                validate_wagers(wagers, self.rules.limits, self.rules.ruleset)
+                break
+            except WagerError as error:
+                found[(seat, Spot.of(error.bet))] = violation_text(error)
+                wagers = [w for w in wagers if w.bet is not error.bet]
+        return found
+
+    # -- the coup's events --------------------------------------------------------------------------------
+    def first_card(self, shoe: int, coup: int) -> list[Notice]:
+        """The coup's first card is out: judge the last payout, lock the bets."""
+        if self.phase is Phase.LOCKED:
+            return []
+        self.shoe = shoe
+        out = self._judge()
+        self._alarms = {}
+        for notice in out:
+            if isinstance(notice, Mispay):
+                self._alarm(notice.seat, _mispay_text(notice))
+        self._coup = (shoe, coup)
+        self._lock_seen, self._wagers, self._refused = {}, {}, {}
+        self._suspect, self._changed, self._noted = {}, {}, set()
+        for seat in range(1, self.rules.seats + 1):
+            keys = [k for k in self._betting_spots(seat)]
+            violations = self._violations(seat)
+            for key in keys:
+                self._lock_seen[key] = self._counted(key)
+            wagers = tuple(
+                Wager(spot.bet, self.cents(seat, spot))
+                for _, spot in keys
+                if spot.bet is not None and (seat, spot) not in violations
+            )
+            if wagers:
+                self._wagers[seat] = wagers
+                out.append(WagersLocked(shoe, coup, seat, wagers))
+            for key, text in violations.items():
+                self._refused[key] = text
+                cents = self.cents(*key)
+                out.append(WagerRefused(shoe, coup, seat, key[1], cents, text))
+                self._alarm(seat, f"SEAT {seat} {text}: REFUSED, RETURN {money_text(cents)}")
+            out += self._leave_tick(seat, bool(keys))
+        self.phase = Phase.LOCKED
+        return out
+
+    def _leave_tick(self, seat: int, playing: bool) -> list[Notice]:
+        if playing:
+            self._empty_locks.pop(seat, None)
+            return []
+        count = self._empty_locks.get(seat, 0) + 1
+        self._empty_locks[seat] = count
+        owed = self.ledger.owed(seat)
+        if count >= self.rules.leave_after_coups and owed and seat not in self._due:
+            self._due[seat] = BoxWhy.SEAT_LEFT
+            return [BoxDue(self.shoe, seat, owed, BoxWhy.SEAT_LEFT)]
+        return []
+
+    def _judge(self) -> list[Notice]:
+        """Every payout check not passed is a mispay; the checks end."""
+        out: list[Notice] = []
+        coup = self._coup
+        for key in sorted(self._checks, key=_sort_key):
+            verdict = self._checks[key].verdict()
+            if verdict is not None and coup is not None:
+                kind, seen = verdict
+                out.append(Mispay(coup[0], coup[1], key[0], key[1], kind, self._checks[key].target, seen))
+        self._checks = {}
+        return out
+
+    def _alarm(self, seat: int, text: str) -> None:
+        self._alarms.setdefault(seat, []).append(text)
+
+    def _confirm(self, key: SpotKey) -> list[Notice]:
+        del self._suspect[key]
+        assert self._coup is not None
+        locked = self._lock_seen.get(key, _EMPTY)[0]
+        seen = self._counted(key)[0]
+        shoe, coup = self._coup
+        cls = PulledBet if seen < locked else PastPost
+        notice = cls(shoe, coup, key[0], key[1], locked, seen)
+        self._changed[key] = notice
+        words = "PULLED BET" if cls is PulledBet else "PAST POST"
+        label = spot_label(key[1])
+        self._alarm(key[0], f"SEAT {key[0]} {label}: {words} {money_text(locked)} -> {money_text(seen)}")
+        return [notice]
+
+    def declared(self, shoe: int, coup: int, result: CoupResult) -> list[Notice]:
+        """The coup is declared: settle every locked wager; the payout checks begin."""
+        if self.phase is not Phase.LOCKED:
+            return []
+        out: list[Notice] = []
+        for key in list(self._suspect):
+            out += self._confirm(key)
+        rules = self.rules
+        for seat in sorted(self._wagers):
+            settlement = settle(result, self._wagers[seat], rules.ruleset, rules.limits)
+            box = self.ledger.record(seat, settlement)
+            for outcome in settlement.outcomes:
+                spot = Spot.of(outcome.bet)
+                mark = (shoe, coup, seat, spot)
+                assert mark not in self._settled, f"wager {mark} settled twice"
+                self._settled.add(mark)
+                out.append(WagerSettled(shoe, coup, seat, outcome, box))
+                now = self.cents(seat, spot)
+                check = _Check(outcome, outcome.payout_cents, peak=now, last=now)
+                check.update(now)
+                self._checks[(seat, spot)] = check
+        self._settled = {m for m in self._settled if m[:2] == (shoe, coup)}
+        self._coup = (shoe, coup)
+        self._lock_seen, self._wagers, self._refused, self._changed = {}, {}, {}, {}
+        self.phase = Phase.PAYOUT
+        return out
+
+    def voided(self, shoe: int, coup: int) -> list[Notice]:
+        """The coup is voided: the wagers unlock and stay on their spots for the redeal."""
+        if self.phase is not Phase.LOCKED:
+            return []
+        self._lock_seen, self._wagers, self._refused = {}, {}, {}
+        self._suspect, self._changed, self._noted = {}, {}, set()
+        self.phase = Phase.BETTING
+        return []
+
+    def shoe_ended(self, shoe: int) -> list[Notice]:
+        """The shoe is over: every box owing something is due."""
+        self.shoe = shoe
+        out: list[Notice] = []
+        for seat, owed in self.ledger.balances().items():
+            if owed and seat not in self._due:
+                self._due[seat] = BoxWhy.SHOE_END
+                out.append(BoxDue(shoe, seat, owed, BoxWhy.SHOE_END))
+        if self.phase is not Phase.LOCKED:
+            self.phase = Phase.COLLECTION
+        return out
+
+    def shoe_started(self, shoe: int) -> list[Notice]:
+        """A new shoe: the last payout is judged, every due box closes, the alarms clear."""
+        out = self._judge()
+        ended = self.shoe
+        for seat in sorted(set(self._due) | set(self.ledger.balances())):
+            out.append(self._close(ended, seat, self._due.get(seat, BoxWhy.SHOE_END)))
+        self._coup = None
+        self._lock_seen, self._wagers, self._refused = {}, {}, {}
+        self._suspect, self._changed, self._noted = {}, {}, set()
+        self._alarms, self._empty_locks, self._settled = {}, {}, set()
+        self.misreads = self.ghost_reads = 0
+        self.phase = Phase.BETTING
+        self.shoe = shoe
+        self._canonical()
+        return out
+
+    def _close(self, shoe: int, seat: int, why: BoxWhy) -> BoxClosed:
+        owed = self.ledger.collect(seat)
+        collected = self._collected.pop(seat, 0)
+        self._due.pop(seat, None)
+        return BoxClosed(shoe, seat, owed, collected, why)
+
+    def _commission_spot(self, seat: int, was: int, now: int) -> list[Notice]:
+        why = self._due.get(seat)
+        if why is None or now or not was:
+            return []
+        collected = self._collected.get(seat, 0) + was
+        self._collected[seat] = collected
+        out: list[Notice] = [CommissionTaken(self.shoe, seat, was, collected)]
+        if why is BoxWhy.SEAT_LEFT:
+            out.append(self._close(self.shoe, seat, why))
+        return out
+
+    # -- the view -----------------------------------------------------------------------------------------
+    def view(self) -> MoneyView:
+        seats: list[SeatView] = []
+        for seat in range(1, self.rules.seats + 1):
+            spots = tuple(v for v in (self._spot_view(seat, spot) for spot in Spot) if v is not None)
+            alarms = tuple(self._chip_alarms(seat)) + tuple(self._alarms.get(seat, ()))
+            box = self.ledger.owed(seat)
+            if spots or alarms or box:
+                seats.append(SeatView(seat, spots, box, alarms))
+        return MoneyView(self.phase, tuple(seats), self.reader_up, self.misreads, self.ghost_reads)
+
+    def _chip_alarms(self, seat: int) -> list[str]:
+        out = []
+        for spot in Spot:
+            for chip in self._readings.get((seat, spot), ()):
+                if not chip.counts:
+                    out.append(ChipAlarm(seat, spot, chip).text)
+        return out
+
+    def _spot_view(self, seat: int, spot: Spot) -> SpotView | None:
+        key = (seat, spot)
+        cents = self.cents(seat, spot)
+        if spot is Spot.COMMISSION:
+            if seat in self._due:
+                owed = self.ledger.owed(seat)
+                return SpotView(
+                    seat, spot, SpotState.COLLECT, cents, target_cents=owed, text=f"COLLECT {money_text(owed)}"
+                )
+            return SpotView(seat, spot, SpotState.OPEN, cents) if cents else None
+        if self.phase is Phase.LOCKED:
+            if key in self._changed:
+                n = self._changed[key]
+                words = "PULLED BET" if isinstance(n, PulledBet) else "PAST POST"
+                return SpotView(seat, spot, SpotState.CHANGED, cents, n.locked_cents, text=words)
+            if key in self._refused:
+                return SpotView(seat, spot, SpotState.REFUSED, cents, text=f"{self._refused[key]}: RETURN")
+            if key in self._lock_seen or key in self._suspect:
+                locked = self._lock_seen.get(key, _EMPTY)[0]
+                return SpotView(seat, spot, SpotState.LOCKED, cents, locked)
+            return None if not cents else SpotView(seat, spot, SpotState.LOCKED, cents, 0)
+        check = self._checks.get(key)
+        if check is not None:
+            stake = check.outcome.stake_cents
+            if not check.passed:
+                if check.outcome.outcome is Outcome.LOSE:
+                    return SpotView(seat, spot, SpotState.TAKE, cents, stake, 0, take_cents=cents, text="TAKE")
+                state = SpotState.PAY if check.outcome.outcome is Outcome.WIN else SpotState.PUSH
+                pay, take = max(0, check.target - cents), max(0, cents - check.target)
+                text = f"PAY {money_text(pay)}" if pay else (f"TAKE BACK {money_text(take)}" if take else "")
+                return SpotView(seat, spot, state, cents, stake, check.target, pay, take, text)
+            if check.outcome.outcome is not Outcome.LOSE and cents == check.target:
+                return SpotView(seat, spot, SpotState.PAID, cents, stake, check.target, text="PAID")
+        if not cents:
+            return None
+        problem = self._violations(seat).get(key)
+        if problem is not None:
+            return SpotView(seat, spot, SpotState.VIOLATION, cents, text=problem)
+        return SpotView(seat, spot, SpotState.OPEN, cents)
+
+
+def _mispay_text(n: Mispay) -> str:
+    words = {MispayKind.UNDERPAY: "UNDERPAID", MispayKind.OVERPAY: "OVERPAID", MispayKind.LOSER_LEFT: "LOSER LEFT"}
+    return (
+        f"SEAT {n.seat} {spot_label(n.spot)}: {words[n.kind]} "
+        f"(EXPECTED {money_text(n.expected_cents)}, SEEN {money_text(n.seen_cents)})"
+    )
