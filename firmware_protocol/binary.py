@@ -1,4 +1,4 @@
-"""The binary dialect of the shoe's wire protocol: frame encoder and sans-I/O decoder.
+"""The binary framing shared by the shoe and the bet-spot reader: frame encoder and sans-I/O decoder.
 
 A frame body is ``version u8 | type u8 | seq u16 | payload | crc32 u32`` (big-endian, CRC-32/ISO-HDLC
 over everything before it), COBS-encoded and ended by one ``0x00`` delimiter. The layouts and the rules
@@ -8,6 +8,11 @@ are in ``docs/protocol.md``; the test vectors in :mod:`firmware_protocol.vectors
 the serial line into :class:`FrameReceived` and :class:`FrameRejected` events: it never raises, it never
 holds more than ``max_buffer`` bytes, and every byte it discards comes back in some event's ``raw``
 (empty frames between consecutive delimiters are idle fill and produce nothing).
+
+Which messages a frame may carry is its :class:`Dialect`: the type codes, the payload codecs, which types are
+reliable, the HELLO and HEARTBEAT classes and the protocol version. :data:`SHOE` is the card-reading shoe's
+(the default everywhere); the bet-spot reader's is :data:`firmware_protocol.spots.READER`. The framing, the
+CRC and the reject rules are the same for every dialect, so one decoder serves both devices.
 """
 
 from __future__ import annotations
@@ -15,12 +20,14 @@ from __future__ import annotations
 import re
 import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .messages import (
     PROTOCOL_VERSION,
+    RELIABLE_TYPES,
     Ack,
     Button,
     ButtonPressed,
@@ -38,6 +45,14 @@ from .messages import (
     StatusFlags,
     Unreadable,
 )
+
+if TYPE_CHECKING:
+    from .spots import ReaderHeartbeat, ReaderHello, SpotsMessage
+
+    #: A message of any dialect (what a decoder may deliver).
+    AnyMessage: TypeAlias = Message | SpotsMessage
+    AnyHello: TypeAlias = Hello | ReaderHello
+    AnyHeartbeat: TypeAlias = Heartbeat | ReaderHeartbeat
 
 DELIMITER = b"\x00"
 #: Header (version, type, seq) and CRC trailer sizes; a body shorter than both together is TOO_SHORT.
@@ -79,7 +94,7 @@ class FrameReceived:
     """A valid frame: its header seq, the message, and the exact wire bytes (delimiter included)."""
 
     seq: int
-    message: Message
+    message: AnyMessage
     raw: bytes
 
 
@@ -194,7 +209,9 @@ def _prompt_payload(m: Prompt) -> bytes:
     return bytes([Due(m.due)])
 
 
-class _BadPayload(Exception):
+class BadPayload(Exception):
+    """Raised by a dialect's payload decoder: the payload is too short or malformed (BAD_PAYLOAD)."""
+
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
         self.detail = detail
@@ -202,20 +219,20 @@ class _BadPayload(Exception):
 
 def _need(p: bytes, size: int, name: str) -> None:
     if len(p) < size:
-        raise _BadPayload(f"{name} payload needs {size} bytes, got {len(p)}")
+        raise BadPayload(f"{name} payload needs {size} bytes, got {len(p)}")
 
 
 def _read_text(p: bytes, at: int, name: str) -> tuple[str, int]:
     if at >= len(p):
-        raise _BadPayload(f"HELLO {name} length byte missing")
+        raise BadPayload(f"HELLO {name} length byte missing")
     size = p[at]
     end = at + 1 + size
     if end > len(p):
-        raise _BadPayload(f"HELLO {name} declares {size} bytes, only {len(p) - at - 1} present")
+        raise BadPayload(f"HELLO {name} declares {size} bytes, only {len(p) - at - 1} present")
     text = p[at + 1 : end]
     bad = _NOT_PRINTABLE.search(text)
     if bad is not None:
-        raise _BadPayload(
+        raise BadPayload(
             f"HELLO {name} is not printable text: byte {bad.start()} is 0x{text[bad.start()]:02x}"
             " (printable ASCII, 0x20-0x7e, only)"
         )
@@ -232,7 +249,7 @@ def _hello(p: bytes) -> Message:
 
 def _card(p: bytes) -> Message:
     if len(p) < 2:
-        raise _BadPayload(f"CARD payload needs 2 bytes, got {len(p)}")
+        raise BadPayload(f"CARD payload needs 2 bytes, got {len(p)}")
     return CardRead(p[0], chr(p[1]))
 
 
@@ -293,14 +310,6 @@ _DECODERS: dict[int, Callable[[bytes], Message]] = {
 }
 
 
-def message_type(message: Message) -> MessageType:
-    """The wire code of ``message``."""
-    try:
-        return _TYPE_CODES[type(message)]
-    except KeyError:
-        raise EncodeError(message, "not a protocol message") from None
-
-
 _TYPE_CODES: dict[type, MessageType] = {
     Hello: MessageType.HELLO,
     CardRead: MessageType.CARD,
@@ -316,43 +325,96 @@ _TYPE_CODES: dict[type, MessageType] = {
 }
 
 
-def _payload(message: Message) -> bytes:
-    match message:
-        case Hello():
-            return _hello_payload(message)
-        case CardRead():
-            return _card_payload(message)
-        case Unreadable() | CutCard() | Reset():
-            return _empty_payload(message)
-        case ButtonPressed():
-            return _button_payload(message)
-        case Status():
-            return _status_payload(message)
-        case Heartbeat():
-            return _heartbeat_payload(message)
-        case Ack():
-            return _ack_payload(message)
-        case Resend():
-            return _resend_payload(message)
-        case Prompt():
-            return _prompt_payload(message)
-    raise EncodeError(message, "not a protocol message")
+_PAYLOADS: dict[type, Callable[[Any], bytes]] = {
+    Hello: _hello_payload,
+    CardRead: _card_payload,
+    Unreadable: _empty_payload,
+    CutCard: _empty_payload,
+    ButtonPressed: _button_payload,
+    Status: _status_payload,
+    Heartbeat: _heartbeat_payload,
+    Ack: _ack_payload,
+    Resend: _resend_payload,
+    Prompt: _prompt_payload,
+    Reset: _empty_payload,
+}
+
+
+# ------------------------------------------------------------------------------------------ dialects
+
+
+@dataclass(frozen=True, eq=False)
+class Dialect:
+    """What one device's frames may carry; the framing around them is the same for every dialect.
+
+    ``codes`` gives each message class its wire type code, ``payloads`` its encoder and ``decoders`` (by code)
+    the payload decoder, which raises :class:`BadPayload` (or ``ValueError`` from the message's checks) on a
+    payload it cannot read. Device-to-table codes are ``device_codes`` (a frame there that this side cannot
+    decode still takes its sequence number: a newer firmware's event); table-to-device codes have the top bit
+    set. ``reliable`` are the device's sequenced events, ``to_device`` what the table sends."""
+
+    name: str
+    version: int
+    codes: Mapping[type, int]
+    payloads: Mapping[type, Callable[[Any], bytes]]
+    decoders: Mapping[int, Callable[[bytes], AnyMessage]]
+    reliable: tuple[type, ...]
+    to_device: tuple[type, ...]
+    hello: type[AnyHello]
+    heartbeat: type[AnyHeartbeat]
+    device_codes: range
+    #: The longest body a valid frame of this dialect has (header, payload, CRC).
+    max_body: int
+
+    @property
+    def heartbeat_code(self) -> int:
+        return self.codes[self.heartbeat]
+
+    def __repr__(self) -> str:
+        return f"Dialect({self.name!r}, version {self.version})"
+
+
+#: The card-reading shoe's dialect (``docs/protocol.md``): the default of every function and class here.
+SHOE = Dialect(
+    name="shoe",
+    version=PROTOCOL_VERSION,
+    codes=_TYPE_CODES,
+    payloads=_PAYLOADS,
+    decoders=_DECODERS,
+    reliable=RELIABLE_TYPES,
+    to_device=(Ack, Resend, Prompt, Reset),
+    hello=Hello,
+    heartbeat=Heartbeat,
+    device_codes=range(0x01, 0x80),
+    max_body=MAX_V1_BODY,
+)
 
 
 # ------------------------------------------------------------------------------------------ frames
 
 
-def encode_body(seq: int, message: Message, *, version: int = PROTOCOL_VERSION) -> bytes:
-    """The frame body before COBS: header, payload, CRC-32. ``version`` is for tests of the version rule."""
+def message_type(message: AnyMessage, dialect: Dialect | None = None) -> int:
+    """The wire code of ``message`` in ``dialect`` (the shoe's by default)."""
+    try:
+        return (dialect or SHOE).codes[type(message)]
+    except KeyError:
+        raise EncodeError(message, f"not a {(dialect or SHOE).name} message") from None
+
+
+def encode_body(seq: int, message: AnyMessage, *, version: int | None = None, dialect: Dialect | None = None) -> bytes:
+    """The frame body before COBS: header, payload, CRC-32. ``version`` (default: the dialect's) is for tests
+    of the version rule."""
+    dialect = dialect or SHOE
     if not 0 <= seq <= MAX_SEQ:
         raise EncodeError(seq, "seq outside 0..0xFFFF")
+    code = message_type(message, dialect)
     try:
-        payload = _payload(message)
+        payload = dialect.payloads[type(message)](message)
     except ValueError as exc:  # an enum field holding a value with no wire code
         if isinstance(exc, EncodeError):
             raise
         raise EncodeError(message, str(exc)) from exc
-    head = _HEADER.pack(version, message_type(message), seq) + payload
+    head = _HEADER.pack(dialect.version if version is None else version, code, seq) + payload
     return head + _CRC.pack(zlib.crc32(head))
 
 
@@ -361,12 +423,12 @@ def frame_body(body: bytes) -> bytes:
     return cobs_encode(body) + DELIMITER
 
 
-def encode(seq: int, message: Message) -> bytes:
+def encode(seq: int, message: AnyMessage, *, dialect: Dialect | None = None) -> bytes:
     """One complete wire frame for ``message`` with header ``seq`` (COBS-encoded, ending in 0x00)."""
-    return cobs_encode(encode_body(seq, message)) + DELIMITER
+    return cobs_encode(encode_body(seq, message, dialect=dialect)) + DELIMITER
 
 
-def _decode(frame: bytes, raw: bytes) -> BinaryEvent:
+def _decode(frame: bytes, raw: bytes, dialect: Dialect) -> BinaryEvent:
     body = cobs_decode(frame)
     if body is None:
         return FrameRejected(RejectReason.BAD_FRAMING, raw, "COBS structure broken")
@@ -379,7 +441,7 @@ def _decode(frame: bytes, raw: bytes) -> BinaryEvent:
     if crc != sent:
         return FrameRejected(RejectReason.BAD_CRC, raw, f"CRC {sent:08x} on the wire, {crc:08x} computed")
     version, mtype, seq = _HEADER.unpack_from(body)
-    if version != PROTOCOL_VERSION:
+    if version != dialect.version:
         return FrameRejected(
             RejectReason.UNSUPPORTED_VERSION,
             raw,
@@ -388,26 +450,26 @@ def _decode(frame: bytes, raw: bytes) -> BinaryEvent:
             message_type=mtype,
             version=version,
         )
-    decoder = _DECODERS.get(mtype)
+    decoder = dialect.decoders.get(mtype)
     if decoder is None:
         return FrameRejected(RejectReason.UNKNOWN_TYPE, raw, f"message type 0x{mtype:02x}", seq=seq, message_type=mtype)
     try:
         message = decoder(body[HEADER_SIZE:end])
-    except _BadPayload as exc:
+    except BadPayload as exc:
         return FrameRejected(RejectReason.BAD_PAYLOAD, raw, exc.detail, seq=seq, message_type=mtype)
     except ValueError as exc:  # a field the message refuses (rank 14, suit 'X', unknown button or due)
         return FrameRejected(RejectReason.BAD_PAYLOAD, raw, str(exc), seq=seq, message_type=mtype)
     return FrameReceived(seq, message, raw)
 
 
-def decode_frame(frame: bytes) -> BinaryEvent:
+def decode_frame(frame: bytes, *, dialect: Dialect | None = None) -> BinaryEvent:
     """Decode one wire frame: COBS-encoded bytes, with or without its single trailing 0x00 delimiter.
 
     The event's ``raw`` is ``frame`` exactly as given. Never raises."""
     inner = frame[:-1] if frame.endswith(DELIMITER) else frame
     if DELIMITER in inner:
         return FrameRejected(RejectReason.BAD_FRAMING, bytes(frame), "0x00 inside a frame")
-    return _decode(bytes(inner), bytes(frame))
+    return _decode(bytes(inner), bytes(frame), dialect or SHOE)
 
 
 class BinaryDecoder:
@@ -417,12 +479,13 @@ class BinaryDecoder:
     once as OVERSIZE (its first bytes in ``raw``) and the rest of it, up to the next delimiter, is handed
     back as OVERSIZE_TAIL events (one per :meth:`feed` call) so that no byte vanishes unreported."""
 
-    __slots__ = ("_buf", "_discarding", "max_buffer")
+    __slots__ = ("_buf", "_discarding", "dialect", "max_buffer")
 
-    def __init__(self, max_buffer: int = 1024) -> None:
+    def __init__(self, max_buffer: int = 1024, *, dialect: Dialect | None = None) -> None:
         if max_buffer < MIN_BODY + 1:
             raise ValueError(f"max_buffer {max_buffer} cannot hold the shortest frame")
         self.max_buffer = max_buffer
+        self.dialect = dialect or SHOE
         self._buf = b""
         self._discarding = False
 
@@ -459,7 +522,7 @@ class BinaryDecoder:
             if len(part) > cap:
                 append(FrameRejected(RejectReason.OVERSIZE, part + DELIMITER, f"frame of {len(part)} bytes, cap {cap}"))
             else:
-                append(_decode(part, part + DELIMITER))
+                append(_decode(part, part + DELIMITER, self.dialect))
         if len(tail) > cap:
             append(
                 FrameRejected(

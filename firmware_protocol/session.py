@@ -11,28 +11,40 @@ last send or at once on RESEND, and sends a HEARTBEAT every second.
 each exactly once per (session, number) as a :class:`ShoeEvent`, drops duplicates (re-ACKing them), asks
 for a RESEND on a gap, watches the link (down after 3 s without a valid frame) and notices a shoe that
 rebooted. It ACKs an event only when the caller says it is committed (:meth:`ControllerSession.acknowledge`).
+
+Both run over a :class:`~firmware_protocol.binary.Dialect` (``dialect=``, the shoe's by default): the bet-spot
+reader (:data:`firmware_protocol.spots.READER`) runs the very same rules with its own messages, so "shoe" in
+the names below means the device, whichever it is.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias, cast
 
-from .binary import MAX_SEQ, BinaryDecoder, FrameReceived, FrameRejected, RejectReason, encode, message_type
-from .messages import (
-    PROTOCOL_VERSION,
-    RELIABLE_TYPES,
-    Ack,
-    ControllerMessage,
-    Due,
-    Heartbeat,
-    Hello,
-    MessageType,
-    Prompt,
-    Resend,
-    Reset,
-    ShoeMessage,
+from .binary import (
+    MAX_SEQ,
+    SHOE,
+    BinaryDecoder,
+    Dialect,
+    FrameReceived,
+    FrameRejected,
+    RejectReason,
+    encode,
+    message_type,
 )
+from .messages import Ack, ControllerMessage, Due, Prompt, Resend, Reset, ShoeMessage
+
+if TYPE_CHECKING:
+    from .binary import AnyHello, AnyMessage
+    from .spots import ReaderCommand, ReaderMessage
+
+    #: What a device sends, whichever its dialect.
+    DeviceMessage: TypeAlias = ShoeMessage | ReaderMessage
+    #: What the table sends to a device, whichever its dialect.
+    TableMessage: TypeAlias = ControllerMessage | ReaderCommand
 
 #: RESEND with this from_seq asks for every event the shoe still holds.
 RESEND_ALL = 0
@@ -80,10 +92,11 @@ class NotStarted(SessionError):
 
 
 class NotReliable(SessionError, TypeError):
-    """Only reliable events (HELLO, CARD, UNREADABLE, CUT_CARD, BUTTON, STATUS) are sent with ``send``."""
+    """Only reliable events (HELLO, CARD, UNREADABLE, CUT_CARD, BUTTON, STATUS; the reader's HELLO, SPOT,
+    SNAPSHOT_BEGIN, SNAPSHOT_END, STATUS) are sent with ``send``."""
 
-    def __init__(self, message: object) -> None:
-        super().__init__(f"{message!r} is not a reliable shoe event")
+    def __init__(self, message: object, dialect: str = "shoe") -> None:
+        super().__init__(f"{message!r} is not a reliable {dialect} event")
         self.message = message
 
 
@@ -134,11 +147,20 @@ class ResendRequested:
     from_seq: int
 
 
-ShoeSideEvent = PromptReceived | ResetRequested | Acked | ResendRequested | FrameRejected
+@dataclass(frozen=True, slots=True)
+class CommandReceived:
+    """Another message of the dialect for the device (the reader's WINDOW); the caller acts on it."""
+
+    message: AnyMessage
+
+
+ShoeSideEvent = PromptReceived | ResetRequested | Acked | ResendRequested | CommandReceived | FrameRejected
 
 
 class ShoeSession:
-    """The shoe firmware's side of the reliability rules."""
+    """The device firmware's side of the reliability rules (the shoe's, or with ``dialect=READER`` the
+    bet-spot reader's). ``hello`` builds the HELLO for a session id (default: the dialect's HELLO class with
+    ``firmware_version``, ``serial_number``, the dialect's version and the id)."""
 
     def __init__(
         self,
@@ -149,6 +171,8 @@ class ShoeSession:
         resend_after: float = 0.5,
         heartbeat_every: float = 1.0,
         max_unacked: int = 256,
+        dialect: Dialect | None = None,
+        hello: Callable[[int], AnyHello] | None = None,
     ) -> None:
         if not 0 <= session_id <= 0xFFFFFFFF:
             raise ValueError(f"session_id {session_id} outside 32 bits")
@@ -160,9 +184,11 @@ class ShoeSession:
         self.resend_after = resend_after
         self.heartbeat_every = heartbeat_every
         self.max_unacked = max_unacked
+        self.dialect = dialect or SHOE
+        self._make_hello = hello
         #: Seq of the latest reliable event sent (0 before the first).
         self.last_seq = 0
-        self._decoder = BinaryDecoder()
+        self._decoder = BinaryDecoder(dialect=self.dialect)
         self._held: deque[tuple[int, bytes]] = deque()  # (seq, frame), oldest first
         self._unsent = 0  # how many of the newest held frames never went on the wire
         self._resend_from: int | None = None  # a RESEND to serve on the next poll
@@ -179,27 +205,31 @@ class ShoeSession:
     def start(self, now: float) -> None:
         """Begin the session: forget everything held, queue HELLO as seq 1 and a HEARTBEAT right after."""
         self._now = now
-        self._decoder = BinaryDecoder()
+        self._decoder = BinaryDecoder(dialect=self.dialect)
         self._held.clear()
         self._unsent = 0
         self._resend_from = None
         self._last_send = None
         self.last_seq = 0
         self._started = True
-        self.send(Hello(self.firmware_version, self.serial_number, PROTOCOL_VERSION, self.session_id), now)
+        if self._make_hello is not None:
+            hello = self._make_hello(self.session_id)
+        else:
+            hello = self.dialect.hello(self.firmware_version, self.serial_number, self.dialect.version, self.session_id)
+        self.send(hello, now)
         self._next_heartbeat = now  # announce the session at once, before any other event
 
-    def send(self, message: ShoeMessage, now: float) -> int:
+    def send(self, message: DeviceMessage, now: float) -> int:
         """Queue a reliable event; it goes out on the next ``poll``. Returns its wire seq."""
         if not self._started:
             raise NotStarted()
-        if not isinstance(message, RELIABLE_TYPES):
-            raise NotReliable(message)
+        if not isinstance(message, self.dialect.reliable):
+            raise NotReliable(message, self.dialect.name)
         if len(self._held) >= self.max_unacked:
             raise WindowFull(len(self._held), self.max_unacked)
         self._now = now
         seq = next_seq(self.last_seq)
-        self._held.append((seq, encode(seq, message)))
+        self._held.append((seq, encode(seq, message, dialect=self.dialect)))
         self._unsent += 1
         self.last_seq = seq
         return seq
@@ -224,8 +254,11 @@ class ShoeSession:
                 events.append(PromptReceived(message.due))
             elif isinstance(message, Reset):
                 events.append(ResetRequested())
+            elif isinstance(message, self.dialect.to_device):
+                events.append(CommandReceived(message))
             else:
-                events.append(_wrong_direction(event, "a shoe does not receive shoe messages"))
+                detail = f"a {self.dialect.name} does not receive {self.dialect.name} messages"
+                events.append(_wrong_direction(event, detail, self.dialect))
         return events
 
     def _release(self, up_to: int) -> None:
@@ -259,7 +292,7 @@ class ShoeSession:
             self._unsent = 0
             self._last_send = now
         if self._next_heartbeat is not None and now >= self._next_heartbeat:
-            frames.append(encode(self.last_seq, Heartbeat(self.session_id)))
+            frames.append(encode(self.last_seq, self.dialect.heartbeat(self.session_id), dialect=self.dialect))
             self._next_heartbeat += self.heartbeat_every
             if self._next_heartbeat <= now:  # a long pause between polls: no burst of stale heartbeats
                 self._next_heartbeat = now + self.heartbeat_every
@@ -288,7 +321,7 @@ class ShoeEvent:
     session_id: int
     seq: int
     number: int
-    message: ShoeMessage
+    message: DeviceMessage
     epoch: int = 0  # > 0 when the shoe started this session id again (a repeated id)
 
     @property
@@ -323,7 +356,7 @@ class ShoeRebooted:
 
     old_session: int | None
     new_session: int
-    hello: Hello
+    hello: AnyHello
     epoch: int = 0  # of the new session: > 0 when the shoe repeated the old session's id
 
 
@@ -371,14 +404,19 @@ LinkEvent = (
 )
 
 
-def _wrong_direction(event: FrameReceived, detail: str) -> FrameRejected:
+def _wrong_direction(event: FrameReceived, detail: str, dialect: Dialect) -> FrameRejected:
     return FrameRejected(
-        RejectReason.WRONG_DIRECTION, event.raw, detail, seq=event.seq, message_type=message_type(event.message)
+        RejectReason.WRONG_DIRECTION,
+        event.raw,
+        detail,
+        seq=event.seq,
+        message_type=message_type(event.message, dialect),
     )
 
 
 class ControllerSession:
-    """The controller's receiving side of the reliability rules; time is injected, never read."""
+    """The controller's receiving side of the reliability rules; time is injected, never read. ``dialect``
+    is the device's (the shoe's by default; :data:`firmware_protocol.spots.READER` for a bet-spot reader)."""
 
     def __init__(
         self,
@@ -387,6 +425,7 @@ class ControllerSession:
         last_number: int = 0,
         link_timeout: float = 3.0,
         resend_every: float = 0.5,
+        dialect: Dialect | None = None,
     ) -> None:
         if last_number < 0:
             raise ValueError(f"last_number {last_number} is negative")
@@ -399,6 +438,7 @@ class ControllerSession:
         self.link_up = False
         self.link_timeout = link_timeout
         self.resend_every = resend_every
+        self.dialect = dialect or SHOE
         self._expected = self.committed + 1
         self._confirmed = False  # has the shoe named session_id on the wire since we started?
         self._joining: int | None = None  # a session learned from a heartbeat, awaiting its first event
@@ -407,14 +447,14 @@ class ControllerSession:
         self._gap_resend_at: float | None = None
         self._consumed: set[int] = set()  # numbers taken by frames we could not deliver (auto-ACKed)
         self._frames: dict[int, bytes] = {}  # raw frames of this session's first events, by number
-        self._suspect: tuple[int, Hello, bytes] | None = None  # a HELLO naming the current session again
+        self._suspect: tuple[int, AnyHello, bytes] | None = None  # a HELLO naming the current session again
         self._suspect_next = 2  # the next number a resend behind that HELLO would carry
         self._ack_owed = False
         self._out: list[bytes] = []
         self._last_valid: float | None = None
         self._tx_seq = 0
         self._now = 0.0
-        self._decoder = BinaryDecoder()
+        self._decoder = BinaryDecoder(dialect=self.dialect)
 
     @property
     def session_key(self) -> int | None:
@@ -428,8 +468,8 @@ class ControllerSession:
 
     # ---------------------------------------------------------------------------- outgoing frames
 
-    def _frame(self, message: ControllerMessage) -> bytes:
-        frame = encode(self._tx_seq, message)
+    def _frame(self, message: TableMessage) -> bytes:
+        frame = encode(self._tx_seq, message, dialect=self.dialect)
         self._tx_seq = (self._tx_seq + 1) & MAX_SEQ
         return frame
 
@@ -459,6 +499,13 @@ class ControllerSession:
         """A RESET frame: the shoe starts a new session (a HELLO with a new id follows)."""
         return self._frame(Reset())
 
+    def command(self, message: TableMessage) -> bytes:
+        """A frame for another message of the dialect to the device (the reader's WINDOW). ACK and RESEND
+        are the session's own: they go out through :meth:`acknowledge` and :meth:`poll`."""
+        if isinstance(message, Ack | Resend) or not isinstance(message, self.dialect.to_device):
+            raise ValueError(f"{message!r} is not a {self.dialect.name} command")
+        return self._frame(message)
+
     def _advance_committed(self) -> None:
         while self.committed + 1 in self._consumed:
             self._consumed.discard(self.committed + 1)
@@ -480,8 +527,8 @@ class ControllerSession:
                     frame.reason in (RejectReason.UNKNOWN_TYPE, RejectReason.BAD_PAYLOAD)
                     and frame.seq is not None
                     and frame.message_type is not None
-                    and frame.message_type < 0x80
-                    and frame.message_type != MessageType.HEARTBEAT
+                    and frame.message_type in self.dialect.device_codes
+                    and frame.message_type != self.dialect.heartbeat_code
                 ):
                     # intact (CRC good) but undeliverable: it takes its number and is ACKed in turn
                     self._valid(now)
@@ -490,16 +537,17 @@ class ControllerSession:
                     continue
             else:
                 message = frame.message
-                if isinstance(message, Ack | Resend | Prompt | Reset):
-                    events.append(_wrong_direction(frame, "a controller does not receive controller messages"))
+                if isinstance(message, self.dialect.to_device):
+                    detail = "a controller does not receive controller messages"
+                    events.append(_wrong_direction(frame, detail, self.dialect))
                     continue
                 self._valid(now)
-                if isinstance(message, Heartbeat):
+                if isinstance(message, self.dialect.heartbeat):
                     self._heartbeat(frame.seq, message.session_id, events)
-                elif isinstance(message, Hello):
+                elif isinstance(message, self.dialect.hello):
                     self._hello(frame.seq, message, frame.raw, events)
-                else:
-                    self._sequenced(frame.seq, message, frame.raw, events)
+                else:  # the dialect's decoder gave it and it is not for the device: the device's event
+                    self._sequenced(frame.seq, cast("DeviceMessage", message), frame.raw, events)
             if not was_up and self._confirmed and self.session_id is not None:
                 self.link_up = True
                 events.insert(mark, LinkUp(self.session_id))
@@ -537,7 +585,7 @@ class ControllerSession:
             self._out.append(self._frame(Resend(RESEND_ALL)))
             self._join_resend_at = self._now + self.resend_every
 
-    def _hello(self, seq: int, hello: Hello, raw: bytes, events: list[LinkEvent]) -> None:
+    def _hello(self, seq: int, hello: AnyHello, raw: bytes, events: list[LinkEvent]) -> None:
         if hello.session_id == self.session_id and self._joining is None:
             self._confirmed = True
             if self.last_number < 2:
@@ -556,7 +604,7 @@ class ControllerSession:
             return
         self._start_session(seq, hello, raw, events, epoch=0)
 
-    def _start_session(self, seq: int, hello: Hello, raw: bytes, events: list[LinkEvent], *, epoch: int) -> None:
+    def _start_session(self, seq: int, hello: AnyHello, raw: bytes, events: list[LinkEvent], *, epoch: int) -> None:
         old = self.session_id
         self.epoch = epoch
         self._suspect = None
@@ -581,7 +629,7 @@ class ControllerSession:
         seq, hello, raw = self._suspect
         self._start_session(seq, hello, raw, events, epoch=self.epoch + 1)
 
-    def _suspected(self, seq: int, message: ShoeMessage | None, raw: bytes, events: list[LinkEvent]) -> bool:
+    def _suspected(self, seq: int, message: DeviceMessage | None, raw: bytes, events: list[LinkEvent]) -> bool:
         """A sequenced event while a HELLO naming the current session is unexplained. A resend of that HELLO
         brings the frames delivered before, byte for byte, in order; a shoe that rebooted with the same id
         sends other events. Returns True when the event was dealt with here."""
@@ -601,7 +649,7 @@ class ControllerSession:
             self._ack_owed = self.committed >= 1
         return True
 
-    def _sequenced(self, seq: int, message: ShoeMessage | None, raw: bytes, events: list[LinkEvent]) -> None:
+    def _sequenced(self, seq: int, message: DeviceMessage | None, raw: bytes, events: list[LinkEvent]) -> None:
         if seq == 0:
             events.append(FrameRejected(RejectReason.BAD_SEQ, raw, "a sequenced event with seq 0", seq=0))
             return

@@ -8,6 +8,7 @@ to the encoder that alters the wire is caught; the tables in ``docs/protocol.md`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
 from .binary import RejectReason
 from .messages import (
@@ -19,7 +20,6 @@ from .messages import (
     Due,
     Heartbeat,
     Hello,
-    Message,
     Prompt,
     Resend,
     Reset,
@@ -28,8 +28,11 @@ from .messages import (
     Unreadable,
 )
 
+if TYPE_CHECKING:
+    from .binary import AnyMessage
+
 #: Decoding outcome: a valid frame (header seq, message) or the reason it is rejected.
-Outcome = tuple[int, Message] | RejectReason
+Outcome: TypeAlias = "tuple[int, AnyMessage] | RejectReason"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +41,7 @@ class FrameVector:
 
     name: str
     seq: int
-    message: Message
+    message: AnyMessage
     wire: str  # hex, space-separated, delimiter included
 
     @property

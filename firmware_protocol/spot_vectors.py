@@ -1,0 +1,169 @@
+"""The bet-spot reader's test vectors, as data: the one source for ``docs/spots.md`` and the tests.
+
+Shaped like :mod:`firmware_protocol.vectors` (the shoe's): the hex is literal, not computed, so a change to
+the encoder that alters the wire is caught, and :func:`markdown` renders the tables that ``docs/spots.md``
+contains verbatim (a test checks), so the document and the code cannot drift.
+"""
+
+from __future__ import annotations
+
+from .binary import RejectReason
+from .messages import Ack, Resend, Reset
+from .spots import (
+    ReaderFlags,
+    ReaderHeartbeat,
+    ReaderHello,
+    ReaderStatus,
+    SnapshotBegin,
+    SnapshotEnd,
+    SpotCode,
+    SpotReport,
+    Window,
+    WindowState,
+)
+from .vectors import FrameVector, StreamVector, _cell, _outcome_text
+
+SESSION = 0x5EA7B0A7
+#: A UID as an ISO 15693 tag gives it, and a 4-byte ISO 14443 UID right-aligned and zero-padded to 8 bytes.
+UID_15693 = 0xE004015012345678
+UID_14443 = 0x00000000A1B2C3D4
+
+_SPOTS = (
+    SpotCode.BANKER,
+    SpotCode.PLAYER,
+    SpotCode.TIE,
+    SpotCode.PLAYER_PAIR,
+    SpotCode.BANKER_PAIR,
+    SpotCode.COMMISSION,
+)
+
+FRAMES: tuple[FrameVector, ...] = (
+    FrameVector(
+        "HELLO, seats 1-7, six spots each",
+        1,
+        ReaderHello("2.0.1", "SR-0042", 1, SESSION, (1, 2, 3, 4, 5, 6, 7), _SPOTS),
+        "03 01 11 15 01 01 5e a7 b0 a7 05 32 2e 30 2e 31 07 53 52 2d 30 30 34 32 08 7f 02 1f dc 8a 98 d7 00",
+    ),
+    FrameVector(
+        "SPOT seat 3 banker, two chips (an 8-byte UID and a 4-byte one)",
+        2,
+        SpotReport(3, SpotCode.BANKER, (UID_15693, UID_14443)),
+        "03 01 12 0d 02 03 01 02 e0 04 01 50 12 34 56 78 01 01 01 09 a1 b2 c3 d4 92 42 52 24 00",
+    ),
+    FrameVector(
+        "SPOT seat 3 banker, now empty", 3, SpotReport(3, SpotCode.BANKER, ()), "03 01 12 04 03 03 01 05 7c ed 57 ac 00"
+    ),
+    FrameVector("SNAPSHOT_BEGIN 7", 4, SnapshotBegin(7), "03 01 13 02 04 06 07 c4 b3 a2 2b 00"),
+    FrameVector(
+        "SPOT seat 1 commission box, one chip",
+        5,
+        SpotReport(1, SpotCode.COMMISSION, (0xE004015012340001,)),
+        "03 01 12 0b 05 01 0a 01 e0 04 01 50 12 34 06 01 9a 25 f3 46 00",
+    ),
+    FrameVector("SNAPSHOT_END 7, one spot reported", 6, SnapshotEnd(7, 1), "03 01 14 02 06 02 07 06 01 c7 11 b4 99 00"),
+    FrameVector("STATUS antenna fault", 7, ReaderStatus(ReaderFlags.ANTENNA_FAULT), "03 01 16 07 07 01 b6 76 70 bf 00"),
+    FrameVector("HEARTBEAT, latest event 7", 7, ReaderHeartbeat(SESSION), "03 01 17 0a 07 5e a7 b0 a7 e2 43 0a 20 00"),
+    FrameVector("HEARTBEAT, no event yet", 0, ReaderHeartbeat(SESSION), "03 01 17 01 09 5e a7 b0 a7 50 63 d6 30 00"),
+    FrameVector("ACK up to 7", 0x10, Ack(7), "03 01 91 02 10 06 07 14 ba 4a 75 00"),
+    FrameVector("RESEND from 3", 0x11, Resend(3), "03 01 92 02 11 06 03 55 b5 9e 8b 00"),
+    FrameVector("RESEND all held (0)", 0x12, Resend(0), "03 01 92 02 12 01 05 ce fa 71 68 00"),
+    FrameVector("WINDOW locked", 0x13, Window(WindowState.LOCKED), "03 01 93 07 13 01 42 5f e1 e3 00"),
+    FrameVector("RESET", 0x14, Reset(), "03 01 94 06 14 79 38 7c 28 00"),
+)
+
+_TOO_MANY = (
+    "03 01 12 0c 08 02 01 31 e0 04 01 50 12 34 56 ff e0 04 01 50 12 34 56 01 e0 04 01 50 12 34 56 02 "
+    "e0 04 01 50 12 34 56 03 e0 04 01 50 12 34 56 04 e0 04 01 50 12 34 56 05 e0 04 01 50 12 34 56 06 "
+    "e0 04 01 50 12 34 56 07 e0 04 01 50 12 34 56 08 e0 04 01 50 12 34 56 09 e0 04 01 50 12 34 56 0a "
+    "e0 04 01 50 12 34 56 0b e0 04 01 50 12 34 56 0c e0 04 01 50 12 34 56 0d e0 04 01 50 12 34 56 0e "
+    "e0 04 01 50 12 34 56 0f e0 04 01 50 12 34 56 10 e0 04 01 50 12 34 56 11 e0 04 01 50 12 34 56 12 "
+    "e0 04 01 50 12 34 56 13 e0 04 01 50 12 34 56 14 e0 04 01 50 12 34 56 15 e0 04 01 50 12 34 56 16 "
+    "e0 04 01 50 12 34 56 17 e0 04 01 50 12 34 56 18 e0 04 01 50 12 34 56 19 e0 04 01 50 12 34 56 1a "
+    "e0 04 01 50 12 34 56 1b e0 04 01 50 12 34 56 1c e0 04 01 50 12 34 56 1d e0 04 01 50 12 34 56 1e "
+    "e0 04 01 50 12 34 56 1f e0 04 01 50 12 34 87 56 20 e0 04 01 50 12 34 56 21 e0 04 01 50 12 34 56 "
+    "22 e0 04 01 50 12 34 56 23 e0 04 01 50 12 34 56 24 e0 04 01 50 12 34 56 25 e0 04 01 50 12 34 56 "
+    "26 e0 04 01 50 12 34 56 27 e0 04 01 50 12 34 56 28 e0 04 01 50 12 34 56 29 e0 04 01 50 12 34 56 "
+    "2a e0 04 01 50 12 34 56 2b e0 04 01 50 12 34 56 2c e0 04 01 50 12 34 56 2d e0 04 01 50 12 34 56 "
+    "2e e0 04 01 50 12 34 56 2f e0 04 01 50 12 34 56 30 e2 c8 3a cb 00"
+)
+
+#: Single frames that are not canonical encodings: the decoder's rules, one case each.
+SINGLE: tuple[StreamVector, ...] = (
+    StreamVector(
+        "extra payload bytes after the UIDs are ignored (additive fields)",
+        "03 01 12 13 08 03 01 01 e0 04 01 50 12 34 56 78 55 aa 21 f3 42 a7 00",
+        ((8, SpotReport(3, SpotCode.BANKER, (UID_15693,))),),
+    ),
+    StreamVector(
+        "CRC mismatch (seat byte damaged)",
+        "03 01 12 0d 02 04 01 02 e0 04 01 50 12 34 56 78 01 01 01 09 a1 b2 c3 d4 92 42 52 24 00",
+        (RejectReason.BAD_CRC,),
+    ),
+    StreamVector(
+        "SPOT seat 0",
+        "03 01 12 02 08 0f 01 01 e0 04 01 50 12 34 56 78 f8 dc e5 d5 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector(
+        "SPOT seat 15",
+        "03 01 12 11 08 0f 01 01 e0 04 01 50 12 34 56 78 6b 24 11 13 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector(
+        "SPOT spot code 11 (unknown)",
+        "03 01 12 11 08 03 0b 01 e0 04 01 50 12 34 56 78 76 1c 13 1d 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector(
+        "SPOT declares 2 UIDs, carries 1",
+        "03 01 12 11 08 03 01 02 e0 04 01 50 12 34 56 78 58 b3 bf 11 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector(
+        "SPOT with the same UID twice",
+        "03 01 12 19 08 03 01 02 e0 04 01 50 12 34 56 78 e0 04 01 50 12 34 56 78 78 ae f8 dc 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector("SPOT with 49 chips (too many)", _TOO_MANY, (RejectReason.BAD_PAYLOAD,)),
+    StreamVector(
+        "HELLO seat mask naming seat 15",
+        "03 01 11 0d 01 01 5e a7 b0 a7 01 41 01 42 40 01 06 01 6f c8 4b 84 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector(
+        "HELLO spot mask naming spot code 12",
+        "03 01 11 0b 01 01 5e a7 b0 a7 01 41 01 42 03 01 08 05 4b 02 a9 27 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector(
+        "version 2",
+        "03 02 12 11 08 03 01 01 e0 04 01 50 12 34 56 78 70 43 e9 ad 00",
+        (RejectReason.UNSUPPORTED_VERSION,),
+    ),
+    StreamVector("unknown type 0x18", "03 01 18 06 08 85 16 c2 83 00", (RejectReason.UNKNOWN_TYPE,)),
+    StreamVector(
+        "a shoe's CARD frame (type 0x02)", "03 01 02 08 08 0a 48 8c a5 51 f6 00", (RejectReason.UNKNOWN_TYPE,)
+    ),
+    StreamVector(
+        "a shoe's HEARTBEAT frame (type 0x07)",
+        "03 01 07 0a 08 5e a7 b0 a7 07 cd 01 3f 00",
+        (RejectReason.UNKNOWN_TYPE,),
+    ),
+)
+
+
+def markdown() -> str:
+    """The vector tables exactly as they appear in ``docs/spots.md``."""
+    lines = ["| vector | seq | message | wire (hex, delimiter included) |", "|---|---|---|---|"]
+    lines += [f"| {v.name} | {v.seq} | `{_cell(repr(v.message))}` | `{v.wire}` |" for v in FRAMES]
+    lines += [
+        "",
+        "Decoder rules: what a reader-side table must report for these bytes:",
+        "",
+        "| decoder rule | wire (hex) | events |",
+        "|---|---|---|",
+    ]
+    for v in SINGLE:
+        events = "; ".join(_outcome_text(o) for o in v.outcomes)
+        lines.append(f"| {_cell(v.name)} | `{v.wire}` | {_cell(events)} |")
+    return "\n".join(lines) + "\n"

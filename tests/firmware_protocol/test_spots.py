@@ -1,0 +1,157 @@
+"""The bet-spot reader's messages and dialect: checks, round trips, and the wall between the two devices."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.game.wagers import Spot
+from firmware_protocol import spot_vectors
+from firmware_protocol.binary import (
+    SHOE,
+    BinaryDecoder,
+    BinaryEvent,
+    EncodeError,
+    FrameReceived,
+    FrameRejected,
+    RejectReason,
+    cobs_decode,
+    decode_frame,
+    encode,
+)
+from firmware_protocol.messages import Ack, CardRead, Heartbeat, MessageType
+from firmware_protocol.spots import (
+    MAX_BODY,
+    MAX_CHIPS,
+    READER,
+    ReaderHeartbeat,
+    ReaderHello,
+    ReaderType,
+    SpotCode,
+    SpotReport,
+    SpotsMessage,
+)
+from firmware_protocol.vectors import FrameVector, Outcome, StreamVector
+
+from .spot_strategies import messages
+
+
+def test_spot_codes_are_the_table_spots_by_name() -> None:
+    assert [c.name for c in SpotCode] == [s.name for s in Spot]
+    assert len({int(c) for c in SpotCode}) == len(SpotCode)
+
+
+def test_reader_codes_never_meet_the_shoe_codes() -> None:
+    assert not {int(c) for c in ReaderType} & {int(c) for c in MessageType}
+    assert all(c in READER.device_codes for c in READER.codes.values() if c < 0x80)
+    assert all(c >= 0x80 for t, c in READER.codes.items() if t in READER.to_device)
+
+
+@given(messages, st.integers(0, 0xFFFF))
+def test_every_reader_message_round_trips(message: SpotsMessage, seq: int) -> None:
+    frame = encode(seq, message, dialect=READER)
+    assert frame.endswith(b"\x00") and b"\x00" not in frame[:-1]
+    assert len(cobs_decode(frame[:-1]) or b"") <= READER.max_body
+    assert BinaryDecoder(dialect=READER).feed(frame) == [FrameReceived(seq, message, frame)]
+
+
+def test_a_full_stack_fits_well_under_the_decoder_buffer() -> None:
+    report = SpotReport(14, SpotCode.PANDA_8, tuple(range(1, MAX_CHIPS + 1)))
+    frame = encode(0xFFFF, report, dialect=READER)
+    assert len(cobs_decode(frame[:-1]) or b"") == MAX_BODY
+    assert len(frame) < BinaryDecoder().max_buffer // 2
+    with pytest.raises(ValueError, match="at most 48"):
+        SpotReport(1, SpotCode.BANKER, tuple(range(MAX_CHIPS + 1)))
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((0, SpotCode.BANKER, ()), "seat 0"),
+        ((15, SpotCode.BANKER, ()), "seat 15"),
+        ((1, 11, ()), "11"),
+        ((1, SpotCode.TIE, (5, 5)), "twice"),
+        ((1, SpotCode.TIE, (1 << 64,)), "8 bytes"),
+    ],
+)
+def test_a_spot_report_refuses_what_no_reader_sees(args: tuple[int, int, tuple[int, ...]], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        SpotReport(*args)  # type: ignore[arg-type]
+
+
+def test_hello_refuses_unordered_or_unknown_seats() -> None:
+    with pytest.raises(ValueError, match="seat 15"):
+        ReaderHello("1", "R", 1, 1, seats=(1, 15))
+    with pytest.raises(ValueError, match="ascending"):
+        ReaderHello("1", "R", 1, 1, seats=(2, 1))
+
+
+def test_a_shoe_frame_on_the_reader_port_is_an_unknown_type_and_back() -> None:
+    [shoe_on_reader] = BinaryDecoder(dialect=READER).feed(encode(2, CardRead(10, "H")))
+    assert isinstance(shoe_on_reader, FrameRejected)
+    assert shoe_on_reader.reason is RejectReason.UNKNOWN_TYPE
+    reader_frame = encode(2, SpotReport(3, SpotCode.BANKER, (1, 2)), dialect=READER)
+    reader_on_shoe = decode_frame(reader_frame, dialect=SHOE)
+    assert isinstance(reader_on_shoe, FrameRejected)
+    assert reader_on_shoe.reason is RejectReason.UNKNOWN_TYPE
+    assert reader_on_shoe.message_type == ReaderType.SPOT
+
+
+def test_messages_of_the_other_dialect_cannot_be_encoded() -> None:
+    with pytest.raises(EncodeError):
+        encode(1, CardRead(1, "S"), dialect=READER)
+    with pytest.raises(EncodeError):
+        encode(1, ReaderHeartbeat(1))
+    with pytest.raises(EncodeError):
+        encode(1, Heartbeat(1), dialect=READER)
+    assert isinstance(decode_frame(encode(1, Ack(1), dialect=READER), dialect=READER), FrameReceived)
+
+
+# ---------------------------------------------------------------------------------------- vectors
+
+vector_ids = [v.name for v in spot_vectors.FRAMES]
+
+
+def _outcomes(events: list[BinaryEvent]) -> tuple[Outcome, ...]:
+    return tuple((e.seq, e.message) if isinstance(e, FrameReceived) else e.reason for e in events)
+
+
+def _feed_all(decoder: BinaryDecoder, chunks: list[bytes]) -> list[BinaryEvent]:
+    return [event for chunk in chunks for event in decoder.feed(chunk)]
+
+
+@pytest.mark.parametrize("vector", spot_vectors.FRAMES, ids=vector_ids)
+def test_reader_vector_encodes_to_the_spec_bytes(vector: FrameVector) -> None:
+    assert encode(vector.seq, vector.message, dialect=READER) == vector.data
+
+
+@pytest.mark.parametrize("vector", spot_vectors.FRAMES, ids=vector_ids)
+def test_reader_vector_decodes_whole_and_byte_by_byte(vector: FrameVector) -> None:
+    expected = [FrameReceived(vector.seq, vector.message, vector.data)]
+    assert BinaryDecoder(dialect=READER).feed(vector.data) == expected
+    assert _feed_all(BinaryDecoder(dialect=READER), [bytes([b]) for b in vector.data]) == expected
+    assert decode_frame(vector.data, dialect=READER) == expected[0]
+
+
+@pytest.mark.parametrize("vector", spot_vectors.FRAMES, ids=vector_ids)
+def test_reader_vector_is_an_unknown_type_to_a_shoe_port(vector: FrameVector) -> None:
+    [event] = BinaryDecoder().feed(vector.data)
+    assert isinstance(event, FrameRejected) and event.reason is RejectReason.UNKNOWN_TYPE
+
+
+@pytest.mark.parametrize("vector", spot_vectors.SINGLE, ids=[v.name for v in spot_vectors.SINGLE])
+def test_reader_rule_vectors(vector: StreamVector) -> None:
+    data = vector.data
+    assert _outcomes(BinaryDecoder(dialect=READER).feed(data)) == vector.outcomes
+    for cut in range(len(data) + 1):
+        assert _outcomes(_feed_all(BinaryDecoder(dialect=READER), [data[:cut], data[cut:]])) == vector.outcomes
+
+
+def test_the_too_many_chips_vector_really_holds_49_distinct_uids() -> None:
+    """The reject must be for the count alone: the same frame with 48 chips would be a good report."""
+    [vector] = [v for v in spot_vectors.SINGLE if "49 chips" in v.name]
+    body = cobs_decode(vector.data[:-1]) or b""
+    assert body[6] == 49 and len(body) == 4 + 3 + 49 * 8 + 4
+    uids = {body[7 + 8 * i : 15 + 8 * i] for i in range(49)}
+    assert len(uids) == 49
