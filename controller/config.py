@@ -751,13 +751,15 @@ class Settings(_Section):
     spots: SpotsSection = Field(default_factory=SpotsSection)
 
     def table_rules(self) -> TableRules:
-        """The house rules :class:`~controller.game.table.TableState` needs."""
+        """The house rules :class:`~controller.game.table.TableState` needs (with the money rules when the
+        table has a bet-spot reader)."""
         t = self.table
         return TableRules(
             decks=t.decks,
             burn_rule=BurnRule(mode=BurnMode(t.burn), ace_burns=t.burn_ace, fixed_count=t.burn_fixed_count),
             cut_card_rule=CutCardRule(t.cut_card),
             auto_declare=t.auto_declare,
+            money=self.money_rules(),
         )
 
     def table_limits(self) -> TableLimits:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -46,10 +46,22 @@ from controller.game.table import (
     TableView,
     VoidPressed,
 )
+from controller.game.wagers import ReaderLinkChanged, SpotsSnapshot
 from controller.journal import JournalError
 from controller.journal.ack import AckRefusals, refusal
 from controller.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
-from controller.loop.inbox import READ_SIZE, FloorAck, Inbox, LoopEvent, PanelPress, PortState, Stop, WireBytes
+from controller.loop.inbox import (
+    READ_SIZE,
+    Device,
+    FloorAck,
+    Inbox,
+    LoopEvent,
+    PanelPress,
+    PortState,
+    Stop,
+    WireBytes,
+)
+from controller.loop.reader import ReaderPort, window_of
 from controller.loop.resume import ReplayJournal, resume
 from controller.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
 from controller.panel import ButtonAction
@@ -65,6 +77,7 @@ from controller.wire import (
     WireReboot,
 )
 from firmware_protocol.messages import MessageType
+from firmware_protocol.spots import WindowState
 from floor_protocol.ack import Ack as FloorAckMessage
 
 log = logging.getLogger(__name__)
@@ -107,6 +120,14 @@ class LoopMetrics(CommitMetrics, Protocol):
 
     def events_dropped(self, kind: str, count: int) -> None: ...
 
+    def spots_frame(self) -> None: ...
+
+    def spots_frame_rejected(self, reason: str) -> None: ...
+
+    def spots_snapshot(self, journaled: bool) -> None: ...
+
+    def spots_link(self, up: bool) -> None: ...
+
 
 class Pruner(Protocol):
     """The journal's retention on the loop (controller.journal.Retention): one bounded step at a quiet time."""
@@ -132,6 +153,10 @@ class LoopStats:
 
     noise: int = 0  # frames or lines the decoder rejected
     reads: int = 0  # reads of the shoe's port by the loop
+    reader_reads: int = 0  # reads of the bet-spot reader's port by the loop
+    reader_noise: int = 0  # the reader's frames rejected
+    snapshots_journaled: int = 0  # the reader's snapshots that changed what the wager book knew
+    snapshots_ignored: int = 0  # ... and those that did not (counted, not journaled)
 
 
 class TableLoop:
@@ -169,8 +194,12 @@ class TableLoop:
         max_staged: int = MAX_STAGED,
         journal_retry: float = JOURNAL_RETRY_SECONDS,
         input_lost_hold: float = INPUT_LOST_HOLD,
+        reader: ReaderPort | None = None,
     ) -> None:
         self.state = state
+        #: The bet-spot reader (None: the table has none, and works exactly as without one).
+        self.reader = reader
+        self._window: WindowState | None = None  # the betting window the reader was last told
         self.wire = wire
         self.journal = journal
         self.write = write
@@ -215,6 +244,7 @@ class TableLoop:
             after_commit=after_commit,
             max_staged=max_staged,
             retry=journal_retry,
+            reader_ack=self._reader_ack if reader is not None else None,
         )
         self.running = False
         self._next_watchdog = 0.0
@@ -267,6 +297,8 @@ class TableLoop:
         self.running = True
         selector = selectors.DefaultSelector()
         watched: tuple[int, int] | None = None  # (generation, fd) of the port registered
+        watched_reader: tuple[int, int] | None = None  # ... and of the bet-spot reader's port
+        reader_port = self.reader.port if self.reader is not None else None
         try:
             with self.inbox.wakeup() as wake_r:
                 selector.register(wake_r, selectors.EVENT_READ, "wake")
@@ -276,13 +308,16 @@ class TableLoop:
                 self._send_prompt()
                 while True:
                     watched = self._watch_port(selector, watched)
-                    port_ready = False
+                    watched_reader = self._watch_port(selector, watched_reader, port=reader_port, tag="reader")
+                    port_ready = reader_ready = False
                     for key, _mask in selector.select(0.0 if not self.inbox.empty() else self.tick):
                         if key.data == "wake":
                             self.inbox.drain_wakeup(wake_r)
+                        elif key.data == "reader":
+                            reader_ready = True
                         else:
                             port_ready = True
-                    if port_ready or not self.inbox.empty():
+                    if port_ready or reader_ready or not self.inbox.empty():
                         self.idle.clear()  # set again by flush() below
                     # Group commit: everything read or queued now is applied event by event, then committed
                     # in one transaction and acknowledged once.
@@ -294,11 +329,15 @@ class TableLoop:
                         elif data:
                             self.handle(WireBytes(data, self.clock()))
                     stop = self._handle_waiting()
+                    if reader_ready and self.reader is not None:
+                        # After the shoe's port and the inbox, and capped: a flooding reader delays no card.
+                        watched_reader = self._read_reader(selector, watched_reader)
                     self._check_dropped()
                     self._poll()
                     self.flush()
                     if stop:
                         break
+                    self._tell_window()
                     if not port_ready:
                         self._quiet_time()
                     if on_tick is not None:
@@ -320,18 +359,37 @@ class TableLoop:
         return False
 
     def _watch_port(
-        self, selector: selectors.BaseSelector, watched: tuple[int, int] | None, gone: bool = False
+        self,
+        selector: selectors.BaseSelector,
+        watched: tuple[int, int] | None,
+        gone: bool = False,
+        *,
+        port: PortReader | Literal["shoe"] | None = "shoe",
+        tag: str = "port",
     ) -> tuple[int, int] | None:
-        """Keep the selector on the port's current descriptor (or none); returns what is watched."""
-        current = None if gone or self.port is None else self.port.fileno()
+        """Keep the selector on a port's current descriptor (or none): the shoe's, or ``port`` under ``tag``;
+        returns what is watched."""
+        reader = self.port if port == "shoe" else port
+        current = None if gone or reader is None else reader.fileno()
         if current == watched:
             return watched
         if watched is not None:
             with contextlib.suppress(KeyError, ValueError, OSError):
                 selector.unregister(watched[1])
         if current is not None:
-            selector.register(current[1], selectors.EVENT_READ, "port")
+            selector.register(current[1], selectors.EVENT_READ, tag)
         return current
+
+    def _read_reader(self, selector: selectors.BaseSelector, watched: tuple[int, int] | None) -> tuple[int, int] | None:
+        """One capped read of the bet-spot reader's port, handled; returns what is watched after it."""
+        assert self.reader is not None
+        self.stats.reader_reads += 1
+        data = self.reader.port.read(self.reader.read_size)
+        if data is None:  # the port is gone
+            return self._watch_port(selector, watched, gone=True, port=self.reader.port, tag="reader")
+        if data:
+            self.handle(WireBytes(data, self.clock(), "reader"))
+        return watched
 
     def _floor_ack(self, ack: FloorAckMessage) -> None:
         """Store the floor's ack the link handed on, once it is judged again here: the link is another process
@@ -346,7 +404,15 @@ class TableLoop:
             log.warning("floor ack %d not stored: %s", ack.seq, exc)
 
     def handle(self, event: LoopEvent) -> None:
-        if isinstance(event, WireBytes):
+        if isinstance(event, WireBytes) and event.device == "reader":
+            if self.reader is not None:
+                for wire_event in self.reader.wire.receive(event.data, event.at):
+                    self._reader_event(wire_event)
+        elif isinstance(event, PortState) and event.device == "reader":
+            log.info("bet-spot reader port %s: %s", "open" if event.up else "down", event.detail)
+            if event.up:
+                self._window = None  # tell the reader the window again
+        elif isinstance(event, WireBytes):
             self._read_at = event.at
             for wire_event in self.wire.receive(event.data, event.at):
                 self._wire_event(wire_event)
@@ -374,6 +440,12 @@ class TableLoop:
             self._wire_event(wire_event)
         if data:
             self.write(data)
+        if self.reader is not None:
+            events, data = self.reader.wire.poll(now)
+            for wire_event in events:
+                self._reader_event(wire_event)
+            if data:
+                self.reader.write(data)
         if self.watchdog is not None and self.watchdog_interval and now >= self._next_watchdog:
             self.watchdog()
             self._next_watchdog = now + self.watchdog_interval
@@ -419,6 +491,79 @@ class TableLoop:
             )
             self._apply(None, summary, None, None)
 
+    # -- the bet-spot reader ---------------------------------------------------------------------
+    def _reader_event(self, ev: object) -> None:
+        """One event of the reader's wire: its inputs go the shoe's way (applied, shown, staged, the ACK after
+        the commit); a snapshot that changes nothing the wager book knows is counted and acknowledged, not
+        journaled; the link's changes are READER DOWN / up; noise is counted."""
+        metrics = self.metrics
+        if isinstance(ev, WireNoise):
+            self.stats.reader_noise += 1
+            if metrics is not None:
+                metrics.spots_frame_rejected(ev.reason)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("reader wire noise %s: %s (%d bytes)", ev.reason, ev.detail, len(ev.raw))
+            return
+        if metrics is not None:
+            metrics.spots_frame()
+        if isinstance(ev, WireInput):
+            table_input = ev.table_input
+            if isinstance(table_input, SpotsSnapshot):
+                news = self.state.money is None or self.state.money.differs(table_input)
+                if news:
+                    self.stats.snapshots_journaled += 1
+                else:
+                    self.stats.snapshots_ignored += 1
+                if metrics is not None:
+                    metrics.spots_snapshot(news)
+                if not news:
+                    if ev.number is not None:
+                        self.commit.stage_ack(ev.session, ev.number, "reader")
+                    return
+            self._apply(table_input, ev.body, ev.session, ev.number, device="reader")
+        elif isinstance(ev, WireLink):
+            self._reader_link(ev.up, ev.detail)
+        elif isinstance(ev, WireReboot):
+            # Reports the reader held unacknowledged are lost with its reboot; its next snapshot restores what
+            # the spots hold (the book keeps its last readings meanwhile).
+            log.warning("bet-spot reader rebooted (session %s -> %s): %s", ev.old_session, ev.new_session, ev.detail)
+        elif isinstance(ev, WireNoisy):
+            log.warning("bet-spot reader line %s: %s", "NOISY" if ev.noisy else "quiet again", ev.detail)
+        elif isinstance(ev, WireNoiseSummary):
+            log.warning(
+                "bet-spot reader line: %d frames (%d bytes) rejected: %s", ev.rejected, ev.discarded, ev.reasons
+            )
+
+    def _reader_link(self, up: bool, detail: str) -> None:
+        """READER DOWN (the bets cannot be checked) or up again: a table input like the shoe's link."""
+        log.log(logging.INFO if up else logging.WARNING, "bet-spot reader link %s: %s", "up" if up else "DOWN", detail)
+        if self.metrics is not None:
+            self.metrics.spots_link(up)
+        if up:
+            self._window = None  # a reader that comes (back) is told the window
+        change = ReaderLinkChanged(up)
+        self._apply(change, input_body(change, detail=detail), None, None)
+
+    def assume_reader_down(self, detail: str) -> None:
+        """At start the reader's link is down until it is heard (READER DOWN shows until then)."""
+        if self.reader is not None and self.state.money is not None and self.state.money.reader_up:
+            self._reader_link(False, detail)
+
+    def _reader_ack(self, number: int, session: int | None) -> None:
+        """After the commit: the reader's cumulative ACK."""
+        if self.reader is not None:
+            self.reader.write(self.reader.wire.acknowledge(number, session))
+
+    def _tell_window(self) -> None:
+        """Tell the reader the betting window when it changed (locked at the first card, payout at the
+        declare, open at the next betting time)."""
+        if self.reader is None or self.state.money is None:
+            return
+        window = window_of(self.state.money.view())
+        if window is not None and window != self._window:
+            self._window = window
+            self.reader.write(self.reader.wire.window(window))
+
     def _link(self, up: bool, detail: str) -> None:
         log.log(logging.INFO if up else logging.WARNING, "shoe link %s: %s", "up" if up else "DOWN", detail)
         if self.metrics is not None:
@@ -426,7 +571,12 @@ class TableLoop:
         self._apply(LinkChanged(up), input_body(LinkChanged(up), detail=detail), None, None)
 
     def _apply(
-        self, table_input: TableInput | None, body: dict[str, Any], session: int | None, number: int | None
+        self,
+        table_input: TableInput | None,
+        body: dict[str, Any],
+        session: int | None,
+        number: int | None,
+        device: Device = "shoe",
     ) -> None:
         """Apply one input and stage it for the next commit; the LEDs change now, the ACK after the commit."""
         self.idle.clear()  # until the flush
@@ -436,7 +586,7 @@ class TableLoop:
         if table_input is not None:
             notices = self.state.apply(table_input)
             self.show(notices)  # LEDs may change before the commit ...
-        self.commit.stage(body, session, number, self._derived(notices))
+        self.commit.stage(body, session, number, self._derived(notices), device)
 
     def _derived(self, notices: Sequence[Notice]) -> list[tuple[RecordKind, dict[str, Any]]]:
         """The records an input gave rise to; with the edge watch on, its advantage records too. Called after
