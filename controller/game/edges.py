@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from controller.game.cards import RANKS, Card
@@ -203,6 +204,13 @@ class EdgeWatch:
         self.priced: tuple[int, int] | None = None  # (shoe, coup) last priced
         #: The figures of the last betting time priced (the benchmark and the tests read them).
         self.last: CoupEdges | None = None
+
+    @property
+    def betting_evs(self) -> Mapping[str, float]:
+        """Each offered wager's player EV per unit (by Bet name) at the latest betting time priced (empty before
+        the first): what the ``wager`` records of the coup then locked carry
+        (:func:`~controller.game.records.derived_records`)."""
+        return {} if self.last is None else MappingProxyType(self.last.ev)
 
     def record(self, kind: str, body: Mapping[str, Any]) -> list[tuple[RecordKind, dict[str, Any]]]:
         """Take one record the loop journals; returns the records due because of it (a shoe ended with flags

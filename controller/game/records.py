@@ -36,6 +36,7 @@ from fractions import Fraction
 from typing import Any
 
 from controller.game.cards import Card
+from controller.game.chips import Chip, ChipStatus, SpotChips, format_uid, parse_uid
 from controller.game.rules import Bet, CommissionCollection, DragonBonus, Ruleset
 from controller.game.table import (
     AlarmRaised,
@@ -58,10 +59,25 @@ from controller.game.table import (
     UnreadableCard,
     VoidPressed,
 )
+from controller.game.wagers import (
+    BoxClosed,
+    GhostRead,
+    Mispay,
+    Misread,
+    PastPost,
+    PulledBet,
+    ReaderLinkChanged,
+    Spot,
+    SpotSeen,
+    SpotsSnapshot,
+    WagerRefused,
+    WagerSettled,
+    WagersLocked,
+)
 from floor_protocol.admission import DEFAULT_LIMITS, AdmissionError, Limits, admit_json, check_record
 
 #: The version of the record shapes below (bump it with any change to a kind or a field).
-RECORD_VERSION = 2
+RECORD_VERSION = 3
 
 
 class RecordKind(StrEnum):
@@ -75,6 +91,16 @@ class RecordKind(StrEnum):
     NOTE = "note"  # the journal's own notes (restored, rescued ...)
     ADVANTAGE = "advantage"  # a wager's player EV at a coup's betting time reached the surveillance threshold
     ADVANTAGE_CLEARED = "advantage_cleared"  # ... and fell back below it (or its shoe ended)
+    # the money at the table (a bet-spot reader; version 3)
+    WAGER = "wager"  # one locked wager of a coup, with its exact expectation at the betting time
+    WAGER_REFUSED = "wager_refused"  # a bet on a spot at the lock that breaks a table rule: to be returned
+    PAST_POST = "past_post"  # chips added to (or swapped on) a locked spot before the declare
+    PULLED_BET = "pulled_bet"  # chips taken from a locked spot before the declare
+    SETTLEMENT = "settlement"  # one locked wager settled at the declare
+    MISPAY = "mispay"  # a payout check failed: underpay, overpay, a loser left
+    COMMISSION = "commission"  # a seat's commission box closed: owed, collected, uncollected
+    MISREAD = "misread"  # a locked spot changed and came back by the next snapshot (reader flicker)
+    GHOST_READ = "ghost_read"  # a chip reported on a second spot while the first still held it
 
 
 class InputKind(StrEnum):
@@ -91,6 +117,9 @@ class InputKind(StrEnum):
     SHOE_REBOOTED = "shoe_rebooted"
     SHOE_PROTOCOL = "shoe_protocol"
     LINE_NOISE = "line_noise"  # the line turned noisy (NOISY LINE) or quiet again
+    SPOT = "spot"  # the bet-spot reader: what one spot holds now (its chips resolved: uid, cents, status)
+    SPOTS_SNAPSHOT = "spots_snapshot"  # the reader's full snapshot (every spot not listed is empty)
+    READER_LINK = "reader_link"  # the reader's link came up or went down
     # a record only
     HELLO = "hello"  # the shoe's HELLO: firmware, serial number, protocol version, session id
     STATUS = "status"  # the shoe's STATUS flags
@@ -99,6 +128,8 @@ class InputKind(StrEnum):
     JOURNAL_FAULT = "journal_fault"
     NOISE = "noise"  # rejected frames or lines, summarised (count and reasons over an interval)
     MESSAGE = "message"  # another message from the shoe, by its type's name
+    READER_HELLO = "reader_hello"  # the bet-spot reader's HELLO
+    READER_STATUS = "reader_status"  # the bet-spot reader's STATUS flags
 
     @property
     def replayed(self) -> bool:
@@ -123,6 +154,9 @@ _KIND_OF_INPUT: dict[type, InputKind] = {
     ShoeRebooted: InputKind.SHOE_REBOOTED,
     ShoeProtocol: InputKind.SHOE_PROTOCOL,
     LineNoise: InputKind.LINE_NOISE,
+    SpotSeen: InputKind.SPOT,
+    SpotsSnapshot: InputKind.SPOTS_SNAPSHOT,
+    ReaderLinkChanged: InputKind.READER_LINK,
 }
 _INPUT_OF_KIND = {kind: cls for cls, kind in _KIND_OF_INPUT.items()}
 
@@ -134,7 +168,9 @@ REPLAYED_KINDS: frozenset[str] = frozenset(k.value for k in _INPUT_OF_KIND)
 #: started the newest shoe first reads the newest input of each of these kinds before it
 #: (``TableLoop.replay``), so retention never prunes those inputs (``Journal.prunable``).
 #: ``tests/journal/test_kept_across_shoes.py`` checks the list against what the state machine keeps, and both uses.
-KEPT_ACROSS_SHOES: tuple[InputKind, ...] = (InputKind.LINK, InputKind.LINE_NOISE)
+#: The reader's link is one of them; the spots' readings are not: a new shoe forgets them, and the reader's
+#: next snapshot (long before the burn is done) tells them again (:class:`~controller.game.wagers.WagerBook`).
+KEPT_ACROSS_SHOES: tuple[InputKind, ...] = (InputKind.LINK, InputKind.LINE_NOISE, InputKind.READER_LINK)
 
 #: The fields each input carries besides ``kind`` (the facts about where it came from are open).
 _INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
@@ -142,7 +178,38 @@ _INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
     InputKind.LINK: ("up",),
     InputKind.SHOE_PROTOCOL: ("version",),
     InputKind.LINE_NOISE: ("noisy",),
+    InputKind.SPOT: ("seat", "spot", "chips"),
+    InputKind.SPOTS_SNAPSHOT: ("spots",),
+    InputKind.READER_LINK: ("up",),
 }
+
+#: A chip in a spot input's ``chips``: its UID (16 hex digits), denomination and registry status, so that a
+#: replay never needs the registry.
+CHIP_FIELDS = ("uid", "cents", "status")
+#: A spot in a ``spots_snapshot`` input's ``spots``.
+SNAPSHOT_SPOT_FIELDS = ("seat", "spot", "chips")
+
+
+def _chips_body(chips: SpotChips) -> list[dict[str, Any]]:
+    return [{"uid": c.uid, "cents": c.cents, "status": c.status.value} for c in chips.chips]
+
+
+def _chips_from(value: Any) -> SpotChips:
+    if not isinstance(value, list):
+        raise ValueError("chips is not a list")
+    out = []
+    for item in value:
+        cents = item["cents"]
+        if isinstance(cents, bool) or not isinstance(cents, int) or cents < 0:
+            raise ValueError(f"chip cents {cents!r:.20}")
+        out.append(Chip(format_uid(parse_uid(item["uid"])), cents, ChipStatus(item["status"])))
+    return SpotChips(tuple(out))
+
+
+def _seat_from(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"seat {value!r:.20}")
+    return value
 
 
 def input_kind(table_input: TableInput) -> InputKind:
@@ -160,6 +227,14 @@ def input_body(table_input: TableInput, **facts: Any) -> dict[str, Any]:
         body["version"] = table_input.version
     elif isinstance(table_input, LineNoise):
         body["noisy"] = table_input.noisy
+    elif isinstance(table_input, SpotSeen):
+        body |= {"seat": table_input.seat, "spot": table_input.spot.value, "chips": _chips_body(table_input.chips)}
+    elif isinstance(table_input, SpotsSnapshot):
+        body["spots"] = [
+            {"seat": seat, "spot": spot.value, "chips": _chips_body(chips)} for seat, spot, chips in table_input.spots
+        ]
+    elif isinstance(table_input, ReaderLinkChanged):
+        body["up"] = table_input.up
     return _with_facts(body, facts)
 
 
@@ -199,7 +274,15 @@ def input_from_body(body: Mapping[str, Any]) -> TableInput | None:
             return ShoeProtocol(int(body["version"]))
         if cls is LineNoise:
             return LineNoise(bool(body["noisy"]))
-    except (KeyError, ValueError) as exc:
+        if cls is SpotSeen:
+            return SpotSeen(_seat_from(body["seat"]), Spot(body["spot"]), _chips_from(body["chips"]))
+        if cls is SpotsSnapshot:
+            return SpotsSnapshot(
+                tuple((_seat_from(s["seat"]), Spot(s["spot"]), _chips_from(s["chips"])) for s in body["spots"])
+            )
+        if cls is ReaderLinkChanged:
+            return ReaderLinkChanged(bool(body["up"]))
+    except (KeyError, ValueError, TypeError) as exc:
         raise ValueError(f"{kind.value} input without a good field: {exc}") from None
     return cls()  # type: ignore[no-any-return]
 
@@ -270,13 +353,22 @@ def coup_body(notice: CoupDeclared | CoupVoided | CardsSetAside) -> dict[str, An
 
 
 def derived_records(
-    notices: Iterable[Notice], ruleset: Ruleset | None = None
+    notices: Iterable[Notice], ruleset: Ruleset | None = None, edges: Mapping[str, float] | None = None
 ) -> list[tuple[RecordKind, dict[str, Any]]]:
-    """The journal's derived records for these notices: coups, burns, shoe start and end, alarms. A shoe's
-    start record carries ``ruleset`` (the table's game and the wagers it offers) under ``rules`` when given."""
+    """The journal's derived records for these notices: coups, burns, shoe start and end, alarms, and the
+    money's records (:func:`money_record`). A shoe's start record carries ``ruleset`` (the table's game and
+    the wagers it offers) under ``rules`` when given. ``edges`` are the player EVs per unit of the offered
+    wagers at the betting time (by :class:`~controller.game.rules.Bet` name,
+    :attr:`~controller.game.edges.EdgeWatch.betting_evs`): a ``wager`` record carries its own."""
     out: list[tuple[RecordKind, dict[str, Any]]] = []
     for n in notices:
-        if isinstance(n, CoupDeclared | CoupVoided | CardsSetAside):
+        if isinstance(n, WagersLocked):
+            out += [(RecordKind.WAGER, wager_body(n, i, edges)) for i in range(len(n.wagers))]
+            continue
+        money = money_record(n)
+        if money is not None:
+            out.append(money)
+        elif isinstance(n, CoupDeclared | CoupVoided | CardsSetAside):
             out.append((RecordKind.COUP, coup_body(n)))
         elif isinstance(n, BurnCard):
             out.append((RecordKind.BURN, {"card": None if n.card is None else n.card.token, "exposed": n.exposed}))
@@ -293,6 +385,118 @@ def derived_records(
                 body["card"] = n.card.token
             out.append((RecordKind.ALARM, body))
     return out
+
+
+# -- the money's records (version 3) ------------------------------------------------------------------------
+
+#: Each money record's fields, in order (``bet`` is the wager's :class:`~controller.game.rules.Bet` name, every
+#: amount integer cents). A ``wager`` record's ``ev`` is the wager's exact player EV per unit staked at the
+#: coup's betting time (None when the table did not price it) and ``theo_cents`` the house's theoretical win
+#: on it, ``-ev x stake``, a float rounded to a hundredth of a cent (None with ``ev``). A ``commission``
+#: record's ``why`` is ``shoe_end`` or ``seat_left``; ``over_collected`` is what was collected above owed.
+MONEY_FIELDS: dict[RecordKind, tuple[str, ...]] = {
+    RecordKind.WAGER: ("shoe", "coup", "seat", "bet", "stake", "ev", "theo_cents"),
+    RecordKind.WAGER_REFUSED: ("shoe", "coup", "seat", "bet", "cents", "text"),
+    RecordKind.PAST_POST: ("shoe", "coup", "seat", "bet", "locked_cents", "seen_cents"),
+    RecordKind.PULLED_BET: ("shoe", "coup", "seat", "bet", "locked_cents", "seen_cents"),
+    RecordKind.SETTLEMENT: (
+        "shoe",
+        "coup",
+        "seat",
+        "bet",
+        "stake",
+        "outcome",
+        "win",
+        "commission",
+        "net",
+        "commission_owed",
+        "box",
+    ),
+    RecordKind.MISPAY: ("shoe", "coup", "seat", "bet", "kind", "expected_cents", "seen_cents"),
+    RecordKind.COMMISSION: ("shoe", "seat", "owed", "collected", "uncollected", "over_collected", "why"),
+    RecordKind.MISREAD: ("shoe", "coup", "seat", "bet", "locked_cents"),
+    RecordKind.GHOST_READ: ("seat", "spot", "uid", "owner_seat", "owner_spot"),
+}
+
+
+def wager_body(notice: WagersLocked, index: int, edges: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """The ``wager`` record of the ``index``-th wager a seat locked (:data:`MONEY_FIELDS`)."""
+    wager = notice.wagers[index]
+    ev = None if edges is None else edges.get(wager.bet.value)
+    theo = None if ev is None else round(-ev * wager.amount_cents, 2)
+    return {
+        "shoe": notice.shoe,
+        "coup": notice.coup,
+        "seat": notice.seat,
+        "bet": wager.bet.value,
+        "stake": wager.amount_cents,
+        "ev": ev,
+        "theo_cents": theo,
+    }
+
+
+def money_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
+    """The record of one money notice (a refusal, a past-post ...), or None for a notice that has none."""
+    if isinstance(n, WagerSettled):
+        o = n.outcome
+        return RecordKind.SETTLEMENT, {
+            "shoe": n.shoe,
+            "coup": n.coup,
+            "seat": n.seat,
+            "bet": o.bet.value,
+            "stake": o.stake_cents,
+            "outcome": o.outcome.value,
+            "win": o.paid_cents,
+            "commission": o.commission_cents,
+            "net": o.net_cents,
+            "commission_owed": o.commission_owed_cents,
+            "box": n.box_cents,
+        }
+    if isinstance(n, WagerRefused):
+        body = {"shoe": n.shoe, "coup": n.coup, "seat": n.seat, "bet": n.spot.value, "cents": n.cents}
+        return RecordKind.WAGER_REFUSED, body | {"text": n.text}
+    if isinstance(n, PastPost | PulledBet):
+        kind = RecordKind.PULLED_BET if isinstance(n, PulledBet) else RecordKind.PAST_POST
+        return kind, {
+            "shoe": n.shoe,
+            "coup": n.coup,
+            "seat": n.seat,
+            "bet": n.spot.value,
+            "locked_cents": n.locked_cents,
+            "seen_cents": n.seen_cents,
+        }
+    if isinstance(n, Mispay):
+        return RecordKind.MISPAY, {
+            "shoe": n.shoe,
+            "coup": n.coup,
+            "seat": n.seat,
+            "bet": n.spot.value,
+            "kind": n.kind.value,
+            "expected_cents": n.expected_cents,
+            "seen_cents": n.seen_cents,
+        }
+    if isinstance(n, BoxClosed):
+        return RecordKind.COMMISSION, {
+            "shoe": n.shoe,
+            "seat": n.seat,
+            "owed": n.owed_cents,
+            "collected": n.collected_cents,
+            "uncollected": n.uncollected_cents,
+            "over_collected": n.over_collected_cents,
+            "why": n.why.value,
+        }
+    if isinstance(n, Misread):
+        body = {"shoe": n.shoe, "coup": n.coup, "seat": n.seat, "bet": n.spot.value}
+        return RecordKind.MISREAD, body | {"locked_cents": n.locked_cents}
+    if isinstance(n, GhostRead):
+        return RecordKind.GHOST_READ, {
+            "seat": n.seat,
+            "spot": n.spot.value,
+            "uid": n.uid,
+            "owner_seat": n.owner_seat,
+            "owner_spot": n.owner_spot.value,
+        }
+    return None
 
 
 # -- the ruleset in a shoe's start record ------------------------------------------------------------------
@@ -392,6 +596,8 @@ def signature() -> str:
         "coup:" + ",".join(COUP_FIELDS),
         "shoe_start:event,shoe,decks,rules;rules:" + ",".join(RULES_FIELDS) + ";pays:" + ",".join(PAYS_FIELDS),
         "advantage:" + ",".join(ADVANTAGE_FIELDS),
+        "chip:" + ",".join(CHIP_FIELDS) + ";snapshot_spot:" + ",".join(SNAPSHOT_SPOT_FIELDS),
+        "money:" + ";".join(f"{k.value}={','.join(v)}" for k, v in MONEY_FIELDS.items()),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 

@@ -2,10 +2,11 @@
 
 The journal stores the inputs (cards, presses, link events) and what they produced; after a restart the table
 state is what applying the stored inputs again gives (:func:`replay`): there is no second state file to
-drift. A new shoe resets the table but for the link's and the line's state, so a replay may begin at the
-input that started the newest shoe (:class:`ShoeStart`, with the link and the line as they were then) and
-ends in exactly the state a replay from the first input gives. The live exact edge is rebuilt the same way
-from the derived records (:func:`replay_edges`).
+drift. A new shoe resets the table but for the link's and the line's state (and the bet-spot reader's link:
+the money's book forgets the rest, boxes closed and readings told again by the reader's next snapshot), so a
+replay may begin at the input that started the newest shoe (:class:`ShoeStart`, with the links and the line
+as they were then) and ends in exactly the state a replay from the first input gives. The live exact edge is
+rebuilt the same way from the derived records (:func:`replay_edges`).
 
 Pure: plain values in (stored bodies as mappings, ``(kind, body)`` pairs), state out. The shell reads the
 journal (:mod:`controller.loop.resume`); nothing here does I/O.
@@ -20,6 +21,7 @@ from typing import Any
 from controller.game.edges import EdgeWatch
 from controller.game.records import KEPT_ACROSS_SHOES, InputKind, RecordKind, input_from_body
 from controller.game.table import LineNoise, LinkChanged, TableRules, TableState
+from controller.game.wagers import ReaderLinkChanged
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class ShoeStart:
     link_up: bool = True
     line_noisy: bool = False
     order: tuple[InputKind, ...] = KEPT_ACROSS_SHOES
+    #: The bet-spot reader's link (a table without a reader ignores it).
+    reader_up: bool = True
 
     @classmethod
     def of(
@@ -45,7 +49,7 @@ class ShoeStart:
         id of the input that set the value standing then (the first of a run of equal inputs: a LINK DOWN
         journaled again raised nothing), for their order."""
         assert set(kept) == set(KEPT_ACROSS_SHOES), f"the kinds a new shoe keeps are {KEPT_ACROSS_SHOES}"
-        link, line_noise = kept[InputKind.LINK], kept[InputKind.LINE_NOISE]
+        link, line_noise, reader = kept[InputKind.LINK], kept[InputKind.LINE_NOISE], kept[InputKind.READER_LINK]
         known = ids or {}
         order = tuple(sorted(KEPT_ACROSS_SHOES, key=lambda k: known.get(k) or 0))
         return cls(
@@ -53,6 +57,7 @@ class ShoeStart:
             link_up=link is None or bool(link.get("up", True)),
             line_noisy=line_noise is not None and bool(line_noise.get("noisy", False)),
             order=order,
+            reader_up=reader is None or bool(reader.get("up", True)),
         )
 
 
@@ -77,6 +82,8 @@ def replay(rules: TableRules, bodies: Iterable[Mapping[str, Any]], start: ShoeSt
                 state.apply(LinkChanged(False))
             elif kind is InputKind.LINE_NOISE and start.line_noisy:
                 state.apply(LineNoise(True))
+            elif kind is InputKind.READER_LINK and not start.reader_up:
+                state.apply(ReaderLinkChanged(False))
     applied = 0
     for body in bodies:
         table_input = input_from_body(body)

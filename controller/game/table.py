@@ -332,17 +332,14 @@ class TableState:
         self.money: WagerBook | None = None if self.rules.money is None else WagerBook(self.rules.money)
 
     @classmethod
-    def at_shoe_start(
-        cls, rules: TableRules, shoe_number: int, spots: SpotsSnapshot | None = None, reader_up: bool = True
-    ) -> TableState:
-        """The state right after NEW SHOE started shoe ``shoe_number`` (no alarm, the link aside): where a
-        replay can begin instead of at the journal's first input, since a new shoe resets everything else.
-        With a bet-spot reader, ``spots`` and ``reader_up`` are what the reader's spots held and its link
-        then (:meth:`WagerBook.at_shoe_start`)."""
+    def at_shoe_start(cls, rules: TableRules, shoe_number: int) -> TableState:
+        """The state right after NEW SHOE started shoe ``shoe_number`` (no alarm, the links aside): where a
+        replay can begin instead of at the journal's first input, since a new shoe resets everything else
+        (the money's book too: :meth:`WagerBook.at_shoe_start`; a replay then applies the kept link inputs)."""
         state = cls(rules)
         state.shoe_number = shoe_number
         if rules.money is not None:
-            state.money = WagerBook.at_shoe_start(rules.money, shoe_number, spots, reader_up)
+            state.money = WagerBook.at_shoe_start(rules.money, shoe_number)
         return state
 
     def _new_shoe(self) -> Shoe:

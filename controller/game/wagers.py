@@ -557,8 +557,10 @@ class WagerBook:
     * **Reader down.** The book keeps the last readings; READER DOWN shows in the view (the bets cannot be
       checked) and the lock uses what it last knew.
 
-    A new shoe (:meth:`shoe_started`) leaves nothing behind but the spots' readings and the reader's link: a
-    book built by :meth:`at_shoe_start` from them is the same book (a replay may begin there).
+    * **A new shoe** (:meth:`shoe_started`) forgets everything but the reader's link, the spots' readings
+      included: the reader's next full snapshot (every few seconds, long before the burn is done) tells them
+      again, and the table journals it because it :meth:`differs`. So the book at a shoe's start is
+      :meth:`at_shoe_start` of the link alone, and a replay may begin at the newest shoe's start.
     """
 
     def __init__(self, rules: MoneyRules) -> None:
@@ -586,17 +588,11 @@ class WagerBook:
         self.ghost_reads = 0
 
     @classmethod
-    def at_shoe_start(
-        cls, rules: MoneyRules, shoe: int, spots: SpotsSnapshot | None = None, reader_up: bool = True
-    ) -> WagerBook:
-        """The book right after :meth:`shoe_started` of shoe ``shoe``, with the spots holding ``spots``."""
+    def at_shoe_start(cls, rules: MoneyRules, shoe: int, reader_up: bool = True) -> WagerBook:
+        """The book right after :meth:`shoe_started` of shoe ``shoe``, the reader's link ``reader_up``."""
         book = cls(rules)
         book.reader_up = reader_up
-        if spots is not None:
-            book.apply(spots)
-        book._canonical()
         book.shoe = shoe
-        book.misreads = book.ghost_reads = 0
         return book
 
     # -- readings -----------------------------------------------------------------------------------------
@@ -666,15 +662,6 @@ class WagerBook:
             if not chip.counts:
                 out.append(ChipAlarm(key[0], key[1], chip))
         return out
-
-    def _canonical(self) -> None:
-        """Readings and chip ownership in seat and spot order (as a book built from one snapshot has them)."""
-        readings = dict(sorted(self._readings.items(), key=lambda kv: _sort_key(kv[0])))
-        self._readings = readings
-        self._owner = {}
-        for key, chips in readings.items():
-            for chip in chips:
-                self._owner.setdefault(chip.uid, key)
 
     # -- inputs -------------------------------------------------------------------------------------------
     def apply(self, event: MoneyInput) -> list[Notice]:
@@ -928,7 +915,7 @@ class WagerBook:
         self.misreads = self.ghost_reads = 0
         self.phase = Phase.BETTING
         self.shoe = shoe
-        self._canonical()
+        self._readings, self._owner, self._collected, self._due = {}, {}, {}, {}
         return out
 
     def _close(self, shoe: int, seat: int, why: BoxWhy) -> BoxClosed:

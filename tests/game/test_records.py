@@ -5,6 +5,7 @@ from typing import get_args
 import pytest
 
 from controller.game.cards import Card
+from controller.game.chips import Chip, ChipStatus, SpotChips
 from controller.game.records import (
     COUP_FIELDS,
     RECORD_VERSION,
@@ -33,6 +34,15 @@ from controller.game.table import (
     UnreadableCard,
     VoidPressed,
 )
+from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
+
+CHIPS = SpotChips(
+    (
+        Chip("E004000000000001", 2500, ChipStatus.IN_PLAY),
+        Chip("E004000000000002", 500, ChipStatus.RETIRED),
+        Chip("E0040000000000FF", 0, ChipStatus.UNKNOWN),
+    )
+)
 
 EVERY_INPUT: list[TableInput] = [
     CardDrawn(Card.parse("QS")),
@@ -47,6 +57,12 @@ EVERY_INPUT: list[TableInput] = [
     ShoeProtocol(2),
     LineNoise(noisy=True),
     LineNoise(noisy=False),
+    SpotSeen(3, Spot.BANKER, CHIPS),
+    SpotSeen(14, Spot.COMMISSION, SpotChips()),
+    SpotsSnapshot(((1, Spot.TIE, CHIPS), (9, Spot.DRAGON_7, SpotChips(CHIPS.chips[:1])))),
+    SpotsSnapshot(()),
+    ReaderLinkChanged(up=False),
+    ReaderLinkChanged(up=True),
 ]
 
 
@@ -93,6 +109,19 @@ def test_a_fact_cannot_overwrite_the_inputs_own_field() -> None:
         ({"kind": "card"}, "card input without a good field"),
         ({"kind": "card", "card": "ZZ"}, "card input without a good field"),
         ({"kind": "shoe_protocol", "version": "two"}, "shoe_protocol input without a good field"),
+        ({"kind": "spot", "seat": 1, "spot": "bankr", "chips": []}, "spot input without a good field"),
+        ({"kind": "spot", "seat": "1", "spot": "banker", "chips": []}, "spot input without a good field"),
+        ({"kind": "spot", "seat": 1, "spot": "banker", "chips": {}}, "spot input without a good field"),
+        (
+            {"kind": "spot", "seat": 1, "spot": "banker", "chips": [{"uid": "XYZ", "cents": 5, "status": "in_play"}]},
+            "spot input without a good field",
+        ),
+        (
+            {"kind": "spot", "seat": 1, "spot": "tie", "chips": [{"uid": "E004000000000001", "cents": 5}]},
+            "spot input without a good field",
+        ),
+        ({"kind": "spots_snapshot", "spots": [{"seat": 1}]}, "spots_snapshot input without a good field"),
+        ({"kind": "spots_snapshot", "spots": 3}, "spots_snapshot input without a good field"),
     ],
 )
 def test_a_bad_body_is_a_value_error_naming_it(body: dict[str, object], message: str) -> None:
@@ -127,4 +156,4 @@ def test_derived_records_of_a_shoe_start_burns_coup_and_alarm() -> None:
 def test_the_vocabulary_is_pinned_to_its_version() -> None:
     # Changing a kind or a field changes the shape every journal, history and floor reader relies on:
     # bump RECORD_VERSION and pin the new signature here, in the same commit.
-    assert (RECORD_VERSION, signature()) == (2, "857f2856075e5a4c")
+    assert (RECORD_VERSION, signature()) == (3, "d1eadd6ac4434aeb")

@@ -82,10 +82,14 @@ def test_the_link_and_the_line_as_they_were_at_the_shoe_start_are_restored() -> 
     assert state.shoe_number == 4
     assert {Alarm.LINK_DOWN, Alarm.NOISY_LINE} <= set(state.view().alarms)
     assert not replay(RULES, [], ShoeStart(4)).state.view().alarms
-    down = {InputKind.LINK: {"kind": "link", "up": False}, InputKind.LINE_NOISE: {"kind": "line_noise", "noisy": True}}
+    down: dict[InputKind, dict[str, Any] | None] = {
+        InputKind.LINK: {"kind": "link", "up": False},
+        InputKind.LINE_NOISE: {"kind": "line_noise", "noisy": True},
+        InputKind.READER_LINK: None,  # a table without a bet-spot reader
+    }
     assert ShoeStart.of(4, down) == ShoeStart(4, link_up=False, line_noisy=True)
     noisy_first = ShoeStart.of(4, down, {InputKind.LINK: 9, InputKind.LINE_NOISE: 7})
-    assert noisy_first.order == (InputKind.LINE_NOISE, InputKind.LINK)
+    assert noisy_first.order == (InputKind.READER_LINK, InputKind.LINE_NOISE, InputKind.LINK)
     # the alarms stand in the order they were raised, as on the live table
     assert replay(RULES, [], noisy_first).state.view().alarms == (Alarm.NOISY_LINE, Alarm.LINK_DOWN)
     none = dict.fromkeys(KEPT_ACROSS_SHOES)

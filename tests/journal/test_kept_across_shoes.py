@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from controller.game.cards import Card
+from controller.game.chips import Chip, ChipStatus, SpotChips
 from controller.game.records import KEPT_ACROSS_SHOES, InputKind, input_body, input_kind
 from controller.game.table import (
     Alarm,
@@ -35,6 +36,7 @@ from controller.game.table import (
     UnreadableCard,
     VoidPressed,
 )
+from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
 from controller.loop import TableLoop, resume
 from controller.wire import AsciiWire
@@ -53,6 +55,11 @@ SAMPLES: dict[InputKind, TableInput] = {
     InputKind.SHOE_REBOOTED: ShoeRebooted(),
     InputKind.SHOE_PROTOCOL: ShoeProtocol(version=2),
     InputKind.LINE_NOISE: LineNoise(noisy=True),
+    InputKind.SPOT: SpotSeen(2, Spot.PLAYER, SpotChips((Chip("E004000000000001", 2500, ChipStatus.IN_PLAY),))),
+    InputKind.SPOTS_SNAPSHOT: SpotsSnapshot(
+        ((5, Spot.BANKER, SpotChips((Chip("E004000000000002", 5000, ChipStatus.IN_PLAY),))),)
+    ),
+    InputKind.READER_LINK: ReaderLinkChanged(up=False),
 }
 
 

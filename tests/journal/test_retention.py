@@ -30,13 +30,15 @@ from controller.game.table import (
     TableState,
     VoidPressed,
 )
+from controller.game.wagers import MoneyRules
 from controller.journal import PRUNE_NOTE, SCHEMA_VERSION, Journal
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
 from tests.console import Result, run_main
 from tests.floor_link.floorside import signed_ack
 
-RULES = TableRules(decks=1)
+#: With a bet-spot reader's book (idle unless a test feeds it): the reader's link is kept across shoes too.
+RULES = TableRules(decks=1, money=MoneyRules())
 NOW = datetime.now(UTC).replace(microsecond=0)
 
 
