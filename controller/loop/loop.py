@@ -66,6 +66,7 @@ from controller.loop.resume import ReplayJournal, resume
 from controller.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
 from controller.panel import ButtonAction
 from controller.sinks import Sink
+from controller.spot_wire import SpotInput, SpotRecord
 from controller.wire import (
     Wire,
     WireDuplicate,
@@ -406,8 +407,8 @@ class TableLoop:
     def handle(self, event: LoopEvent) -> None:
         if isinstance(event, WireBytes) and event.device == "reader":
             if self.reader is not None:
-                for wire_event in self.reader.wire.receive(event.data, event.at):
-                    self._reader_event(wire_event)
+                for reader_event in self.reader.wire.receive(event.data, event.at):
+                    self._reader_event(reader_event)
         elif isinstance(event, PortState) and event.device == "reader":
             log.info("bet-spot reader port %s: %s", "open" if event.up else "down", event.detail)
             if event.up:
@@ -441,9 +442,9 @@ class TableLoop:
         if data:
             self.write(data)
         if self.reader is not None:
-            events, data = self.reader.wire.poll(now)
-            for wire_event in events:
-                self._reader_event(wire_event)
+            reader_events, data = self.reader.wire.poll(now)
+            for reader_event in reader_events:
+                self._reader_event(reader_event)
             if data:
                 self.reader.write(data)
         if self.watchdog is not None and self.watchdog_interval and now >= self._next_watchdog:
@@ -493,9 +494,9 @@ class TableLoop:
 
     # -- the bet-spot reader ---------------------------------------------------------------------
     def _reader_event(self, ev: object) -> None:
-        """One event of the reader's wire: its inputs go the shoe's way (applied, shown, staged, the ACK after
-        the commit); a snapshot that changes nothing the wager book knows is counted and acknowledged, not
-        journaled; the link's changes are READER DOWN / up; noise is counted."""
+        """One event of the reader's wire (:mod:`controller.spot_wire`): its inputs go the shoe's way (applied,
+        shown, staged, the ACK after the commit); a snapshot that changes nothing the wager book knows is
+        counted and acknowledged, not journaled; the link's changes are READER DOWN / up; noise is counted."""
         metrics = self.metrics
         if isinstance(ev, WireNoise):
             self.stats.reader_noise += 1
@@ -506,8 +507,11 @@ class TableLoop:
             return
         if metrics is not None:
             metrics.spots_frame()
-        if isinstance(ev, WireInput):
+        if isinstance(ev, SpotInput):
             table_input = ev.table_input
+            if isinstance(table_input, ReaderLinkChanged):
+                self._reader_link(table_input.up, str(ev.facts.get("detail", "")))
+                return
             if isinstance(table_input, SpotsSnapshot):
                 news = self.state.money is None or self.state.money.differs(table_input)
                 if news:
@@ -520,9 +524,20 @@ class TableLoop:
                     if ev.number is not None:
                         self.commit.stage_ack(ev.session, ev.number, "reader")
                     return
-            self._apply(table_input, ev.body, ev.session, ev.number, device="reader")
-        elif isinstance(ev, WireLink):
-            self._reader_link(ev.up, ev.detail)
+            self._apply(table_input, input_body(table_input, **ev.facts), ev.session, ev.number, device="reader")
+        elif isinstance(ev, SpotRecord):
+            try:
+                kind = InputKind(ev.kind)
+            except ValueError:
+                kind = None
+            if kind is None or kind.replayed:
+                # A fact the record vocabulary has no kind for (a refused snapshot: the next one corrects it):
+                # said on the log, acknowledged, not journaled.
+                log.warning("bet-spot reader: %s %s", ev.kind, ev.facts)
+                if ev.number is not None:
+                    self.commit.stage_ack(ev.session, ev.number, "reader")
+                return
+            self._apply(None, record_body(kind, **ev.facts), ev.session, ev.number, device="reader")
         elif isinstance(ev, WireReboot):
             # Reports the reader held unacknowledged are lost with its reboot; its next snapshot restores what
             # the spots hold (the book keeps its last readings meanwhile).
@@ -591,9 +606,10 @@ class TableLoop:
     def _derived(self, notices: Sequence[Notice]) -> list[tuple[RecordKind, dict[str, Any]]]:
         """The records an input gave rise to; with the edge watch on, its advantage records too. Called after
         the sinks were shown the input (the LEDs are set): pricing the shoe is never on the card -> LED path."""
-        records = derived_records(notices, self.ruleset)
         if self.edges is None:
-            return records
+            return derived_records(notices, self.ruleset)
+        # The wagers locked now carry their EVs at the betting time the edge watch priced last (this coup's).
+        records = derived_records(notices, self.ruleset, self.edges.betting_evs)
         out: list[tuple[RecordKind, dict[str, Any]]] = []
         for kind, body in records:
             out.append((kind, body))

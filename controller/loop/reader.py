@@ -4,10 +4,9 @@ A table with RFID bet spots has a second serial link (``[spots] port``): the loo
 beside the shoe's, and its events become table inputs by the same path as the shoe's (``TableState.apply``,
 the sinks, one commit, the reader's ACK only after it). What this module holds:
 
-* :class:`ReaderWire`, what the loop needs of the reader's codec (:mod:`controller.spot_wire`): bytes in,
-  the same wire events as the shoe's (:mod:`controller.wire`) out, whose inputs are the money's
-  (:class:`~controller.game.wagers.SpotSeen`, :class:`~controller.game.wagers.SpotsSnapshot`); the ACK; and
-  the WINDOW message.
+* :class:`ReaderWire`, what the loop needs of the reader's codec (:class:`controller.spot_wire.SpotWire`):
+  bytes in, its events out (the money's inputs, records, and the shoe wire's noise and duplicates); the ACK;
+  and the WINDOW message.
 * :class:`ReaderPort`, the reader's port, wire and writer as the loop is given them.
 * The **cap** on the reader's work: at most :data:`READER_READ_SIZE` bytes are read from the reader per
   wake-up, after the shoe's port has been served, so a reader flooding its line costs a card at most one
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from controller.game.wagers import MoneyView, Phase, SpotState
-from controller.wire import WireEvent
+from controller.spot_wire import SpotWireEvent
 from firmware_protocol.spots import WindowState
 
 __all__ = ["READER_READ_SIZE", "ReaderPort", "ReaderWire", "window_of"]
@@ -37,11 +36,11 @@ READER_READ_SIZE = 512
 class ReaderWire(Protocol):
     """The reader's codec as the loop uses it (:class:`controller.spot_wire.SpotWire`)."""
 
-    def receive(self, data: bytes, now: float) -> list[WireEvent]: ...
+    def receive(self, data: bytes, now: float) -> list[SpotWireEvent]: ...
 
     def acknowledge(self, number: int, session: int | None = None) -> bytes: ...
 
-    def poll(self, now: float) -> tuple[list[WireEvent], bytes]: ...
+    def poll(self, now: float) -> tuple[list[SpotWireEvent], bytes]: ...
 
     def window(self, state: WindowState) -> bytes: ...
 
