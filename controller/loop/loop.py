@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import select
 import selectors
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -66,7 +68,7 @@ from controller.loop.resume import ReplayJournal, resume
 from controller.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
 from controller.panel import ButtonAction
 from controller.sinks import Sink
-from controller.spot_wire import SpotInput, SpotRecord
+from controller.spot_wire import SpotInput, SpotRecord, SpotWireEvent
 from controller.wire import (
     Wire,
     WireDuplicate,
@@ -156,6 +158,7 @@ class LoopStats:
     reads: int = 0  # reads of the shoe's port by the loop
     reader_reads: int = 0  # reads of the bet-spot reader's port by the loop
     reader_noise: int = 0  # the reader's frames rejected
+    reader_yields: int = 0  # times the reader's events waited because the shoe's port had bytes
     snapshots_journaled: int = 0  # the reader's snapshots that changed what the wager book knew
     snapshots_ignored: int = 0  # ... and those that did not (counted, not journaled)
 
@@ -201,6 +204,9 @@ class TableLoop:
         #: The bet-spot reader (None: the table has none, and works exactly as without one).
         self.reader = reader
         self._window: WindowState | None = None  # the betting window the reader was last told
+        #: The reader's events decoded but not handled yet (what one capped read gave: a few dozen at most).
+        self._reader_backlog: deque[SpotWireEvent] = deque()
+        self._shown: TableView | None = None  # the view the sinks were last shown
         self.wire = wire
         self.journal = journal
         self.write = write
@@ -284,7 +290,7 @@ class TableLoop:
 
     def show(self, notices: Sequence[Notice] = ()) -> None:
         """Hand the current view to every sink; a failing sink is detached, never fatal."""
-        view = self.view()
+        view = self._shown = self.view()
         for sink in list(self.sinks):
             try:
                 sink.update(view, notices)
@@ -311,14 +317,15 @@ class TableLoop:
                     watched = self._watch_port(selector, watched)
                     watched_reader = self._watch_port(selector, watched_reader, port=reader_port, tag="reader")
                     port_ready = reader_ready = False
-                    for key, _mask in selector.select(0.0 if not self.inbox.empty() else self.tick):
+                    busy = not self.inbox.empty() or bool(self._reader_backlog)
+                    for key, _mask in selector.select(0.0 if busy else self.tick):
                         if key.data == "wake":
                             self.inbox.drain_wakeup(wake_r)
                         elif key.data == "reader":
                             reader_ready = True
                         else:
                             port_ready = True
-                    if port_ready or reader_ready or not self.inbox.empty():
+                    if port_ready or reader_ready or busy:
                         self.idle.clear()  # set again by flush() below
                     # Group commit: everything read or queued now is applied event by event, then committed
                     # in one transaction and acknowledged once.
@@ -330,9 +337,10 @@ class TableLoop:
                         elif data:
                             self.handle(WireBytes(data, self.clock()))
                     stop = self._handle_waiting()
-                    if reader_ready and self.reader is not None:
-                        # After the shoe's port and the inbox, and capped: a flooding reader delays no card.
-                        watched_reader = self._read_reader(selector, watched_reader)
+                    if (reader_ready or self._reader_backlog) and self.reader is not None:
+                        # After the shoe's port and the inbox, capped, and yielding to the shoe between its
+                        # events: a flooding reader delays no card.
+                        watched_reader = self._reader_work(selector, watched_reader, watched, reader_ready)
                     self._check_dropped()
                     self._poll()
                     self.flush()
@@ -381,16 +389,43 @@ class TableLoop:
             selector.register(current[1], selectors.EVENT_READ, tag)
         return current
 
-    def _read_reader(self, selector: selectors.BaseSelector, watched: tuple[int, int] | None) -> tuple[int, int] | None:
-        """One capped read of the bet-spot reader's port, handled; returns what is watched after it."""
+    def _reader_work(
+        self,
+        selector: selectors.BaseSelector,
+        watched: tuple[int, int] | None,
+        shoe: tuple[int, int] | None,
+        readable: bool,
+    ) -> tuple[int, int] | None:
+        """The bet-spot reader's share of one wake-up: one capped read of its port (only when what the last
+        read gave is done), then its events in order until the shoe's port has bytes waiting; the rest waits
+        for the next wake-up, which serves the shoe first. Returns the reader's port as watched after it."""
         assert self.reader is not None
-        self.stats.reader_reads += 1
-        data = self.reader.port.read(self.reader.read_size)
-        if data is None:  # the port is gone
-            return self._watch_port(selector, watched, gone=True, port=self.reader.port, tag="reader")
-        if data:
-            self.handle(WireBytes(data, self.clock(), "reader"))
+        backlog = self._reader_backlog
+        if not backlog and readable:
+            self.stats.reader_reads += 1
+            data = self.reader.port.read(self.reader.read_size)
+            if data is None:  # the port is gone
+                return self._watch_port(selector, watched, gone=True, port=self.reader.port, tag="reader")
+            if data:
+                backlog.extend(self.reader.wire.receive(data, self.clock()))
+        while backlog:
+            if self._shoe_waiting(shoe):
+                self.stats.reader_yields += 1
+                break
+            self._reader_event(backlog.popleft())
         return watched
+
+    def _shoe_waiting(self, shoe: tuple[int, int] | None) -> bool:
+        """Whether the shoe's port (or the inbox, for a port read by a thread) has something waiting now."""
+        if not self.inbox.empty():
+            return True
+        if shoe is None:
+            return False
+        try:
+            ready, _, _ = select.select([shoe[1]], [], [], 0.0)
+        except (OSError, ValueError):
+            return False
+        return bool(ready)
 
     def _floor_ack(self, ack: FloorAckMessage) -> None:
         """Store the floor's ack the link handed on, once it is judged again here: the link is another process
@@ -572,9 +607,9 @@ class TableLoop:
     def _tell_window(self) -> None:
         """Tell the reader the betting window when it changed (locked at the first card, payout at the
         declare, open at the next betting time)."""
-        if self.reader is None or self.state.money is None:
+        if self.reader is None or self.state.money is None or self._shown is None:
             return
-        window = window_of(self.state.money.view())
+        window = window_of(self._shown.money)  # the view last shown: the money's view is not built twice
         if window is not None and window != self._window:
             self._window = window
             self.reader.write(self.reader.wire.window(window))
