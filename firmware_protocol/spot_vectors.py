@@ -7,6 +7,8 @@ contains verbatim (a test checks), so the document and the code cannot drift.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .binary import RejectReason
 from .messages import Ack, Resend, Reset
 from .spots import (
@@ -150,6 +152,137 @@ SINGLE: tuple[StreamVector, ...] = (
         (RejectReason.UNKNOWN_TYPE,),
     ),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleStep:
+    """One frame of the worked example session: who sends it, the frame, whether the line loses it, and
+    what the receiver does."""
+
+    sender: str  # "reader" or "table"
+    frame: FrameVector
+    lost: bool = False
+    note: str = ""
+
+
+_CHIP_T1 = 0xE004015012340001
+_CHIP_T2 = 0xE004015012340002
+
+#: The worked example of ``docs/spots.md``: a reader boots, reports its snapshot, a bet is lost on the wire
+#: and recovered, the window locks. The table's frames are exactly what ``controller.spot_wire`` writes.
+EXAMPLE: tuple[ExampleStep, ...] = (
+    ExampleStep("reader", FRAMES[0], note="boot: HELLO is event 1; the table journals it (`reader_hello`)"),
+    ExampleStep(
+        "reader",
+        FrameVector(
+            "HEARTBEAT, latest event 1", 1, ReaderHeartbeat(SESSION), "03 01 17 0a 01 5e a7 b0 a7 6d 03 ff 80 00"
+        ),
+        note="at once after HELLO; the link is up",
+    ),
+    ExampleStep(
+        "reader",
+        FrameVector("SNAPSHOT_BEGIN 1", 2, SnapshotBegin(1), "03 01 13 02 02 06 01 29 5d 7b ac 00"),
+        note="the full snapshot that follows every HELLO",
+    ),
+    ExampleStep(
+        "reader",
+        FrameVector(
+            "SPOT seat 3 banker, two chips",
+            3,
+            SpotReport(3, SpotCode.BANKER, (UID_15693, UID_14443)),
+            "03 01 12 0d 03 03 01 02 e0 04 01 50 12 34 56 78 01 01 01 09 a1 b2 c3 d4 f7 25 69 62 00",
+        ),
+        note="the only occupied spot",
+    ),
+    ExampleStep(
+        "reader",
+        FrameVector("SNAPSHOT_END 1, one spot", 4, SnapshotEnd(1, 1), "03 01 14 02 04 02 01 06 01 b9 5c 9b 4b 00"),
+        note="one report since SNAPSHOT_BEGIN 1: the snapshot stands; every other spot is empty",
+    ),
+    ExampleStep(
+        "table",
+        FrameVector("ACK up to 4", 0, Ack(4), "03 01 91 01 01 06 04 91 95 b8 bf 00"),
+        note="after the journal committed events 1-4 (cumulative)",
+    ),
+    ExampleStep(
+        "table",
+        FrameVector("WINDOW open", 1, Window(WindowState.OPEN), "03 01 93 02 01 05 4d ac a1 a6 00"),
+        note="bets may be placed",
+    ),
+    ExampleStep(
+        "reader",
+        FrameVector(
+            "SPOT seat 5 tie, one chip",
+            5,
+            SpotReport(5, SpotCode.TIE, (_CHIP_T1,)),
+            "03 01 12 0b 05 05 03 01 e0 04 01 50 12 34 06 01 d6 e9 ab 0e 00",
+        ),
+        lost=True,
+        note="a chip placed on seat 5's tie, stable for two read cycles; the frame is lost on the wire",
+    ),
+    ExampleStep(
+        "reader",
+        FrameVector(
+            "SPOT seat 5 player, one chip",
+            6,
+            SpotReport(5, SpotCode.PLAYER, (_CHIP_T2,)),
+            "03 01 12 0b 06 05 02 01 e0 04 01 50 12 34 06 02 d7 bc 43 7a 00",
+        ),
+        note="the table expected event 5: a gap; this one is dropped",
+    ),
+    ExampleStep(
+        "table",
+        FrameVector("RESEND from 5", 2, Resend(5), "03 01 92 02 02 06 05 a2 b6 26 97 00"),
+        note="sent at once, repeated every 500 ms while the gap lasts",
+    ),
+    ExampleStep(
+        "reader",
+        FrameVector(
+            "SPOT seat 5 tie, one chip (resent)",
+            5,
+            SpotReport(5, SpotCode.TIE, (_CHIP_T1,)),
+            "03 01 12 0b 05 05 03 01 e0 04 01 50 12 34 06 01 d6 e9 ab 0e 00",
+        ),
+        note="the reader serves the RESEND at once: every held event from 5 on",
+    ),
+    ExampleStep(
+        "reader",
+        FrameVector(
+            "SPOT seat 5 player, one chip (resent)",
+            6,
+            SpotReport(5, SpotCode.PLAYER, (_CHIP_T2,)),
+            "03 01 12 0b 06 05 02 01 e0 04 01 50 12 34 06 02 d7 bc 43 7a 00",
+        ),
+        note="both spots are now known to the table, in order",
+    ),
+    ExampleStep(
+        "table",
+        FrameVector("ACK up to 6", 3, Ack(6), "03 01 91 02 03 06 06 7d dd 67 ca 00"),
+        note="after the journal committed events 5 and 6",
+    ),
+    ExampleStep(
+        "table",
+        FrameVector("WINDOW locked", 4, Window(WindowState.LOCKED), "03 01 93 07 04 01 47 dc 65 75 00"),
+        note="the coup's first card is out: the spots' values now are the coup's wagers",
+    ),
+    ExampleStep(
+        "reader",
+        FrameVector(
+            "HEARTBEAT, latest event 6", 6, ReaderHeartbeat(SESSION), "03 01 17 0a 06 5e a7 b0 a7 df 23 23 90 00"
+        ),
+        note="every second; nothing is missing",
+    ),
+)
+
+
+def example_markdown() -> str:
+    """The worked example's table exactly as it appears in ``docs/spots.md``."""
+    lines = ["| # | from | seq | message | wire (hex) | what happens |", "|---|---|---|---|---|---|"]
+    for index, step in enumerate(EXAMPLE, 1):
+        v = step.frame
+        sender = f"{step.sender} (lost)" if step.lost else step.sender
+        lines.append(f"| {index} | {sender} | {v.seq} | `{_cell(repr(v.message))}` | `{v.wire}` | {_cell(step.note)} |")
+    return "\n".join(lines) + "\n"
 
 
 def markdown() -> str:

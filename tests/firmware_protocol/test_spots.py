@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+import random
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.game.wagers import Spot
@@ -21,6 +24,7 @@ from firmware_protocol.binary import (
     encode,
 )
 from firmware_protocol.messages import Ack, CardRead, Heartbeat, MessageType
+from firmware_protocol.session import ControllerSession, NotReliable, ShoeEvent, ShoeSession
 from firmware_protocol.spots import (
     MAX_BODY,
     MAX_CHIPS,
@@ -34,7 +38,7 @@ from firmware_protocol.spots import (
 )
 from firmware_protocol.vectors import FrameVector, Outcome, StreamVector
 
-from .spot_strategies import messages
+from .spot_strategies import messages, reliable_messages
 
 
 def test_spot_codes_are_the_table_spots_by_name() -> None:
@@ -155,3 +159,74 @@ def test_the_too_many_chips_vector_really_holds_49_distinct_uids() -> None:
     assert body[6] == 49 and len(body) == 4 + 3 + 49 * 8 + 4
     uids = {body[7 + 8 * i : 15 + 8 * i] for i in range(49)}
     assert len(uids) == 49
+
+
+def _only_rejections(data: bytes, bits: tuple[int, ...]) -> None:
+    wire = bytearray(data)
+    for bit in bits:
+        wire[bit // 8] ^= 1 << (bit % 8)
+    events = BinaryDecoder(dialect=READER).feed(bytes(wire) + b"\x00")
+    assert all(isinstance(e, FrameRejected) for e in events), (bits, events)
+
+
+@pytest.mark.parametrize("vector", spot_vectors.FRAMES, ids=vector_ids)
+def test_every_single_and_double_bit_flip_of_a_reader_frame_is_rejected(vector: FrameVector) -> None:
+    nbits = len(vector.data) * 8
+    for bit in range(nbits):
+        _only_rejections(vector.data, (bit,))
+    for pair in itertools.combinations(range(nbits), 2):
+        _only_rejections(vector.data, pair)
+
+
+# ---------------------------------------------------------------------------------------- sessions
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sent=st.lists(reliable_messages.filter(lambda m: not isinstance(m, ReaderHello)), max_size=30),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_a_reader_session_delivers_every_event_once_in_order_through_loss_and_duplication(
+    sent: list[SpotsMessage], seed: int
+) -> None:
+    """The shoe's reliability rules over the reader's dialect: a lossy, duplicating line in both directions."""
+    rng = random.Random(seed)
+    reader = ShoeSession(0xC0FFEE, dialect=READER)
+    table = ControllerSession(dialect=READER)
+    reader.start(0.0)
+    for message in sent:
+        reader.send(message, 0.0)  # type: ignore[arg-type]
+    delivered: list[object] = []
+    now = 0.0
+
+    def line(data: bytes) -> bytes:
+        frames = [f + b"\x00" for f in data.split(b"\x00")[:-1]]
+        return b"".join(f * rng.choice((0, 1, 1, 1, 2)) for f in frames)
+
+    while now < 60.0 and not (reader.unacked == 0 and len(delivered) == len(sent) + 1):
+        now += 0.1
+        events = table.receive(line(reader.poll(now)), now)
+        polled, replies = table.poll(now)
+        out = bytearray(replies)
+        for ev in events + polled:
+            if isinstance(ev, ShoeEvent):
+                delivered.append(ev.message)
+                out += table.acknowledge(ev.number, ev.key)
+        reader.receive(line(bytes(out)), now)
+    assert isinstance(delivered[0], ReaderHello) and delivered[0].session_id == 0xC0FFEE
+    assert delivered[1:] == sent
+    assert reader.unacked == 0
+
+
+def test_only_reader_events_are_sent_on_a_reader_session() -> None:
+    reader = ShoeSession(1, dialect=READER)
+    reader.start(0.0)
+    with pytest.raises(NotReliable, match="not a reliable bet-spot reader event"):
+        reader.send(ReaderHeartbeat(1), 0.0)
+    with pytest.raises(NotReliable):
+        reader.send(CardRead(1, "S"), 0.0)
+    assert [type(m) for m in _messages(reader.poll(0.0))] == [ReaderHello, ReaderHeartbeat]
+
+
+def _messages(data: bytes) -> list[object]:
+    return [e.message for e in BinaryDecoder(dialect=READER).feed(data) if isinstance(e, FrameReceived)]

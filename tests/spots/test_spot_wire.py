@@ -12,8 +12,9 @@ from controller.game.table import Due
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.spot_wire import SPOT_OF_CODE, SpotInput, SpotRecord, SpotWire, SpotWireEvent
 from controller.wire import BinaryWire, WireDuplicate, WireInput, WireLink, WireNoise, WireReboot
+from firmware_protocol import spot_vectors
 from firmware_protocol.binary import FrameReceived, cobs_encode, decode_frame, encode
-from firmware_protocol.messages import Ack, CardRead
+from firmware_protocol.messages import Ack, CardRead, Resend
 from firmware_protocol.session import CommandReceived, ControllerSession, ShoeSession
 from firmware_protocol.spots import (
     READER,
@@ -283,3 +284,32 @@ def test_an_unknown_reader_event_takes_its_number_and_the_next_comes_through() -
     events = wire.receive(unknown + report, 0.2)
     assert [e.reason for e in events if isinstance(e, WireNoise)] == ["unknown_type"]
     assert inputs(events) == [SpotSeen(2, Spot.PLAYER, REGISTRY.resolve_all([C1]))]
+
+
+def test_the_worked_example_of_the_spec_is_what_the_wire_does() -> None:
+    """docs/spots.md's example session, step by step: the reader's frames in, and exactly the table's frames
+    of the example out (same bytes, same running seq)."""
+    wire = SpotWire(REGISTRY)
+    now = 0.0
+    seen: list[object] = []
+    for step in spot_vectors.EXAMPLE:
+        now += 0.01
+        message = step.frame.message
+        if step.sender == "reader":
+            if not step.lost:
+                seen += inputs(wire.receive(step.frame.data, now))
+            continue
+        if isinstance(message, Ack):
+            out = wire.acknowledge(message.up_to, wire.session.session_key)
+        elif isinstance(message, Resend):
+            _events, out = wire.poll(now)
+        else:
+            assert isinstance(message, Window)
+            out = wire.window(message.state)
+        assert out == step.frame.data, step.frame.name
+    assert seen == [
+        ReaderLinkChanged(True),
+        SpotsSnapshot(((3, Spot.BANKER, REGISTRY.resolve_all([spot_vectors.UID_15693, spot_vectors.UID_14443])),)),
+        SpotSeen(5, Spot.TIE, REGISTRY.resolve_all([0xE004015012340001])),
+        SpotSeen(5, Spot.PLAYER, REGISTRY.resolve_all([0xE004015012340002])),
+    ]
