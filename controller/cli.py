@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "keygen",
     "history",
     "edges",
+    "settle",
     "journal",
     "check_config",
 )
