@@ -4,6 +4,9 @@
              [--pace real|fast|SECONDS] [--fault NAME=RATE ...] [--script FILE] [--truth FILE]
              [--dealer prompt|self] [--cut-card K] [--disconnect-for SECONDS] [--linger SECONDS]
              [--settle SECONDS] [--no-extra-coup] [--order FILE]
+             [--players N | --bets FILE] [--rules NAME] [--commission payout|shoe_end] [--seats N]
+             [--leave-after N] [--chips-out FILE] [--spots-link PATH | --spots-tcp HOST:PORT]
+    shoe-sim --chips-out FILE        (write the chip registry and exit)
 
 Prints one line saying where it listens, then runs until every shoe is dealt (and, in the binary
 dialect, acknowledged) or it is interrupted: SIGINT or SIGTERM exit 0 after removing the symlink. Bad
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import math
 import re
 import select
@@ -28,11 +32,18 @@ from typing import IO, NoReturn, cast
 from commandline import UsageError
 from controller.game.cards import Card
 from controller.game.errors import CardError
+from controller.game.rules import BUILTIN_RULESETS, DEFAULT_RULESET, CommissionCollection
+from controller.game.wagers import MAX_SEATS
 from controller.userfile import UserFileError, check_regular, one_line, read_text
 from floor_protocol.addresses import AddressError, parse_host_port
+from hw_sim.chipset import ChipSet
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
+from hw_sim.money import MoneyConfig, MoneyConfigError
+from hw_sim.players import BetsError, parse_bets
+from hw_sim.reader_feed import ReaderFeed
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
+from hw_sim.spot_reader import SpotReader
 from hw_sim.transport import PtyTransport, TcpTransport, TransportError
 from hw_sim.truth import TruthLog
 
@@ -41,6 +52,8 @@ PROG = "shoe-sim"
 CHUNK_GAP = 0.002
 #: Longest sleep of the main loop, so that a controller plugging in is noticed quickly.
 TICK = 0.05
+#: After the last shoe, the bet-spot reader's last reports wait this long at most for their ACKs.
+READER_LINGER = 2.0
 #: Largest ``--script`` read (a script is a few lines; a larger file is refused rather than read whole).
 MAX_SCRIPT_BYTES = 1024 * 1024
 
@@ -89,7 +102,7 @@ def _tcp(text: str) -> tuple[str, int]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog=PROG, description="The software card-reading shoe, for the controller and its tests.")
-    where = p.add_mutually_exclusive_group(required=True)
+    where = p.add_mutually_exclusive_group()
     where.add_argument("--link", type=Path, help="make a pty and symlink its slave here (e.g. /tmp/shoe0)")
     where.add_argument("--tcp", type=_tcp, metavar="HOST:PORT", help="listen here (port 0: any free port)")
     p.add_argument("--dialect", choices=[d.value for d in Dialect], default=Dialect.BINARY.value)
@@ -122,6 +135,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--firmware-version", type=_hello_text, default="sim-1.0", metavar="TEXT", help="likewise, its firmware"
     )
+    money = p.add_argument_group("players and chips (docs/simulator.md, Players and the dealer's payouts)")
+    bettors = money.add_mutually_exclusive_group()
+    bettors.add_argument("--players", type=int, metavar="N", help=f"N players on seats 1..N (1-{MAX_SEATS})")
+    bettors.add_argument("--bets", type=Path, metavar="FILE", help="scripted wagers, one JSON line per coup and seat")
+    money.add_argument("--rules", choices=sorted(BUILTIN_RULESETS), default=DEFAULT_RULESET, help="the table's game")
+    money.add_argument(
+        "--commission",
+        choices=[c.value for c in CommissionCollection],
+        help="when Banker commission is collected (default: the game's own rule)",
+    )
+    money.add_argument("--seats", type=int, default=9, metavar="N", help=f"seats at the table (1-{MAX_SEATS})")
+    money.add_argument(
+        "--leave-after", type=int, default=3, metavar="N", help="empty coups after which a seat has left (default 3)"
+    )
+    money.add_argument("--chips-out", type=Path, metavar="FILE", help="write the chip registry (TOML) here")
+    spots = money.add_mutually_exclusive_group()
+    spots.add_argument("--spots-link", type=Path, metavar="PATH", help="the bet-spot reader on a second pty here")
+    spots.add_argument("--spots-tcp", type=_tcp, metavar="HOST:PORT", help="the bet-spot reader on this TCP port")
     return p
 
 
@@ -158,6 +189,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         raise UsageError(f"--fault/--script {exc}") from None
     decks = args.decks if MIN_DECKS <= args.decks <= MAX_DECKS else MAX_DECKS  # a bad --decks is named below
     order = None if args.order is None else read_order(args.order, decks)
+    money = money_from_args(args)
     try:
         return SimConfig(
             dialect=Dialect(args.dialect),
@@ -175,9 +207,50 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
             serial_number=args.serial_number,
             firmware_version=args.firmware_version,
             order=order,
+            money=money,
         )
     except ConfigError as exc:
         raise UsageError(f"--{exc.key.replace('_', '-')}: {exc.reason}") from None
+
+
+def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
+    """The players and the house from ``--players``/``--bets`` and friends (None without players)."""
+    if args.players is None and args.bets is None:
+        if args.spots_link is not None or args.spots_tcp is not None:
+            which = "--spots-link" if args.spots_link is not None else "--spots-tcp"
+            raise UsageError(f"{which}: the bet-spot reader needs players at the table (--players N or --bets FILE)")
+        return None
+    rules = BUILTIN_RULESETS[args.rules]
+    if args.commission is not None:
+        rules = dataclasses.replace(rules, commission_collection=CommissionCollection(args.commission))
+    bets = None
+    if args.bets is not None:
+        try:
+            text = read_text(args.bets, limit=MAX_SCRIPT_BYTES)
+        except UserFileError as exc:
+            raise UsageError(f"--bets {exc}") from None
+        try:
+            bets = tuple(parse_bets(text.splitlines(), str(args.bets)))
+        except BetsError as exc:
+            raise UsageError(f"--bets {exc}") from None
+    try:
+        return MoneyConfig(
+            players=args.players or 0, bets=bets, rules=rules, seats=args.seats, leave_after_coups=args.leave_after
+        )
+    except MoneyConfigError as exc:
+        key = {"leave_after_coups": "leave-after"}.get(exc.key, exc.key)
+        raise UsageError(f"--{key}: {exc.reason}") from None
+
+
+def write_chips(path: Path) -> None:
+    """``--chips-out``: the chip registry file (a regular file; UsageError naming it otherwise)."""
+    try:
+        check_regular(path)
+        path.write_text(ChipSet().registry_toml(), encoding="utf-8")
+    except UserFileError as exc:
+        raise UsageError(f"--chips-out {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"--chips-out {path}: {exc.strerror or exc}") from None
 
 
 def read_order(path: Path, decks: int) -> tuple[Card, ...]:
@@ -266,12 +339,25 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise _Stop()
 
 
-def run(sim: ShoeSimulator, transport: PtyTransport | TcpTransport, settle: float) -> None:
-    """The real-time loop: move bytes between the transport and the core until the core is finished."""
+Transport = PtyTransport | TcpTransport
+
+
+def run(
+    sim: ShoeSimulator, transport: Transport, settle: float, reader: tuple[ReaderFeed, Transport] | None = None
+) -> None:
+    """The real-time loop: move bytes between the transport and the core until the core is finished (and,
+    with a bet-spot reader, between its transport and the reader, which powers on with the shoe)."""
     first_seen: float | None = None
     was_disconnected = False
-    while not sim.finished:
+    finished_at: float | None = None
+    while True:
         now = time.monotonic()
+        if sim.finished:
+            # the reader's last reports still want their ACKs (at most READER_LINGER seconds)
+            finished_at = now if finished_at is None else finished_at
+            feed = reader[0] if reader is not None else None
+            if feed is None or now - finished_at > READER_LINGER or not (feed.reader.unacked or feed.pending):
+                break
         if not sim.started:
             if transport.connected:
                 first_seen = now if first_seen is None else first_seen
@@ -279,16 +365,23 @@ def run(sim: ShoeSimulator, transport: PtyTransport | TcpTransport, settle: floa
                     sim.start(now)
             else:
                 first_seen = None
-        deadline = sim.next_deadline()
-        timeout = TICK if deadline is None else min(max(deadline - now, 0.0), TICK)
-        readable, writable, _ = select.select(transport.read_fds(), transport.write_fds(), [], timeout)
+        if reader is not None and sim.started and not reader[0].started:
+            reader[0].start(now)
+        deadlines = [d for d in (sim.next_deadline(), reader[0].next_deadline() if reader else None) if d is not None]
+        timeout = TICK if not deadlines else min(max(min(deadlines) - now, 0.0), TICK)
+        rfds, wfds = transport.read_fds(), transport.write_fds()
+        if reader is not None:
+            rfds, wfds = rfds + reader[1].read_fds(), wfds + reader[1].write_fds()
+        readable, writable, _ = select.select(rfds, wfds, [], timeout)
         now = time.monotonic()
-        if readable:
+        if set(readable) & set(transport.read_fds()):
             data = transport.read()
             if data:
                 sim.receive(data, now)
-        if writable:
+        if set(writable) & set(transport.write_fds()):
             transport.flush()
+        if reader is not None:
+            _run_reader(reader[0], reader[1], set(readable), set(writable), now)
         items = sim.poll(now)
         if sim.disconnected and not was_disconnected:
             transport.drop_client()
@@ -299,18 +392,45 @@ def run(sim: ShoeSimulator, transport: PtyTransport | TcpTransport, settle: floa
             if i:
                 time.sleep(CHUNK_GAP)
             transport.write(chunk)
+        if reader is not None:
+            out = reader[0].poll(now)
+            if out:
+                reader[1].write(out)
     transport.flush()
+    if reader is not None:
+        reader[1].flush()
+
+
+def _run_reader(feed: ReaderFeed, line: Transport, readable: set[int], writable: set[int], now: float) -> None:
+    if readable & set(line.read_fds()):
+        data = line.read()
+        if data:
+            feed.receive(data, now)
+    if writable & set(line.write_fds()):
+        line.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        if args.link is None and args.tcp is None:
+            if args.chips_out is None or args.players is not None or args.bets is not None:
+                raise UsageError("one of the arguments --link --tcp is required")
+            write_chips(args.chips_out)
+            return 0
         config = config_from_args(args)
+        if args.chips_out is not None:
+            write_chips(args.chips_out)
     except UsageError as exc:
         print(one_line(f"{PROG}: error: {exc}"), file=sys.stderr)
         return 2
-    transport: PtyTransport | TcpTransport = PtyTransport(args.link) if args.link else TcpTransport(*args.tcp)
+    transport: Transport = PtyTransport(args.link) if args.link else TcpTransport(*args.tcp)
+    spots: Transport | None = None
+    if args.spots_link is not None:
+        spots = PtyTransport(args.spots_link)
+    elif args.spots_tcp is not None:
+        spots = TcpTransport(*args.spots_tcp)
     try:
         stream = _TruthFile(args.truth) if args.truth else None
     except UserFileError as exc:
@@ -323,18 +443,33 @@ def main(argv: list[str] | None = None) -> int:
         truth.close()
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
+    if spots is not None:
+        try:
+            spots.open()
+        except TransportError as exc:
+            transport.close()
+            truth.close()
+            where = "--spots-link" if args.spots_link is not None else "--spots-tcp"
+            print(one_line(f"{PROG}: error: {where} {str(exc).split(' ', 1)[1]}"), file=sys.stderr)
+            return 2
     note = None if config.order is None else order_note(config.order, config)
     if note is not None:
         print(note, file=sys.stderr, flush=True)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     sim = ShoeSimulator(config, truth)
+    reader: tuple[ReaderFeed, Transport] | None = None
+    if spots is not None and sim.money is not None:
+        seats = range(1, sim.money.config.seats + 1)
+        reader = (ReaderFeed(sim.money, SpotReader(seed=config.seed, seats=seats)), spots)
     try:
         print(
             f"{PROG}: listening on {transport.describe()}, {config.dialect.value} dialect, {config.decks} decks, "
             f"seed {config.seed}",
             flush=True,
         )
-        run(sim, transport, args.settle)
+        if reader is not None:
+            print(f"{PROG}: bet-spot reader on {reader[1].describe()}, {len(reader[0].reader.seats)} seats", flush=True)
+        run(sim, transport, args.settle, reader)
         print(f"{PROG}: done: {sim.shoe_number} shoe(s), {sim.cards_in_run} cards", flush=True)
     except (KeyboardInterrupt, _Stop):
         truth.write("interrupted", time.monotonic())
@@ -347,6 +482,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         transport.close()
+        if spots is not None:
+            spots.close()
         with contextlib.suppress(_TruthWriteError):
             truth.close()
     return 0

@@ -12,6 +12,10 @@ generator. ASCII dialect: one line per card, no buttons, no cut-card message, no
 
 Three independent generators are derived from ``seed``: the shuffle (``Random(seed)``), the session ids,
 and the faults, so turning a fault on does not change the order of the cards.
+
+With players (``SimConfig.money``), a :class:`hw_sim.money.MoneyTable` moves the chips: the core holds
+the coup's first card until the players' stacks are down, tells it of each coup card, DECLARE, VOID and the
+shoe's end, and makes its spot changes, one step per dealer action, before the dealer's next move.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from hw_sim.faults import (
     FaultStage,
     UnitInfo,
 )
+from hw_sim.money import MoneyConfig, MoneyTable
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, OrderError, ShoeEmpty, ShoeModel, check_order, validate_shoe
 from hw_sim.truth import TruthLog
 
@@ -94,6 +99,7 @@ class SimConfig:
     serial_number: str = "SIM-0001"
     repeat_session_id: bool = False  # every boot draws the same id (a fixed-seed firmware; against the spec)
     order: tuple[Card, ...] | None = None  # every shoe's first cards, in this order (the rest shuffled)
+    money: MoneyConfig | None = None  # players at the table (hw_sim/money.py); None: cards only, as ever
 
     def __post_init__(self) -> None:
         try:
@@ -177,6 +183,10 @@ class ShoeSimulator:
         self._disconnected_until: float | None = None
         self._reboot_pending = False
         self.reboots = 0
+        self._held: Action | None = None  # the dealer's next move, waiting for the players' chips
+        self.money: MoneyTable | None = (
+            MoneyTable(config.money, config.faults, config.seed, self.truth) if config.money is not None else None
+        )
 
     # -- power, link ---------------------------------------------------------------------------------
 
@@ -353,13 +363,34 @@ class ShoeSimulator:
         budget = 64
         while self.dealing_done_at is None and now >= self._next_action_at and budget and not self._reboot_pending:
             budget -= 1
-            action = self._decide()
+            money = self.money
+            if money is not None and money.busy:
+                money.step(now)
+                self._next_action_at = now + self.config.pace
+                continue
+            if self._held is not None:
+                action: Action | None = self._held
+                self._held = None
+            else:
+                action = self._decide()
             if action is None:
                 self._waiting = True
                 return
             self._waiting = False
+            if money is not None and self._money_first(money, action, now):
+                self._held = action  # the chips move first; the move follows at the dealer's pace
+                continue
             self._perform(action, now)
             self._next_action_at = now + self.config.pace
+
+    def _money_first(self, money: MoneyTable, action: Action, now: float) -> bool:
+        """Whether chips must move before ``action``: the wagers before a coup's first card, the commission
+        boxes before the shoe ends."""
+        if isinstance(action, Draw) and action.role is Role.COUP:
+            return money.open_coup(self.dealer.current_coup, now)
+        if isinstance(action, EndShoe):
+            return money.shoe_ended(now)
+        return False
 
     def _decide(self) -> Action | None:
         if self.binary and self.unacked >= self.config.window:
@@ -377,8 +408,12 @@ class ShoeSimulator:
             if action.button is Button.DECLARE:
                 coup = self.dealer.current_coup if action.early else self.dealer.coups_declared
                 self.truth.write("declare", now, shoe=shoe, coup=coup, early=action.early, seq=seq, number=number)
+                if self.money is not None and not action.early:
+                    self.money.declared(now)
             else:
                 self.truth.write("button", now, shoe=shoe, button=action.button.name, seq=seq, number=number)
+                if self.money is not None and action.button is Button.VOID:
+                    self.money.voided(now)
         else:
             self._end_shoe(action, now)
 
@@ -398,6 +433,8 @@ class ShoeSimulator:
             cards=len(shoe.cards),
             cut_card_after=shoe.cut_index,
         )
+        if self.money is not None:
+            self.money.shoe_started(self.shoe_number)
 
     def _end_shoe(self, action: EndShoe, now: float) -> None:
         assert self.shoe is not None
@@ -476,6 +513,8 @@ class ShoeSimulator:
             seq, number = self._send(_to_wire(card), now)
             self._write_card("card", now, card, seq, number, fields)
             self.dealer.on_card(card, role)
+        if self.money is not None and role is Role.COUP:
+            self.money.on_coup_card(card, now)
         for fault in faults:
             if fault in BYTE_FAULTS | UNIT_FAULTS and seq is not None:
                 self.stage.arm(seq, fault)

@@ -15,6 +15,16 @@ The rate's unit depends on the fault (see :data:`UNIT`):
   (the dealer draws a card when none is due, before the next declare), ``early_declare`` (DECLARE is
   pressed while a third card is still due).
 
+* with players at the table (:mod:`hw_sim.money`): the reader's ``dropped_read`` (a read missing a chip,
+  then right again), ``duplicate_read`` (a read sent twice) and ``ghost_read`` (a chip also read on the
+  neighbouring spot, then right again), per read of a spot holding chips; the players' ``late_bet``
+  (chips added to a locked spot: a past-post) and ``pulled_bet`` (chips taken off a locked spot), per seat
+  and coup; ``unknown_chip`` (a chip of no range, retired or stolen in a stack placed), per stack; the
+  dealer's ``underpay`` and ``overpay`` per winning wager and ``loser_not_taken`` per losing wager.
+  These are scripted by coup: ``{"at_coup": 3, "fault": "late_bet", "shoe": 1, "seat": 2}`` (shoe 1 and
+  any seat when not given; a fault that finds nothing to hit at that coup, an ``underpay`` at a coup
+  without a winner, happens at the first coup of the shoe after it where it can).
+
 A scripted byte fault hits the frame or line that carries card ``at_card`` (exactly one byte for
 ``corrupt`` and ``drop``).
 
@@ -47,6 +57,16 @@ class Fault(Enum):
     FOREIGN = "foreign"
     MISDRAW = "misdraw"
     EARLY_DECLARE = "early_declare"
+    # the bet-spot reader and the money at the table (hw_sim/money.py)
+    DROPPED_READ = "dropped_read"
+    DUPLICATE_READ = "duplicate_read"
+    GHOST_READ = "ghost_read"
+    LATE_BET = "late_bet"
+    PULLED_BET = "pulled_bet"
+    UNKNOWN_CHIP = "unknown_chip"
+    UNDERPAY = "underpay"
+    OVERPAY = "overpay"
+    LOSER_NOT_TAKEN = "loser_not_taken"
 
 
 BYTE_FAULTS = frozenset({Fault.CORRUPT, Fault.DROP})
@@ -55,11 +75,20 @@ UNIT_FAULTS = frozenset({Fault.DUPLICATE, Fault.SPLIT})
 CARD_FAULTS = frozenset({Fault.UNREADABLE, Fault.FOREIGN})
 #: Faults that happen after a card (the link, the firmware, or the dealer's next move).
 AFTER_CARD_FAULTS = frozenset({Fault.DISCONNECT, Fault.REBOOT, Fault.MISDRAW, Fault.EARLY_DECLARE})
+#: Faults of the bet-spot reader's reads (per read of a spot holding chips).
+READ_FAULTS = frozenset({Fault.DROPPED_READ, Fault.DUPLICATE_READ, Fault.GHOST_READ})
+#: Faults of the players and the dealer with the chips (scripted by coup, not by card).
+MONEY_FAULTS = READ_FAULTS | frozenset(
+    {Fault.LATE_BET, Fault.PULLED_BET, Fault.UNKNOWN_CHIP, Fault.UNDERPAY, Fault.OVERPAY, Fault.LOSER_NOT_TAKEN}
+)
 
 UNIT: dict[Fault, str] = (
     {f: "byte" for f in BYTE_FAULTS}
     | {f: "frame" for f in UNIT_FAULTS}
     | {f: "card" for f in CARD_FAULTS | AFTER_CARD_FAULTS}
+    | {f: "spot read" for f in READ_FAULTS}
+    | {Fault.LATE_BET: "seat and coup", Fault.PULLED_BET: "seat and coup", Fault.UNKNOWN_CHIP: "stack placed"}
+    | {Fault.UNDERPAY: "winning wager", Fault.OVERPAY: "winning wager", Fault.LOSER_NOT_TAKEN: "losing wager"}
 )
 
 
@@ -97,11 +126,15 @@ def parse_rate(spec: str) -> tuple[Fault, float]:
 
 @dataclass(frozen=True, slots=True)
 class ScriptedFault:
-    """One scripted fault: ``fault`` at card number ``at_card`` (of the run, or of shoe ``shoe``)."""
+    """One scripted fault: ``fault`` at card number ``at_card`` (of the run, or of shoe ``shoe``); a money
+    fault instead at coup ``at_coup`` of shoe ``shoe`` (1 when not given), on seat ``seat`` (any when not
+    given), with ``at_card`` 0."""
 
     at_card: int
     fault: Fault
     shoe: int | None = None
+    at_coup: int | None = None
+    seat: int | None = None
 
 
 def parse_script(lines: Iterable[str], source: str = "script") -> list[ScriptedFault]:
@@ -118,22 +151,50 @@ def parse_script(lines: Iterable[str], source: str = "script") -> list[ScriptedF
             raise FaultSpecError(where, f"not JSON ({exc.msg})") from None
         if not isinstance(obj, dict):
             raise FaultSpecError(where, 'expected an object like {"at_card": 17, "fault": "misdraw"}')
-        at, name, shoe = obj.get("at_card"), obj.get("fault"), obj.get("shoe")
-        if not isinstance(at, int) or isinstance(at, bool) or at < 1:
-            raise FaultSpecError(where, "at_card must be a whole number from 1")
+        name, shoe = obj.get("fault"), obj.get("shoe")
         if not isinstance(name, str):
             raise FaultSpecError(where, "fault must be a fault name")
-        if shoe is not None and (not isinstance(shoe, int) or isinstance(shoe, bool) or shoe < 1):
-            raise FaultSpecError(where, "shoe must be a whole number from 1")
-        extra = set(obj) - {"at_card", "fault", "shoe"}
-        if extra:
-            raise FaultSpecError(where, f"unknown key {sorted(extra)[0]!r}")
         try:
             fault = parse_fault(name)
         except FaultSpecError as exc:
             raise FaultSpecError(where, exc.reason) from None
+        if shoe is not None and not _whole(shoe):
+            raise FaultSpecError(where, "shoe must be a whole number from 1")
+        if fault in MONEY_FAULTS:
+            out.append(_money_entry(obj, fault, shoe, where))
+            continue
+        at = obj.get("at_card")
+        if not isinstance(at, int) or not _whole(at):
+            raise FaultSpecError(where, "at_card must be a whole number from 1")
+        extra = set(obj) - {"at_card", "fault", "shoe"}
+        if extra:
+            raise FaultSpecError(where, f"unknown key {sorted(extra)[0]!r}")
         out.append(ScriptedFault(at, fault, shoe))
     return out
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _money_entry(obj: dict[str, object], fault: Fault, shoe: object, where: str) -> ScriptedFault:
+    """A money fault's script line: ``{"at_coup": 3, "fault": "late_bet", "shoe": 1, "seat": 2}``."""
+    at, seat = obj.get("at_coup"), obj.get("seat")
+    if not _whole(at):
+        raise FaultSpecError(where, f"{fault.value} is scripted by coup: at_coup must be a whole number from 1")
+    if seat is not None and not _whole(seat):
+        raise FaultSpecError(where, "seat must be a whole number from 1")
+    extra = set(obj) - {"at_coup", "fault", "shoe", "seat"}
+    if extra:
+        raise FaultSpecError(where, f"unknown key {sorted(extra)[0]!r}")
+    assert isinstance(at, int)
+    return ScriptedFault(
+        0,
+        fault,
+        shoe if isinstance(shoe, int) else 1,
+        at_coup=at,
+        seat=seat if isinstance(seat, int) else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -151,8 +212,13 @@ class FaultPlan:
         return [
             s.fault
             for s in self.script
-            if (s.shoe is None and s.at_card == card_in_run) or (s.shoe == shoe and s.at_card == card_in_shoe)
+            if s.at_coup is None
+            and ((s.shoe is None and s.at_card == card_in_run) or (s.shoe == shoe and s.at_card == card_in_shoe))
         ]
+
+    def scripted_money(self) -> tuple[ScriptedFault, ...]:
+        """The scripted money faults (by coup)."""
+        return tuple(s for s in self.script if s.at_coup is not None)
 
 
 @dataclass(frozen=True, slots=True)

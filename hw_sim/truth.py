@@ -2,7 +2,9 @@
 
 Every card that left the shoe (``card``; a card the reader could not identify is ``unreadable``
 instead), every fault injected (``fault``), and the shoe's life (``shoe_start``, ``cut_card``, ``button``,
-``declare``, ``shoe_end``, ``reboot``, ``hello``, ``lost``, ``end``). Each line is flushed as it is written so
+``declare``, ``shoe_end``, ``reboot``, ``hello``, ``lost``, ``end``); with players at the table also the money
+(:mod:`hw_sim.money`: ``spot``, ``wager``, ``lock``, ``settle``, ``payout``, ``void``, ``seat_left``,
+``commission``, and the money faults with what the table should see). Each line is flushed as it is written so
 that a test or a person tailing the file sees it at once. Field names are a contract (docs/simulator.md).
 """
 

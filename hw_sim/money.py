@@ -1,0 +1,574 @@
+"""The money at the simulated table: players place stacks on their spots, the dealer pays, and their faults.
+
+:class:`MoneyTable` is the layout's bet spots with the chips on them, and the people who move the chips.
+The simulator core (:mod:`hw_sim.core`) tells it where the coup is, and it answers with *steps*: spot
+changes that the core carries out at the dealer's pace, between the dealer's card and button actions:
+
+* **the coup opens** (before its first card: the table PROMPTs DEAL, or the self dealer is about to deal):
+  the players place their wagers, each a stack of chips from the rack (:mod:`hw_sim.chipset`), and the
+  core deals only once they are down;
+* **the first card** locks the wagers (the spots' values then, chips in play only); a wager the table's
+  rules refuse (a ``--bets`` script may place one) is handed back to the player right after the lock;
+  nothing touches a locked spot unless a fault says so (``late_bet``, ``pulled_bet``: the dealer puts the
+  spot back as it was locked before paying it);
+* **the declare**: every seat's wagers are settled with :func:`controller.game.settlement.settle`; the
+  dealer, seat by seat, takes each losing spot (empties it) and pays each winner (adds the win, less the
+  commission where the ruleset deducts it at payout), then the players collect their spots; commission
+  collected at the shoe's end goes into the seat's box (:class:`~controller.game.settlement.CommissionLedger`);
+* **a void** (a halted coup): the players take their stacks back; the next coup's wagers are placed anew;
+* **a seat leaves** (its spots empty for ``leave_after_coups`` declared coups after it has wagered) and
+  **the shoe ends**: the player puts the box's amount on the seat's commission spot and the dealer takes it.
+
+Every spot change is a ``spot`` line of the truth log, and with a bet-spot reader attached each becomes a
+*read* (:class:`SpotRead`, what the reader reports and when), where the reader's faults show: a read
+missing a chip, a read twice, a chip also read on the neighbouring spot. Every wager placed, refused,
+locked and paid, every commission collected and every fault injected is in the truth log with what the
+table should see (docs/simulator.md).
+
+Pure and sans-I/O like the core: an injected clock, seeded generators (the players', and the money
+faults' own, so switching a money fault on changes neither the cards nor the players' wagers).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import random
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import partial
+
+from controller.game.cards import Card
+from controller.game.chips import ChipRegistry, format_uid
+from controller.game.coup import Coup
+from controller.game.errors import RulesViolation
+from controller.game.payouts import Outcome
+from controller.game.rules import COMMISSION, Ruleset
+from controller.game.settlement import CommissionLedger, Settlement, TableLimits, Wager, settle
+from controller.game.wagers import MAX_SEATS, Spot
+from hw_sim.chipset import DENOMINATIONS, ChipSet, ForeignKind
+from hw_sim.faults import Fault, FaultPlan, ScriptedFault
+from hw_sim.players import Players, ScriptedBets, ScriptedWagers, refusals
+from hw_sim.truth import TruthLog
+
+__all__ = ["MAX_READS", "MoneyConfig", "MoneyConfigError", "MoneyTable", "ReadKind", "SpotRead"]
+
+#: Reads waiting for the reader device at most (older ones are dropped and counted: it is not draining).
+MAX_READS = 4096
+#: The wager spots in the layout's order (a ghost read lands on the next one round the seat).
+_WAGER_SPOTS: tuple[Spot, ...] = tuple(s for s in Spot if s is not Spot.COMMISSION)
+
+
+class MoneyConfigError(ValueError):
+    """A money setting that cannot work; ``key`` names it (the option without its dashes)."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"{key}: {reason}")
+        self.key = key
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class MoneyConfig:
+    """The players and the house: how many players (or scripted wagers), the game, limits and seats."""
+
+    players: int = 0
+    bets: tuple[ScriptedWagers, ...] | None = None
+    rules: Ruleset = COMMISSION
+    limits: TableLimits = field(default_factory=TableLimits)
+    seats: int = 9
+    #: A seat whose spots stay empty this many declared coups has left (the table's ``leave_after_coups``).
+    leave_after_coups: int = 3
+    #: A faulty read is put right by the next read this many seconds later.
+    reread_after: float = 0.25
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.seats <= MAX_SEATS:
+            raise MoneyConfigError("seats", f"1-{MAX_SEATS}, not {self.seats}")
+        if self.bets is None and not 1 <= self.players <= self.seats:
+            raise MoneyConfigError("players", f"1-{self.seats} (one a seat), not {self.players}")
+        if self.bets is not None and self.players:
+            raise MoneyConfigError("players", "players bet by strategy or by --bets, not both")
+        for b in self.bets or ():
+            if b.seat > self.seats:
+                raise MoneyConfigError("bets", f"shoe {b.shoe} coup {b.coup}: seat {b.seat} beyond {self.seats} seats")
+            for w in b.wagers:
+                if w.amount_cents % DENOMINATIONS[-1]:
+                    raise MoneyConfigError(
+                        "bets", f"shoe {b.shoe} coup {b.coup} seat {b.seat}: {w.bet.value} cannot be made of chips"
+                    )
+        if self.limits.unit_cents % 500:
+            raise MoneyConfigError("limits", "the simulator's chips pay a table unit of $5 or a multiple of it")
+        if self.leave_after_coups < 1:
+            raise MoneyConfigError("leave_after_coups", "at least 1")
+        if self.reread_after <= 0:
+            raise MoneyConfigError("reread_after", "must be positive")
+
+
+class ReadKind(Enum):
+    """What a read does at the reader (:mod:`hw_sim.reader_feed` carries it out)."""
+
+    PLACE = "place"  # the spot now holds ``uids``: the reader's truth, reported
+    REPORT = "report"  # a faulty report of ``uids`` (a dropped read), the reader's truth unchanged
+    GHOST = "ghost"  # the reader reports its truth of the spot plus the chips ``uids`` of a neighbour
+    REFRESH = "refresh"  # the reader reports its truth of the spot again (a duplicate, a ghost put right)
+    SYNC = "sync"  # after a dropped read: the reader reads the spot as it holds now (``uids`` then)
+
+
+@dataclass(frozen=True, slots=True)
+class SpotRead:
+    """What the bet-spot reader reports of one spot, and when (``at``, the core's clock)."""
+
+    at: float
+    seat: int
+    spot: Spot
+    uids: tuple[int, ...]
+    kind: ReadKind = ReadKind.PLACE
+
+
+Step = Callable[[float], None]
+
+
+def _hex(uids: tuple[int, ...] | list[int]) -> list[str]:
+    return [format_uid(u) for u in uids]
+
+
+class MoneyTable:
+    """The spots, the players and the dealer's hands. The core calls the coup hooks and runs :meth:`step`
+    while :attr:`busy`; a reader device takes :meth:`due_reads`."""
+
+    def __init__(
+        self, config: MoneyConfig, faults: FaultPlan, seed: int, truth: TruthLog, *, keep_reads: bool = False
+    ) -> None:
+        self.config = config
+        self.rules = config.rules
+        self.limits = config.limits
+        self.truth = truth
+        self.chips = ChipSet()
+        self.registry: ChipRegistry = self.chips.registry()
+        self.bettors: Players | ScriptedBets = (
+            ScriptedBets(config.bets, seats=config.seats)
+            if config.bets is not None
+            else Players(config.players, seed, config.rules, config.limits, seats=config.seats)
+        )
+        self._rates = {f: faults.rate(f) for f in Fault if faults.rate(f) > 0}
+        self._script: list[ScriptedFault] = list(faults.scripted_money())
+        self._fault_rng = random.Random(f"{seed}:money-faults")
+        self.keep_reads = keep_reads
+        self._reads: list[tuple[float, int, SpotRead]] = []  # a heap: the reader reports them in time order
+        self._read_numbers = itertools.count()
+        self.reads_dropped = 0
+        self.spots: dict[tuple[int, Spot], tuple[int, ...]] = {}
+        self._steps: deque[Step] = deque()
+        self.ledger = CommissionLedger()
+        self.shoe = 0
+        self.coup = 0
+        self._opened: tuple[int, int] | None = None
+        self._cards = Coup()
+        self._locked: dict[int, tuple[Wager, ...]] = {}
+        self._locked_stacks: dict[tuple[int, Spot], tuple[int, ...]] = {}
+        self._changed: set[tuple[int, Spot]] = set()
+        self._left_losers: set[tuple[int, Spot]] = set()
+        self._seated: set[int] = set()
+        self._empty_coups: dict[int, int] = {}
+        self._closed_shoe = 0
+        self.now = 0.0
+
+    # -- the core's side -------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """Spot changes are waiting to be made (the core makes them before its next action)."""
+        return bool(self._steps)
+
+    def step(self, now: float) -> None:
+        """Make the next waiting spot change(s)."""
+        self.now = now
+        if self._steps:
+            self._steps.popleft()(now)
+
+    def shoe_started(self, shoe: int) -> None:
+        self.shoe = shoe
+        self.coup = 0
+        self._opened = None
+        self._cards = Coup()
+        self._seated.clear()
+        self._empty_coups.clear()
+
+    def open_coup(self, coup: int, now: float) -> bool:
+        """The coup is about to be dealt: the players place their wagers. True if there are chips to place
+        first (the core waits for :attr:`busy` to clear before the first card)."""
+        if self._opened == (self.shoe, coup):
+            return False
+        self._opened = (self.shoe, coup)
+        self.coup = coup
+        self._cards = Coup()
+        intended = self.bettors.wagers(self.shoe, coup)
+        left = {seat for seat, _spot in self._left_losers}
+        if not intended and not left:
+            return False
+        self._steps.append(partial(self._place, intended))
+        return True
+
+    def on_coup_card(self, card: Card, now: float) -> None:
+        """A card of the coup left the shoe (not a burn or a misdraw). The first one locks the wagers."""
+        first = self._cards.cards_dealt == 0
+        with contextlib.suppress(RulesViolation):  # more cards than a coup has (the table halts it: a void follows)
+            self._cards.deal(card)
+        if first and self._opened == (self.shoe, self.coup):
+            self._lock(now)
+
+    def declared(self, now: float) -> None:
+        """DECLARE was pressed (not early): settle the coup and queue the payout."""
+        if self._opened != (self.shoe, self.coup) or not self._cards.complete:
+            return
+        self._opened = None
+        result = self._cards.result()
+        self.truth.write(
+            "settle",
+            now,
+            shoe=self.shoe,
+            coup=self.coup,
+            player=[c.token for c in result.player],
+            banker=[c.token for c in result.banker],
+        )
+        for seat, wagers in sorted(self._locked.items()):
+            settlement = settle(result, wagers, self.rules, self.limits)
+            self.ledger.record(seat, settlement)
+            self._steps.append(partial(self._pay_seat, seat, settlement))
+        if self._locked or self._left_losers:
+            self._steps.append(self._collect)
+        self._count_empty_seats(now)
+        self._locked = {}
+
+    def voided(self, now: float) -> None:
+        """The coup was voided: the players take their stacks back; the next coup's wagers are placed anew."""
+        if self._opened is None:
+            return
+        self.truth.write("void", now, shoe=self.shoe, coup=self.coup)
+        self._opened = None
+        self._locked = {}
+        self._changed.clear()
+        self._steps.append(partial(self._clear, "void"))
+
+    def shoe_ended(self, now: float) -> bool:
+        """The shoe is over: every box is asked for. True if there are chips to move first."""
+        if self._closed_shoe == self.shoe:
+            return False
+        self._closed_shoe = self.shoe
+        owed = self.ledger.close_shoe()
+        for seat, cents in owed.items():
+            self._steps.append(partial(self._pay_box, seat, cents, "shoe_end"))
+        return bool(owed)
+
+    def due_reads(self, now: float) -> list[SpotRead]:
+        """The reads the reader reports by ``now``, oldest first."""
+        out: list[SpotRead] = []
+        while self._reads and self._reads[0][0] <= now:
+            out.append(heapq.heappop(self._reads)[2])
+        return out
+
+    def next_read_at(self) -> float | None:
+        return self._reads[0][0] if self._reads else None
+
+    def value(self, seat: int, spot: Spot) -> int:
+        """What a spot counts for at the table now (its chips in play)."""
+        return self.registry.resolve_all(list(self.spots.get((seat, spot), ()))).cents
+
+    # -- the people ----------------------------------------------------------------------------------
+
+    def _place(self, intended: dict[int, tuple[Wager, ...]], now: float) -> None:
+        for seat, wagers in intended.items():
+            for w in wagers:
+                spot = Spot.of(w.bet)
+                stack = self.chips.take(w.amount_cents)
+                if self._fault(Fault.UNKNOWN_CHIP, seat):
+                    kind = self._fault_rng.choice(tuple(ForeignKind))
+                    uid = self.chips.foreign(kind, self._fault_rng)
+                    stack += (uid,)
+                    self._write_fault(
+                        Fault.UNKNOWN_CHIP,
+                        seat,
+                        spot,
+                        now,
+                        chip=format_uid(uid),
+                        status=kind.value,
+                        expect="alarm naming the seat and spot; the chip does not count towards the wager",
+                    )
+                before = self.spots.get((seat, spot), ())  # a loser the dealer left: the player adds to it
+                self._set(seat, spot, before + stack, now, "bet")
+        self._left_losers.clear()
+        for seat, placed in self._on_spots().items():
+            _kept, refused = refusals(placed, self.limits, self.rules)
+            for w in placed:
+                fields: dict[str, object] = {"shoe": self.shoe, "coup": self.coup, "seat": seat, "bet": w.bet.value}
+                fields["stake"] = w.amount_cents
+                if w.bet in refused:
+                    fields["violation"] = refused[w.bet]
+                self.truth.write("wager", now, **fields)
+
+    def _on_spots(self) -> dict[int, list[Wager]]:
+        """The wagers the spots hold now, seat by seat in the layout's order (chips in play only)."""
+        out: dict[int, list[Wager]] = {}
+        for seat in sorted({s for s, _ in self.spots}):
+            for spot in _WAGER_SPOTS:
+                cents = self.value(seat, spot)
+                bet = spot.bet
+                if cents and bet is not None:
+                    out.setdefault(seat, []).append(Wager(bet, cents))
+        return out
+
+    def _lock(self, now: float) -> None:
+        self._locked = {}
+        refused: list[tuple[int, Wager]] = []
+        for seat, wagers in self._on_spots().items():
+            kept, why = refusals(wagers, self.limits, self.rules)
+            refused += [(seat, w) for w in wagers if w.bet in why]
+            if kept:
+                self._locked[seat] = kept
+        self._locked_stacks = {
+            (seat, Spot.of(w.bet)): self.spots[(seat, Spot.of(w.bet))] for seat, ws in self._locked.items() for w in ws
+        }
+        self._changed.clear()
+        self.truth.write(
+            "lock",
+            now,
+            shoe=self.shoe,
+            coup=self.coup,
+            wagers=[
+                {"seat": seat, "bet": w.bet.value, "stake": w.amount_cents}
+                for seat, ws in sorted(self._locked.items())
+                for w in ws
+            ],
+            refused=[{"seat": s, "bet": w.bet.value, "stake": w.amount_cents} for s, w in refused],
+        )
+        if refused:
+            self._steps.append(partial(self._return, refused))
+        for seat in sorted(self._locked):
+            if self._fault(Fault.LATE_BET, seat):
+                self._steps.append(partial(self._late_bet, seat))
+            if self._fault(Fault.PULLED_BET, seat):
+                self._steps.append(partial(self._pulled_bet, seat))
+
+    def _return(self, refused: list[tuple[int, Wager]], now: float) -> None:
+        for seat, w in refused:
+            self._set(seat, Spot.of(w.bet), (), now, "refused")
+
+    def _late_bet(self, seat: int, now: float) -> None:
+        spot = self._fault_rng.choice([Spot.of(w.bet) for w in self._locked[seat]])
+        before = self.value(seat, spot)
+        self._set(seat, spot, self.spots.get((seat, spot), ()) + self.chips.take(self.limits.unit_cents), now, "late")
+        self._changed.add((seat, spot))
+        self._write_fault(
+            Fault.LATE_BET,
+            seat,
+            spot,
+            now,
+            locked=before,
+            seen=self.value(seat, spot),
+            expect="past_post record and alarm; the wager stays as locked (the dealer takes the late chips back)",
+        )
+
+    def _pulled_bet(self, seat: int, now: float) -> None:
+        spot = self._fault_rng.choice([Spot.of(w.bet) for w in self._locked[seat]])
+        stack = self.spots.get((seat, spot), ())
+        before = self.value(seat, spot)
+        self._set(seat, spot, stack[:-1], now, "pulled")
+        self._changed.add((seat, spot))
+        self._write_fault(
+            Fault.PULLED_BET,
+            seat,
+            spot,
+            now,
+            locked=before,
+            seen=self.value(seat, spot),
+            expect="pulled_bet record and alarm; the wager stays as locked (the player puts the chip back)",
+        )
+
+    def _pay_seat(self, seat: int, settlement: Settlement, now: float) -> None:
+        for o in settlement.outcomes:
+            spot = Spot.of(o.bet)
+            key = (seat, spot)
+            if key in self._changed:
+                self._set(seat, spot, self._locked_stacks[key], now, "restored")
+                self._changed.discard(key)
+            stack = self.spots.get(key, ())
+            fields: dict[str, object] = {
+                "shoe": self.shoe,
+                "coup": self.coup,
+                "seat": seat,
+                "bet": o.bet.value,
+                "stake": o.stake_cents,
+                "outcome": o.outcome.value,
+                "commission": o.commission_cents - o.commission_owed_cents,
+                "owed": o.commission_owed_cents,
+            }
+            if o.outcome is Outcome.LOSE:
+                fields["expected"] = -o.stake_cents
+                if self._fault(Fault.LOSER_NOT_TAKEN, seat):
+                    self._left_losers.add(key)
+                    fields["amount"], fields["fault"] = 0, Fault.LOSER_NOT_TAKEN.value
+                    self._write_fault(
+                        Fault.LOSER_NOT_TAKEN,
+                        seat,
+                        spot,
+                        now,
+                        expected=0,
+                        seen=self.value(seat, spot),
+                        expect="mispay record (a loser left) and alarm before the next coup",
+                    )
+                else:
+                    fields["amount"] = -o.stake_cents
+                    self._set(seat, spot, (), now, "take")
+            elif o.outcome is Outcome.WIN:
+                due = o.payout_cents - o.returned_cents
+                fields["expected"] = due
+                amount = due
+                fault = None
+                if self._fault(Fault.UNDERPAY, seat):
+                    fault, amount = Fault.UNDERPAY, due - (500 if due > 500 else DENOMINATIONS[-1])
+                elif self._fault(Fault.OVERPAY, seat):
+                    fault, amount = Fault.OVERPAY, due + 500
+                fields["amount"] = amount
+                if fault is not None:
+                    fields["fault"] = fault.value
+                self._set(seat, spot, stack + self.chips.take(amount), now, "pay")
+                if fault is not None:
+                    self._write_fault(
+                        fault,
+                        seat,
+                        spot,
+                        now,
+                        expected=o.stake_cents + due,
+                        seen=self.value(seat, spot),
+                        expect=f"mispay record (expected {o.stake_cents + due}, seen {self.value(seat, spot)} cents)",
+                    )
+            else:
+                fields["expected"] = fields["amount"] = 0
+            self.truth.write("payout", now, **fields)
+
+    def _collect(self, now: float) -> None:
+        """The players take their spots (winnings, pushes, stacks handed back); a loser left stays."""
+        for key in sorted(self.spots, key=lambda k: (k[0], k[1].value)):
+            if key not in self._left_losers:
+                self._set(key[0], key[1], (), now, "collect")
+
+    def _clear(self, why: str, now: float) -> None:
+        for key in sorted(self.spots, key=lambda k: (k[0], k[1].value)):
+            self._set(key[0], key[1], (), now, why)
+        self._left_losers.clear()
+
+    def _count_empty_seats(self, now: float) -> None:
+        for seat in sorted(self._locked):
+            self._seated.add(seat)
+            self._empty_coups[seat] = 0
+        for seat in sorted(self._seated - set(self._locked)):
+            self._empty_coups[seat] = self._empty_coups.get(seat, 0) + 1
+            if self._empty_coups[seat] < self.config.leave_after_coups:
+                continue
+            self._seated.discard(seat)
+            owed = self.ledger.collect(seat)
+            self.truth.write("seat_left", now, shoe=self.shoe, coup=self.coup, seat=seat, box=owed)
+            if owed:
+                self._steps.append(partial(self._pay_box, seat, owed, "seat_left"))
+
+    def _pay_box(self, seat: int, cents: int, why: str, now: float) -> None:
+        self._set(seat, Spot.COMMISSION, self.chips.take(cents), now, "commission")
+        self._steps.appendleft(partial(self._take_box, seat, cents, why))
+
+    def _take_box(self, seat: int, cents: int, why: str, now: float) -> None:
+        self._set(seat, Spot.COMMISSION, (), now, "take")
+        self.truth.write("commission", now, shoe=self.shoe, seat=seat, owed=cents, collected=cents, why=why)
+
+    # -- spots and reads -----------------------------------------------------------------------------
+
+    def _set(self, seat: int, spot: Spot, stack: tuple[int, ...], now: float, why: str) -> None:
+        key = (seat, spot)
+        if stack:
+            self.spots[key] = stack
+        else:
+            self.spots.pop(key, None)
+        self.truth.write(
+            "spot",
+            now,
+            shoe=self.shoe,
+            coup=self.coup,
+            seat=seat,
+            spot=spot.value,
+            uids=_hex(stack),
+            cents=self.registry.resolve_all(list(stack)).cents,
+            why=why,
+        )
+        self._read(seat, spot, stack, now)
+
+    def _read(self, seat: int, spot: Spot, stack: tuple[int, ...], now: float) -> None:
+        if not self.keep_reads:
+            return
+        later = now + self.config.reread_after
+        if stack and self._fault(Fault.DROPPED_READ, seat):
+            missing = self._fault_rng.randrange(len(stack))
+            seen = stack[:missing] + stack[missing + 1 :]
+            self._queue(
+                SpotRead(now, seat, spot, seen, ReadKind.REPORT), SpotRead(later, seat, spot, stack, ReadKind.SYNC)
+            )
+            self._write_fault(
+                Fault.DROPPED_READ,
+                seat,
+                spot,
+                now,
+                chip=format_uid(stack[missing]),
+                seconds=self.config.reread_after,
+                expect="a read without the chip, right again at the next read",
+            )
+        elif stack and self._fault(Fault.DUPLICATE_READ, seat):
+            self._queue(SpotRead(now, seat, spot, stack), SpotRead(now, seat, spot, stack, ReadKind.REFRESH))
+            self._write_fault(Fault.DUPLICATE_READ, seat, spot, now, expect="the same read twice: no change")
+        elif stack and self._fault(Fault.GHOST_READ, seat):
+            neighbour = _WAGER_SPOTS[(_WAGER_SPOTS.index(spot) + 1) % len(_WAGER_SPOTS)] if spot.bet else Spot.BANKER
+            ghost = stack[self._fault_rng.randrange(len(stack))]
+            theirs = self.spots.get((seat, neighbour), ())
+            self._queue(
+                SpotRead(now, seat, spot, stack),
+                SpotRead(now, seat, neighbour, (ghost,), ReadKind.GHOST),
+                SpotRead(later, seat, neighbour, theirs, ReadKind.REFRESH),
+            )
+            self._write_fault(
+                Fault.GHOST_READ,
+                seat,
+                spot,
+                now,
+                chip=format_uid(ghost),
+                neighbour=neighbour.value,
+                seconds=self.config.reread_after,
+                expect="the chip read on both spots for a moment, then on its own spot only",
+            )
+        else:
+            self._queue(SpotRead(now, seat, spot, stack))
+
+    def _queue(self, *reads: SpotRead) -> None:
+        for r in reads:
+            heapq.heappush(self._reads, (r.at, next(self._read_numbers), r))
+            if len(self._reads) > MAX_READS:
+                heapq.heappop(self._reads)
+                self.reads_dropped += 1
+
+    # -- faults ----------------------------------------------------------------------------------------
+
+    def _fault(self, fault: Fault, seat: int) -> bool:
+        """Whether ``fault`` happens now at ``seat``: scripted for this coup or an earlier one of this shoe where
+        it found nothing to hit (a scripted fault happens once), or by its rate."""
+        for s in self._script:
+            at = s.at_coup or 0
+            if s.fault is fault and s.shoe == self.shoe and at <= self.coup and s.seat in (None, seat):
+                self._script.remove(s)
+                return True
+        rate = self._rates.get(fault, 0.0)
+        return bool(rate) and self._fault_rng.random() < rate
+
+    def _write_fault(self, fault: Fault, seat: int, spot: Spot, now: float, **fields: object) -> None:
+        self.truth.write(
+            "fault", now, kind=fault.value, shoe=self.shoe, coup=self.coup, seat=seat, spot=spot.value, **fields
+        )

@@ -1,0 +1,290 @@
+"""The simulated players: who sits where and what each one wagers on each coup.
+
+Two kinds of bettor, one interface (:meth:`wagers`: the wagers each seat intends for a coup):
+
+* :class:`Players` (``shoe-sim --players N``): N players on seats 1..N, seeded and deterministic, each
+  betting by a strategy, in this order round the table: flat Banker, flat Player, a random main bet, a
+  side bettor (a main wager with Tie, pairs, Dragon Bonus, Dragon 7 or Panda 8 as the table offers them),
+  and a player who leaves after a few coups (the seat stays empty for the rest of the shoe, so the table
+  sees the seat leave and asks for its commission box; a new player sits down at the next shoe). Every
+  wager a player intends is within the table's limits and rules: each seat's wagers pass
+  :func:`controller.game.settlement.validate_wagers` (a bet that would not is left off).
+* :class:`ScriptedBets` (``shoe-sim --bets FILE``): one JSON line per coup and seat,
+  ``{"shoe": 1, "coup": 3, "seat": 2, "wagers": {"banker": "25.00", "tie": "5.00"}}``, placed as written:
+  a script may break the table's rules on purpose (the table must refuse the wager).
+
+Pure: a seeded generator, no clock, no I/O (the command line reads the file and hands over its lines).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from controller.game.rules import Bet, Ruleset
+from controller.game.settlement import MAIN_BETS, TableLimits, Wager, WagerError, validate_wagers
+from controller.game.wagers import MAX_SEATS
+
+__all__ = [
+    "STRATEGY_ORDER",
+    "BetsError",
+    "Players",
+    "ScriptedBets",
+    "ScriptedWagers",
+    "Strategy",
+    "fit",
+    "parse_bets",
+    "refusals",
+]
+
+
+class Strategy(Enum):
+    """How a simulated player bets."""
+
+    FLAT_BANKER = "flat_banker"
+    FLAT_PLAYER = "flat_player"
+    RANDOM_MAIN = "random_main"
+    SIDE_BETTOR = "side_bettor"
+    LEAVER = "leaver"
+
+
+#: Seat 1 plays the first strategy, seat 2 the second ..., seat 6 the first again.
+STRATEGY_ORDER: tuple[Strategy, ...] = tuple(Strategy)
+
+_SIDE_CANDIDATES: tuple[Bet, ...] = (
+    Bet.TIE,
+    Bet.PLAYER_PAIR,
+    Bet.BANKER_PAIR,
+    Bet.DRAGON_BONUS_PLAYER,
+    Bet.DRAGON_BONUS_BANKER,
+    Bet.DRAGON_7,
+    Bet.PANDA_8,
+)
+
+
+def _levels(minimum: int, maximum: int, unit: int, factors: Iterable[int]) -> list[int]:
+    """Stakes ``minimum x factor`` rounded up to the unit, within the maximum (the minimum at least)."""
+    out: list[int] = []
+    for f in factors:
+        stake = -(-minimum * f // unit) * unit
+        if stake <= maximum and stake not in out:
+            out.append(stake)
+    return out or [-(-minimum // unit) * unit]
+
+
+def refusals(wagers: Iterable[Wager], limits: TableLimits, rules: Ruleset) -> tuple[tuple[Wager, ...], dict[Bet, str]]:
+    """One seat's wagers split into those the table takes and those it refuses (bet -> the rule broken):
+    :func:`validate_wagers` names the first wager it refuses, which is left off, and so on until what is
+    left passes (a main wager refused takes the side bets that need it along)."""
+    left = list(wagers)
+    refused: dict[Bet, str] = {}
+    while left:
+        try:
+            validate_wagers(left, limits, rules)
+        except WagerError as exc:
+            refused[exc.bet] = exc.rule.value
+            left = [w for w in left if w.bet is not exc.bet]
+            continue
+        break
+    return tuple(left), refused
+
+
+def fit(wagers: Iterable[Wager], limits: TableLimits, rules: Ruleset) -> tuple[Wager, ...]:
+    """The wagers less each one the table refuses (see :func:`refusals`)."""
+    return refusals(wagers, limits, rules)[0]
+
+
+@dataclass
+class _Player:
+    seat: int
+    strategy: Strategy
+    rng: random.Random
+    main_cents: int
+    side_levels: list[int]
+    main_levels: list[int]
+    stay_coups: int
+    coups_bet: int = 0
+
+    @property
+    def gone(self) -> bool:
+        return self.strategy is Strategy.LEAVER and self.coups_bet >= self.stay_coups
+
+
+class Players:
+    """N seeded players on seats 1..N, betting by strategy within the table's limits and rules."""
+
+    def __init__(self, count: int, seed: int, rules: Ruleset, limits: TableLimits, *, seats: int = 9) -> None:
+        if not 1 <= count <= min(seats, MAX_SEATS):
+            raise ValueError(f"players: 1-{min(seats, MAX_SEATS)} (one a seat), not {count}")
+        self.count = count
+        self.seed = seed
+        self.rules = rules
+        self.limits = limits
+        self._shoe = 0
+        self._players: dict[int, _Player] = {}
+        self.new_shoe(1)
+
+    def strategy(self, seat: int) -> Strategy:
+        return self._players[seat].strategy
+
+    def new_shoe(self, shoe: int) -> None:
+        """A new shoe: the players sit down again (a seat left last shoe has a new player)."""
+        if shoe == self._shoe:
+            return
+        self._shoe = shoe
+        lim = self.limits
+        main_levels = _levels(lim.minimum_cents, lim.maximum_cents, lim.unit_cents, (1, 2, 4, 10, 20, 40))
+        side_levels = _levels(lim.side_minimum_cents, lim.side_maximum_cents, lim.unit_cents, (1, 2, 5, 10))
+        self._players = {}
+        for seat in range(1, self.count + 1):
+            rng = random.Random(f"{self.seed}:player:{seat}:shoe:{shoe}")
+            self._players[seat] = _Player(
+                seat=seat,
+                strategy=STRATEGY_ORDER[(seat - 1) % len(STRATEGY_ORDER)],
+                rng=rng,
+                main_cents=rng.choice(main_levels[:4]),
+                side_levels=side_levels,
+                main_levels=main_levels,
+                stay_coups=rng.randint(2, 6),
+            )
+
+    def wagers(self, shoe: int, coup: int) -> dict[int, tuple[Wager, ...]]:
+        """Each seat's wagers for this coup (seats betting nothing left out). Call once per coup dealt."""
+        self.new_shoe(shoe)
+        out: dict[int, tuple[Wager, ...]] = {}
+        for seat, p in self._players.items():
+            if p.gone:
+                continue
+            wagers = fit(self._intend(p), self.limits, self.rules)
+            p.coups_bet += 1
+            if wagers:
+                out[seat] = wagers
+        return out
+
+    def _intend(self, p: _Player) -> list[Wager]:
+        rng = p.rng
+        if p.strategy is Strategy.FLAT_BANKER:
+            return [Wager(Bet.BANKER, p.main_cents)]
+        if p.strategy is Strategy.FLAT_PLAYER:
+            return [Wager(Bet.PLAYER, p.main_cents)]
+        if p.strategy in (Strategy.RANDOM_MAIN, Strategy.LEAVER):
+            side = rng.choice((Bet.BANKER, Bet.PLAYER))
+            return [Wager(side, rng.choice(p.main_levels))]
+        main = rng.choice((Bet.BANKER, Bet.PLAYER))
+        wagers = [Wager(main, p.main_cents)]
+        offered = [b for b in _SIDE_CANDIDATES if self.rules.offers(b)]
+        chosen = [b for b in offered if rng.random() < 0.4]
+        if not chosen and offered:
+            chosen = [rng.choice(offered)]
+        wagers += [Wager(b, rng.choice(p.side_levels)) for b in chosen]
+        return wagers
+
+
+# -- scripted wagers -----------------------------------------------------------------------------------------
+
+
+class BetsError(ValueError):
+    """A ``--bets`` line that cannot be used; ``where`` names the file and line."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedWagers:
+    """One line of a ``--bets`` file: a seat's wagers on one coup of one shoe."""
+
+    shoe: int
+    coup: int
+    seat: int
+    wagers: tuple[Wager, ...]
+
+
+_AMOUNT = re.compile(r"(0|[1-9][0-9]{0,8})(\.[0-9]{2})?")
+
+
+def parse_amount(text: object) -> int:
+    """``"25.00"`` or ``"25"`` -> 2500 cents; ValueError for anything else (a float is not money)."""
+    if not isinstance(text, str) or not _AMOUNT.fullmatch(text):
+        raise ValueError(f'amount {str(text)[:20]!r} is not dollars like "25.00"')
+    whole, _, frac = text.partition(".")
+    return int(whole) * 100 + int(frac or "0")
+
+
+def _whole(obj: Mapping[str, object], key: str, low: int, high: int) -> int:
+    value = obj.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError(f"{key} must be a whole number {low}-{high}")
+    return value
+
+
+def parse_bets(lines: Iterable[str], source: str = "bets") -> list[ScriptedWagers]:
+    """Parse ``--bets`` JSON Lines (blank lines and ``#`` comments skipped); :class:`BetsError` names the line."""
+    out: list[ScriptedWagers] = []
+    seen: set[tuple[int, int, int]] = set()
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        where = f"{source}:{number}"
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise BetsError(where, f"not JSON ({exc.msg})") from None
+        except RecursionError:
+            raise BetsError(where, "JSON nested too deeply") from None
+        if not isinstance(obj, dict):
+            raise BetsError(where, 'expected an object like {"shoe": 1, "coup": 3, "seat": 2, "wagers": {...}}')
+        extra = set(obj) - {"shoe", "coup", "seat", "wagers"}
+        if extra:
+            raise BetsError(where, f"unknown key {sorted(extra)[0]!r}")
+        try:
+            shoe = _whole(obj, "shoe", 1, 10_000)
+            coup = _whole(obj, "coup", 1, 1_000)
+            seat = _whole(obj, "seat", 1, MAX_SEATS)
+            raw = obj.get("wagers")
+            if not isinstance(raw, dict):
+                raise ValueError('wagers must be an object like {"banker": "25.00"}')
+            wagers: list[Wager] = []
+            for name, amount in raw.items():
+                try:
+                    bet = Bet(name)
+                except ValueError:
+                    raise ValueError(f"{str(name)[:30]!r} is not a wager") from None
+                cents = parse_amount(amount)
+                if cents <= 0:
+                    raise ValueError(f"{name}: a wager must be positive")
+                wagers.append(Wager(bet, cents))
+        except ValueError as exc:
+            raise BetsError(where, str(exc)) from None
+        if (shoe, coup, seat) in seen:
+            raise BetsError(where, f"shoe {shoe} coup {coup} seat {seat} already has its wagers")
+        seen.add((shoe, coup, seat))
+        out.append(ScriptedWagers(shoe, coup, seat, tuple(wagers)))
+    return out
+
+
+class ScriptedBets:
+    """The wagers of a ``--bets`` file, placed as written (not checked against the rules)."""
+
+    def __init__(self, entries: Iterable[ScriptedWagers], *, seats: int = 9) -> None:
+        self._by_coup: dict[tuple[int, int], dict[int, tuple[Wager, ...]]] = {}
+        for e in entries:
+            if e.seat > seats:
+                raise ValueError(f"shoe {e.shoe} coup {e.coup}: seat {e.seat} beyond the table's {seats} seats")
+            if e.wagers:
+                self._by_coup.setdefault((e.shoe, e.coup), {})[e.seat] = e.wagers
+
+    def wagers(self, shoe: int, coup: int) -> dict[int, tuple[Wager, ...]]:
+        return dict(sorted(self._by_coup.get((shoe, coup), {}).items()))
+
+
+def main_wager(wagers: Iterable[Wager]) -> Bet | None:
+    """The seat's main wager (Banker or Player), if any."""
+    return next((w.bet for w in wagers if w.bet in MAIN_BETS), None)
