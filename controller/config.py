@@ -21,6 +21,7 @@ with its default. Tests keep both in step with the models below.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import math
@@ -47,6 +48,7 @@ from pydantic import (
 from controller.board import DEFAULT_PINS, PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
 from controller.game.rules import (
     DEFAULT_RULESET,
+    CommissionCollection,
     RULESET_NAMES,
     SIDE_BET_NAMES,
     WAGER_GROUPS,
@@ -111,6 +113,7 @@ DialectName = Literal["binary", "ascii"]
 PinFactoryName = Literal["lgpio", "rpigpio", "native", "mock"]
 ExpanderName = Literal["PCF8574", "MCP23008", "MCP23017"]
 RevealName = Literal["on_read", "on_declare"]
+CommissionName = Literal["", "payout", "shoe_end"]
 LogLevelName = Literal["info", "debug", "warning", "error"]
 
 #: The shoe's line speed when ``shoe.baud`` is not given, by dialect.
@@ -436,6 +439,9 @@ class TableSection(_Section):
     cut_card: Annotated[CutCardName, _choice(CutCardName)] = "one_more"
     auto_declare: Annotated[bool, PlainValidator(_bool)] = False
     side_bets: Annotated[tuple[str, ...], PlainValidator(_side_bets)] = SIDE_BET_NAMES
+    #: When Banker commission is collected: "" (the game's own rule), at the payout, or into each seat's
+    #: commission box, collected at the shoe's end (what the bet-spot reader's table settles by).
+    commission: Annotated[CommissionName, PlainValidator(_one_of(("", "payout", "shoe_end")))] = ""
     limits: LimitsSection = Field(default_factory=lambda: LimitsSection.model_validate({}))
 
     @model_validator(mode="after")
@@ -791,12 +797,15 @@ class Settings(_Section):
         )
 
     def ruleset(self) -> Ruleset:
-        """The shipped ruleset named by ``table.rules``, with ``table.tie_pays`` and the side bets this table
-        offers (``table.side_bets``)."""
+        """The shipped ruleset named by ``table.rules``, with ``table.tie_pays``, the side bets this table
+        offers (``table.side_bets``) and, when ``table.commission`` is set, its commission collection."""
         from controller.rulebook import get_ruleset
 
         offered = frozenset().union(*(wagers_named(name) for name in self.table.side_bets))
-        return get_ruleset(self.table.rules, self.table.tie_pays).with_side_bets(frozenset(offered))
+        ruleset = get_ruleset(self.table.rules, self.table.tie_pays).with_side_bets(frozenset(offered))
+        if self.table.commission:
+            ruleset = dataclasses.replace(ruleset, commission_collection=CommissionCollection(self.table.commission))
+        return ruleset
 
     def with_overrides(
         self,

@@ -234,3 +234,16 @@ def test_check_config_reads_the_registry(tmp_path: Path) -> None:
     chips.unlink()
     missing = run_main(["shoe-controller", "check-config", str(config)])
     assert (missing.returncode, missing.stderr) == (2, f"{chips}: cannot read: No such file or directory\n")
+
+
+def test_table_commission_chooses_the_boxes() -> None:
+    from controller.game.rules import CommissionCollection
+
+    assert default_settings().ruleset().commission_collection is CommissionCollection.AT_PAYOUT  # the game's own
+    boxes = parse_config('[table]\ncommission = "shoe_end"\n[spots]\nport = "/dev/spots"\nchips = "/c.toml"\n')
+    assert boxes.ruleset().commission_collection is CommissionCollection.AT_SHOE_END
+    rules = boxes.money_rules()
+    assert rules is not None and rules.ruleset.commission_collection is CommissionCollection.AT_SHOE_END
+    assert boxes.table_rules().money == rules
+    with pytest.raises(ConfigError, match=r'^config.toml: table.commission: must be "", "payout" or "shoe_end"'):
+        parse_config('[table]\ncommission = "weekly"\n')
