@@ -48,11 +48,11 @@ from pydantic import (
 from controller.board import DEFAULT_PINS, PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
 from controller.game.rules import (
     DEFAULT_RULESET,
-    CommissionCollection,
     RULESET_NAMES,
     SIDE_BET_NAMES,
     WAGER_GROUPS,
     WAGER_NAMES,
+    CommissionCollection,
     wagers_named,
 )
 from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCardRule
