@@ -37,6 +37,7 @@ from controller.game.edges import EdgeWatch, price
 from controller.game.rules import Ruleset
 from controller.game.table import TableView
 from controller.journal import Journal, Retention
+from controller.journal.queries import session_of
 from controller.loop import FloorAck, Inbox, PanelPress, Stop, TableLoop, resume
 from controller.loop.reader import ReaderPort
 from controller.metrics import TableMetrics
@@ -184,13 +185,21 @@ class Daemon:
     def _open_reader(self, inbox: Inbox) -> ReaderPort | None:
         """The bet-spot reader (``[spots]``), supervised like the shoe: a :class:`ShoeLink` of its own reporting
         to the same inbox, and its wire (:class:`SpotWire`) resolving UIDs through the chip registry. Its
-        session starts unknown and joins the reader's (a RESEND of all it holds): what the journal already has
-        of it is refused there as a duplicate, and reports are states (what a spot holds), so none is lost."""
+        session resumes from the journal's last reader event, as the shoe's does: the loop acknowledges the
+        reader no further than that (a snapshot that is no news waits for the next event journaled), so the
+        reader still holds everything after it and a restart loses and doubles nothing."""
         s = self.settings
         if s.spots.port is None or s.spots.chips is None:
             return None
         registry = self.chips if self.chips is not None else load_chips(s.spots.chips)
-        session = ControllerSession(dialect=READER, link_timeout=s.spots.link_timeout)
+        assert self.journal is not None
+        last = self.journal.last_event(device="reader")  # the reader's resume point (controller.loop.loop)
+        session = ControllerSession(
+            known_session=session_of("reader", last[0]) if last else None,
+            last_number=last[1] if last else 0,
+            link_timeout=s.spots.link_timeout,
+            dialect=READER,
+        )
         self.spots_link = ShoeLink(
             s.spots.port, s.spots.baud, inbox.put, backoff_max=s.shoe.reconnect_backoff_max, device="reader"
         )

@@ -85,6 +85,10 @@ from floor_protocol.ack import Ack as FloorAckMessage
 
 log = logging.getLogger(__name__)
 
+#: The most event numbers of the reader left unacknowledged because they were taken without a journal record
+#: (no-news snapshots): well inside a reader's window (256 events in docs/spots.md's reference).
+READER_ACK_SLACK = 64
+
 #: How often a quiet loop makes the journal's pre-commit checks (file still at its path, disk headroom).
 JOURNAL_CHECK_SECONDS = 2.0
 #: Distinct refused-HELLO problems said on the log (each once); past it they are only counted.
@@ -161,6 +165,7 @@ class LoopStats:
     reader_yields: int = 0  # times the reader's events waited because the shoe's port had bytes
     snapshots_journaled: int = 0  # the reader's snapshots that changed what the wager book knew
     snapshots_ignored: int = 0  # ... and those that did not (counted, not journaled)
+    snapshots_kept: int = 0  # no-news snapshots journaled all the same, to keep the reader's window open
 
 
 class TableLoop:
@@ -207,6 +212,8 @@ class TableLoop:
         #: The reader's events decoded but not handled yet (what one capped read gave: a few dozen at most).
         self._reader_backlog: deque[SpotWireEvent] = deque()
         self._shown: TableView | None = None  # the view the sinks were last shown
+        #: (session, number) of the reader's last event staged for the journal: what its ACK may cover.
+        self._reader_journaled: tuple[int | None, int] | None = None
         self.wire = wire
         self.journal = journal
         self.write = write
@@ -555,9 +562,11 @@ class TableLoop:
                     self.stats.snapshots_ignored += 1
                 if metrics is not None:
                     metrics.spots_snapshot(news)
-                if not news:
-                    if ev.number is not None:
-                        self.commit.stage_ack(ev.session, ev.number, "reader")
+                if not news and not self._withhold(ev.session, ev.number):
+                    # so many withheld that the reader's window would fill: journaled after all (a no-op for the
+                    # book), so that its ACK is the journal's and a restart resumes the reader's session here
+                    self.stats.snapshots_kept += 1
+                elif not news:
                     return
             self._apply(table_input, input_body(table_input, **ev.facts), ev.session, ev.number, device="reader")
         elif isinstance(ev, SpotRecord):
@@ -569,7 +578,7 @@ class TableLoop:
                 # A fact the record vocabulary has no kind for (a refused snapshot: the next one corrects it):
                 # said on the log, acknowledged, not journaled.
                 log.warning("bet-spot reader: %s %s", ev.kind, ev.facts)
-                if ev.number is not None:
+                if not self._withhold(ev.session, ev.number) and ev.number is not None:
                     self.commit.stage_ack(ev.session, ev.number, "reader")
                 return
             self._apply(None, record_body(kind, **ev.facts), ev.session, ev.number, device="reader")
@@ -583,6 +592,19 @@ class TableLoop:
             log.warning(
                 "bet-spot reader line: %d frames (%d bytes) rejected: %s", ev.rejected, ev.discarded, ev.reasons
             )
+
+    def _withhold(self, session: int | None, number: int | None) -> bool:
+        """Whether the reader's event ``number``, taken without a journal record, may go unacknowledged for now:
+        the ACK of the next event journaled covers it (ACKs are cumulative). Until then the reader holds it, so
+        the journal's last reader event stays the reader's resume point (a restart resumes the reader's
+        session there, and the reader still holds everything after it). False once :data:`READER_ACK_SLACK`
+        numbers wait so: the caller journals it (or, for a fact without a record kind, acknowledges it)."""
+        if number is None:
+            return True
+        base = self._reader_journaled
+        if base is None or base[0] != session:
+            base = self._reader_journaled = (session, number - 1)
+        return number - base[1] <= READER_ACK_SLACK
 
     def _reader_link(self, up: bool, detail: str) -> None:
         """READER DOWN (the bets cannot be checked) or up again: a table input like the shoe's link."""
@@ -637,6 +659,8 @@ class TableLoop:
             notices = self.state.apply(table_input)
             self.show(notices)  # LEDs may change before the commit ...
         self.commit.stage(body, session, number, self._derived(notices), device)
+        if device == "reader" and number is not None:
+            self._reader_journaled = (session, number)
 
     def _derived(self, notices: Sequence[Notice]) -> list[tuple[RecordKind, dict[str, Any]]]:
         """The records an input gave rise to; with the edge watch on, its advantage records too. Called after

@@ -111,7 +111,7 @@ def test_a_shoe_with_players_settles_as_the_truth(harness: Harness) -> None:
 
 def money_phase(h: Harness, config: Path) -> Phase | None:
     """Where the coup's money was when the daemon died, from its journal (the replay a restart makes)."""
-    settings = load_config(config)
+    settings = load_config(config).with_overrides(spots=str(h.tmp / "spots"))
     with Journal.open(h.journal, read_only=True) as j:
         state = resume(j, settings.table_rules(), None).state
     return None if state.money is None else state.money.phase
@@ -130,7 +130,8 @@ def test_sigkill_between_lock_and_declare_and_during_payout_loses_and_doubles_no
     phases: Counter[Phase | None] = Counter()
     kills = 0
     while kills < 14 and harness.sim is not None and harness.sim.poll() is None:
-        time.sleep(rng.uniform(0.05, 0.5))
+        harness.wait_daemon_log("shoe link up")  # the shoe deals again (it waits while the table is down)
+        time.sleep(rng.uniform(0.05, 0.8))
         assert harness.stop_daemon(signal.SIGKILL) == -signal.SIGKILL
         kills += 1
         phases[money_phase(harness, config)] += 1
