@@ -88,6 +88,9 @@ log = logging.getLogger(__name__)
 #: The most event numbers of the reader left unacknowledged because they were taken without a journal record
 #: (no-news snapshots): well inside a reader's window (256 events in docs/spots.md's reference).
 READER_ACK_SLACK = 64
+#: At start, the longest the shoe's port waits for the bet-spot reader to catch up (seconds; the shoe holds its
+#: events meanwhile, and its link timeout is longer).
+READER_CATCH_UP = 1.5
 
 #: How often a quiet loop makes the journal's pre-commit checks (file still at its path, disk headroom).
 JOURNAL_CHECK_SECONDS = 2.0
@@ -204,10 +207,14 @@ class TableLoop:
         journal_retry: float = JOURNAL_RETRY_SECONDS,
         input_lost_hold: float = INPUT_LOST_HOLD,
         reader: ReaderPort | None = None,
+        reader_catch_up: float = READER_CATCH_UP,
     ) -> None:
         self.state = state
         #: The bet-spot reader (None: the table has none, and works exactly as without one).
         self.reader = reader
+        #: At start, how long the shoe's port may wait for the reader to catch up (:meth:`_holding_shoe`).
+        self.reader_catch_up = reader_catch_up
+        self._catch_up_until: float | None = None
         self._window: WindowState | None = None  # the betting window the reader was last told
         #: The reader's events decoded but not handled yet (what one capped read gave: a few dozen at most).
         self._reader_backlog: deque[SpotWireEvent] = deque()
@@ -320,8 +327,11 @@ class TableLoop:
                     self.wire.noise.assume_noisy(self.clock())  # cleared once the line is quiet
                 self.show()
                 self._send_prompt()
+                if self.reader is not None:
+                    self._catch_up_until = self.clock() + self.reader_catch_up
+                reader_ready = True  # until a look at the reader's port says otherwise
                 while True:
-                    watched = self._watch_port(selector, watched)
+                    watched = self._watch_port(selector, watched, gone=self._holding_shoe(reader_ready))
                     watched_reader = self._watch_port(selector, watched_reader, port=reader_port, tag="reader")
                     port_ready = reader_ready = False
                     busy = not self.inbox.empty() or bool(self._reader_backlog)
@@ -421,6 +431,21 @@ class TableLoop:
                 break
             self._reader_event(backlog.popleft())
         return watched
+
+    def _holding_shoe(self, reader_ready: bool) -> bool:
+        """At start only: whether the shoe's port still waits for the bet-spot reader to catch up (its link up
+        and nothing more waiting on its port), at most :attr:`reader_catch_up` seconds. After a restart both
+        devices send what they held meanwhile at once; the reader's bets went down before the shoe's first
+        card, so they are taken first, or the card would lock the wagers the journal last knew."""
+        if self._catch_up_until is None:
+            return False
+        money = self.state.money
+        caught_up = money is not None and money.reader_up and not reader_ready and not self._reader_backlog
+        if caught_up or self.clock() >= self._catch_up_until:
+            self._catch_up_until = None
+            log.info("bet-spot reader %s; the shoe's port is read", "caught up" if caught_up else "not heard in time")
+            return False
+        return True
 
     def _shoe_waiting(self, shoe: tuple[int, int] | None) -> bool:
         """Whether the shoe's port (or the inbox, for a port read by a thread) has something waiting now."""
