@@ -1,11 +1,12 @@
-"""Fuzz target for the shoe's wire decoders (binary and ASCII dialects).
+"""Fuzz target for the wire decoders: the shoe's (binary and ASCII dialects) and the bet-spot reader's.
 
 With atheris (coverage-guided): ``.venv/bin/python fuzz/fuzz_decoder.py -atheris_runs=1000000``
 (any libFuzzer flag works, e.g. ``-max_total_time=300``).
 Without atheris, a plain seeded random-input loop: ``.venv/bin/python fuzz/fuzz_decoder.py --random
 --runs 200000 --seed 1``.
 
-Each input is cut into chunks by its first byte and fed to a BinaryDecoder and an AsciiDecoder. The
+Each input is cut into chunks by its first byte and fed to a BinaryDecoder of each dialect (the shoe's and
+the reader's, ``firmware_protocol.spots.READER``) and an AsciiDecoder. The
 target checks the decoders' promises: no exception, the buffer never above its cap, every byte but idle
 delimiters accounted for in some event's ``raw``, and every FrameReceived re-encodes to a frame that
 decodes to the same message.
@@ -17,11 +18,15 @@ import argparse
 import random
 import sys
 
+from firmware_protocol import spot_vectors
 from firmware_protocol.ascii import AsciiCard, AsciiDecoder
 from firmware_protocol.binary import BinaryDecoder, FrameReceived, decode_frame, encode
+from firmware_protocol.spots import READER
 from firmware_protocol.vectors import FRAMES, accounted
 
 CAP = 64
+#: The reader's cap: above its longest frame (a SPOT of 48 chips, 398 bytes), so every message can pass.
+READER_CAP = 512
 
 
 def check(data: bytes) -> None:
@@ -32,9 +37,16 @@ def check(data: bytes) -> None:
     payload = data[1:]
     chunks = [payload[i : i + step] for i in range(0, len(payload), step)]
     binary = BinaryDecoder(max_buffer=CAP)
+    reader = BinaryDecoder(max_buffer=READER_CAP, dialect=READER)
     ascii_ = AsciiDecoder(max_line=16)
-    raws = b""
+    raws = reader_raws = b""
     for chunk in chunks:
+        for event in reader.feed(chunk):
+            reader_raws += event.raw
+            if isinstance(event, FrameReceived):
+                again = decode_frame(encode(event.seq, event.message, dialect=READER), dialect=READER)
+                assert isinstance(again, FrameReceived) and again.message == event.message, event
+        assert reader.buffered <= READER_CAP
         for event in binary.feed(chunk):
             raws += event.raw
             if isinstance(event, FrameReceived):
@@ -47,12 +59,14 @@ def check(data: bytes) -> None:
         assert ascii_.buffered <= 16
     expected = accounted(payload)
     assert expected.startswith(raws) and len(raws) + binary.buffered == len(expected)
+    assert expected.startswith(reader_raws) and len(reader_raws) + reader.buffered == len(expected)
 
 
 def seeds() -> list[bytes]:
     """A starting corpus: the spec's vectors, whole and glued together."""
-    corpus = [b"\x05" + v.data for v in FRAMES]
+    corpus = [b"\x05" + v.data for v in FRAMES + spot_vectors.FRAMES]
     corpus.append(b"\x03" + b"".join(v.data for v in FRAMES))
+    corpus.append(b"\x07" + b"".join(v.data for v in spot_vectors.FRAMES + spot_vectors.SINGLE))
     corpus.append(b"\x01H10\r\nsK\nDA\rc7\r\n")
     return corpus
 
