@@ -7,7 +7,9 @@ and may die, stall or be attacked without costing the table a card.
   fed by ``feed.sock``. No journal access at all: a board started now gets the current shoe's coups in the
   feed's hello. A table restart costs its browsers nothing but the time the table is away: the board keeps
   its streams open, shows the last snapshot marked TABLE OFFLINE, and picks the table up again at its next
-  hello.
+  hello. Beside it, on its own listener (``[board] dealer_listen``, loopback by default), the dealer screen
+  (:mod:`controller.displays.dealer`), fed by ``money.sock``: the money at the table, which ``feed.sock`` and
+  the scoreboard never carry.
 * :class:`LinkProcess` (``shoe-controller link``): the floor link (the journal read-only, every record to
   the floor's broker) and the table's Prometheus metrics, fed by ``link.sock``; it hands the floor's ack back
   to the table there (the table stores it: it stays the journal's one writer).
@@ -26,19 +28,23 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from types import FrameType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import CollectorRegistry, Gauge, start_http_server
-from prometheus_client.metrics_core import CounterMetricFamily, Metric
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from controller.config import Settings
 from controller.feed.client import FeedClient
-from controller.feed.messages import Commit, Hello, Metrics, TableMessage, Update
-from controller.feed.server import socket_paths
+from controller.feed.messages import Commit, Hello, Metrics, Money, TableMessage, Update
+from controller.feed.server import money_socket_path, socket_paths
+from controller.floor_trouble import Cause, Trouble, TroubleLog
 from controller.game.public import FeedUpdate, PublicAlarm
 from controller.journal.ack import REFUSAL_REASONS, AckRefusals
 from controller.notify import Notifier
+
+if TYPE_CHECKING:
+    from controller.displays.dealer import DealerScreen
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +131,32 @@ class BoardProcess(_Companion):
         self.feed = FeedClient(public, self._on_message, on_connected=self._on_connected, name="board")
         self._pending: queue.Queue[TableMessage | Offline | None] = queue.Queue(maxsize=BOARD_PENDING)
         self._shower = threading.Thread(target=self._show, name="board-show", daemon=True)
+        self.dealer: DealerScreen | None = None
+        self.money_feed: FeedClient | None = None
+        dealer = s.board.dealer_address
+        if dealer is not None:
+            from controller.displays.dealer import DealerScreen
+
+            self.dealer = DealerScreen(dealer, table_name=s.table.name)
+            self.money_feed = FeedClient(
+                money_socket_path(s.feed_dir()),
+                self._on_money,
+                on_connected=self._on_money_connected,
+                name="board-money",
+                money=True,
+            )
+
+    def _on_money(self, message: TableMessage) -> None:
+        """On the money feed's thread: each money line is the whole view; the screen publishes it at once."""
+        if isinstance(message, Money) and self.dealer is not None:
+            self.dealer.show(message.view)
+
+    def _on_money_connected(self, up: bool) -> None:
+        if self.dealer is not None:
+            if up:
+                self.dealer.connected()  # no bet-spot reader until the table says otherwise
+            else:
+                self.dealer.offline()
 
     def _on_message(self, message: TableMessage) -> None:
         if isinstance(message, Hello | Update):
@@ -173,13 +205,25 @@ class BoardProcess(_Companion):
             raise CompanionError(f"scoreboard: {self.sink.fault}")
         host, port = self.sink.address
         log.info("board on http://%s:%d/, fed by %s", host, port, self.feed.path)
+        if self.dealer is not None and self.money_feed is not None:
+            if self.dealer.start():  # a dealer screen that cannot bind costs the scoreboard nothing (logged)
+                dhost, dport = self.dealer.address
+                log.info("dealer screen on http://%s:%d/, fed by %s", dhost, dport, self.money_feed.path)
+            else:
+                self.dealer, self.money_feed = None, None
         self._shower.start()
         self.feed.start()
+        if self.money_feed is not None:
+            self.money_feed.start()
         self.notifier.ready()
 
     def close(self) -> None:
         self.notifier.stopping()
         self.feed.close()
+        if self.money_feed is not None:
+            self.money_feed.close()
+        if self.dealer is not None:
+            self.dealer.close()
         if self._shower.is_alive():
             with contextlib.suppress(queue.Full):
                 self._pending.put(None, timeout=1.0)
@@ -218,6 +262,7 @@ class FloorState(Protocol):
     head: int  # the journal's last record id as the link last read it
     acked: int  # the floor's ack as the link last believed it
     ack_refusals: AckRefusals  # the acks it did not believe
+    troubles: TroubleLog  # why it is not connected, and its failed attempts by cause
 
 
 class FeedState(Protocol):
@@ -244,6 +289,33 @@ class AckRefusalCounts:
         return []
 
 
+class TroubleFamilies:
+    """``shoe_floor_link_trouble{cause}`` (1 for the cause the link is not connected for now, 0 for the others)
+    and ``shoe_floor_connect_failures_total{cause}`` (failed connection attempts), every cause of
+    :class:`controller.floor_trouble.Cause` listed from the start."""
+
+    def __init__(self, floor: FloorState) -> None:
+        self.floor = floor
+
+    def collect(self) -> Iterable[Metric]:
+        troubles = self.floor.troubles
+        current = troubles.current
+        now = GaugeMetricFamily(
+            "shoe_floor_link_trouble", "1 for why the floor link is not connected now, by cause.", labels=["cause"]
+        )
+        failures = CounterMetricFamily(
+            "shoe_floor_connect_failures", "Failed connections to the floor's broker, by cause.", labels=["cause"]
+        )
+        counts = dict(troubles.failures)
+        for cause in Cause:
+            now.add_metric([cause.value], 1.0 if current is not None and current.cause is cause else 0.0)
+            failures.add_metric([cause.value], float(counts.get(cause, 0)))
+        return [now, failures]
+
+    def describe(self) -> Iterable[Metric]:
+        return []
+
+
 def link_gauges(registry: CollectorRegistry, floor: FloorState | None, feed: FeedState) -> None:
     """The link's own gauges, read when scraped (the threads keep the values; nothing is pushed):
     ``shoe_floor_outbox_records`` (records the floor has not acknowledged), ``shoe_floor_connected`` (1, 0,
@@ -262,6 +334,7 @@ def link_gauges(registry: CollectorRegistry, floor: FloorState | None, feed: Fee
         connected.set_function(lambda: 1.0 if floor.connected else 0.0)
         outbox.set_function(lambda: float(max(floor.head - floor.acked, 0)))
         r.register(AckRefusalCounts(floor))
+        r.register(TroubleFamilies(floor))
 
 
 class LinkProcess(_Companion):
@@ -280,7 +353,7 @@ class LinkProcess(_Companion):
         if s.floor.enabled:
             from controller.floor_link import FloorLink
 
-            self.floor = FloorLink(s.floor, s.journal.path, self.feed.send_ack)
+            self.floor = FloorLink(s.floor, s.journal.path, self.feed.send_ack, on_trouble=self._on_trouble)
         self.table_metrics = TableFamilies()
         self.registry: CollectorRegistry | None = None
         self._server: Any = None
@@ -302,6 +375,11 @@ class LinkProcess(_Companion):
         elif isinstance(message, Metrics):
             self.table_metrics.take(message.text)
 
+    def _on_trouble(self, trouble: Trouble | None) -> None:
+        """The floor link's trouble changed (on paho's thread): the service's Status line says it."""
+        broker = self.settings.floor.broker
+        self.notifier.status(f"floor: {trouble.text}" if trouble is not None else f"floor: connected to {broker}")
+
     def _open_metrics(self) -> None:
         s = self.settings
         r = self.registry = CollectorRegistry(auto_describe=False)
@@ -322,6 +400,7 @@ class LinkProcess(_Companion):
         self.feed.start()
         if self.floor is not None:
             self.floor.start()
+            self.notifier.status(f"floor: connecting to {self.settings.floor.broker}")
         self.notifier.ready()
 
     def close(self) -> None:

@@ -473,6 +473,23 @@ class JournalSection(_Section):
     path: Annotated[Path, PlainValidator(_path)] = DEFAULT_JOURNAL_PATH
 
 
+#: Where ``journal backup`` and the daily timer put their dated copies unless told.
+DEFAULT_BACKUP_DIR = Path("/var/backups/shoe-controller")
+
+
+def _keep(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
+        raise ValueError(f"must be a whole number of copies, 1-10000 (got {value!r})")
+    return value
+
+
+class BackupSection(_Section):
+    """``[backup]``: where the journal's dated copies go (``shoe-controller journal backup``, the daily timer)."""
+
+    dir: Annotated[Path, PlainValidator(_path)] = DEFAULT_BACKUP_DIR
+    keep: Annotated[int, PlainValidator(_keep)] = 14
+
+
 class GpioPins(_Section):
     """``[gpio.pins]``: BCM GPIO numbers of the panel's lamps, buzzer and buttons."""
 
@@ -545,6 +562,24 @@ class ScoreboardSection(_Section):
     @property
     def port(self) -> int:
         return _split_bind(self.bind)[1]
+
+
+def _optional_bind(value: object) -> str:
+    if value == "":
+        return ""
+    return _bind(value)
+
+
+class BoardSection(_Section):
+    """``[board]``: what the board process serves besides the scoreboard: the dealer screen."""
+
+    #: The dealer screen's own listener (the money at the table: never the public scoreboard's); "": none.
+    dealer_listen: Annotated[str, PlainValidator(_optional_bind)] = "127.0.0.1:8081"
+
+    @property
+    def dealer_address(self) -> tuple[str, int] | None:
+        """``(host, port)`` of the dealer screen, None when it is off."""
+        return _split_bind(self.dealer_listen) if self.dealer_listen else None
 
 
 class MetricsSection(_Section):
@@ -645,11 +680,22 @@ def _optional_text(value: object) -> str | None:
     return None if value is None or value == "" else _text(64)(value)
 
 
+def _optional_group(value: object) -> str:
+    if value == "":
+        return ""
+    name = _text(32)(value)
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name):
+        raise ValueError(f"must be a group name such as shoe-board, got {_show(value)}")
+    return name
+
+
 class FeedSection(_Section):
     """``[feed]``: where the table process puts its feed's Unix sockets (``feed.sock``, ``link.sock``) for the
     board and the floor link. ``""`` (the default): beside the journal."""
 
     dir: Annotated[Path | None, PlainValidator(_optional_path)] = None
+    #: The group given ``money.sock`` (the board's, so that its dealer screen reads the money); "": the table's.
+    money_group: Annotated[str, PlainValidator(_optional_group)] = ""
 
 
 class FloorSection(_Section):
@@ -746,10 +792,12 @@ class Settings(_Section):
     table: TableSection = Field(default_factory=TableSection)
     shoe: ShoeSection = Field(default_factory=lambda: ShoeSection.model_validate({}))
     journal: JournalSection = Field(default_factory=JournalSection)
+    backup: BackupSection = Field(default_factory=BackupSection)
     feed: FeedSection = Field(default_factory=FeedSection)
     gpio: GpioSection = Field(default_factory=GpioSection)
     lcd: LcdSection = Field(default_factory=LcdSection)
     scoreboard: ScoreboardSection = Field(default_factory=ScoreboardSection)
+    board: BoardSection = Field(default_factory=BoardSection)
     service: ServiceSection = Field(default_factory=ServiceSection)
     metrics: MetricsSection = Field(default_factory=MetricsSection)
     floor: FloorSection = Field(default_factory=FloorSection)
@@ -842,6 +890,11 @@ class Settings(_Section):
             "enabled": ("--no-scoreboard", enabled),
         }
         return self.model_copy(update={"scoreboard": _override(self.scoreboard, changes, "scoreboard")})
+
+    def with_board(self, *, dealer_listen: str | None = None) -> Settings:
+        """These settings with the board's ``--dealer HOST:PORT`` (``""``: no dealer screen)."""
+        changes = {"dealer_listen": ("--dealer", dealer_listen)}
+        return self.model_copy(update={"board": _override(self.board, changes, "board")})
 
     def with_floor(
         self,

@@ -149,6 +149,7 @@ class Daemon:
             history=self.journal.coups(shoe=resumed.state.view().shoe_number),
             on_ack=lambda ack: inbox.put(FloorAck(ack)),
             metrics_text=metrics.exposition if metrics is not None else None,
+            money_group=s.feed.money_group or None,  # money.sock: the board's group reads the dealer screen's money
         )
         sinks.append(feed)  # close_sinks() closes it
         self.loop = TableLoop(

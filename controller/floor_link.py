@@ -48,12 +48,13 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from commandline.keyfile import MAX_KEY_FILE
 from controller.config import FloorSection
+from controller.floor_trouble import REPEAT, Cause, Trouble, TroubleLog, from_error, from_refusal
 from controller.game.public import PublicView
 from controller.game.records import RECORD_VERSION
 from controller.journal import Journal, JournalError, Record, utc_now
@@ -88,6 +89,20 @@ def _settled(info: mqtt.MQTTMessageInfo) -> bool:
         return info.is_published()
     except (ValueError, RuntimeError):
         return True
+
+
+class _Client(mqtt.Client):
+    """paho's client, keeping the exception of the last failed connection attempt: paho catches it, retries
+    and tells ``on_connect_fail`` only that it failed, not why (:mod:`controller.floor_trouble`)."""
+
+    last_connect_error: BaseException | None = None
+
+    def reconnect(self) -> MQTTErrorCode:
+        try:
+            return super().reconnect()
+        except OSError as exc:
+            self.last_connect_error = exc
+            raise
 
 
 class FloorLinkError(Exception):
@@ -229,6 +244,8 @@ class FloorLink:
         ack_store_interval: float = 1.0,
         client_id: str | None = None,
         signer_process: bool = True,
+        on_trouble: Callable[[Trouble | None], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_inflight < 1:
             raise ValueError("max_inflight must be at least 1")
@@ -262,6 +279,11 @@ class FloorLink:
         self.archive_changes = 0  # times an ack of another archive made the link send the whole journal again
         self.head = 0  # the journal's last record id as last read
         self.connected = False
+        #: Why the link is not connected (said once, again on change or every 10 minutes; None: connected or
+        #: not tried yet). ``on_trouble`` hears each change (the link's Status line).
+        self.troubles = TroubleLog()
+        self.on_trouble = on_trouble
+        self._clock = clock
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._lock = threading.Lock()  # guards the fields the paho thread writes
@@ -277,7 +299,7 @@ class FloorLink:
     # -- set-up ------------------------------------------------------------------------------------
     def _make_client(self, client_id: str) -> mqtt.Client:
         s = self.settings
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+        client = _Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
         # The window is ours (the loop never has more than max_inflight records unacknowledged), so paho's own
         # limit is off: with it on, paho walks every message it holds on each PUBACK, looking for a queued one
         # to send (O(window) per record), which was most of a backlog flush's time.
@@ -303,6 +325,7 @@ class FloorLink:
                 raise FloorLinkError(f"floor TLS: {exc}") from None
             client.tls_set_context(context)
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         client.on_publish = self._on_publish
@@ -325,12 +348,12 @@ class FloorLink:
             self.signer.start()
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = SESSION_EXPIRY
+        log.info("floor link to %s as %s", s.broker, self.topic_record.rsplit("/", 1)[0])
         self.client.connect_async(s.host, s.port, keepalive=s.keepalive, clean_start=False, properties=props)
         self._network = NetworkLoop(self.client, "floor-link-mqtt")
         self._network.start()
         self._thread = threading.Thread(target=self._run, name="floor-link", daemon=True)
         self._thread.start()
-        log.info("floor link to %s as %s", s.broker, self.topic_record.rsplit("/", 1)[0])
 
     def close(self) -> None:
         """Stop: ``offline`` (retained) if connected, disconnect, join. Idempotent."""
@@ -346,10 +369,38 @@ class FloorLink:
             self.signer.close()
 
     # -- paho's thread -------------------------------------------------------------------------------
+    @property
+    def trouble(self) -> Trouble | None:
+        """Why the link is not connected now (None: connected, or not tried yet)."""
+        with self._lock:
+            return self.troubles.current
+
+    def _failed(self, trouble: Trouble) -> None:
+        with self._lock:
+            line = self.troubles.failed(trouble, self._clock())
+        if line is not None:
+            log.warning("%s", line)
+            if self.on_trouble is not None:
+                self.on_trouble(trouble)
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        error = getattr(client, "last_connect_error", None)
+        broker = self.settings.broker
+        if error is None:
+            self._failed(Trouble(Cause.OTHER, f"cannot connect to {broker}"))
+        else:
+            self._failed(from_error(error, broker))
+
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
-            log.warning("floor broker refused the connection: %s", reason)
+            self._failed(from_refusal(reason, self.settings.broker))
             return
+        with self._lock:
+            line = self.troubles.connected(self.settings.broker)
+        if line is not None:
+            log.info("%s", line)
+            if self.on_trouble is not None:
+                self.on_trouble(None)
         client.subscribe(self.topic_ack, qos=1)
         # MQTT 5: the broker says how many QoS 1 messages it takes in flight at once (Receive Maximum; 65,535
         # if it does not say). Past it, a broker answers PUBACK "quota exceeded" and drops the record; keep a
@@ -375,7 +426,7 @@ class FloorLink:
             was = self.connected
             self.connected = False
         if was:
-            log.warning("floor broker connection lost (%s); records wait in the journal", reason)
+            self._failed(Trouble(Cause.LOST, f"the connection to {self.settings.broker} was lost ({reason})"))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         if not message.payload:  # the retained ack cleared: nothing said
@@ -389,11 +440,15 @@ class FloorLink:
     # -- the link's thread ---------------------------------------------------------------------------
     def _run(self) -> None:
         journal = None
+        said, said_at = "", 0.0
         while journal is None and not self._stop.is_set():
             try:
                 journal = Journal.open(self.journal_path, read_only=True)
             except JournalError as exc:
-                log.error("floor link cannot read the journal (%s); trying again in 1 s", exc)
+                now = self._clock()
+                if str(exc) != said or now - said_at >= REPEAT:  # once, again on a change or every 10 minutes
+                    said, said_at = str(exc), now
+                    log.error("floor link cannot read the journal (%s); trying again every second", exc)
                 self._stop.wait(1)
         if journal is None:
             return

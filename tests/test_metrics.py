@@ -23,6 +23,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from controller.companions import LinkProcess
 from controller.config import MetricsSection, default_settings
 from controller.daemon import Daemon
+from controller.floor_trouble import Cause, Trouble, TroubleLog
 from controller.journal import Journal
 from controller.metrics import TableMetrics
 from tests.servers import free_port
@@ -178,6 +179,7 @@ def test_the_floor_gauges_read_the_floor_link_when_scraped() -> None:
         head: int = 0
         acked: int = 0
         ack_refusals: AckRefusals = field(default_factory=lambda: AckRefusals("test"))
+        troubles: TroubleLog = field(default_factory=TroubleLog)
 
     @dataclass
     class Feed:
@@ -198,6 +200,11 @@ def test_the_floor_gauges_read_the_floor_link_when_scraped() -> None:
     assert 'shoe_floor_acks_refused_total{reason="signature"} 0.0' in text
     link.ack_refusals.refuse("signature", None)
     assert 'shoe_floor_acks_refused_total{reason="signature"} 1.0' in scrape()
+    assert 'shoe_floor_link_trouble{cause="dns"} 0.0' in text and 'shoe_floor_link_trouble{cause="tls"} 0.0' in text
+    link.troubles.failed(Trouble(Cause.TLS, "TLS failed"), 0.0)
+    text = scrape()
+    assert 'shoe_floor_link_trouble{cause="tls"} 1.0' in text
+    assert 'shoe_floor_connect_failures_total{cause="tls"} 1.0' in text
 
 
 def test_the_link_refuses_metrics_that_do_not_parse_and_keeps_the_last_good_ones() -> None:

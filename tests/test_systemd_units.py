@@ -25,7 +25,9 @@ SYSTEMD = ROOT / "systemd"
 UNIT = SYSTEMD / "shoe-controller.service"
 BOARD_UNIT = SYSTEMD / "shoe-controller-board.service"
 LINK_UNIT = SYSTEMD / "shoe-controller-link.service"
-UNITS = (UNIT, BOARD_UNIT, LINK_UNIT)
+BACKUP_UNIT = SYSTEMD / "shoe-controller-backup.service"
+BACKUP_TIMER = SYSTEMD / "shoe-controller-backup.timer"
+UNITS = (UNIT, BOARD_UNIT, LINK_UNIT, BACKUP_UNIT)
 SYSUSERS = SYSTEMD / "shoe-controller.sysusers"
 UDEV_RULES = SYSTEMD / "99-shoe.rules"
 INSTALL_DEPS = ROOT / "scripts" / "install-system-deps"
@@ -176,6 +178,34 @@ def test_only_the_link_may_read_the_journal() -> None:
     assert "shoe-controller" not in users.members.get(one(board, "User"), set())
     assert one(link, "ReadOnlyPaths") == "/var/lib/shoe-controller"
     assert users.members[one(link, "User")] == {"shoe-controller"} == set(one(link, "SupplementaryGroups").split())
+
+
+def test_the_backup_reads_the_journal_as_the_link_does_and_writes_only_the_backup_directory() -> None:
+    backup = parse_unit(BACKUP_UNIT.read_text())["Service"]
+    link = parse_unit(LINK_UNIT.read_text())["Service"]
+    assert one(backup, "Type") == "oneshot"
+    for key in ("User", "SupplementaryGroups", "ReadOnlyPaths", "ProtectSystem", "PrivateDevices"):
+        assert one(backup, key) == one(link, key), key
+    assert backup["ReadWritePaths"] == ["-/var/backups/shoe-controller"]  # the [backup] dir default
+    assert one(backup, "PrivateNetwork") == "yes" and one(backup, "RestrictAddressFamilies") == "AF_UNIX"
+    assert one(backup, "ExecStart").endswith("journal backup --config /etc/shoe-controller/config.toml")
+    from controller.config import DEFAULT_BACKUP_DIR
+
+    assert str(DEFAULT_BACKUP_DIR) == backup["ReadWritePaths"][0].lstrip("-")
+    timer = parse_unit(BACKUP_TIMER.read_text())
+    assert one(timer["Timer"], "Persistent") == "true" and one(timer["Install"], "WantedBy") == "timers.target"
+
+
+def test_the_backup_timer_verifies(tmp_path: Path) -> None:
+    analyze = require("systemd-analyze")
+    script = Path(sys.executable).parent / "shoe-controller"
+    stand_in = str(script) if os.access(script, os.X_OK) else shutil.which("true") or "/bin/true"
+    for unit in (BACKUP_UNIT, BACKUP_TIMER):
+        (tmp_path / unit.name).write_text(
+            unit.read_text().replace(f"ExecStart={PRODUCTION_EXEC} ", f"ExecStart={stand_in} ")
+        )
+    result = run(analyze, "verify", str(tmp_path / BACKUP_TIMER.name), str(tmp_path / BACKUP_UNIT.name))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
 def test_unit_and_sysusers_agree(service: dict[str, list[str]]) -> None:

@@ -19,6 +19,11 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--journal", metavar="PATH", help="the table's journal (its directory holds the feed by default)")
     add_common_options(p)
     p.add_argument("--scoreboard", metavar="HOST:PORT", help="serve the scoreboard here (overrides scoreboard.bind)")
+    p.add_argument(
+        "--dealer",
+        metavar="HOST:PORT",
+        help='serve the dealer screen here (overrides board.dealer_listen; "" for none)',
+    )
     p.set_defaults(handler=run)
 
 
@@ -26,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.companions import BoardProcess, CompanionError
 
     settings = settings_from_args(args, journal=False)
+    settings = settings.with_board(dealer_listen=args.dealer)  # a bad address: ConfigError, one line, exit 2
     setup_logging(args.log_level or settings.service.log_level)
     try:
         BoardProcess(settings).run()

@@ -1,6 +1,9 @@
 """``shoe-controller journal verify [--journal PATH | --config FILE]``: check the journal's hash chain and
 SQLite integrity. ``shoe-controller journal archive --before-days N --out FILE``: write whole shoes older
-than N days to a file, then prune them from the journal (on a stopped table).
+than N days to a file, then prune them from the journal (on a stopped table). ``shoe-controller journal
+backup [--out FILE | --dir DIR [--keep N]]``: a consistent copy while the table deals, verified
+(:mod:`controller.journal.backup`); without ``--out`` a dated copy in ``--dir`` or ``[backup] dir``, the newest
+``keep`` kept.
 
 Opens the journal read-only, so it runs beside the live daemon. Prints ``PATH: intact, N records`` and
 exits 0; or prints each problem found and exits 1; a file that cannot be opened as a journal (missing,
@@ -16,11 +19,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import sys
 from datetime import UTC, datetime, timedelta
 
 from controller.commands import Subparsers, UsageError
 from controller.config import DEFAULT_JOURNAL_PATH, DEFAULT_PATH, Settings, default_settings, load_config
 from controller.journal import Journal, JournalError
+from controller.journal.backup import BackupError, copy_journal, dated_name, rotate
 from controller.userfile import UserFileError, check_regular
 
 
@@ -89,12 +94,64 @@ def register(sub: Subparsers) -> None:
     a.add_argument("--before-days", metavar="N", type=_days, required=True, help="archive shoes older than N days")
     a.add_argument("--out", metavar="FILE", required=True, help="the archive file to write (must not exist)")
     a.set_defaults(handler=run_archive)
+    b = actions.add_parser(
+        "backup",
+        help="a consistent, verified copy of the journal (while the table deals)",
+        description="Copy the journal with SQLite's online backup (consistent while the daemon writes), then"
+        " verify the copy's chain; a copy that does not verify is deleted (exit 1). --out FILE writes that file"
+        " (it must not exist); else a dated copy journal-YYYYMMDDTHHMMSSZ.db goes into --dir (default: [backup]"
+        " dir of the configuration) and only the newest --keep (default [backup] keep) dated copies stay there.",
+    )
+    add_journal_argument(b)
+    dest = b.add_mutually_exclusive_group()
+    dest.add_argument("--out", metavar="FILE", help="the copy to write (must not exist)")
+    dest.add_argument("--dir", metavar="DIR", help="write a dated copy here (default: [backup] dir)")
+    b.add_argument("--keep", metavar="N", type=_keep, help="dated copies to keep in the directory")
+    b.set_defaults(handler=run_backup)
 
 
 def _days(text: str) -> int:
     if not text.isdigit() or int(text) > 36500:
         raise argparse.ArgumentTypeError(f"must be a whole number of days (0-36500), got {text!r}")
     return int(text)
+
+
+def _keep(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 10_000:
+        raise argparse.ArgumentTypeError(f"must be a whole number of copies (1-10000), got {text!r}")
+    return int(text)
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    path = journal_path(args)
+    deleted: list[str] = []
+    try:
+        check_regular(path)
+    except UserFileError as exc:
+        raise UsageError(f"shoe-controller: journal {exc}") from None
+    if args.out is not None:
+        if args.keep is not None:
+            raise UsageError("shoe-controller: --keep goes with --dir (a dated copy), not with --out")
+        out = str(args.out)
+        keep = None
+    else:
+        settings = _settings(args)
+        directory = str(args.dir) if args.dir is not None else str(settings.backup.dir)
+        keep = args.keep if args.keep is not None else settings.backup.keep
+        if not os.path.isdir(directory):
+            raise UsageError(f"shoe-controller: backup directory {directory} does not exist")
+        out = os.path.join(directory, dated_name(datetime.now(UTC)))
+    try:
+        made = copy_journal(path, out)
+    except BackupError as exc:
+        print(f"shoe-controller: backup of {path}: {exc}", file=sys.stderr)
+        return 1
+    if keep is not None:
+        deleted = rotate(os.path.dirname(out), keep)
+    print(f"{path}: backed up to {made.path}: {made.records} records, {made.bytes} bytes, verified")
+    for old in deleted:
+        print(f"{path}: deleted the old copy {old}")
+    return 0
 
 
 def run_archive(args: argparse.Namespace) -> int:

@@ -18,6 +18,14 @@ Two parts, kept apart so the picture can be tested without any LCD:
   line 4  (four-line displays) the shoe, ``SHOE 1 COUP 12 R380`` and ``CUT`` / ``LAST``.
   ======  ===================================================================================
 
+  **The money's short form.** At a table with a bet-spot reader, when the money has something for the dealer
+  (:func:`money_line`), it takes line 4 of a four-line display, and line 2 of a two-line one unless a table
+  alarm stands there: the most urgent first, ``READER DOWN``, then each seat's alarm (``S2 MISPAY``,
+  ``S6 PAST POST``, ``S3 RETURN``, ``S3 TIE BELOW MIN``), then what to pay and take (``S3 PAY 95``,
+  ``S5 TAKE 25`` or ``S5 TAKE``), then the commission boxes asked for (``S4 BOX 12.50``), with ``+N`` for
+  the further items when there is room. The full picture is the dealer screen's
+  (:mod:`controller.displays.dealer`).
+
   Hints are chosen longest first among those that fit, so a 16-column display gets the short forms
   (``BANKER 7-5 -5%``, ``BANKER 7-5 PUSH``, ``BANKER 6-4 1:2``). What a wager pays comes from
   :func:`controller.game.payouts.decide` (the settlement's own rule, never restated here), written by
@@ -40,11 +48,12 @@ from fractions import Fraction
 from typing import Literal, Protocol
 
 from controller.config import LcdSection
-from controller.displays.wording import odds, percent
+from controller.displays.wording import money, odds, percent
 from controller.game.coup import CoupResult, Winner
 from controller.game.payouts import Outcome, decide, net_per_unit
 from controller.game.rules import Bet, CommissionCollection, Ruleset
 from controller.game.table import Alarm, Due, Notice, TableView
+from controller.game.wagers import MoneyView, SpotState
 
 __all__ = [
     "ALARM_PRECEDENCE",
@@ -53,6 +62,7 @@ __all__ = [
     "LcdFault",
     "LcdSink",
     "alarm_text",
+    "money_line",
     "open_rplcd",
     "render",
     "top_alarm",
@@ -134,10 +144,14 @@ def render(view: TableView, ruleset: Ruleset, cols: int, rows: int) -> list[str]
         raise ValueError(f"an LCD of {cols}x{rows} characters has nothing to show")
     badge = _badge(view.result, ruleset)
     status = _status_line(view, ruleset, cols)
+    wagers = view.money  # None: the table has no bet-spot reader
+    dealer = money_line(wagers, cols) if wagers is not None else None
     if rows >= 4:
         cards = f"{_BADGE_TEXT[badge[0]]} PAYS {odds(badge[1])}" if badge is not None else _cards_line(view, cols)
-        lines = [_totals(view, "", cols), status, cards, _shoe_line(view, cols)]
+        lines = [_totals(view, "", cols), status, cards, dealer or _shoe_line(view, cols)]
     else:
+        if dealer is not None and top_alarm(view.alarms) is None:
+            status = dealer
         mark = _shoe_mark(view)
         if badge is not None:
             suffixed = f"{status.rstrip()} {_BADGE_TEXT[badge[0]]}"
@@ -148,6 +162,66 @@ def render(view: TableView, ruleset: Ruleset, cols: int, rows: int) -> list[str]
         lines = [_totals(view, mark, cols), status]
     lines += [""] * (rows - len(lines))
     return [_fit(line, cols) for line in lines[:rows]]
+
+
+#: The money's items, most urgent first: a spot's state -> (rank, short words).
+_MONEY_ALARM: dict[SpotState, tuple[int, str]] = {
+    SpotState.MISPAID: (1, "MISPAY"),
+    SpotState.CHANGED: (2, "PAST POST"),  # or PULLED BET: the chips' count tells
+    SpotState.REFUSED: (3, "RETURN"),
+    SpotState.VIOLATION: (4, "CHECK"),
+}
+
+
+def money_line(money: MoneyView, cols: int) -> str | None:
+    """The money's most urgent item for the dealer on one line of ``cols`` (see the module's docstring), with
+    ``+N`` for the rest when there is room; None when the money has nothing for the dealer now."""
+    items: list[tuple[int, int, str]] = []  # (rank, seat, words)
+    if not money.reader_up:
+        items.append((0, 0, "READER DOWN"))
+    for seat in money.seats:
+        n = seat.seat
+        seat_alarm = False
+        for spot in seat.spots:
+            st = spot.state
+            if st in _MONEY_ALARM:
+                rank, words = _MONEY_ALARM[st]
+                if st is SpotState.CHANGED:
+                    pulled = spot.text == "PULLED BET" or (not spot.text and spot.cents < (spot.wager_cents or 0))
+                    words = "PULLED BET" if pulled else "PAST POST"
+                if st is SpotState.VIOLATION and spot.text:
+                    words = spot.text
+                items.append((rank, n, f"S{n} {words}"))
+                seat_alarm = True
+            elif st in (SpotState.PAY, SpotState.PUSH) and spot.pay_cents:
+                items.append((6, n, _first_fit([f"S{n} PAY {_dollars(spot.pay_cents)}", f"S{n} PAY"], cols)))
+            elif st in (SpotState.PAY, SpotState.PUSH) and spot.take_cents:  # paid too much: take the rest back
+                back = f"S{n} TAKE BACK {_dollars(spot.take_cents)}"
+                items.append((7, n, _first_fit([back, f"S{n} TAKE BACK"], cols)))
+            elif st is SpotState.TAKE:
+                take = f"S{n} TAKE {_dollars(spot.take_cents)}" if spot.take_cents else f"S{n} TAKE"
+                items.append((7, n, _first_fit([take, f"S{n} TAKE"], cols)))
+            elif st is SpotState.COLLECT:
+                owed = spot.target_cents or spot.take_cents or seat.box_cents
+                items.append((8, n, f"S{n} BOX {_dollars(owed)}"))
+        if seat.alarms and not seat_alarm:
+            items.append((5, n, f"S{n} {seat.alarms[-1]}"))
+    if not items:
+        return None
+    items.sort(key=lambda item: (item[0], item[1]))
+    text = items[0][2]
+    if len(text) > cols:  # words too long: cut after the last whole word that fits
+        cut = text[: cols + 1].rsplit(" ", 1)[0]
+        text = cut if " " in text[: cols + 1] else text[:cols]
+    more = len(items) - 1
+    if more and len(text) + 2 + len(str(more)) <= cols:
+        text += f"+{more}".rjust(cols - len(text))
+    return text
+
+
+def _dollars(cents: int) -> str:
+    """An amount on the LCD: the displays' own money text without its dollar sign (``95``, ``12.50``)."""
+    return money(cents).replace("$", "")
 
 
 def _fit(text: str, cols: int) -> str:

@@ -6,7 +6,8 @@
 not a message (too long, not JSON, of the wrong shape) is refused, logged and counted in :attr:`stats`, and
 the client reads on. A gap in the updates' numbers (a line refused) ends the connection, and a lost
 connection is made again: the reader starts again from the next hello, which the table sends on every
-connection.
+connection. A reader of the money socket (``money=True``) gets no hello: each ``money`` line is the whole
+money view, handed on as it comes.
 
 On the link socket the floor link also sends the floor's signed ack through :meth:`FeedClient.send_ack`: the newest
 ack is kept and sent again on every (re)connect, so a table restarted meanwhile still hears it.
@@ -43,6 +44,7 @@ class FeedClient:
         *,
         on_connected: Callable[[bool], None] | None = None,
         name: str = "feed",
+        money: bool = False,
         backoff: float = 0.05,
         backoff_max: float = 1.0,
     ) -> None:
@@ -50,6 +52,8 @@ class FeedClient:
         self.on_message = on_message
         self.on_connected = on_connected
         self.name = name
+        #: A reader of ``money.sock`` (the dealer screen's): takes ``money`` lines, which any other reader refuses.
+        self.money = money
         self.backoff = backoff
         self.backoff_max = backoff_max
         #: connects, lines, refused (bad lines), gaps (updates missed), lost (connections that ended).
@@ -181,7 +185,7 @@ class FeedClient:
         """Decode and hand on one line; returns the next update number expected (None: wait for a hello)."""
         self.stats["lines"] += 1
         try:
-            message = decode_table(line)
+            message = decode_table(line, money=self.money)
         except FeedError as exc:
             self._refuse(str(exc))
             return None if expected is None else expected + 1  # the gap shows at the next update

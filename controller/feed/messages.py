@@ -8,11 +8,16 @@ The table process (the only one with the devices and the journal) speaks on two 
 ``update``  one table update (:class:`~controller.game.public.FeedUpdate`), numbered ``n`` per connection
 ``commit``  the journal committed records (the floor link reads them from the journal itself); link socket only
 ``metrics`` the table's own health metrics in Prometheus' text format, every second; link socket only
+``money``   the money at the table now (:class:`~controller.game.wagers.MoneyView`, whole), on the first line of a
+            connection and on every change; **money socket only** (``money.sock``, the dealer screen's)
 =========== ======================================================================================================
 
 and reader -> table, on the link socket only: ``ack`` (the floor's whole signed ack,
 :class:`floor_protocol.ack.Ack`, which the link believed; the table, the journal's one writer, verifies it
 again before it stores it). Anything else a reader sends is refused and counted.
+
+The wagers never travel on the public socket: :func:`decode_table` refuses a ``money`` line unless its reader
+asked for the money socket's lines (``money=True``), and the table's server sends them on ``money.sock`` alone.
 
 A line longer than :data:`MAX_LINE` bytes, not JSON, nested too deep, or not of its type's shape raises
 :class:`FeedError` naming the problem: the reader counts it and reads on.
@@ -25,9 +30,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from controller.game.public import FeedUpdate, PublicView
+from controller.game.wagers import MAX_SEATS, MoneyView, Phase, SeatView, Spot, SpotState, SpotView
 from floor_protocol.ack import ACK_VERSION, Ack
 
 __all__ = [
@@ -38,6 +44,7 @@ __all__ = [
     "FeedError",
     "Hello",
     "Metrics",
+    "Money",
     "ReaderMessage",
     "TableMessage",
     "Update",
@@ -46,6 +53,7 @@ __all__ = [
     "encode_ack",
     "encode_hello",
     "encode_metrics",
+    "encode_money",
     "encode_update",
 ]
 
@@ -91,7 +99,14 @@ class Metrics:
     text: str
 
 
-TableMessage = Hello | Update | Commit | Metrics
+@dataclass(frozen=True)
+class Money:
+    """The money at the table now (the whole view: a line missed costs nothing but the time to the next)."""
+
+    view: MoneyView
+
+
+TableMessage = Hello | Update | Commit | Metrics | Money
 ReaderMessage = Ack
 
 _VIEW = TypeAdapter(PublicView)
@@ -101,6 +116,64 @@ _N = TypeAdapter(Annotated[int, Field(strict=True, ge=1, le=MAX_SEQ)])
 _METRICS = TypeAdapter(Annotated[str, Field(strict=True, max_length=MAX_METRICS)])
 
 COMMIT_LINE = b'{"t":"commit"}\n'
+
+#: Highest amount on a spot or in a box the money line takes ($10 million: far above any table's maximum).
+MAX_CENTS = 1_000_000_000
+#: Longest words for the dealer on a spot or in a seat's alarm, and alarms per seat.
+MAX_TEXT = 200
+MAX_ALARMS = 16
+
+_Cents = Annotated[int, Field(strict=True, ge=0, le=MAX_CENTS)]
+_Text = Annotated[str, Field(strict=True, max_length=MAX_TEXT)]
+
+
+class _SpotLine(BaseModel):
+    """One spot on the money line: :class:`SpotView`'s fields, bounded."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    seat: Annotated[int, Field(strict=True, ge=1, le=MAX_SEATS)]
+    spot: Spot
+    state: SpotState
+    cents: _Cents
+    wager_cents: _Cents | None
+    target_cents: _Cents | None
+    pay_cents: _Cents
+    take_cents: _Cents
+    text: _Text
+
+
+class _SeatLine(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    seat: Annotated[int, Field(strict=True, ge=1, le=MAX_SEATS)]
+    spots: Annotated[tuple[_SpotLine, ...], Field(max_length=len(Spot))]
+    box_cents: _Cents
+    alarms: Annotated[tuple[_Text, ...], Field(max_length=MAX_ALARMS)]
+
+
+class _MoneyLine(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    phase: Phase
+    reader_up: Annotated[bool, Field(strict=True)]
+    seats: Annotated[tuple[_SeatLine, ...], Field(max_length=MAX_SEATS)]
+    misreads: Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)]
+    ghost_reads: Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)]
+
+    def view(self) -> MoneyView:
+        return MoneyView(
+            self.phase,
+            tuple(
+                SeatView(
+                    s.seat,
+                    tuple(SpotView(**dict(p)) for p in s.spots),
+                    box_cents=s.box_cents,
+                    alarms=s.alarms,
+                )
+                for s in self.seats
+            ),
+            reader_up=self.reader_up,
+            misreads=self.misreads,
+            ghost_reads=self.ghost_reads,
+        )
 
 
 def _line(message: Mapping[str, Any]) -> bytes:
@@ -117,6 +190,11 @@ def encode_update(n: int, update: FeedUpdate) -> bytes:
 
 def encode_metrics(text: str) -> bytes:
     return _line({"t": "metrics", "text": text})
+
+
+def encode_money(view: MoneyView) -> bytes:
+    """The money line (``money.sock`` only): the view's own :meth:`~MoneyView.to_dict`."""
+    return _line({"t": "money", "view": view.to_dict()})
 
 
 def encode_ack(ack: Ack) -> bytes:
@@ -148,11 +226,22 @@ def _problem(exc: ValidationError) -> str:
     return f"{where}: {first.get('msg', 'invalid')}"
 
 
-def decode_table(line: bytes) -> TableMessage:
-    """A line from the table (what the board and the link read)."""
+def decode_money_view(value: object) -> MoneyView:
+    """A :class:`MoneyView` from its ``to_dict()`` form, checked and bounded (raises pydantic's
+    ``ValidationError``)."""
+    return _MoneyLine.model_validate(value).view()
+
+
+def decode_table(line: bytes, *, money: bool = False) -> TableMessage:
+    """A line from the table (what the board and the link read). ``money``: the reader is on the money
+    socket; a ``money`` line anywhere else is refused."""
     value = _object(line)
     kind = value["t"]
     try:
+        if kind == "money":
+            if not money:
+                raise FeedError("a money line on a socket that must not carry wagers")
+            return Money(decode_money_view(value.get("view")))
         if kind == "update":
             body = {k: value.get(k) for k in ("view", "coups", "shoe_started") if k in value}
             return Update(_N.validate_python(value.get("n")), _UPDATE.validate_python(body))

@@ -5,6 +5,10 @@ every update, and may send nothing (a reader that sends is refused, counted and 
 (mode 0660: the table's group, which the floor link's user is in) gets the same lines plus ``commit`` and
 ``metrics``, and may send ``ack`` lines: the floor's signed ack, which :attr:`FeedServer.on_ack` hands to the
 table loop (the loop verifies it again and stores it: the table stays the journal's one writer).
+``money.sock`` (mode 0660, and group :attr:`FeedServer.money_group` when one is set: the board's) carries the
+money at the table (:class:`~controller.game.wagers.MoneyView`, the ``money`` line) for the dealer screen, and
+nothing else; its readers may send nothing. The wagers never go on the other two sockets: a table without a
+bet-spot reader (``TableView.money`` None) sends no ``money`` line at all.
 
 The loop calls :meth:`FeedServer.update` and :meth:`FeedServer.committed` on its own thread: each encodes
 one line and sends it to every reader without blocking (``MSG_DONTWAIT``). What a reader's socket does not
@@ -19,6 +23,8 @@ At most :data:`MAX_READERS` readers per socket; one more is closed at once and c
 from __future__ import annotations
 
 import contextlib
+import enum
+import grp
 import logging
 import os
 import selectors
@@ -39,10 +45,12 @@ from controller.feed.messages import (
     decode_reader,
     encode_hello,
     encode_metrics,
+    encode_money,
     encode_update,
 )
 from controller.game.public import PublicProjector, PublicView, Reveal, shoe_coups
 from controller.game.table import Notice, TableView
+from controller.game.wagers import MoneyView
 from floor_protocol.ack import Ack
 
 log = logging.getLogger(__name__)
@@ -58,16 +66,27 @@ MAX_PATH = 107
 
 PUBLIC_SOCKET = "feed.sock"
 LINK_SOCKET = "link.sock"
+MONEY_SOCKET = "money.sock"
 
 
 class FeedServerError(Exception):
     """The feed's sockets cannot be made (a path too long, another table listening, a directory not ours)."""
 
 
+class _Kind(enum.Enum):
+    PUBLIC = "public"
+    LINK = "link"
+    MONEY = "money"
+
+
+_PUBLIC, _LINK, _MONEY = _Kind.PUBLIC, _Kind.LINK, _Kind.MONEY
+
+
 @dataclass(eq=False)
 class _Reader:
     sock: socket.socket
     link: bool  # on link.sock: gets commit and metrics, may send ack
+    money: bool = False  # on money.sock: gets the money lines and nothing else, may send nothing
     out: bytearray = field(default_factory=bytearray)
     inbox: bytearray = field(default_factory=bytearray)
     closed: bool = False
@@ -78,9 +97,19 @@ def socket_paths(directory: str | os.PathLike[str]) -> tuple[Path, Path]:
     d = Path(directory)
     paths = (d / PUBLIC_SOCKET, d / LINK_SOCKET)
     for p in paths:
-        if len(os.fsencode(p)) > MAX_PATH:
-            raise FeedServerError(f"feed socket path {p} is longer than {MAX_PATH} bytes; set feed.dir shorter")
+        _check_length(p)
     return paths
+
+
+def money_socket_path(directory: str | os.PathLike[str]) -> Path:
+    """``money.sock`` in ``directory`` (the dealer screen's); :class:`FeedServerError` if the path is too long."""
+    return _check_length(Path(directory) / MONEY_SOCKET)
+
+
+def _check_length(p: Path) -> Path:
+    if len(os.fsencode(p)) > MAX_PATH:
+        raise FeedServerError(f"feed socket path {p} is longer than {MAX_PATH} bytes; set feed.dir shorter")
+    return p
 
 
 class FeedServer:
@@ -98,16 +127,22 @@ class FeedServer:
         metrics_text: Callable[[], str] | None = None,
         public_mode: int = 0o666,
         link_mode: int = 0o660,
+        money_mode: int = 0o660,
+        money_group: str | int | None = None,
         max_backlog: int = MAX_BACKLOG,
         max_readers: int = MAX_READERS,
         metrics_interval: float = METRICS_INTERVAL,
     ) -> None:
         self.public_path, self.link_path = socket_paths(directory)
+        self.money_path = money_socket_path(directory)
         self.projector = PublicProjector(reveal)
         self.on_ack = on_ack
         self.metrics_text = metrics_text
         self.public_mode = public_mode
         self.link_mode = link_mode
+        self.money_mode = money_mode
+        #: The group given ``money.sock`` (the board's, so the dealer screen reads it); None: the table's own.
+        self.money_group = money_group
         self.max_backlog = max_backlog
         self.max_readers = max_readers
         self.metrics_interval = metrics_interval
@@ -120,7 +155,9 @@ class FeedServer:
         shoes = [int(r["shoe"]) for r in history if isinstance(r.get("shoe"), int)]
         self._history = shoe_coups(history, max(shoes) if shoes else None)
         self._n = 0
-        self._listeners: list[tuple[socket.socket, bool]] = []
+        self._money: MoneyView | None = None
+        self._money_line: bytes | None = None
+        self._listeners: list[tuple[socket.socket, _Kind]] = []
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
         self._wake_w.setblocking(False)
@@ -129,14 +166,25 @@ class FeedServer:
 
     # -- life ------------------------------------------------------------------------------------------
     def start(self) -> None:
-        """Bind both sockets and start the feed's thread. Raises :class:`FeedServerError`."""
-        for path, link, mode in ((self.public_path, False, self.public_mode), (self.link_path, True, self.link_mode)):
-            self._listeners.append((self._listen(path, mode), link))
+        """Bind the three sockets and start the feed's thread. Raises :class:`FeedServerError`."""
+        try:
+            for path, kind, mode in (
+                (self.public_path, _PUBLIC, self.public_mode),
+                (self.link_path, _LINK, self.link_mode),
+                (self.money_path, _MONEY, self.money_mode),
+            ):
+                self._listeners.append((self._listen(path, mode, self.money_group if kind is _MONEY else None), kind))
+        except FeedServerError:
+            self._unlisten()
+            raise
         self._thread = threading.Thread(target=self._run, name="table-feed", daemon=True)
         self._thread.start()
-        log.info("feed on %s (public) and %s (floor link)", self.public_path, self.link_path)
+        log.info(
+            "feed on %s (public), %s (floor link) and %s (dealer screen)", self.public_path, self.link_path,
+            self.money_path,
+        )  # fmt: skip
 
-    def _listen(self, path: Path, mode: int) -> socket.socket:
+    def _listen(self, path: Path, mode: int, group: str | int | None = None) -> socket.socket:
         with contextlib.suppress(FileNotFoundError):
             st = os.lstat(path)
             if not stat.S_ISSOCK(st.st_mode):
@@ -150,23 +198,34 @@ class FeedServer:
                 raise FeedServerError(f"feed socket {path}: another table process is listening on it")
             finally:
                 probe.close()
+        try:
+            gid = group if isinstance(group, int) or group is None else grp.getgrnam(group).gr_gid
+        except KeyError:
+            raise FeedServerError(f"feed socket {path}: no group {group!r} (feed.money_group)") from None
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        bound = False
         try:
             old = os.umask(0o777 ^ mode)  # the socket is made with its mode: no moment with a wider one
             try:
                 sock.bind(str(path))
+                bound = True
             finally:
                 os.umask(old)
+            if gid is not None:
+                os.chown(path, -1, gid)
             os.chmod(path, mode)
             sock.listen(8)
         except OSError as exc:
             sock.close()
+            if bound:  # ours, made a moment ago (a group we may not give it, say)
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
             raise FeedServerError(f"feed socket {path}: {exc.strerror or exc}") from None
         sock.setblocking(False)
         return sock
 
     def close(self) -> None:
-        """Stop the thread, close every reader and both sockets, remove the socket files. Idempotent."""
+        """Stop the thread, close every reader and the sockets, remove the socket files. Idempotent."""
         self._stop.set()
         self._poke()
         if self._thread is not None:
@@ -177,13 +236,19 @@ class FeedServer:
             self._dead = []
         for r in readers:
             r.sock.close()
-        for sock, link in self._listeners:
-            sock.close()
-            with contextlib.suppress(OSError):  # only a socket this table made: never another table's
-                os.unlink(self.link_path if link else self.public_path)
-        self._listeners = []
+        self._unlisten()
         self._wake_r.close()
         self._wake_w.close()
+
+    def _unlisten(self) -> None:
+        for sock, kind in self._listeners:
+            sock.close()
+            with contextlib.suppress(OSError):  # only a socket this table made: never another table's
+                os.unlink(self._path(kind))
+        self._listeners = []
+
+    def _path(self, kind: _Kind) -> Path:
+        return {_PUBLIC: self.public_path, _LINK: self.link_path, _MONEY: self.money_path}[kind]
 
     # -- the loop's side (never blocks) -----------------------------------------------------------------
     def update(self, view: TableView, notices: Sequence[Notice]) -> None:
@@ -199,6 +264,20 @@ class FeedServer:
             self._n += 1
             line = encode_update(self._n, update)
             self._send_all(line, link_only=False)
+            money = view.money
+            if money is not None and money != self._money:  # no reader: no money line, ever
+                self._money = money
+                self._money_line = encode_money(money)
+                self._send_money(self._money_line)
+
+    def _send_money(self, line: bytes) -> None:
+        """Under the lock: one money line to every reader of ``money.sock`` (and to no other reader)."""
+        poke = False
+        for r in list(self._readers):
+            if r.money:
+                poke |= self._send(r, line)
+        if poke:
+            self._poke()
 
     def committed(self) -> None:
         """After a commit that wrote records: the floor link reads them from the journal now."""
@@ -208,7 +287,7 @@ class FeedServer:
     def _send_all(self, line: bytes, *, link_only: bool) -> None:
         poke = False
         for r in list(self._readers):  # a reader dropped on the way leaves the list: the next is not skipped
-            if link_only and not r.link:
+            if r.money or (link_only and not r.link):
                 continue
             poke |= self._send(r, line)
         if poke:
@@ -249,7 +328,7 @@ class FeedServer:
         self._poke()
 
     def _name(self, r: _Reader) -> str:
-        return LINK_SOCKET if r.link else PUBLIC_SOCKET
+        return MONEY_SOCKET if r.money else LINK_SOCKET if r.link else PUBLIC_SOCKET
 
     def _poke(self) -> None:
         with contextlib.suppress(OSError):  # a full wake-up socket: the thread is awake already
@@ -265,8 +344,8 @@ class FeedServer:
         sel = selectors.DefaultSelector()
         try:
             sel.register(self._wake_r, selectors.EVENT_READ, None)
-            for sock, link in self._listeners:
-                sel.register(sock, selectors.EVENT_READ, ("listen", link))
+            for sock, kind in self._listeners:
+                sel.register(sock, selectors.EVENT_READ, ("listen", kind))
             registered: dict[_Reader, int] = {}
             next_metrics = time.monotonic()
             while not self._stop.is_set():
@@ -304,21 +383,25 @@ class FeedServer:
                 sel.modify(r.sock, events, r)
             registered[r] = events
 
-    def _accept(self, listener: socket.socket, link: bool) -> None:
+    def _accept(self, listener: socket.socket, kind: _Kind) -> None:
         try:
             sock, _ = listener.accept()
         except OSError:
             return
         sock.setblocking(False)
-        r = _Reader(sock, link)
+        r = _Reader(sock, kind is _LINK, kind is _MONEY)
         with self._lock:
-            if sum(1 for x in self._readers if x.link == link) >= self.max_readers:
+            if sum(1 for x in self._readers if (x.link, x.money) == (r.link, r.money)) >= self.max_readers:
                 self.stats["refused_full"] += 1
                 log.warning("feed: %s has %d readers already; one more refused", self._name(r), self.max_readers)
                 sock.close()
                 return
             self.stats["connected"] += 1
             self._readers.append(r)
+            if r.money:  # the money now, if the table has any: each money line is the whole view
+                if self._money_line is not None:
+                    self._send(r, self._money_line)
+                return
             # The hello under the lock: no update can come between it and the reader's first update.
             self._send(r, encode_hello(self._view, self._history))
 
@@ -347,7 +430,7 @@ class FeedServer:
                 return
             if not r.link:
                 log.warning(
-                    "feed: a reader of %s sent %d bytes; it may send nothing: dropped", PUBLIC_SOCKET, len(data)
+                    "feed: a reader of %s sent %d bytes; it may send nothing: dropped", self._name(r), len(data)
                 )
                 with self._lock:
                     self.stats["refused_lines"] += 1

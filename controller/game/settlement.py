@@ -34,7 +34,7 @@ from typing import Any
 
 from controller.game.coup import CoupResult
 from controller.game.errors import RulesViolation
-from controller.game.payouts import Outcome, decide
+from controller.game.payouts import CoupFacts, Outcome, decide
 from controller.game.rules import Bet, CommissionCollection, Ruleset
 
 __all__ = [
@@ -359,9 +359,10 @@ def _commission(paid_cents: int, rate: Fraction, rounding_cents: int) -> int:
 
 
 def settle(
-    result: CoupResult, wagers: Iterable[Wager], rules: Ruleset, limits: TableLimits | None = None
+    result: CoupResult | CoupFacts, wagers: Iterable[Wager], rules: Ruleset, limits: TableLimits | None = None
 ) -> Settlement:
-    """Settle one seat's wagers on a declared coup under ``rules``.
+    """Settle one seat's wagers on a declared coup under ``rules`` (``result``: the coup, or its facts computed
+    once, :class:`~controller.game.payouts.CoupFacts`, when many seats are settled on one coup).
 
     Does not re-check the table limits (call :func:`validate_wagers` when the wagers are placed), but a
     stake that is not positive raises :class:`WagerError`. ``limits`` gives the commission rounding.

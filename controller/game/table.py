@@ -8,7 +8,11 @@ the dealer-error procedures:
 * **early declare** - declare pressed while a third card is still due is refused and alarmed;
 * **unreadable** or **foreign** card during a coup halts the coup until the dealer voids it;
 * **void** (held button) voids the coup in progress; **new shoe** starts the burn procedure;
-* the **cut card** ends the shoe after the current coup, or one more, by house rule.
+* the **cut card** ends the shoe after the current coup, or one more, by house rule;
+* with a bet-spot reader (``TableRules.money``), the **money**: the reader's inputs go to the table's
+  :class:`~controller.game.wagers.WagerBook`, and the coup's events drive it (the coup's first card accepted
+  locks the bets, the declare settles them, a void unlocks them, the shoe's end and NEW SHOE open and close
+  the commission boxes). Without one, ``money`` is None and nothing here knows a wager.
 
 Every transition lives in :meth:`TableState.apply`; an input the rules refuse still produces a notice
 (the daemon turns it into an alarm) and never corrupts the state. What the LEDs, the shoe's PROMPT and the

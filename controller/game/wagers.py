@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from controller.game.chips import Chip, SpotChips
-from controller.game.coup import CoupResult
+from controller.game.chips import Chip, ChipStatus, SpotChips
+from controller.game.coup import CoupResult, Winner
 from controller.game.notice import Notice
 from controller.game.payouts import Outcome
 from controller.game.rules import COMMISSION, Bet, Ruleset
@@ -89,14 +89,22 @@ class Spot(Enum):
     #: Where the player puts the chips that pay the seat's commission box when it is asked for.
     COMMISSION = "commission"
 
+    # Members are singletons: hash them by identity, in C (the book keys its dicts by (seat, spot), and
+    # Enum's own hash is Python code; equality is identity either way).
+    __hash__ = object.__hash__
+
     @property
     def bet(self) -> Bet | None:
         """The wager this spot takes (None for the commission spot)."""
-        return None if self is Spot.COMMISSION else Bet(self.value)
+        return _BET_OF_SPOT.get(self)
 
     @classmethod
     def of(cls, bet: Bet) -> Spot:
-        return cls(bet.value)
+        return _SPOT_OF_BET[bet]
+
+
+_SPOT_OF_BET: dict[Bet, Spot] = {b: Spot(b.value) for b in Bet}
+_BET_OF_SPOT: dict[Spot, Bet] = {s: b for b, s in _SPOT_OF_BET.items()}
 
 
 # -- inputs (the shell sends them; the journal stores and replays them) -------------------------------------
@@ -469,6 +477,38 @@ def _sort_key(key: SpotKey) -> tuple[int, int]:
     return key[0], _SPOT_ORDER[key[1]]
 
 
+@dataclass(frozen=True, slots=True)
+class CoupFactsOnce:
+    """A declared coup's facts computed once (a :class:`~controller.game.payouts.CoupFacts`): settling many
+    wagers on one coup then does not total the hands again for each."""
+
+    winner: Winner
+    player_total: int
+    banker_total: int
+    player_three_cards: bool
+    banker_three_cards: bool
+    player_natural: bool
+    banker_natural: bool
+    margin: int
+    player_pair: bool
+    banker_pair: bool
+
+    @classmethod
+    def of(cls, result: CoupResult) -> CoupFactsOnce:
+        return cls(
+            result.winner,
+            result.player_total,
+            result.banker_total,
+            result.player_three_cards,
+            result.banker_three_cards,
+            result.player_natural,
+            result.banker_natural,
+            result.margin,
+            result.player_pair,
+            result.banker_pair,
+        )
+
+
 @dataclass(slots=True)
 class _Check:
     """One settled spot's payout check, from the declare until the next lock."""
@@ -477,6 +517,8 @@ class _Check:
     target: int
     peak: int
     last: int
+    #: What the spot held at the declare.
+    start: int = 0
     decreased: bool = False
     passed: bool = False
 
@@ -500,11 +542,15 @@ class _Check:
             return None
         if self.outcome.outcome is Outcome.LOSE:
             return (MispayKind.LOSER_LEFT, self.last) if self.last else None
+        if self.outcome.outcome is Outcome.PUSH:
+            # Only chips added after the declare overpay a push (more than it held then is a past-post's
+            # leftover, recorded as such); a push taken away is none: the reader cannot tell who took it.
+            return (MispayKind.OVERPAY, self.peak) if self.peak > max(self.target, self.start) else None
         if self.peak > self.target:
             return MispayKind.OVERPAY, self.peak
-        if self.outcome.outcome is Outcome.WIN and self.peak < self.target:
+        if self.peak < self.target:
             return MispayKind.UNDERPAY, self.peak
-        return None  # a push taken away: the reader cannot tell who took it
+        return None
 
 
 class WagerBook:
@@ -544,7 +590,8 @@ class WagerBook:
       chips then on a spot are the next coup's wager whatever the verdict (a loser left included: the
       mispay record is how the house gets it back). A push taken away is not a mispay: a reader sees chips
       leave a spot, not whose hand took them. A push whose spot holds its stake passes at once, so chips
-      added to it after the declare are a new bet, not an overpay.
+      added to it after the declare are a new bet, not an overpay; a push whose spot held more at the
+      declare (a past-post's chips) is overpaid only by chips added above that.
     * **Commission boxes.** A seat whose wager spots are all empty at ``leave_after_coups`` consecutive
       locks has left: its box (if it owes anything) is due now (:class:`BoxDue`). At the shoe's end
       (:meth:`shoe_ended`) every box owing something is due. A due box shows ``COLLECT`` on the seat's
@@ -583,9 +630,17 @@ class WagerBook:
         self._empty_locks: dict[int, int] = {}
         self._due: dict[int, BoxWhy] = {}
         self._collected: dict[int, int] = {}
-        self._settled: set[tuple[int, int, int, Spot]] = set()
         self.misreads = 0
         self.ghost_reads = 0
+        self._counts: dict[SpotKey, _Counted] = {}
+        self._touched: set[SpotKey] = set()
+        self._violation_cache: dict[int, dict[SpotKey, str]] = {}
+        self._view: MoneyView | None = None
+
+    def _moved(self) -> None:
+        """Something changed: the cached checks and view are stale."""
+        self._violation_cache = {}
+        self._view = None
 
     @classmethod
     def at_shoe_start(cls, rules: MoneyRules, shoe: int, reader_up: bool = True) -> WagerBook:
@@ -599,26 +654,35 @@ class WagerBook:
     def _in_range(self, seat: int) -> bool:
         return 1 <= seat <= self.rules.seats
 
-    def _counted(self, key: SpotKey) -> _Counted:
+    def _count(self, key: SpotKey) -> _Counted:
         chips = self._readings.get(key)
         if not chips:
             return _EMPTY
-        mine = [c for c in chips if c.counts and self._owner.get(c.uid) == key]
+        owner = self._owner
+        mine = [c for c in chips if c.status is ChipStatus.IN_PLAY and owner.get(c.uid) == key]
         if not mine:
             return _EMPTY
         return sum(c.cents for c in mine), frozenset(c.uid for c in mine)
 
+    def _counted(self, key: SpotKey) -> _Counted:
+        """What the spot counts now: its value and the UIDs of the chips that make it."""
+        return self._counts.get(key, _EMPTY)
+
     def cents(self, seat: int, spot: Spot) -> int:
         """What the spot holds now, as it counts (chips in play, ghost reads left out)."""
-        return self._counted((seat, spot))[0]
+        return self._counts.get((seat, spot), _EMPTY)[0]
 
-    def _all_counted(self) -> dict[SpotKey, _Counted]:
-        out: dict[SpotKey, _Counted] = {}
-        for key in self._readings:
-            value = self._counted(key)
-            if value != _EMPTY:
-                out[key] = value
-        return out
+    def _recount(self) -> dict[SpotKey, _Counted]:
+        """The counts after this input's changes: only the spots it touched are counted again."""
+        counts = dict(self._counts)
+        for key in self._touched:
+            value = self._count(key)
+            if value == _EMPTY:
+                counts.pop(key, None)
+            else:
+                counts[key] = value
+        self._touched = set()
+        return counts
 
     @staticmethod
     def _normal(chips: SpotChips) -> tuple[Chip, ...]:
@@ -636,6 +700,7 @@ class WagerBook:
             for other, held in self._readings.items():
                 if other != key and any(c.uid == chip.uid for c in held):
                     self._owner[chip.uid] = other
+                    self._touched.add(other)
                     break
 
     def _set(self, key: SpotKey, chips: tuple[Chip, ...]) -> list[Notice]:
@@ -644,6 +709,7 @@ class WagerBook:
             return []
         new_uids = {c.uid for c in chips}
         old_uids = {c.uid for c in old}
+        self._touched.add(key)
         if chips:
             self._readings[key] = chips
         else:
@@ -666,12 +732,13 @@ class WagerBook:
     # -- inputs -------------------------------------------------------------------------------------------
     def apply(self, event: MoneyInput) -> list[Notice]:
         """Take one reader input; return what happened. Never raises for what a reader reports."""
+        self._view = None
         if isinstance(event, ReaderLinkChanged):
             if event.up == self.reader_up:
                 return []
             self.reader_up = event.up
             return [ReaderLink(event.up)]
-        before = self._all_counted()
+        before = self._counts
         out: list[Notice] = []
         if isinstance(event, SpotSeen):
             if not self._in_range(event.seat):
@@ -693,8 +760,10 @@ class WagerBook:
                     out += self._set(key, wanted[key])
         else:
             raise TypeError(f"not a money input: {event!r}")
-        after = self._all_counted()
+        after = self._counts = self._recount()
         changed = sorted({k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}, key=_sort_key)
+        for seat in {k[0] for k in changed}:
+            self._violation_cache.pop(seat, None)
         out += self._changes(changed, before, after)
         for key in pending:
             if key in self._suspect:
@@ -759,12 +828,19 @@ class WagerBook:
             check = self._checks.get(key)
             if check is not None and not check.passed:
                 continue
-            if self._counted(key)[0] > 0:
+            if self.cents(seat, spot) > 0:
                 out.append(key)
         return out
 
     def _violations(self, seat: int) -> dict[SpotKey, str]:
-        """Each of the seat's betting spots that breaks a rule, with the rule in words."""
+        """Each of the seat's betting spots that breaks a rule, with the rule in words (cached until one of
+        the seat's spots changes or a coup's event moves the money)."""
+        found = self._violation_cache.get(seat)
+        if found is None:
+            found = self._violation_cache[seat] = self._check_seat(seat)
+        return found
+
+    def _check_seat(self, seat: int) -> dict[SpotKey, str]:
         keys = self._betting_spots(seat)
         wagers = [Wager(spot.bet, self.cents(s, spot)) for s, spot in keys if spot.bet is not None]
         found: dict[SpotKey, str] = {}
@@ -782,6 +858,7 @@ class WagerBook:
         """The coup's first card is out: judge the last payout, lock the bets."""
         if self.phase is Phase.LOCKED:
             return []
+        self._view = None  # the seats' checks stand (cached from the betting) but for the seats judged now
         self.shoe = shoe
         out = self._judge()
         self._alarms = {}
@@ -811,6 +888,7 @@ class WagerBook:
                 self._alarm(seat, f"SEAT {seat} {text}: REFUSED, RETURN {money_text(cents)}")
             out += self._leave_tick(seat, bool(keys))
         self.phase = Phase.LOCKED
+        self._violation_cache = {}
         return out
 
     def _leave_tick(self, seat: int, playing: bool) -> list[Notice]:
@@ -830,6 +908,8 @@ class WagerBook:
         out: list[Notice] = []
         coup = self._coup
         for key in sorted(self._checks, key=_sort_key):
+            if not self._checks[key].passed:  # the spot becomes a betting spot: its seat's checks change
+                self._violation_cache.pop(key[0], None)
             verdict = self._checks[key].verdict()
             if verdict is not None and coup is not None:
                 kind, seen = verdict
@@ -856,26 +936,24 @@ class WagerBook:
 
     def declared(self, shoe: int, coup: int, result: CoupResult) -> list[Notice]:
         """The coup is declared: settle every locked wager; the payout checks begin."""
+        self._moved()
         if self.phase is not Phase.LOCKED:
             return []
         out: list[Notice] = []
         for key in list(self._suspect):
             out += self._confirm(key)
         rules = self.rules
+        facts = CoupFactsOnce.of(result)
         for seat in sorted(self._wagers):
-            settlement = settle(result, self._wagers[seat], rules.ruleset, rules.limits)
+            settlement = settle(facts, self._wagers[seat], rules.ruleset, rules.limits)
             box = self.ledger.record(seat, settlement)
             for outcome in settlement.outcomes:
                 spot = Spot.of(outcome.bet)
-                mark = (shoe, coup, seat, spot)
-                assert mark not in self._settled, f"wager {mark} settled twice"
-                self._settled.add(mark)
                 out.append(WagerSettled(shoe, coup, seat, outcome, box))
                 now = self.cents(seat, spot)
-                check = _Check(outcome, outcome.payout_cents, peak=now, last=now)
+                check = _Check(outcome, outcome.payout_cents, peak=now, last=now, start=now)
                 check.update(now)
                 self._checks[(seat, spot)] = check
-        self._settled = {m for m in self._settled if m[:2] == (shoe, coup)}
         self._coup = (shoe, coup)
         self._lock_seen, self._wagers, self._refused, self._changed = {}, {}, {}, {}
         self.phase = Phase.PAYOUT
@@ -883,6 +961,7 @@ class WagerBook:
 
     def voided(self, shoe: int, coup: int) -> list[Notice]:
         """The coup is voided: the wagers unlock and stay on their spots for the redeal."""
+        self._moved()
         if self.phase is not Phase.LOCKED:
             return []
         self._lock_seen, self._wagers, self._refused = {}, {}, {}
@@ -892,6 +971,7 @@ class WagerBook:
 
     def shoe_ended(self, shoe: int) -> list[Notice]:
         """The shoe is over: every box owing something is due."""
+        self._moved()
         self.shoe = shoe
         out: list[Notice] = []
         for seat, owed in self.ledger.balances().items():
@@ -904,6 +984,7 @@ class WagerBook:
 
     def shoe_started(self, shoe: int) -> list[Notice]:
         """A new shoe: the last payout is judged, every due box closes, the alarms clear."""
+        self._moved()
         out = self._judge()
         ended = self.shoe
         for seat in sorted(set(self._due) | set(self.ledger.balances())):
@@ -911,11 +992,12 @@ class WagerBook:
         self._coup = None
         self._lock_seen, self._wagers, self._refused = {}, {}, {}
         self._suspect, self._changed, self._noted = {}, {}, set()
-        self._alarms, self._empty_locks, self._settled = {}, {}, set()
+        self._alarms, self._empty_locks = {}, {}
         self.misreads = self.ghost_reads = 0
         self.phase = Phase.BETTING
         self.shoe = shoe
         self._readings, self._owner, self._collected, self._due = {}, {}, {}, {}
+        self._counts = {}
         return out
 
     def _close(self, shoe: int, seat: int, why: BoxWhy) -> BoxClosed:
@@ -937,18 +1019,35 @@ class WagerBook:
 
     # -- the view -----------------------------------------------------------------------------------------
     def view(self) -> MoneyView:
+        """The money now (cached until the book changes: the table asks for it at every input)."""
+        if self._view is None:
+            self._view = self._build_view()
+        return self._view
+
+    def _build_view(self) -> MoneyView:
+        # Only the spots that can show anything: those holding chips, locked, refused, changed or checked,
+        # and the commission spots of the boxes due.
+        keys: set[SpotKey] = set(self._readings)
+        keys.update(self._checks)
+        if self.phase is Phase.LOCKED:
+            keys.update(self._lock_seen, self._refused, self._changed, self._suspect)
+        keys.update((seat, Spot.COMMISSION) for seat in self._due)
+        by_seat: dict[int, list[SpotKey]] = {}
+        for key in sorted(keys, key=_sort_key):
+            by_seat.setdefault(key[0], []).append(key)
         seats: list[SeatView] = []
-        for seat in range(1, self.rules.seats + 1):
-            spots = tuple(v for v in (self._spot_view(seat, spot) for spot in Spot) if v is not None)
-            alarms = tuple(self._chip_alarms(seat)) + tuple(self._alarms.get(seat, ()))
+        for seat in sorted(set(by_seat) | set(self._alarms) | set(self.ledger.balances())):
+            mine = by_seat.get(seat, [])
+            spots = tuple(v for v in (self._spot_view(seat, spot) for _, spot in mine) if v is not None)
+            alarms = tuple(self._chip_alarms(mine)) + tuple(self._alarms.get(seat, ()))
             box = self.ledger.owed(seat)
             if spots or alarms or box:
                 seats.append(SeatView(seat, spots, box, alarms))
         return MoneyView(self.phase, tuple(seats), self.reader_up, self.misreads, self.ghost_reads)
 
-    def _chip_alarms(self, seat: int) -> list[str]:
+    def _chip_alarms(self, keys: list[SpotKey]) -> list[str]:
         out = []
-        for spot in Spot:
+        for seat, spot in keys:
             for chip in self._readings.get((seat, spot), ()):
                 if not chip.counts:
                     out.append(ChipAlarm(seat, spot, chip).text)

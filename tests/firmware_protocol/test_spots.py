@@ -24,7 +24,7 @@ from firmware_protocol.binary import (
     encode,
 )
 from firmware_protocol.messages import Ack, CardRead, Heartbeat, MessageType
-from firmware_protocol.session import ControllerSession, NotReliable, ShoeEvent, ShoeSession
+from firmware_protocol.session import ControllerSession, NotReliable, SessionJoined, ShoeEvent, ShoeSession
 from firmware_protocol.spots import (
     MAX_BODY,
     MAX_CHIPS,
@@ -197,25 +197,35 @@ def test_a_reader_session_delivers_every_event_once_in_order_through_loss_and_du
     for message in sent:
         reader.send(message, 0.0)  # type: ignore[arg-type]
     delivered: list[object] = []
+    joined: list[SessionJoined] = []
     now = 0.0
 
     def line(data: bytes) -> bytes:
         frames = [f + b"\x00" for f in data.split(b"\x00")[:-1]]
         return b"".join(f * rng.choice((0, 1, 1, 1, 2)) for f in frames)
 
-    while now < 60.0 and not (reader.unacked == 0 and len(delivered) == len(sent) + 1):
+    while now < 60.0 and not (reader.unacked == 0 and delivered):  # all acknowledged: all delivered that will be
         now += 0.1
         events = table.receive(line(reader.poll(now)), now)
         polled, replies = table.poll(now)
         out = bytearray(replies)
         for ev in events + polled:
+            if isinstance(ev, SessionJoined):
+                joined.append(ev)
             if isinstance(ev, ShoeEvent):
                 delivered.append(ev.message)
                 out += table.acknowledge(ev.number, ev.key)
         reader.receive(line(bytes(out)), now)
-    assert isinstance(delivered[0], ReaderHello) and delivered[0].session_id == 0xC0FFEE
-    assert delivered[1:] == sent
     assert reader.unacked == 0
+    if joined:
+        # The HELLO was lost, and the first frame of the RESEND 0 burst after the heartbeat too: the table
+        # joined the session at the first event it heard (docs/protocol.md, "Learning the session"), so what
+        # came before that event is not delivered; from it on, everything, once, in order.
+        assert [j.first_number for j in joined] == [joined[0].first_number] and joined[0].first_number >= 2
+        assert delivered == sent[joined[0].first_number - 2 :]
+    else:
+        assert isinstance(delivered[0], ReaderHello) and delivered[0].session_id == 0xC0FFEE
+        assert delivered[1:] == sent
 
 
 def test_only_reader_events_are_sent_on_a_reader_session() -> None:

@@ -1,5 +1,6 @@
 """The record vocabulary: one codec for every input, derived records from notices, a pinned version."""
 
+import operator
 from typing import get_args
 
 import pytest
@@ -20,6 +21,7 @@ from controller.game.records import (
     record_body,
     signature,
 )
+from controller.game.rules import Bet
 from controller.game.table import (
     CardDrawn,
     CutCardOut,
@@ -157,3 +159,43 @@ def test_the_vocabulary_is_pinned_to_its_version() -> None:
     # Changing a kind or a field changes the shape every journal, history and floor reader relies on:
     # bump RECORD_VERSION and pin the new signature here, in the same commit.
     assert (RECORD_VERSION, signature()) == (3, "d1eadd6ac4434aeb")
+
+
+def test_a_version_2_record_and_journal_still_read() -> None:
+    """Version 3 added kinds and fields only: a version 2 record reads, and its inputs replay as before."""
+    from controller.game.records import TableRecord
+    from controller.game.replay import replay
+    from controller.game.table import TableRules
+
+    old = {
+        "v": 2, "table": "T1", "seq": 1, "kind": "input", "at": "2026-11-30T12:00:00+00:00", "session": None,
+        "number": None, "cause": None, "prev": "0" * 64, "hash": "a" * 64, "body": {"kind": "new_shoe"},
+    }  # fmt: skip
+    assert TableRecord.from_dict(old).v == 2
+    bodies = [{"kind": "new_shoe"}, {"kind": "card", "card": "9H"}, {"kind": "link", "up": False}]
+    state = replay(TableRules(), bodies).state
+    assert state.money is None and state.view().alarms and state.view().burn_left > 0
+
+
+def test_a_wager_record_carries_its_ev_and_the_houses_theoretical_win() -> None:
+    from controller.game.edges import EdgeWatch
+    from controller.game.rules import COMMISSION
+    from tests.game.money import every_money_kind, run
+
+    watch = EdgeWatch(1.0, COMMISSION, 8)
+    assert watch.betting_evs == {}
+    watch.record(RecordKind.SHOE, {"event": "start", "shoe": 1, "decks": 8})
+    watch.betting_time(1, 1)
+    evs = watch.betting_evs
+    assert set(evs) == {b.value for b in Bet} and -0.0107 < evs["banker"] < -0.0105  # eight decks, 5 %
+    with pytest.raises(TypeError):
+        operator.setitem(evs, "banker", 0.0)  # read-only: the loop's figures, not the caller's
+    _state, notices = run(every_money_kind())
+    wagers = [body for ns in notices for kind, body in derived_records(ns, COMMISSION, evs) if kind is RecordKind.WAGER]
+    assert [(w["seat"], w["bet"], w["stake"]) for w in wagers][:3] == [(1, "banker", 10_000), (3, "player", 5000),
+                                                                      (5, "player", 2500)]  # fmt: skip
+    banker = wagers[0]
+    assert banker["ev"] == evs["banker"] and banker["theo_cents"] == round(-evs["banker"] * 10_000, 2)
+    assert 105 < banker["theo_cents"] < 107  # about 1.06 % of $100
+    unpriced = [b for ns in notices for k, b in derived_records(ns) if k is RecordKind.WAGER]
+    assert unpriced[0]["ev"] is None and unpriced[0]["theo_cents"] is None

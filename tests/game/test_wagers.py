@@ -440,3 +440,46 @@ def test_money_is_conserved_no_wager_is_settled_twice_and_a_void_settles_nothing
     owed = sum(n.outcome.commission_owed_cents for n in settled)
     assert book.ledger.total_owed == owed
     assert state.apply(DeclarePressed()) and not of(WagerSettled, state.apply(DeclarePressed()))
+
+
+def test_a_winner_is_judged_by_its_highest_value_before_the_player_collects() -> None:
+    book, chips, stack = locked_book()
+    book.declared(1, 1, result(BANKER_NATURAL))
+    book.apply(SpotSeen(3, Spot.BANKER, plus(stack, chips(2500, 2500))))  # $150 of $200
+    book.apply(SpotSeen(3, Spot.BANKER, SpotChips()))  # collected ...
+    book.apply(SpotSeen(3, Spot.BANKER, chips(25_000)))  # ... and a new $250 bet: not an overpay
+    assert of(Mispay, book.first_card(1, 2)) == [Mispay(1, 1, 3, Spot.BANKER, MispayKind.UNDERPAY, 20_000, 15_000)]
+
+
+def test_a_push_not_at_its_stake_and_then_taken_away_is_not_a_mispay() -> None:
+    book, chips, stack = locked_book()
+    book.apply(SpotSeen(3, Spot.BANKER, plus(stack, chips(2500))))  # past-posted: $125 on a $100 wager
+    book.declared(1, 1, result(NATURAL_TIE))  # the Banker wager pushes: its target is the $100 stake
+    assert shown(book, 3, Spot.BANKER).state is SpotState.PUSH
+    book.apply(SpotSeen(3, Spot.BANKER, SpotChips()))  # taken away: by whom, no reader can tell
+    assert of(Mispay, book.first_card(1, 2)) == []
+
+
+def test_chips_added_to_a_push_not_at_its_stake_are_an_overpay() -> None:
+    book, chips, stack = locked_book()
+    more = plus(stack, chips(2500))
+    book.apply(SpotSeen(3, Spot.BANKER, more))
+    book.declared(1, 1, result(NATURAL_TIE))
+    book.apply(SpotSeen(3, Spot.BANKER, plus(more, chips(10_000))))  # the dealer pays the push as a win
+    assert of(Mispay, book.first_card(1, 2)) == [Mispay(1, 1, 3, Spot.BANKER, MispayKind.OVERPAY, 10_000, 22_500)]
+
+
+def test_differs_tells_whether_a_snapshot_would_change_anything() -> None:
+    book, chips = WagerBook(money(seats=4)), Chips()
+    stack = chips(2500, 2500)
+    snapshot = SpotsSnapshot(((1, Spot.BANKER, stack), (2, Spot.TIE, SpotChips()), (7, Spot.PLAYER, chips(500))))
+    assert book.differs(snapshot)
+    book.apply(snapshot)
+    assert (book.cents(1, Spot.BANKER), book.cents(7, Spot.PLAYER)) == (5000, 0)  # seat 7 is not at this table
+    assert not book.differs(snapshot)
+    reordered = SpotsSnapshot(((1, Spot.BANKER, SpotChips(stack.chips[::-1])),))
+    assert not book.differs(reordered)  # a stack is a set of chips
+    assert book.differs(SpotsSnapshot(()))  # everything taken
+    book.first_card(1, 1)
+    book.apply(SpotSeen(1, Spot.BANKER, SpotChips(stack.chips[:1])))
+    assert book.differs(reordered)  # a suspect spot waits for the next snapshot

@@ -361,3 +361,61 @@ def test_the_link_signs_in_its_own_child_under_its_hardened_unit(machine: Machin
     finally:
         restore = f"cat > /etc/shoe-controller/config.toml <<'TOML'\n{CONFIG}TOML"
         m.sh(f"systemctl stop {UNIT} {LINK}; {restore}", check=False)
+
+
+BACKUP = "shoe-controller-backup"
+
+
+def test_a_backup_while_dealing_restores_and_the_table_deals_on(machine: Machine) -> None:
+    """docs/operations.md, *Backup and restore*, as a technician types it: the shipped backup unit and timer
+    installed, a copy taken while the table deals (the unit as shipped: shoe-link's user, read-only journal), the
+    journal destroyed, the copy restored with the journal's owner and mode and no stale WAL, the table started:
+    it deals on from the copy, and ``journal verify`` says intact."""
+    m = machine
+    reset(m)
+    m.sh(
+        "set -e; cd /root/shoe-controller;"
+        " install -m 0644 systemd/shoe-controller-backup.service systemd/shoe-controller-backup.timer"
+        " /etc/systemd/system/;"
+        " rm -rf /var/backups/shoe-controller;"
+        " install -d -m 0750 -o shoe-link -g shoe-controller /var/backups/shoe-controller;"
+        " systemctl daemon-reload; systemctl enable --now shoe-controller-backup.timer"
+    )
+    assert "shoe-controller-backup.timer" in m.sh("systemctl list-timers --all --no-pager").stdout
+    m.sh(
+        "systemd-run --quiet --unit=shoe-sim -p User=shoe-controller -p RuntimeDirectory=shoe-sim"
+        f" -p StateDirectory=shoe-sim {VENV}/bin/shoe-sim --link {SIM_LINK} --truth /var/lib/shoe-sim/truth.jsonl"
+        " --decks 2 --pace 0.25 --seed 9"
+    )
+    m.wait_for("the simulated shoe's link", lambda: m.sh(f"test -e {SIM_LINK}", check=False).returncode == 0, 30)
+    m.sh(f"systemctl start {UNIT}")
+    m.wait_for("coup 3", lambda: coup_number(m.show(UNIT, "StatusText")) >= 3, 90)
+    owner = m.sh("stat -c '%a %U %G' /var/lib/shoe-controller/journal.db").stdout.strip()
+
+    m.sh(f"systemctl start {BACKUP}", timeout=120)  # a oneshot: returns when the copy is made and verified
+    assert m.show(BACKUP, "Result") == "success", m.sh(f"journalctl --no-pager -o cat -u {BACKUP}").stdout
+    said = m.sh(f"journalctl --no-pager -o cat -u {BACKUP}").stdout
+    assert "verified" in said, said
+    copies = m.sh("ls /var/backups/shoe-controller").stdout.split()
+    assert len(copies) == 1 and re.fullmatch(r"journal-\d{8}T\d{6}Z\.db", copies[0]), copies
+    copy = f"/var/backups/shoe-controller/{copies[0]}"
+    backed_up = coup_number(m.show(UNIT, "StatusText"))
+
+    # The journal is lost (a dead SD card): restore it as docs/operations.md says.
+    m.sh(f"systemctl stop {UNIT}; rm -f /var/lib/shoe-controller/journal.db*")
+    m.sh(
+        f"set -e; install -m 0640 -o shoe-controller -g shoe-controller {copy} /var/lib/shoe-controller/journal.db;"
+        " rm -f /var/lib/shoe-controller/journal.db-wal /var/lib/shoe-controller/journal.db-shm;"
+        f" runuser -u shoe-controller -- {VENV}/bin/shoe-controller journal verify"
+        " --journal /var/lib/shoe-controller/journal.db"
+    )
+    assert m.sh("stat -c '%a %U %G' /var/lib/shoe-controller/journal.db").stdout.strip() == owner
+    m.sh(f"systemctl start {UNIT}")
+    m.wait_for("dealing on", lambda: coup_number(m.show(UNIT, "StatusText")) > backed_up, 90)
+    m.sh(f"systemctl stop {UNIT} shoe-sim")
+    verified = m.sh(
+        f"runuser -u shoe-controller -- {VENV}/bin/shoe-controller journal verify"
+        " --journal /var/lib/shoe-controller/journal.db"
+    ).stdout
+    assert "intact" in verified, verified
+    assert "Traceback" not in journal(m)
