@@ -19,7 +19,6 @@ Pure: values in, values and text out; the command line writes the text to the fi
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from enum import Enum
 
 from controller.game.chips import ChipRange, ChipRegistry, ChipStatus, format_uid
@@ -133,8 +132,3 @@ class ChipSet:
             return _uid(STOLEN_BLOCK, rng.randrange(STOLEN_COUNT))
         self._next_unknown = (self._next_unknown + 1) % BLOCK
         return _uid(UNKNOWN_BLOCK, self._next_unknown)
-
-
-def value_of(uids: Sequence[int], registry: ChipRegistry) -> int:
-    """What a stack counts for at the table: its chips in play only."""
-    return registry.resolve_all(list(uids)).cents

@@ -460,7 +460,9 @@ def main(argv: list[str] | None = None) -> int:
     reader: tuple[ReaderFeed, Transport] | None = None
     if spots is not None and sim.money is not None:
         seats = range(1, sim.money.config.seats + 1)
-        reader = (ReaderFeed(sim.money, SpotReader(seed=config.seed, seats=seats)), spots)
+        feed = ReaderFeed(sim.money, SpotReader(seed=config.seed, seats=seats))
+        sim.reader_settled = lambda: feed.settled
+        reader = (feed, spots)
     try:
         print(
             f"{PROG}: listening on {transport.describe()}, {config.dialect.value} dialect, {config.decks} decks, "

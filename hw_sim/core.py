@@ -15,12 +15,15 @@ and the faults, so turning a fault on does not change the order of the cards.
 
 With players (``SimConfig.money``), a :class:`hw_sim.money.MoneyTable` moves the chips: the core holds
 the coup's first card until the players' stacks are down, tells it of each coup card, DECLARE, VOID and the
-shoe's end, and makes its spot changes, one step per dealer action, before the dealer's next move.
+shoe's end, and makes its spot changes, one step per dealer action, before the dealer's next move; with a
+bet-spot reader (:attr:`ShoeSimulator.reader_settled`) that move waits until the table has heard the reader
+(as a dealer looks for the table's lights), at most :data:`READER_WAIT` seconds.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -53,6 +56,10 @@ from hw_sim.money import MoneyConfig, MoneyTable
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, OrderError, ShoeEmpty, ShoeModel, check_order, validate_shoe
 from hw_sim.truth import TruthLog
 
+#: After chips move, the dealer waits at most this long for the table to hear the bet-spot reader ...
+READER_WAIT = 2.0
+#: ... looking again this often.
+READER_CHECK = 0.01
 #: What an ASCII shoe sends for a card its reader could not identify.
 ASCII_UNREADABLE_LINE = ascii_dialect.encode_line("??")
 
@@ -184,8 +191,20 @@ class ShoeSimulator:
         self._reboot_pending = False
         self.reboots = 0
         self._held: Action | None = None  # the dealer's next move, waiting for the players' chips
+        #: With a bet-spot reader (the command line sets it): whether everything it has to tell the table has
+        #: been told and acknowledged. After chips move the dealer's next move waits for it.
+        self.reader_settled: Callable[[], bool] | None = None
+        self._moved_at: float | None = None
         self.money: MoneyTable | None = (
-            MoneyTable(config.money, config.faults, config.seed, self.truth) if config.money is not None else None
+            MoneyTable(
+                config.money,
+                config.faults,
+                config.seed,
+                self.truth,
+                reread_after=min(config.money.reread_after, config.pace / 2),  # right again before the next card
+            )
+            if config.money is not None
+            else None
         )
 
     # -- power, link ---------------------------------------------------------------------------------
@@ -365,9 +384,21 @@ class ShoeSimulator:
             budget -= 1
             money = self.money
             if money is not None and money.busy:
+                if self.binary and self.unacked:
+                    # the chips move once the table has what the shoe sent (the first card that locked the bets,
+                    # the DECLARE that settled them): a late bet before the table's lock would be no late bet
+                    self._next_action_at = now + READER_CHECK
+                    return
                 money.step(now)
                 self._next_action_at = now + self.config.pace
+                self._moved_at = now if self._moved_at is None else self._moved_at
                 continue
+            if self._moved_at is not None and self.reader_settled is not None:
+                # the chips moved: the dealer goes on once the table has heard the reader (at most READER_WAIT)
+                if not self.reader_settled() and now - self._moved_at < READER_WAIT:
+                    self._next_action_at = now + READER_CHECK
+                    return
+                self._moved_at = None
             if self._held is not None:
                 action: Action | None = self._held
                 self._held = None

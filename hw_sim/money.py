@@ -10,13 +10,15 @@ changes that the core carries out at the dealer's pace, between the dealer's car
 * **the first card** locks the wagers (the spots' values then, chips in play only); a wager the table's
   rules refuse (a ``--bets`` script may place one) is handed back to the player right after the lock;
   nothing touches a locked spot unless a fault says so (``late_bet``, ``pulled_bet``: the dealer puts the
-  spot back as it was locked before paying it);
+  spot back as it was locked, a winner in the same move as its payout);
 * **the declare**: every seat's wagers are settled with :func:`controller.game.settlement.settle`; the
   dealer, seat by seat, takes each losing spot (empties it) and pays each winner (adds the win, less the
   commission where the ruleset deducts it at payout), then the players collect their spots; commission
   collected at the shoe's end goes into the seat's box (:class:`~controller.game.settlement.CommissionLedger`);
-* **a void** (a halted coup): the players take their stacks back; the next coup's wagers are placed anew;
-* **a seat leaves** (its spots empty for ``leave_after_coups`` declared coups after it has wagered) and
+* **a void** (a halted coup): the wagers unlock and stay on their spots (a spot changed after the lock put
+  back first): they are the redeal's wagers;
+* **a seat leaves** (its wager spots empty at the lock of ``leave_after_coups`` declared coups running,
+  after it has wagered) and
   **the shoe ends**: the player puts the box's amount on the seat's commission spot and the dealer takes it.
 
 Every spot change is a ``spot`` line of the truth log, and with a bet-spot reader attached each becomes a
@@ -141,9 +143,18 @@ class MoneyTable:
     while :attr:`busy`; a reader device takes :meth:`due_reads`."""
 
     def __init__(
-        self, config: MoneyConfig, faults: FaultPlan, seed: int, truth: TruthLog, *, keep_reads: bool = False
+        self,
+        config: MoneyConfig,
+        faults: FaultPlan,
+        seed: int,
+        truth: TruthLog,
+        *,
+        keep_reads: bool = False,
+        reread_after: float | None = None,
     ) -> None:
         self.config = config
+        #: A faulty read is put right this long after (the core makes it shorter than its pace).
+        self.reread_after = config.reread_after if reread_after is None else reread_after
         self.rules = config.rules
         self.limits = config.limits
         self.truth = truth
@@ -175,7 +186,8 @@ class MoneyTable:
         self._seated: set[int] = set()
         self._empty_coups: dict[int, int] = {}
         self._closed_shoe = 0
-        self.now = 0.0
+        self._redeal = False
+        self._occupied: set[int] = set()  # seats with chips on a wager spot at the lock
 
     # -- the core's side -------------------------------------------------------------------------------
 
@@ -186,7 +198,6 @@ class MoneyTable:
 
     def step(self, now: float) -> None:
         """Make the next waiting spot change(s)."""
-        self.now = now
         if self._steps:
             self._steps.popleft()(now)
 
@@ -206,10 +217,15 @@ class MoneyTable:
         self._opened = (self.shoe, coup)
         self.coup = coup
         self._cards = Coup()
-        intended = self.bettors.wagers(self.shoe, coup)
-        left = {seat for seat, _spot in self._left_losers}
-        if not intended and not left:
-            return False
+        if self._redeal:  # after a void the stacks stayed on their spots: they are this coup's wagers
+            self._redeal = False
+            intended: dict[int, tuple[Wager, ...]] = {}
+            if not self.spots:
+                return False
+        else:
+            intended = self.bettors.wagers(self.shoe, coup)
+            if not intended and not self._left_losers:
+                return False
         self._steps.append(partial(self._place, intended))
         return True
 
@@ -245,14 +261,15 @@ class MoneyTable:
         self._locked = {}
 
     def voided(self, now: float) -> None:
-        """The coup was voided: the players take their stacks back; the next coup's wagers are placed anew."""
+        """The coup was voided: the wagers unlock and stay on their spots for the redeal (the next coup)."""
         if self._opened is None:
             return
         self.truth.write("void", now, shoe=self.shoe, coup=self.coup)
         self._opened = None
+        self._redeal = True
+        for key in sorted(self._changed, key=lambda k: (k[0], k[1].value)):  # the dealer puts them right
+            self._steps.append(partial(self._restore, key))
         self._locked = {}
-        self._changed.clear()
-        self._steps.append(partial(self._clear, "void"))
 
     def shoe_ended(self, now: float) -> bool:
         """The shoe is over: every box is asked for. True if there are chips to move first."""
@@ -329,6 +346,7 @@ class MoneyTable:
             refused += [(seat, w) for w in wagers if w.bet in why]
             if kept:
                 self._locked[seat] = kept
+        self._occupied = {seat for seat, spot in self.spots if spot is not Spot.COMMISSION}
         self._locked_stacks = {
             (seat, Spot.of(w.bet)): self.spots[(seat, Spot.of(w.bet))] for seat, ws in self._locked.items() for w in ws
         }
@@ -392,10 +410,11 @@ class MoneyTable:
         for o in settlement.outcomes:
             spot = Spot.of(o.bet)
             key = (seat, spot)
-            if key in self._changed:
-                self._set(seat, spot, self._locked_stacks[key], now, "restored")
-                self._changed.discard(key)
-            stack = self.spots.get(key, ())
+            changed = key in self._changed
+            if changed and o.outcome is not Outcome.WIN:
+                self._restore(key, now)  # the late chips handed back, the pulled chip put back
+            stack = self._locked_stacks[key] if changed else self.spots.get(key, ())
+            self._changed.discard(key)
             fields: dict[str, object] = {
                 "shoe": self.shoe,
                 "coup": self.coup,
@@ -418,7 +437,7 @@ class MoneyTable:
                         now,
                         expected=0,
                         seen=self.value(seat, spot),
-                        expect="mispay record (a loser left) and alarm before the next coup",
+                        expect="mispay record (a loser left) at the next lock, seen with the player's next stake",
                     )
                 else:
                     fields["amount"] = -o.stake_cents
@@ -435,6 +454,8 @@ class MoneyTable:
                 fields["amount"] = amount
                 if fault is not None:
                     fields["fault"] = fault.value
+                # on a spot changed after the lock the dealer pays the locked stack, the late chips handed back
+                # (or the pulled chip put back) in the same move: the spot never drops below what it held
                 self._set(seat, spot, stack + self.chips.take(amount), now, "pay")
                 if fault is not None:
                     self._write_fault(
@@ -456,16 +477,18 @@ class MoneyTable:
             if key not in self._left_losers:
                 self._set(key[0], key[1], (), now, "collect")
 
-    def _clear(self, why: str, now: float) -> None:
-        for key in sorted(self.spots, key=lambda k: (k[0], k[1].value)):
-            self._set(key[0], key[1], (), now, why)
-        self._left_losers.clear()
+    def _restore(self, key: tuple[int, Spot], now: float) -> None:
+        if key in self._changed:
+            self._set(key[0], key[1], self._locked_stacks[key], now, "restored")
+            self._changed.discard(key)
 
     def _count_empty_seats(self, now: float) -> None:
-        for seat in sorted(self._locked):
+        """After a declare: a seat that has wagered this shoe and whose wager spots were all empty at the lock
+        this many declared coups running has left (its box is due)."""
+        for seat in sorted(self._occupied):
             self._seated.add(seat)
             self._empty_coups[seat] = 0
-        for seat in sorted(self._seated - set(self._locked)):
+        for seat in sorted(self._seated - self._occupied):
             self._empty_coups[seat] = self._empty_coups.get(seat, 0) + 1
             if self._empty_coups[seat] < self.config.leave_after_coups:
                 continue
@@ -507,7 +530,7 @@ class MoneyTable:
     def _read(self, seat: int, spot: Spot, stack: tuple[int, ...], now: float) -> None:
         if not self.keep_reads:
             return
-        later = now + self.config.reread_after
+        later = now + self.reread_after
         if stack and self._fault(Fault.DROPPED_READ, seat):
             missing = self._fault_rng.randrange(len(stack))
             seen = stack[:missing] + stack[missing + 1 :]
@@ -520,7 +543,7 @@ class MoneyTable:
                 spot,
                 now,
                 chip=format_uid(stack[missing]),
-                seconds=self.config.reread_after,
+                seconds=self.reread_after,
                 expect="a read without the chip, right again at the next read",
             )
         elif stack and self._fault(Fault.DUPLICATE_READ, seat):
@@ -542,7 +565,7 @@ class MoneyTable:
                 now,
                 chip=format_uid(ghost),
                 neighbour=neighbour.value,
-                seconds=self.config.reread_after,
+                seconds=self.reread_after,
                 expect="the chip read on both spots for a moment, then on its own spot only",
             )
         else:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from controller.game.rules import Bet, Ruleset
-from controller.game.settlement import MAIN_BETS, TableLimits, Wager, WagerError, validate_wagers
+from controller.game.settlement import TableLimits, Wager, WagerError, validate_wagers
 from controller.game.wagers import MAX_SEATS
 
 __all__ = [
@@ -283,8 +283,3 @@ class ScriptedBets:
 
     def wagers(self, shoe: int, coup: int) -> dict[int, tuple[Wager, ...]]:
         return dict(sorted(self._by_coup.get((shoe, coup), {}).items()))
-
-
-def main_wager(wagers: Iterable[Wager]) -> Bet | None:
-    """The seat's main wager (Banker or Player), if any."""
-    return next((w.bet for w in wagers if w.bet in MAIN_BETS), None)

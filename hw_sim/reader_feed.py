@@ -41,6 +41,11 @@ class ReaderFeed:
         """Reads are still to be carried out."""
         return self.money.next_read_at() is not None
 
+    @property
+    def settled(self) -> bool:
+        """Everything the reader has to tell the table has been told and acknowledged."""
+        return self.started and not self.pending and self.reader.unacked == 0 and not self.reader.owed
+
     def start(self, now: float) -> None:
         self.reader.start(now)
 

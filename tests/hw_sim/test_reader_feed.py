@@ -56,6 +56,7 @@ def play(faults: FaultPlan, players: int = 9, decks: int = 1) -> tuple[ShoeSimul
     money = sim.money
     assert money is not None
     feed = ReaderFeed(money, SpotReader(seed=11, seats=range(1, 10)))
+    sim.reader_settled = lambda: feed.settled
     shoe, wire, table = ControllerSession(), SpotWire(money.registry), Table()
     now, checks = 0.0, 0
     sim.start(now)
