@@ -247,3 +247,20 @@ def test_table_commission_chooses_the_boxes() -> None:
     assert boxes.table_rules().money == rules
     with pytest.raises(ConfigError, match=r'^config.toml: table.commission: must be "", "payout" or "shoe_end"'):
         parse_config('[table]\ncommission = "weekly"\n')
+
+
+def test_run_refuses_a_bad_registry_in_one_line(tmp_path: Path) -> None:
+    chips = tmp_path / "chips.toml"
+    chips.write_text(one_range("E0040150000"), encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[spots]\nchips = "{chips}"\n', encoding="utf-8")
+    args = ["--config", str(config), "--journal", str(tmp_path / "j.db"), "--pin-factory", "mock"]
+    result = run_main(["shoe-controller", "run", *args, "--spots", "/dev/null/spots"])
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"shoe-controller: chip registry {chips}: range 1: first: UID 'E0040150000' is not 16 hex digits\n"
+    )
+    assert not (tmp_path / "j.db").exists()  # refused before anything was opened
+    bad_port = run_main(["shoe-controller", "run", *args, "--spots", "spots"])
+    assert bad_port.returncode == 2
+    assert bad_port.stderr.startswith("shoe-controller: --spots: spots.port: must be an absolute device path")
