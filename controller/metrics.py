@@ -11,7 +11,8 @@ the HTTP server runs on prometheus_client's own thread and reads the values when
 ``shoe_link_up``                       1 while the shoe link is up, 0 while LINK DOWN shows
 ``shoe_events_dropped_total{kind}``    events the table loop's full queue dropped (the loop was stalled), by
                                        kind: the panel press's action (``declare``, ``new_shoe``, ``void``),
-                                       ``link`` (a shoe port report), ``shoe_bytes``, ``floor_ack``, ``stop``
+                                       ``link`` (a shoe port report), ``shoe_bytes``, ``floor_ack``, ``stop``,
+                                       and with a bet-spot reader ``reader_link``, ``reader_bytes``
 ``shoe_journal_commit_seconds``        histogram: one journal transaction (the group commit before the ACK)
 ``shoe_card_to_led_seconds``           histogram: a card's bytes read from the port -> every sink updated (LEDs
                                        first: the panel is the first sink)
