@@ -231,3 +231,22 @@ def test_a_reader_flooding_its_line_does_not_delay_a_card(tmp_path: Path) -> Non
         assert sorted(lags)[len(lags) // 2] < 0.02, f"cards waited {[round(x * 1000, 1) for x in lags]} ms"
         assert max(lags) < 0.1, f"a card waited {max(lags) * 1000:.1f} ms behind the reader's flood"
         assert len(table.inputs("card")) == 10
+
+
+def test_garbage_on_the_readers_line_is_counted_never_a_crash(table: Table) -> None:
+    """Random bytes and a damaged frame on the reader's line: typed rejects, counted in the metrics; the table
+    deals on and the reader's next report is taken."""
+    import random
+
+    reader = table.reader
+    table.wait("READER up", lambda: any(b["up"] for b in table.inputs("reader_link")))
+    rng = random.Random(16)
+    with reader._lock:
+        os.write(reader.master, bytes(rng.randrange(256) for _ in range(3000)) + b"\x00")
+    table.wait("the noise counted", lambda: table.loop.stats.reader_noise > 0)
+    assert "shoe_spots_frames_rejected_total{" in table.metrics.exposition()
+    reader.spot(1, SpotCode.BANKER, [CHIP])
+    table.wait("the next report taken", lambda: len(table.inputs("spot")) == 1)
+    table.card("H9")
+    table.wait("the card", lambda: len(table.inputs("card")) == 1)
+    assert table.loop.running
