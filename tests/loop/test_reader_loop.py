@@ -5,6 +5,7 @@ that change nothing counted and not journaled, and a reader flooding its line ne
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import threading
 import time
@@ -250,3 +251,57 @@ def test_garbage_on_the_readers_line_is_counted_never_a_crash(table: Table) -> N
     table.card("H9")
     table.wait("the card", lambda: len(table.inputs("card")) == 1)
     assert table.loop.running
+
+
+@pytest.mark.parametrize("catch_up", [1.5, 0.0])
+def test_at_start_the_reader_is_read_before_the_shoe(tmp_path: Path, catch_up: float) -> None:
+    """A restart: the reader holds a bet placed while the table was down, the shoe the card dealt after it.
+    Both are there the moment the ports open; the bet must lock, so the reader is read first (at most
+    ``reader_catch_up`` seconds). With no catch-up (0.0) the card is taken first and locks an empty table:
+    the test shows the difference."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    shoe_path = os.ttyname(slave)
+    os.close(slave)
+    with Journal.open(tmp_path / "j.db") as journal, ReaderDevice() as device:
+        device.spot(1, SpotCode.BANKER, [CHIP, CHIP + 1])  # held by the reader, on its line with its HELLO
+        inbox = Inbox()
+        shoe = ShoeLink(shoe_path, 9600, inbox.put)
+        spots = ShoeLink(device.path, 115200, inbox.put, device="reader")
+        loop = TableLoop(
+            TableState(RULES),
+            AsciiWire(),
+            journal,
+            shoe.write,
+            inbox=inbox,
+            port=shoe,
+            reader=ReaderPort(spots, SpotWire(REGISTRY, ControllerSession(dialect=READER)), spots.write),
+            reader_catch_up=catch_up,
+        )
+        loop.assume_reader_down("controller started")  # as the daemon does
+        runner = threading.Thread(target=loop.run, name="test-loop")
+        try:
+            shoe.start()
+            assert shoe.wait_open(5)
+            os.write(master, b"H9\r\n")  # the card dealt after the bet, waiting on the shoe's line
+            spots.start()
+            assert spots.wait_open(5)
+            runner.start()
+            deadline = time.monotonic() + 5
+            while not [b for _i, b in journal.inputs() if b["kind"] == "card"]:
+                assert time.monotonic() < deadline, "the card was not taken"
+                time.sleep(0.01)
+            time.sleep(0.2)
+        finally:
+            loop.put(Stop())
+            runner.join(5)
+            shoe.stop()
+            spots.stop()
+            os.close(master)
+        order = [b["kind"] for _i, b in journal.inputs() if b["kind"] in ("spot", "card")]
+        wagers = [json.loads(r.body) for r in journal.records() if r.kind == "wager"]
+    if catch_up:
+        assert order[:2] == ["spot", "card"]
+        assert [(w["seat"], w["bet"], w["stake"]) for w in wagers] == [(1, "banker", 5000)]
+    else:
+        assert order[0] == "card" and wagers == []  # what the catch-up prevents
