@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
 from controller.game.cards import Card
+from controller.game.chips import SpotChips
 from controller.game.edges import EdgeWatch
 from controller.game.records import MONEY_FIELDS, InputKind, RecordKind, input_body, record_body
 from controller.game.rules import SUPER6
@@ -27,7 +28,7 @@ from controller.game.table import (
     UnreadableCard,
     VoidPressed,
 )
-from controller.game.wagers import ReaderLinkChanged, SpotsSnapshot
+from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
@@ -123,18 +124,36 @@ def test_every_money_kind_and_reader_input_is_valid(tmp_path: Path, validator: D
         )
         for event in [*every_money_kind(), ReaderLinkChanged(up=False), SpotsSnapshot(())]:
             loop._apply(event, input_body(event), None, None)
+        seen = SpotSeen(2, Spot.PLAYER, SpotChips())
+        loop._apply(seen, input_body(seen, seq=9, uids=["E004000000000001"]), None, None)
+        snap = SpotsSnapshot(())
+        loop._apply(snap, input_body(snap, seq=10, snapshot=4, reported=0, uids={"2:player": []}), None, None)
         for body in [
             record_body(
                 InputKind.READER_HELLO, firmware_version="1", serial_number="R", protocol_version=1, session_id=9
             ),
             record_body(InputKind.READER_STATUS, flags=["antenna_fault"]),
+            # the facts controller/spot_wire.py gives them
+            record_body(
+                InputKind.READER_HELLO,
+                seq=1,
+                firmware_version="2",
+                serial_number="R2",
+                protocol_version=1,
+                session_id=3,
+                seats=[1, 2],
+                spots=["banker", "player", "commission"],
+            ),
+            record_body(InputKind.READER_MESSAGE, seq=4, message="resend"),
+            record_body(InputKind.SNAPSHOT_REFUSED, snapshot=7, detail="SNAPSHOT_END counts 3 spots, 2 were received"),
         ]:
             loop._apply(None, body, None, None)
         loop.flush()
         kinds = {r.kind for r in journal.records()}
         assert kinds >= MONEY_KINDS
         inputs = {json.loads(r.body)["kind"] for r in journal.records() if r.kind == "input"}
-        assert inputs >= {"spot", "spots_snapshot", "reader_link", "reader_hello", "reader_status"}
+        assert inputs >= {"spot", "spots_snapshot", "reader_link", "reader_hello", "reader_status", "reader_message",
+                          "snapshot_refused"}  # fmt: skip
         assert problems(validator, journal) == []
 
 

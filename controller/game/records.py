@@ -130,6 +130,8 @@ class InputKind(StrEnum):
     MESSAGE = "message"  # another message from the shoe, by its type's name
     READER_HELLO = "reader_hello"  # the bet-spot reader's HELLO
     READER_STATUS = "reader_status"  # the bet-spot reader's STATUS flags
+    READER_MESSAGE = "reader_message"  # another message from the reader, by its type's name
+    SNAPSHOT_REFUSED = "snapshot_refused"  # a reader's snapshot that did not hold together: no table input
 
     @property
     def replayed(self) -> bool:
