@@ -4,8 +4,9 @@
              [--pace real|fast|SECONDS] [--fault NAME=RATE ...] [--script FILE] [--truth FILE]
              [--dealer prompt|self] [--cut-card K] [--disconnect-for SECONDS] [--linger SECONDS]
              [--settle SECONDS] [--no-extra-coup] [--order FILE]
-             [--players N | --bets FILE] [--rules NAME] [--commission payout|shoe_end] [--seats N]
-             [--leave-after N] [--chips-out FILE] [--spots-link PATH | --spots-tcp HOST:PORT]
+             [--players N | --bets FILE] [--rules NAME] [--commission payout|shoe_end] [--tie-pays 8|9]
+             [--side-bets NAMES] [--unit D] [--minimum D] [--maximum D] [--seats N] [--leave-after N]
+             [--chips-out FILE] [--spots-link PATH | --spots-tcp HOST:PORT]
     shoe-sim --chips-out FILE        (write the chip registry and exit)
 
 Prints one line saying where it listens, then runs until every shoe is dealt (and, in the binary
@@ -32,7 +33,16 @@ from typing import IO, NoReturn, cast
 from commandline import UsageError
 from controller.game.cards import Card
 from controller.game.errors import CardError
-from controller.game.rules import BUILTIN_RULESETS, DEFAULT_RULESET, CommissionCollection
+from controller.game.rules import (
+    BUILTIN_RULESETS,
+    DEFAULT_RULESET,
+    SIDE_BET_NAMES,
+    SIDE_BETS,
+    Bet,
+    CommissionCollection,
+    wagers_named,
+)
+from controller.game.settlement import TableLimits
 from controller.game.wagers import MAX_SEATS
 from controller.userfile import UserFileError, check_regular, one_line, read_text
 from floor_protocol.addresses import AddressError, parse_host_port
@@ -40,7 +50,7 @@ from hw_sim.chipset import ChipSet
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
 from hw_sim.money import MoneyConfig, MoneyConfigError
-from hw_sim.players import BetsError, parse_bets
+from hw_sim.players import BetsError, parse_amount, parse_bets
 from hw_sim.reader_feed import ReaderFeed
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
 from hw_sim.spot_reader import SpotReader
@@ -91,6 +101,14 @@ def _seconds(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} must be a finite number of seconds")
     return value
+
+
+def _dollars(text: str) -> int:
+    """``"25.00"`` (or ``"25"``) -> 2500 cents."""
+    try:
+        return parse_amount(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _tcp(text: str) -> tuple[str, int]:
@@ -144,6 +162,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--commission",
         choices=[c.value for c in CommissionCollection],
         help="when Banker commission is collected (default: the game's own rule)",
+    )
+    money.add_argument("--tie-pays", type=int, choices=(8, 9), help="the Tie pays 8:1 (the game's) or 9:1")
+    money.add_argument(
+        "--side-bets",
+        metavar="NAMES",
+        help=f"the side bets offered, comma-separated (default all: {','.join(SIDE_BET_NAMES)})",
+    )
+    money.add_argument(
+        "--unit", type=_dollars, default=500, metavar="DOLLARS", help="every wager a multiple of it (5.00)"
+    )
+    money.add_argument("--minimum", type=_dollars, default=2_500, metavar="DOLLARS", help="the table minimum (25.00)")
+    money.add_argument(
+        "--maximum", type=_dollars, default=500_000, metavar="DOLLARS", help="the table maximum (5000.00)"
     )
     money.add_argument("--seats", type=int, default=9, metavar="N", help=f"seats at the table (1-{MAX_SEATS})")
     money.add_argument(
@@ -223,6 +254,28 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
     rules = BUILTIN_RULESETS[args.rules]
     if args.commission is not None:
         rules = dataclasses.replace(rules, commission_collection=CommissionCollection(args.commission))
+    if args.tie_pays is not None:
+        rules = rules.with_tie_pays(args.tie_pays)
+    if args.side_bets is not None:
+        offered: set[Bet] = set()
+        for name in (n.strip() for n in args.side_bets.split(",")):
+            if not name:
+                continue
+            try:
+                named = wagers_named(name)
+            except ValueError as exc:
+                raise UsageError(f"--side-bets: {exc}") from None
+            if not named <= SIDE_BETS:
+                raise UsageError(f"--side-bets: {name} is not a side bet (the table always offers it)")
+            offered |= named
+        rules = rules.with_side_bets(frozenset(offered))
+    try:
+        limits = TableLimits(unit_cents=args.unit, minimum_cents=args.minimum, maximum_cents=args.maximum)
+    except ValueError as exc:
+        raise UsageError(f"--unit/--minimum/--maximum: {exc}") from None
+    for option, cents in (("--minimum", args.minimum), ("--maximum", args.maximum)):
+        if cents % args.unit:
+            raise UsageError(f"{option}: not a multiple of the unit")
     bets = None
     if args.bets is not None:
         try:
@@ -235,10 +288,15 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
             raise UsageError(f"--bets {exc}") from None
     try:
         return MoneyConfig(
-            players=args.players or 0, bets=bets, rules=rules, seats=args.seats, leave_after_coups=args.leave_after
+            players=args.players or 0,
+            bets=bets,
+            rules=rules,
+            limits=limits,
+            seats=args.seats,
+            leave_after_coups=args.leave_after,
         )
     except MoneyConfigError as exc:
-        key = {"leave_after_coups": "leave-after"}.get(exc.key, exc.key)
+        key = {"leave_after_coups": "leave-after", "limits": "unit"}.get(exc.key, exc.key)
         raise UsageError(f"--{key}: {exc.reason}") from None
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from controller.game.rules import Bet
 from hw_sim.chipset import ChipSet
 from hw_sim.cli import build_parser, config_from_args, main
+from hw_sim.players import Players
 from hw_sim.truth import read_truth
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,6 +42,13 @@ def _bets(tmp_path: Path, *lines: str) -> str:
         (["--players", "2", "--chips-out", "/nonexistent-dir/chips.toml"], "--chips-out /nonexistent-dir/chips.toml"),
         (["--players", "2", "--chips-out", "/dev/null"], "--chips-out /dev/null: not a regular file"),
         (["--spots-link", "/tmp/s"], "--spots-link: the bet-spot reader needs players"),
+        (["--players", "2", "--tie-pays", "7"], "--tie-pays"),
+        (["--players", "2", "--side-bets", "dragon_bonus,lucky_6"], "--side-bets: 'lucky_6' is not a wager"),
+        (["--players", "2", "--side-bets", "tie"], "--side-bets: tie is not a side bet"),
+        (["--players", "2", "--unit", "5.5"], "--unit"),
+        (["--players", "2", "--minimum", "27.00"], "--minimum: not a multiple of the unit"),
+        (["--players", "2", "--minimum", "100", "--maximum", "50"], "above maximum_cents"),
+        (["--players", "2", "--unit", "2.50", "--minimum", "25", "--maximum", "50"], "--unit: the simulator's chips"),
         (["--players", "2", "--spots-link", "/nonexistent-dir/s"], "--spots-link /nonexistent-dir/s: directory"),
         (["--players", "2", "--spots-link", "/tmp/s", "--spots-tcp", "localhost:1"], "not allowed with"),
     ],
@@ -87,6 +96,23 @@ def test_the_options_make_the_money_config(tmp_path: Path) -> None:
     money = config_from_args(build_parser().parse_args(args)).money
     assert money is not None and money.rules.commission_collection.value == "shoe_end"
     assert money.rules.commission_rate > 0
+
+
+def test_the_table_options_reach_the_players_and_the_settlement(tmp_path: Path) -> None:
+    args = ["--link", "/tmp/x", "--players", "4", "--tie-pays", "9", "--side-bets", "dragon_bonus, panda_8"]
+    args += ["--unit", "25", "--minimum", "100.00", "--maximum", "1000"]
+    money = config_from_args(build_parser().parse_args(args)).money
+    assert money is not None
+    assert money.rules.tie_pays == 9
+    assert money.rules.offered_side_bets == {Bet.DRAGON_BONUS_PLAYER, Bet.DRAGON_BONUS_BANKER, Bet.PANDA_8}
+    assert (money.limits.unit_cents, money.limits.minimum_cents, money.limits.maximum_cents) == (2500, 10000, 100000)
+    players = Players(4, 0, money.rules, money.limits)
+    for coup in range(1, 30):
+        for wagers in players.wagers(1, coup).values():
+            assert all(w.amount_cents % 2500 == 0 for w in wagers)
+            assert all(w.bet in {Bet.BANKER, Bet.PLAYER, Bet.TIE} | money.rules.offered_side_bets for w in wagers)
+    none = config_from_args(build_parser().parse_args(["--link", "/tmp/x", "--players", "2", "--side-bets", ""]))
+    assert none.money is not None and none.money.rules.offered_side_bets == frozenset()
 
 
 def test_chips_out_alone_writes_the_registry_and_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -202,3 +228,56 @@ def test_a_real_run_with_the_reader_on_a_pty_tells_the_table_every_spot_change(t
     assert len(spots) > 50
     assert states(table.seen) == states(spots)
     assert not link.exists()
+
+
+@pytest.mark.e2e
+def test_the_reader_on_tcp_reports_the_players_bets(tmp_path: Path) -> None:
+    """--spots-tcp: the reader listens on a TCP port of its own; the table's SpotWire hears HELLO and bets."""
+    import select
+    import time
+
+    from controller.game.wagers import SpotSeen
+    from controller.spot_wire import SpotInput, SpotRecord, SpotWire
+
+    args = ["--tcp", "127.0.0.1:0", "--dialect", "ascii", "--decks", "1", "--pace", "0.02", "--players", "2"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hw_sim.cli", *args, "--spots-tcp", "127.0.0.1:0", "--settle", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wire = SpotWire(ChipSet().registry())
+    bets = 0
+    try:
+        assert proc.stdout is not None
+        shoe_port = int(proc.stdout.readline().split()[3].rstrip(",").rsplit(":", 1)[1])
+        line = proc.stdout.readline()
+        assert line.startswith("shoe-sim: bet-spot reader on socket://127.0.0.1:") and line.rstrip().endswith("9 seats")
+        spots_port = int(line.split()[4].rstrip(",").rsplit(":", 1)[1])
+        with (
+            socket.create_connection(("127.0.0.1", spots_port), timeout=20) as reader,
+            socket.create_connection(("127.0.0.1", shoe_port), timeout=20) as shoe,
+        ):
+            reader.setblocking(False)
+            shoe.setblocking(False)
+            deadline = time.monotonic() + 30
+            while bets < 3 and time.monotonic() < deadline:
+                ready, _, _ = select.select([reader.fileno(), shoe.fileno()], [], [], 0.05)
+                if shoe.fileno() in ready:
+                    shoe.recv(65536)
+                if reader.fileno() not in ready:
+                    continue
+                now = time.monotonic()
+                for ev in wire.receive(reader.recv(65536), now):
+                    bets += isinstance(ev, SpotInput) and isinstance(ev.table_input, SpotSeen)
+                    if isinstance(ev, SpotInput | SpotRecord) and ev.number is not None:
+                        reader.sendall(wire.acknowledge(ev.number, ev.session))
+        assert wire.hello is not None and wire.hello.seats == tuple(range(1, 10))
+        assert bets >= 3
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
