@@ -21,6 +21,7 @@ with its default. Tests keep both in step with the models below.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import math
@@ -51,10 +52,12 @@ from controller.game.rules import (
     SIDE_BET_NAMES,
     WAGER_GROUPS,
     WAGER_NAMES,
+    CommissionCollection,
     wagers_named,
 )
 from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCardRule
 from controller.game.table import TableRules
+from controller.game.wagers import MAX_SEATS
 from controller.userfile import UserFileError, read_bytes
 from floor_protocol.addresses import Broker, parse_broker, parse_host_port
 from floor_protocol.signing import SigningError, key_id, parse_public_key
@@ -65,6 +68,7 @@ if TYPE_CHECKING:
 
     from controller.game.rules import Ruleset
     from controller.game.settlement import TableLimits
+    from controller.game.wagers import MoneyRules
 
 __all__ = [
     "DEFAULT_BAUD",
@@ -84,6 +88,7 @@ __all__ = [
     "ServiceSection",
     "Settings",
     "ShoeSection",
+    "SpotsSection",
     "SurveillanceSection",
     "TableSection",
     "default_settings",
@@ -108,6 +113,7 @@ DialectName = Literal["binary", "ascii"]
 PinFactoryName = Literal["lgpio", "rpigpio", "native", "mock"]
 ExpanderName = Literal["PCF8574", "MCP23008", "MCP23017"]
 RevealName = Literal["on_read", "on_declare"]
+CommissionName = Literal["", "payout", "shoe_end"]
 LogLevelName = Literal["info", "debug", "warning", "error"]
 
 #: The shoe's line speed when ``shoe.baud`` is not given, by dialect.
@@ -394,6 +400,11 @@ class LimitsSection(_Section):
     unit_cents: Annotated[int, PlainValidator(parse_cents)] = Field(500, alias="unit")
     minimum_cents: Annotated[int, PlainValidator(parse_cents)] = Field(2_500, alias="minimum")
     maximum_cents: Annotated[int, PlainValidator(parse_cents)] = Field(500_000, alias="maximum")
+    #: The side wagers' limits (Tie, pairs, Dragon Bonus, Dragon 7, Panda 8): what the bet-spot reader checks.
+    side_minimum_cents: Annotated[int, PlainValidator(parse_cents)] = Field(500, alias="side_minimum")
+    side_maximum_cents: Annotated[int, PlainValidator(parse_cents)] = Field(50_000, alias="side_maximum")
+    #: Whether one seat may wager on Banker and Player in the same coup.
+    allow_both_sides: Annotated[bool, PlainValidator(_bool)] = False
 
     @model_validator(mode="after")
     def _consistent(self) -> LimitsSection:
@@ -402,6 +413,12 @@ class LimitsSection(_Section):
             raise _KeyedError(
                 "minimum",
                 f"{format_cents(self.minimum_cents)} is above the maximum {format_cents(self.maximum_cents)}",
+            )
+        if self.side_minimum_cents > self.side_maximum_cents:
+            raise _KeyedError(
+                "side_minimum",
+                f"{format_cents(self.side_minimum_cents)} is above the side maximum "
+                f"{format_cents(self.side_maximum_cents)}",
             )
         for key, cents in (("minimum", self.minimum_cents), ("maximum", self.maximum_cents)):
             if cents % self.unit_cents:
@@ -422,6 +439,9 @@ class TableSection(_Section):
     cut_card: Annotated[CutCardName, _choice(CutCardName)] = "one_more"
     auto_declare: Annotated[bool, PlainValidator(_bool)] = False
     side_bets: Annotated[tuple[str, ...], PlainValidator(_side_bets)] = SIDE_BET_NAMES
+    #: When Banker commission is collected: "" (the game's own rule), at the payout, or into each seat's
+    #: commission box, collected at the shoe's end (what the bet-spot reader's table settles by).
+    commission: Annotated[CommissionName, PlainValidator(_one_of(("", "payout", "shoe_end")))] = ""
     limits: LimitsSection = Field(default_factory=lambda: LimitsSection.model_validate({}))
 
     @model_validator(mode="after")
@@ -738,6 +758,34 @@ class FloorSection(_Section):
         return table_topic(self.site, self.table, leaf)
 
 
+def _optional_port(value: object) -> str | None:
+    """A serial port as for ``shoe.port``, or ``""`` (the default): none."""
+    return None if value is None or value == "" else _serial_port(value)
+
+
+class SpotsSection(_Section):
+    """``[spots]``: the bet-spot reader (RFID antennas under the betting spots). Off unless
+    ``port`` is set; then ``chips`` (the chip registry, :mod:`controller.chipfile`) is required."""
+
+    port: Annotated[str | None, PlainValidator(_optional_port)] = None
+    baud: Annotated[int, PlainValidator(_one_of(STANDARD_BAUDS))] = 115200
+    link_timeout: Annotated[float, PlainValidator(_seconds(0, 60))] = 3.0
+    chips: Annotated[Path | None, PlainValidator(_optional_path)] = None
+    seats: Annotated[int, PlainValidator(_int_in(1, MAX_SEATS))] = 9
+    leave_after_coups: Annotated[int, PlainValidator(_int_in(1, 1000))] = 3
+
+    @model_validator(mode="after")
+    def _chips_with_port(self) -> SpotsSection:
+        if self.port is not None and self.chips is None:
+            raise _KeyedError("chips", "the chip registry file is required when spots.port is set")
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the table has a bet-spot reader."""
+        return self.port is not None
+
+
 class Settings(_Section):
     """The whole configuration, validated and frozen. ``Settings()`` is the default configuration."""
 
@@ -754,31 +802,58 @@ class Settings(_Section):
     metrics: MetricsSection = Field(default_factory=MetricsSection)
     floor: FloorSection = Field(default_factory=FloorSection)
     surveillance: SurveillanceSection = Field(default_factory=SurveillanceSection)
+    spots: SpotsSection = Field(default_factory=SpotsSection)
 
     def table_rules(self) -> TableRules:
-        """The house rules :class:`~controller.game.table.TableState` needs."""
+        """The house rules :class:`~controller.game.table.TableState` needs (with the money rules when the
+        table has a bet-spot reader)."""
         t = self.table
         return TableRules(
             decks=t.decks,
             burn_rule=BurnRule(mode=BurnMode(t.burn), ace_burns=t.burn_ace, fixed_count=t.burn_fixed_count),
             cut_card_rule=CutCardRule(t.cut_card),
             auto_declare=t.auto_declare,
+            money=self.money_rules(),
         )
 
     def table_limits(self) -> TableLimits:
-        """The table unit and main-wager limits for settlement (side-bet limits keep their defaults)."""
+        """The table's limits for settlement and the bet-spot reader's checks (``[table.limits]``)."""
         from controller.game.settlement import TableLimits
 
         lim = self.table.limits
-        return TableLimits(unit_cents=lim.unit_cents, minimum_cents=lim.minimum_cents, maximum_cents=lim.maximum_cents)
+        return TableLimits(
+            unit_cents=lim.unit_cents,
+            minimum_cents=lim.minimum_cents,
+            maximum_cents=lim.maximum_cents,
+            side_minimum_cents=lim.side_minimum_cents,
+            side_maximum_cents=lim.side_maximum_cents,
+            allow_both_sides=lim.allow_both_sides,
+        )
+
+    def money_rules(self) -> MoneyRules | None:
+        """What the table's wager book needs (``[spots]`` and the table's game and limits), or None when the
+        table has no bet-spot reader (the table then works exactly as without one)."""
+        if not self.spots.enabled:
+            return None
+        from controller.game.wagers import MoneyRules
+
+        return MoneyRules(
+            ruleset=self.ruleset(),
+            limits=self.table_limits(),
+            seats=self.spots.seats,
+            leave_after_coups=self.spots.leave_after_coups,
+        )
 
     def ruleset(self) -> Ruleset:
-        """The shipped ruleset named by ``table.rules``, with ``table.tie_pays`` and the side bets this table
-        offers (``table.side_bets``)."""
+        """The shipped ruleset named by ``table.rules``, with ``table.tie_pays``, the side bets this table
+        offers (``table.side_bets``) and, when ``table.commission`` is set, its commission collection."""
         from controller.rulebook import get_ruleset
 
         offered = frozenset().union(*(wagers_named(name) for name in self.table.side_bets))
-        return get_ruleset(self.table.rules, self.table.tie_pays).with_side_bets(frozenset(offered))
+        ruleset = get_ruleset(self.table.rules, self.table.tie_pays).with_side_bets(frozenset(offered))
+        if self.table.commission:
+            ruleset = dataclasses.replace(ruleset, commission_collection=CommissionCollection(self.table.commission))
+        return ruleset
 
     def with_overrides(
         self,
@@ -787,8 +862,10 @@ class Settings(_Section):
         journal: str | Path | None = None,
         pin_factory: str | None = None,
         feed_dir: str | Path | None = None,
+        spots: str | None = None,
     ) -> Settings:
-        """These settings with the command line's ``--port``, ``--dialect``, ``--journal``, ``--pin-factory``.
+        """These settings with the command line's ``--port``, ``--dialect``, ``--journal``, ``--pin-factory``,
+        ``--feed-dir`` and ``--spots`` (the bet-spot reader's port).
 
         ``None`` keeps the file's value. An override is validated like the file's key; a bad one raises
         :class:`ConfigError` naming the option. Changing the dialect also changes the baud rate unless
@@ -798,7 +875,10 @@ class Settings(_Section):
         journal_section = _override(self.journal, {"path": ("--journal", journal)}, "journal")
         gpio = _override(self.gpio, {"pin_factory": ("--pin-factory", pin_factory)}, "gpio")
         feed = _override(self.feed, {"dir": ("--feed-dir", feed_dir)}, "feed")
-        return self.model_copy(update={"shoe": shoe, "journal": journal_section, "gpio": gpio, "feed": feed})
+        spots_section = _override(self.spots, {"port": ("--spots", spots)}, "spots")
+        return self.model_copy(
+            update={"shoe": shoe, "journal": journal_section, "gpio": gpio, "feed": feed, "spots": spots_section}
+        )
 
     def with_scoreboard(
         self, *, bind: str | None = None, reveal: str | None = None, enabled: bool | None = None
@@ -865,11 +945,22 @@ class Settings(_Section):
             f"lcd:        {lcd}",
             f"scoreboard: {board if self.scoreboard.enabled else 'off'}",
             f"floor:      {self._floor_summary()}",
+            f"spots:      {self._spots_summary()}",
         ]
 
     def feed_dir(self) -> Path:
         """The directory of the feed's sockets: ``feed.dir``, or the journal's own directory."""
         return self.feed.dir if self.feed.dir is not None else self.journal.path.parent
+
+    def _spots_summary(self) -> str:
+        sp = self.spots
+        if not sp.enabled:
+            return "off (no bet-spot reader)"
+        lim = self.table.limits
+        return (
+            f"{sp.port} at {sp.baud} baud, {sp.seats} seats, chips {sp.chips}, side bets "
+            f"{format_cents(lim.side_minimum_cents)}-{format_cents(lim.side_maximum_cents)}"
+        )
 
     def _floor_summary(self) -> str:
         f = self.floor

@@ -7,12 +7,13 @@ sockets), read by the board (``shoe-controller board``: the scoreboard on the LA
 
 ``shoe-controller run`` and ``shoe-controller demo`` both build a :class:`Daemon` from validated
 :class:`~controller.config.Settings`. Start-up order: journal (integrity check, then replay through the pure
-core), panel (GPIO), serial link. READY goes to systemd as soon as the journal is replayed, the panel's
-GPIO is claimed and the link's thread is started, whether or not the shoe is plugged in: a Pi that boots
-before the shoe is the normal case, and the panel then shows LINK DOWN until the shoe is heard (the link
-keeps trying to open the port). The ``Status:`` line of ``systemctl status`` follows the table
-(:class:`~controller.notify.StatusSink`). SIGTERM becomes SystemExit in the main thread; the ``finally``
-sends STOPPING, turns the LEDs off, closes the port and the journal.
+core), panel (GPIO), serial link (and the bet-spot reader's, ``[spots]``, when the table has one: a second
+:class:`~controller.shoe_link.ShoeLink` the loop waits on beside the shoe's). READY goes to systemd as soon as
+the journal is replayed, the panel's GPIO is claimed and the link's thread is started, whether or not the shoe
+is plugged in: a Pi that boots before the shoe is the normal case, and the panel then shows LINK DOWN until
+the shoe is heard (the link keeps trying to open the port). The ``Status:`` line of ``systemctl status``
+follows the table (:class:`~controller.notify.StatusSink`). SIGTERM becomes SystemExit in the main thread; the
+``finally`` sends STOPPING, turns the LEDs off, closes the port and the journal.
 """
 
 from __future__ import annotations
@@ -27,21 +28,27 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
+from controller.chipfile import load_chips
 from controller.config import Settings
 from controller.feed.server import FeedServer, FeedServerError
+from controller.game.chips import ChipRegistry
 from controller.game.composition import Composition
 from controller.game.edges import EdgeWatch, price
 from controller.game.rules import Ruleset
 from controller.game.table import TableView
 from controller.journal import Journal, Retention
+from controller.journal.queries import session_of
 from controller.loop import FloorAck, Inbox, PanelPress, Stop, TableLoop, resume
+from controller.loop.reader import ReaderPort
 from controller.metrics import TableMetrics
 from controller.notify import Notifier, StatusSink
 from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.shoe_link import ShoeLink
 from controller.sinks import LatestViewSink, Sink
+from controller.spot_wire import SpotWire
 from controller.wire import AsciiWire, BinaryWire, Wire
 from firmware_protocol.session import ControllerSession
+from firmware_protocol.spots import READER
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +80,8 @@ class Daemon:
     extra_sinks: Sequence[Sink] = ()
     notifier: Notifier = field(default_factory=Notifier)
     on_ready: Callable[[Daemon], None] | None = None
+    #: The chip registry (``[spots] chips``, read by the command); None: read here when a reader is configured.
+    chips: ChipRegistry | None = None
 
     def __post_init__(self) -> None:
         self.journal: Journal | None = None
@@ -80,6 +89,8 @@ class Daemon:
         self.feed: FeedServer | None = None
         self.panel: Panel | None = None
         self.link: ShoeLink | None = None
+        #: The bet-spot reader's port (``[spots] port``; None: no reader).
+        self.spots_link: ShoeLink | None = None
         self.loop: TableLoop | None = None
         self.status: StatusSink | None = None
         #: The health metrics (``[metrics]``): kept here, served by the floor link's process (from the feed).
@@ -127,6 +138,7 @@ class Daemon:
             self.status = StatusSink(self.notifier, hide_cards=s.scoreboard.reveal == "on_declare")
             sinks.append(self.status)
         self.link = ShoeLink(s.shoe.port, s.shoe.baud, inbox.put, backoff_max=s.shoe.reconnect_backoff_max)
+        reader = self._open_reader(inbox)
         self._open_metrics()
         metrics = self.metrics
         # The feed for the board and the floor link, with the current shoe's coups from the journal (a board
@@ -157,6 +169,7 @@ class Daemon:
             watchdog_interval=self.notifier.watchdog_interval(),
             floor_table=s.floor.table,
             floor_key=s.floor.floor_key(),
+            reader=reader,
         )
         if self.journal.degraded is not None:
             self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second
@@ -169,6 +182,30 @@ class Daemon:
         view = self.loop.view()
         log.info("journal %s: replayed %d inputs; resumed %s", s.journal.path, resumed.inputs, self._resumed(view))
         return self.loop
+
+    def _open_reader(self, inbox: Inbox) -> ReaderPort | None:
+        """The bet-spot reader (``[spots]``), supervised like the shoe: a :class:`ShoeLink` of its own reporting
+        to the same inbox, and its wire (:class:`SpotWire`) resolving UIDs through the chip registry. Its
+        session resumes from the journal's last reader event, as the shoe's does: the loop acknowledges the
+        reader no further than that (a snapshot that is no news waits for the next event journaled), so the
+        reader still holds everything after it and a restart loses and doubles nothing."""
+        s = self.settings
+        if s.spots.port is None or s.spots.chips is None:
+            return None
+        registry = self.chips if self.chips is not None else load_chips(s.spots.chips)
+        assert self.journal is not None
+        last = self.journal.last_event(device="reader")  # the reader's resume point (controller.loop.loop)
+        session = ControllerSession(
+            known_session=session_of("reader", last[0]) if last else None,
+            last_number=last[1] if last else 0,
+            link_timeout=s.spots.link_timeout,
+            dialect=READER,
+        )
+        self.spots_link = ShoeLink(
+            s.spots.port, s.spots.baud, inbox.put, backoff_max=s.shoe.reconnect_backoff_max, device="reader"
+        )
+        log.info("bet-spot reader on %s; chip registry %s (%d ranges)", s.spots.port, s.spots.chips, len(registry))
+        return ReaderPort(self.spots_link, SpotWire(registry, session), self.spots_link.write)
 
     def _open_edges(self, ruleset: Ruleset) -> EdgeWatch:
         """Shoe start records carry the ruleset, and the live exact edge ([surveillance]) is on. The odds
@@ -186,6 +223,8 @@ class Daemon:
             return
         self.metrics = TableMetrics(s.journal.path)
         self.metrics.link(False)  # LINK DOWN until the shoe is heard
+        if self.settings.spots.enabled:
+            self.metrics.spots_link(False)  # READER DOWN until the reader is heard
 
     def _open_retention(self) -> Retention | None:
         """With a floor link and ``[floor] retain_days``, the loop prunes acknowledged old shoes at quiet
@@ -235,6 +274,9 @@ class Daemon:
             assert self.link is not None
             self.link.start()
             loop.assume_link_down("controller started; waiting for the shoe")
+            if self.spots_link is not None:
+                self.spots_link.start()
+                loop.assume_reader_down("controller started; waiting for the bet-spot reader")
             # READY now, shoe or no shoe: the journal, the panel and the link's thread are up, and the panel
             # shows LINK DOWN until the shoe is heard. Waiting for the port would outlast TimeoutStartSec=
             # on a Pi that boots before the shoe is plugged in, and systemd would restart us in a loop.
@@ -257,6 +299,9 @@ class Daemon:
         if self.link is not None:
             self.link.stop()
             self.link = None
+        if self.spots_link is not None:
+            self.spots_link.stop()
+            self.spots_link = None
         if self.loop is not None:
             self.loop.close_sinks()
         elif self.panel is not None:

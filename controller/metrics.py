@@ -11,11 +11,19 @@ the HTTP server runs on prometheus_client's own thread and reads the values when
 ``shoe_link_up``                       1 while the shoe link is up, 0 while LINK DOWN shows
 ``shoe_events_dropped_total{kind}``    events the table loop's full queue dropped (the loop was stalled), by
                                        kind: the panel press's action (``declare``, ``new_shoe``, ``void``),
-                                       ``link`` (a shoe port report), ``shoe_bytes``, ``floor_ack``, ``stop``
+                                       ``link`` (a shoe port report), ``shoe_bytes``, ``floor_ack``, ``stop``,
+                                       and with a bet-spot reader ``reader_link``, ``reader_bytes``
 ``shoe_journal_commit_seconds``        histogram: one journal transaction (the group commit before the ACK)
 ``shoe_card_to_led_seconds``           histogram: a card's bytes read from the port -> every sink updated (LEDs
                                        first: the panel is the first sink)
 ``shoe_journal_bytes``                 the journal file with its WAL, read from the file system when scraped
+``shoe_spots_frames_total``            frames from the bet-spot reader the table took (reports, snapshots,
+                                       status, heartbeats, duplicates alike; only with a reader)
+``shoe_spots_frames_rejected_total``   the reader's frames its decoder rejected, by the decoder's reason
+``{reason}``
+``shoe_spots_snapshots_total{outcome}`` the reader's full snapshots: ``journaled`` (it changed what the wager
+                                       book knew) or ``ignored`` (it did not: counted, not journaled)
+``shoe_spots_link_up``                 1 while the reader's link is up, 0 while READER DOWN shows
 ====================================== ===========================================================================
 
 The table process has no network: it sends :meth:`TableMetrics.exposition` on its feed every second, and the
@@ -94,6 +102,19 @@ class TableMetrics:
             registry=r,
         )
         self.journal_bytes = Gauge("shoe_journal_bytes", "The journal file and its WAL, in bytes.", registry=r)
+        self.spots_frames = Counter("shoe_spots_frames", "Frames from the bet-spot reader taken.", registry=r)
+        self.spots_rejected = Counter(
+            "shoe_spots_frames_rejected", "The bet-spot reader's frames rejected, by reason.", ["reason"], registry=r
+        )
+        self.spots_snapshots = Counter(
+            "shoe_spots_snapshots",
+            "The bet-spot reader's full snapshots: journaled (news) or ignored (no news).",
+            ["outcome"],
+            registry=r,
+        )
+        self.spots_link_up = Gauge(
+            "shoe_spots_link_up", "1 while the bet-spot reader's link is up, 0 while READER DOWN shows.", registry=r
+        )
         if journal_path is not None:
             path = os.fspath(journal_path)
             self.journal_bytes.set_function(lambda: _file_bytes(path))
@@ -112,6 +133,20 @@ class TableMetrics:
 
     def link(self, up: bool) -> None:
         self.link_up.set(1 if up else 0)
+
+    def spots_frame(self) -> None:
+        """A frame from the bet-spot reader was taken."""
+        self.spots_frames.inc()
+
+    def spots_frame_rejected(self, reason: str) -> None:
+        self.spots_rejected.labels(reason=reason).inc()
+
+    def spots_snapshot(self, journaled: bool) -> None:
+        """A full snapshot from the reader: ``journaled`` when it was news, else ignored (counted only)."""
+        self.spots_snapshots.labels(outcome="journaled" if journaled else "ignored").inc()
+
+    def spots_link(self, up: bool) -> None:
+        self.spots_link_up.set(1 if up else 0)
 
     def committed(self, seconds: float) -> None:
         self.commit_seconds.observe(seconds)

@@ -118,7 +118,8 @@ _DUE_TEXT = {
 
 def status_line(view: TableView, *, hide_cards: bool = False) -> str:
     """The one line for ``systemctl status``: ``shoe 3, coup 41: banker third due``, then the standing
-    alarms (``| LINK DOWN, MISDRAW``). With *hide_cards* (``reveal = on_declare``, a squeeze game) a coup in
+    alarms (``| LINK DOWN, MISDRAW``), and on a table with a bet-spot reader its link (``| reader up`` or
+    ``| reader down``). With *hide_cards* (``reveal = on_declare``, a squeeze game) a coup in
     progress shows only how many cards are out: what is due next would tell a reader the totals."""
     dealt = len(view.player) + len(view.banker)
     if hide_cards and dealt and view.due in (Due.PLAYER_THIRD, Due.BANKER_THIRD, Due.DECLARE):
@@ -130,6 +131,8 @@ def status_line(view: TableView, *, hide_cards: bool = False) -> str:
     line = f"shoe {view.shoe_number}, coup {view.coup_number}: {what}"
     if view.alarms:
         line += " | " + ", ".join(alarm.value for alarm in view.alarms)
+    if view.money is not None:  # a table with a bet-spot reader
+        line += " | reader up" if view.money.reader_up else " | reader down"
     return line
 
 

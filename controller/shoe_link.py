@@ -1,4 +1,8 @@
-"""The serial link to the shoe: opens the port by pyserial URL, hands it to the table loop, reconnects.
+"""The serial link to a device (the shoe, or the bet-spot reader): opens the port by pyserial URL, hands
+it to the table loop, reconnects.
+
+One :class:`ShoeLink` per port, named by its ``device`` (:data:`~controller.loop.inbox.Device`): the events it
+puts in the loop's inbox carry the name, so one loop supervises both ports the same way.
 
 A port with a file descriptor (a device path, ``socket://``) is *read by the table loop itself*: the loop
 waits on the descriptor with :mod:`selectors`, calls :meth:`ShoeLink.read` when it is readable and decodes
@@ -26,7 +30,7 @@ from collections.abc import Callable
 
 import serial
 
-from controller.loop.inbox import READ_SIZE, LoopEvent, PortState, WireBytes
+from controller.loop.inbox import READ_SIZE, Device, LoopEvent, PortState, WireBytes
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +67,9 @@ class ShoeLink:
         repeat_every: float = 600.0,
         clock: Callable[[], float] = time.monotonic,
         use_fd: bool = True,
+        device: Device = "shoe",
     ) -> None:
+        self.device: Device = device
         self.url = url
         self.baudrate = baudrate
         self.put = put
@@ -89,7 +95,7 @@ class ShoeLink:
 
     # -- life ------------------------------------------------------------------------------------
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="shoe-link", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"{self.device}-link", daemon=True)
         self._thread.start()
 
     def wait_open(self, timeout: float) -> bool:
@@ -129,7 +135,7 @@ class ShoeLink:
             self._lost(f"{self.url}: {exc}")
             return None
         if not data:
-            self._lost(f"{self.url}: end of file (the shoe hung up)")
+            self._lost(f"{self.url}: end of file (the {self.device} hung up)")
             return None
         self.bytes_in += len(data)
         return data
@@ -146,7 +152,7 @@ class ShoeLink:
                 port.write(data)
                 self.bytes_out += len(data)
             except (serial.SerialException, OSError) as exc:
-                log.warning("write to the shoe failed: %s", exc)
+                log.warning("write to the %s failed: %s", self.device, exc)
                 self._lost_locked(f"write failed: {exc}")
 
     # -- the link's thread -----------------------------------------------------------------------
@@ -165,7 +171,7 @@ class ShoeLink:
                 if reported is None or reported[0] != reason or now - reported[1] >= self.repeat_every:
                     if reported is not None and reported[0] == reason:
                         reason += f" (still, {self.open_failures} attempts over {now - failing_since:.0f} s)"
-                    self.put(PortState(False, reason))
+                    self.put(PortState(False, reason, self.device))
                     reported = (f"cannot open {self.url}: {exc}", now)
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.backoff_max)
@@ -184,7 +190,7 @@ class ShoeLink:
                 self._fd = fd
             self._opened.set()
             delay = self.backoff_initial
-            self.put(PortState(True, f"{self.url} open"))
+            self.put(PortState(True, f"{self.url} open", self.device))
             if fd is None:
                 reason = self._read_until_error(port)
                 self._close()
@@ -194,7 +200,7 @@ class ShoeLink:
             if self._stop.is_set():
                 break
             self.reconnects += 1
-            self.put(PortState(False, reason))
+            self.put(PortState(False, reason, self.device))
             self._stop.wait(delay)
 
     def _read_until_error(self, port: serial.SerialBase) -> str:
@@ -207,7 +213,7 @@ class ShoeLink:
                     if waiting:
                         data += port.read(min(waiting, READ_SIZE))
                     self.bytes_in += len(data)
-                    self.put(WireBytes(data, self.clock()))
+                    self.put(WireBytes(data, self.clock(), self.device))
                 elif self._port is None:
                     return self._gone_reason or "port closed"
             except (serial.SerialException, OSError, TypeError, AttributeError) as exc:

@@ -303,3 +303,18 @@ def test_status_sink_drops_a_change_that_was_undone_before_it_went_out(path_list
         clock.now += 1
         sink.tick()
     assert _status_datagrams(path_listener) == [b"STATUS=shoe 1, coup 1: deal"]
+
+
+def test_the_status_line_names_the_readers_link_only_at_a_table_with_one() -> None:
+    from controller.game.table import TableRules
+    from controller.game.wagers import MoneyRules, ReaderLinkChanged
+
+    plain = TableState()
+    assert "reader" not in status_line(plain.view())
+    state = TableState(TableRules(money=MoneyRules()))
+    state.apply(NewShoePressed())
+    assert status_line(state.view()).endswith(" | reader up")
+    state.apply(ReaderLinkChanged(False))
+    assert status_line(state.view()).endswith(" | reader down")
+    state.apply(LinkChanged(False))
+    assert status_line(state.view()).endswith(" | LINK DOWN | reader down")

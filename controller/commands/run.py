@@ -24,6 +24,11 @@ def register(sub: Subparsers) -> None:
     )
     add_floor_public_key_option(p)
     p.add_argument(
+        "--spots",
+        metavar="PORT",
+        help="the bet-spot reader's port: device path, pty or pyserial URL (overrides spots.port; needs spots.chips)",
+    )
+    p.add_argument(
         "--table-id",
         metavar="ID",
         help="this table's id on the floor (overrides floor.table): an ack of another table is not stored",
@@ -76,6 +81,7 @@ def settings_from_args(args: argparse.Namespace, *, journal: bool = True) -> Set
         journal=getattr(args, "journal", None),
         pin_factory=getattr(args, "pin_factory", None),
         feed_dir=getattr(args, "feed_dir", None),
+        spots=getattr(args, "spots", None),
     )
     if journal:
         check_journal_file(settings.journal.path)
@@ -154,10 +160,18 @@ def run(args: argparse.Namespace) -> int:
     from controller.panel import PanelError
 
     settings = settings_from_args(args)
+    chips = None
+    if settings.spots.chips is not None and settings.spots.enabled:
+        from controller.chipfile import ChipFileError, load_chips
+
+        try:
+            chips = load_chips(settings.spots.chips)  # a bad registry is the user's mistake: one line, exit 2
+        except ChipFileError as exc:
+            raise UsageError(f"shoe-controller: chip registry {exc}") from None
     setup_logging(args.log_level or settings.service.log_level)
     for line in settings.summary():
         logging.getLogger("controller").info("%s", line)
-    daemon = Daemon(settings)
+    daemon = Daemon(settings, chips=chips)
     try:
         daemon.run()
     except (JournalError, PanelError, FloorLinkError) as exc:

@@ -183,9 +183,10 @@ class Journal:
         """Input ids that started a shoe, oldest first."""
         return self._queries.shoe_starts()
 
-    def last_event(self, session: int | None = None) -> tuple[int, int] | None:
-        """The most recent ``(session, number)`` stored (of ``session`` when given), or None."""
-        return self._queries.last_event(session)
+    def last_event(self, session: int | None = None, *, device: str = "shoe") -> tuple[int, int] | None:
+        """The most recent ``(session, number)`` stored (of ``session`` when given), or None; without
+        ``session``, the ``device``'s (:meth:`~controller.journal.queries.Queries.last_event`)."""
+        return self._queries.last_event(session, device=device)
 
     def coups(self, last: int | None = None, shoe: int | None = None) -> list[dict[str, Any]]:
         """Coup records, oldest first, each body with ``ts`` and ``record`` (its id) merged in

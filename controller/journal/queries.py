@@ -23,6 +23,22 @@ _INPUT = RecordKind.INPUT.value
 #: value stood (:meth:`Queries.last_input_entry`, :meth:`Queries.standing_since`).
 PRUNE_NOTE = "journal_pruned"
 _SELECT = "SELECT id, ts, kind, session, number, cause, body, prev_hash, hash FROM records"
+#: The bet-spot reader's events are journaled under their session key plus this (a shoe's keys stay below it:
+#: a 32-bit session id and an epoch far below 2**30), so the shoe's and the reader's events never share a
+#: ``(session, number)`` and each device's last event is found apart (:meth:`Queries.last_event`).
+READER_KEYS = 1 << 62
+
+
+def device_key(device: str, session: int | None) -> int | None:
+    """The journal's ``session`` column for a device's session key (:data:`READER_KEYS` for the reader)."""
+    if session is None or device == "shoe":
+        return session
+    return READER_KEYS | session
+
+
+def session_of(device: str, key: int) -> int:
+    """The device's own session key back from the journal's column."""
+    return key & ~READER_KEYS if device == "reader" else key
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,13 +194,16 @@ class Queries:
         )
         return [int(row[0]) for row in rows]
 
-    def last_event(self, session: int | None = None) -> tuple[int, int] | None:
-        """The most recent ``(session, number)`` stored (of ``session`` when given), or None."""
+    def last_event(self, session: int | None = None, *, device: str = "shoe") -> tuple[int, int] | None:
+        """The most recent ``(session, number)`` stored (of ``session`` when given, a journal key), or None;
+        without ``session``, of the ``device`` (the shoe, or the bet-spot reader: its keys are
+        :data:`READER_KEYS` and up, and returned so)."""
         conn = self._store.conn
         if session is None:
+            side = ">=" if device == "reader" else "<"
             row = conn.execute(
                 f"SELECT session, number FROM records WHERE kind = '{_INPUT}' AND session IS NOT NULL"
-                " AND number IS NOT NULL ORDER BY id DESC LIMIT 1"
+                f" AND session {side} {READER_KEYS} AND number IS NOT NULL ORDER BY id DESC LIMIT 1"
             ).fetchone()
         else:
             row = conn.execute(

@@ -4,7 +4,8 @@ The loop applies each input to the pure state and shows it (the LEDs change firs
 its derived records (:meth:`WriteAhead.stage`). :meth:`WriteAhead.flush` commits everything staged in one
 transaction (group commit: one fsync for what arrived together), then sends the shoe one cumulative ACK for
 the newest session's highest event committed and the PROMPT (what is due), and wakes the after-commit
-callbacks (the floor link). Write-ahead: a batch the journal refuses acknowledges nothing; it stays staged, in
+callbacks (the floor link); the bet-spot reader's ACK (when the table has one) goes out after the same commit.
+Write-ahead: a batch the journal refuses acknowledges nothing; it stays staged, in
 order, and is retried every ``retry`` seconds while JOURNAL FULL / FAULT stands (:mod:`.shell_alarms`). At
 most ``max_staged`` inputs wait: one beyond that is refused (neither applied nor kept).
 """
@@ -20,6 +21,8 @@ from typing import Any, Protocol
 from controller.game.records import RecordKind
 from controller.game.table import Notice
 from controller.journal import JournalError, PendingInput
+from controller.journal.queries import device_key
+from controller.loop.inbox import Device
 from controller.loop.shell_alarms import AlarmChange, JournalAlarm, ShellRecord
 from controller.wire import Wire
 
@@ -79,6 +82,7 @@ class WriteAhead:
         after_commit: Sequence[Callable[[], None]] = (),
         max_staged: int = MAX_STAGED,
         retry: float = JOURNAL_RETRY_SECONDS,
+        reader_ack: Callable[[int, int | None], None] | None = None,
     ) -> None:
         self.journal = journal
         self.wire = wire
@@ -97,6 +101,9 @@ class WriteAhead:
         self.stats = CommitStats()
         self._pending: list[PendingInput] = []
         self._ack: tuple[int | None, int] | None = None  # (session key, event number) to acknowledge
+        #: The bet-spot reader's ACK (number, session key) after the commit, when the table has a reader.
+        self.reader_ack = reader_ack
+        self._reader_ack: tuple[int | None, int] | None = None
         self._next_try = 0.0
 
     # -- staging ---------------------------------------------------------------------------------
@@ -117,15 +124,25 @@ class WriteAhead:
         session: int | None,
         number: int | None,
         derived: Sequence[tuple[RecordKind, dict[str, Any]]],
+        device: Device = "shoe",
     ) -> None:
-        """Stage one applied input and its derived records for the next commit; the ACK waits for it."""
-        self._pending.append(PendingInput(body, session, number, self.wall(), derived))
+        """Stage one applied input and its derived records for the next commit; the ACK waits for it. A
+        reader's event is journaled under its own keys (:func:`~controller.journal.queries.device_key`)."""
+        self._pending.append(PendingInput(body, device_key(device, session), number, self.wall(), derived))
         if number is not None:
-            # One ACK per commit, for the newest session's highest event: a HELLO may follow an uncommitted
-            # card in the same batch, and the old session's events are then journaled but not acknowledged.
-            ack = self._ack
-            if ack is None or ack[0] != session or number > ack[1]:
+            self.stage_ack(session, number, device)
+
+    def stage_ack(self, session: int | None, number: int, device: Device = "shoe") -> None:
+        """Acknowledge ``number`` after the next commit (with what is staged before it). Alone, for an event
+        the table takes without journaling it (a reader's snapshot that changes nothing)."""
+        # One ACK per commit, for the newest session's highest event: a HELLO may follow an uncommitted
+        # card in the same batch, and the old session's events are then journaled but not acknowledged.
+        ack = self._ack if device == "shoe" else self._reader_ack
+        if ack is None or ack[0] != session or number > ack[1]:
+            if device == "shoe":
                 self._ack = (session, number)
+            else:
+                self._reader_ack = (session, number)
 
     def stage_record(self, record: ShellRecord) -> None:
         """Stage a record of the shell's own alarms, in order with the inputs."""
@@ -157,6 +174,9 @@ class WriteAhead:
         every :attr:`retry` seconds; the table state (which already holds them) stays the journal plus the
         staged inputs, so it never diverges from what the journal will hold. The fault is journaled (raised,
         then cleared in the batch that finally commits)."""
+        if not self._pending and self._reader_ack is not None and not self.at_fault:
+            self._send_reader_ack()  # only events taken without a record (snapshots that were no news)
+            return False
         if not self._pending or (self.at_fault and self.clock() < self._next_try):
             return False
         batch = self._pending
@@ -190,9 +210,17 @@ class WriteAhead:
         out += self.prompt()
         if out:
             self.write(out)
+        self._send_reader_ack()
         for wake in self.after_commit:
             wake()  # e.g. the floor link: a new record to send (it sets an event; never blocks)
         return True
+
+    def _send_reader_ack(self) -> None:
+        if self._reader_ack is not None:
+            session, number = self._reader_ack
+            self._reader_ack = None
+            if self.reader_ack is not None:
+                self.reader_ack(number, session)
 
     def failed(self, exc: JournalError) -> None:
         """The journal cannot take commits (a failed commit, a failed check, a journal opened on a full disk):

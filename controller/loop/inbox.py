@@ -1,7 +1,8 @@
 """The table loop's inbox: what the other threads hand the loop, bounded, with a wake-up pipe.
 
-The panel's GPIO callbacks, the link's port opener, the floor link and the signal handler (and the reader
-thread of a port without a descriptor) never touch the table: they :meth:`Inbox.put` a :data:`LoopEvent`
+The panel's GPIO callbacks, the links' port openers (the shoe's, and the bet-spot reader's: each event
+names its :data:`Device`), the floor link and the signal handler (and the reader thread of a port without a
+descriptor) never touch the table: they :meth:`Inbox.put` a :data:`LoopEvent`
 and write a byte to the wake-up pipe the loop waits on beside the shoe's port. The queue holds at most
 ``bound`` events. A panel press that finds it full is dropped at once (a GPIO callback never blocks); the
 other events wait up to ``put_wait`` seconds for room, then are dropped the same way. A drop is logged and
@@ -19,6 +20,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 from controller.panel import ButtonAction
 from floor_protocol.ack import Ack
@@ -36,20 +38,26 @@ READ_SIZE = 4096
 
 
 # -- what threads put in the inbox -------------------------------------------------------------------------
+#: The devices on the table's serial ports: the card-reading shoe, and the bet-spot reader when configured.
+Device = Literal["shoe", "reader"]
+
+
 @dataclass(frozen=True)
 class WireBytes:
-    """Bytes read from the shoe's port."""
+    """Bytes read from a device's port (by the reader thread of a port without a descriptor)."""
 
     data: bytes
     at: float  # monotonic time of the read
+    device: Device = "shoe"
 
 
 @dataclass(frozen=True)
 class PortState:
-    """The serial port opened or failed."""
+    """A device's serial port opened or failed."""
 
     up: bool
     detail: str
+    device: Device = "shoe"
 
 
 @dataclass(frozen=True)
@@ -82,12 +90,19 @@ DROPPED_KINDS: dict[type, tuple[str, str]] = {
     FloorAck: ("floor_ack", "floor ack"),
     Stop: ("stop", "stop request"),
 }
+#: The same for the bet-spot reader's port.
+READER_DROPPED_KINDS: dict[type, tuple[str, str]] = {
+    PortState: ("reader_link", "bet-spot reader port report"),
+    WireBytes: ("reader_bytes", "bet-spot reader bytes read"),
+}
 
 
 def dropped_kind(event: LoopEvent) -> str:
     """The kind a dropped event is counted under (see :data:`DROPPED_KINDS`)."""
     if isinstance(event, PanelPress):
         return event.action.value
+    if isinstance(event, PortState | WireBytes) and event.device == "reader":
+        return READER_DROPPED_KINDS[type(event)][0]
     return DROPPED_KINDS[type(event)][0]
 
 

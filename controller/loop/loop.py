@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import select
 import selectors
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -46,14 +48,27 @@ from controller.game.table import (
     TableView,
     VoidPressed,
 )
+from controller.game.wagers import ReaderLinkChanged, SpotsSnapshot
 from controller.journal import JournalError
 from controller.journal.ack import AckRefusals, refusal
 from controller.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
-from controller.loop.inbox import READ_SIZE, FloorAck, Inbox, LoopEvent, PanelPress, PortState, Stop, WireBytes
+from controller.loop.inbox import (
+    READ_SIZE,
+    Device,
+    FloorAck,
+    Inbox,
+    LoopEvent,
+    PanelPress,
+    PortState,
+    Stop,
+    WireBytes,
+)
+from controller.loop.reader import ReaderPort, window_of
 from controller.loop.resume import ReplayJournal, resume
 from controller.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
 from controller.panel import ButtonAction
 from controller.sinks import Sink
+from controller.spot_wire import SpotInput, SpotRecord, SpotWireEvent
 from controller.wire import (
     Wire,
     WireDuplicate,
@@ -65,9 +80,17 @@ from controller.wire import (
     WireReboot,
 )
 from firmware_protocol.messages import MessageType
+from firmware_protocol.spots import WindowState
 from floor_protocol.ack import Ack as FloorAckMessage
 
 log = logging.getLogger(__name__)
+
+#: The most event numbers of the reader left unacknowledged because they were taken without a journal record
+#: (no-news snapshots): well inside a reader's window (256 events in docs/spots.md's reference).
+READER_ACK_SLACK = 64
+#: At start, the longest the shoe's port waits for the bet-spot reader to catch up (seconds; the shoe holds its
+#: events meanwhile, and its link timeout is longer).
+READER_CATCH_UP = 1.5
 
 #: How often a quiet loop makes the journal's pre-commit checks (file still at its path, disk headroom).
 JOURNAL_CHECK_SECONDS = 2.0
@@ -107,6 +130,14 @@ class LoopMetrics(CommitMetrics, Protocol):
 
     def events_dropped(self, kind: str, count: int) -> None: ...
 
+    def spots_frame(self) -> None: ...
+
+    def spots_frame_rejected(self, reason: str) -> None: ...
+
+    def spots_snapshot(self, journaled: bool) -> None: ...
+
+    def spots_link(self, up: bool) -> None: ...
+
 
 class Pruner(Protocol):
     """The journal's retention on the loop (controller.journal.Retention): one bounded step at a quiet time."""
@@ -132,6 +163,12 @@ class LoopStats:
 
     noise: int = 0  # frames or lines the decoder rejected
     reads: int = 0  # reads of the shoe's port by the loop
+    reader_reads: int = 0  # reads of the bet-spot reader's port by the loop
+    reader_noise: int = 0  # the reader's frames rejected
+    reader_yields: int = 0  # times the reader's events waited because the shoe's port had bytes
+    snapshots_journaled: int = 0  # the reader's snapshots that changed what the wager book knew
+    snapshots_ignored: int = 0  # ... and those that did not (counted, not journaled)
+    snapshots_kept: int = 0  # no-news snapshots journaled all the same, to keep the reader's window open
 
 
 class TableLoop:
@@ -169,8 +206,21 @@ class TableLoop:
         max_staged: int = MAX_STAGED,
         journal_retry: float = JOURNAL_RETRY_SECONDS,
         input_lost_hold: float = INPUT_LOST_HOLD,
+        reader: ReaderPort | None = None,
+        reader_catch_up: float = READER_CATCH_UP,
     ) -> None:
         self.state = state
+        #: The bet-spot reader (None: the table has none, and works exactly as without one).
+        self.reader = reader
+        #: At start, how long the shoe's port may wait for the reader to catch up (:meth:`_holding_shoe`).
+        self.reader_catch_up = reader_catch_up
+        self._catch_up_until: float | None = None
+        self._window: WindowState | None = None  # the betting window the reader was last told
+        #: The reader's events decoded but not handled yet (what one capped read gave: a few dozen at most).
+        self._reader_backlog: deque[SpotWireEvent] = deque()
+        self._shown: TableView | None = None  # the view the sinks were last shown
+        #: (session, number) of the reader's last event staged for the journal: what its ACK may cover.
+        self._reader_journaled: tuple[int | None, int] | None = None
         self.wire = wire
         self.journal = journal
         self.write = write
@@ -215,6 +265,7 @@ class TableLoop:
             after_commit=after_commit,
             max_staged=max_staged,
             retry=journal_retry,
+            reader_ack=self._reader_ack if reader is not None else None,
         )
         self.running = False
         self._next_watchdog = 0.0
@@ -253,7 +304,7 @@ class TableLoop:
 
     def show(self, notices: Sequence[Notice] = ()) -> None:
         """Hand the current view to every sink; a failing sink is detached, never fatal."""
-        view = self.view()
+        view = self._shown = self.view()
         for sink in list(self.sinks):
             try:
                 sink.update(view, notices)
@@ -267,6 +318,8 @@ class TableLoop:
         self.running = True
         selector = selectors.DefaultSelector()
         watched: tuple[int, int] | None = None  # (generation, fd) of the port registered
+        watched_reader: tuple[int, int] | None = None  # ... and of the bet-spot reader's port
+        reader_port = self.reader.port if self.reader is not None else None
         try:
             with self.inbox.wakeup() as wake_r:
                 selector.register(wake_r, selectors.EVENT_READ, "wake")
@@ -274,15 +327,22 @@ class TableLoop:
                     self.wire.noise.assume_noisy(self.clock())  # cleared once the line is quiet
                 self.show()
                 self._send_prompt()
+                if self.reader is not None:
+                    self._catch_up_until = self.clock() + self.reader_catch_up
+                reader_ready = True  # until a look at the reader's port says otherwise
                 while True:
-                    watched = self._watch_port(selector, watched)
-                    port_ready = False
-                    for key, _mask in selector.select(0.0 if not self.inbox.empty() else self.tick):
+                    watched = self._watch_port(selector, watched, gone=self._holding_shoe(reader_ready))
+                    watched_reader = self._watch_port(selector, watched_reader, port=reader_port, tag="reader")
+                    port_ready = reader_ready = False
+                    busy = not self.inbox.empty() or bool(self._reader_backlog)
+                    for key, _mask in selector.select(0.0 if busy else self.tick):
                         if key.data == "wake":
                             self.inbox.drain_wakeup(wake_r)
+                        elif key.data == "reader":
+                            reader_ready = True
                         else:
                             port_ready = True
-                    if port_ready or not self.inbox.empty():
+                    if port_ready or reader_ready or busy:
                         self.idle.clear()  # set again by flush() below
                     # Group commit: everything read or queued now is applied event by event, then committed
                     # in one transaction and acknowledged once.
@@ -294,11 +354,16 @@ class TableLoop:
                         elif data:
                             self.handle(WireBytes(data, self.clock()))
                     stop = self._handle_waiting()
+                    if (reader_ready or self._reader_backlog) and self.reader is not None:
+                        # After the shoe's port and the inbox, capped, and yielding to the shoe between its
+                        # events: a flooding reader delays no card.
+                        watched_reader = self._reader_work(selector, watched_reader, watched, reader_ready)
                     self._check_dropped()
                     self._poll()
                     self.flush()
                     if stop:
                         break
+                    self._tell_window()
                     if not port_ready:
                         self._quiet_time()
                     if on_tick is not None:
@@ -320,18 +385,79 @@ class TableLoop:
         return False
 
     def _watch_port(
-        self, selector: selectors.BaseSelector, watched: tuple[int, int] | None, gone: bool = False
+        self,
+        selector: selectors.BaseSelector,
+        watched: tuple[int, int] | None,
+        gone: bool = False,
+        *,
+        port: PortReader | Literal["shoe"] | None = "shoe",
+        tag: str = "port",
     ) -> tuple[int, int] | None:
-        """Keep the selector on the port's current descriptor (or none); returns what is watched."""
-        current = None if gone or self.port is None else self.port.fileno()
+        """Keep the selector on a port's current descriptor (or none): the shoe's, or ``port`` under ``tag``;
+        returns what is watched."""
+        reader = self.port if port == "shoe" else port
+        current = None if gone or reader is None else reader.fileno()
         if current == watched:
             return watched
         if watched is not None:
             with contextlib.suppress(KeyError, ValueError, OSError):
                 selector.unregister(watched[1])
         if current is not None:
-            selector.register(current[1], selectors.EVENT_READ, "port")
+            selector.register(current[1], selectors.EVENT_READ, tag)
         return current
+
+    def _reader_work(
+        self,
+        selector: selectors.BaseSelector,
+        watched: tuple[int, int] | None,
+        shoe: tuple[int, int] | None,
+        readable: bool,
+    ) -> tuple[int, int] | None:
+        """The bet-spot reader's share of one wake-up: one capped read of its port (only when what the last
+        read gave is done), then its events in order until the shoe's port has bytes waiting; the rest waits
+        for the next wake-up, which serves the shoe first. Returns the reader's port as watched after it."""
+        assert self.reader is not None
+        backlog = self._reader_backlog
+        if not backlog and readable:
+            self.stats.reader_reads += 1
+            data = self.reader.port.read(self.reader.read_size)
+            if data is None:  # the port is gone
+                return self._watch_port(selector, watched, gone=True, port=self.reader.port, tag="reader")
+            if data:
+                backlog.extend(self.reader.wire.receive(data, self.clock()))
+        while backlog:
+            if self._shoe_waiting(shoe):
+                self.stats.reader_yields += 1
+                break
+            self._reader_event(backlog.popleft())
+        return watched
+
+    def _holding_shoe(self, reader_ready: bool) -> bool:
+        """At start only: whether the shoe's port still waits for the bet-spot reader to catch up (its link up
+        and nothing more waiting on its port), at most :attr:`reader_catch_up` seconds. After a restart both
+        devices send what they held meanwhile at once; the reader's bets went down before the shoe's first
+        card, so they are taken first, or the card would lock the wagers the journal last knew."""
+        if self._catch_up_until is None:
+            return False
+        money = self.state.money
+        caught_up = money is not None and money.reader_up and not reader_ready and not self._reader_backlog
+        if caught_up or self.clock() >= self._catch_up_until:
+            self._catch_up_until = None
+            log.info("bet-spot reader %s; the shoe's port is read", "caught up" if caught_up else "not heard in time")
+            return False
+        return True
+
+    def _shoe_waiting(self, shoe: tuple[int, int] | None) -> bool:
+        """Whether the shoe's port (or the inbox, for a port read by a thread) has something waiting now."""
+        if not self.inbox.empty():
+            return True
+        if shoe is None:
+            return False
+        try:
+            ready, _, _ = select.select([shoe[1]], [], [], 0.0)
+        except (OSError, ValueError):
+            return False
+        return bool(ready)
 
     def _floor_ack(self, ack: FloorAckMessage) -> None:
         """Store the floor's ack the link handed on, once it is judged again here: the link is another process
@@ -346,7 +472,15 @@ class TableLoop:
             log.warning("floor ack %d not stored: %s", ack.seq, exc)
 
     def handle(self, event: LoopEvent) -> None:
-        if isinstance(event, WireBytes):
+        if isinstance(event, WireBytes) and event.device == "reader":
+            if self.reader is not None:
+                for reader_event in self.reader.wire.receive(event.data, event.at):
+                    self._reader_event(reader_event)
+        elif isinstance(event, PortState) and event.device == "reader":
+            log.info("bet-spot reader port %s: %s", "open" if event.up else "down", event.detail)
+            if event.up:
+                self._window = None  # tell the reader the window again
+        elif isinstance(event, WireBytes):
             self._read_at = event.at
             for wire_event in self.wire.receive(event.data, event.at):
                 self._wire_event(wire_event)
@@ -374,6 +508,12 @@ class TableLoop:
             self._wire_event(wire_event)
         if data:
             self.write(data)
+        if self.reader is not None:
+            reader_events, data = self.reader.wire.poll(now)
+            for reader_event in reader_events:
+                self._reader_event(reader_event)
+            if data:
+                self.reader.write(data)
         if self.watchdog is not None and self.watchdog_interval and now >= self._next_watchdog:
             self.watchdog()
             self._next_watchdog = now + self.watchdog_interval
@@ -419,6 +559,108 @@ class TableLoop:
             )
             self._apply(None, summary, None, None)
 
+    # -- the bet-spot reader ---------------------------------------------------------------------
+    def _reader_event(self, ev: object) -> None:
+        """One event of the reader's wire (:mod:`controller.spot_wire`): its inputs go the shoe's way (applied,
+        shown, staged, the ACK after the commit); a snapshot that changes nothing the wager book knows is
+        counted and acknowledged, not journaled; the link's changes are READER DOWN / up; noise is counted."""
+        metrics = self.metrics
+        if isinstance(ev, WireNoise):
+            self.stats.reader_noise += 1
+            if metrics is not None:
+                metrics.spots_frame_rejected(ev.reason)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("reader wire noise %s: %s (%d bytes)", ev.reason, ev.detail, len(ev.raw))
+            return
+        if metrics is not None:
+            metrics.spots_frame()
+        if isinstance(ev, SpotInput):
+            table_input = ev.table_input
+            if isinstance(table_input, ReaderLinkChanged):
+                self._reader_link(table_input.up, str(ev.facts.get("detail", "")))
+                return
+            if isinstance(table_input, SpotsSnapshot):
+                news = self.state.money is None or self.state.money.differs(table_input)
+                if news:
+                    self.stats.snapshots_journaled += 1
+                else:
+                    self.stats.snapshots_ignored += 1
+                if metrics is not None:
+                    metrics.spots_snapshot(news)
+                if not news and not self._withhold(ev.session, ev.number):
+                    # so many withheld that the reader's window would fill: journaled after all (a no-op for the
+                    # book), so that its ACK is the journal's and a restart resumes the reader's session here
+                    self.stats.snapshots_kept += 1
+                elif not news:
+                    return
+            self._apply(table_input, input_body(table_input, **ev.facts), ev.session, ev.number, device="reader")
+        elif isinstance(ev, SpotRecord):
+            try:
+                kind = InputKind(ev.kind)
+            except ValueError:
+                kind = None
+            if kind is None or kind.replayed:
+                # A fact the record vocabulary has no kind for (a refused snapshot: the next one corrects it):
+                # said on the log, acknowledged, not journaled.
+                log.warning("bet-spot reader: %s %s", ev.kind, ev.facts)
+                if not self._withhold(ev.session, ev.number) and ev.number is not None:
+                    self.commit.stage_ack(ev.session, ev.number, "reader")
+                return
+            self._apply(None, record_body(kind, **ev.facts), ev.session, ev.number, device="reader")
+        elif isinstance(ev, WireReboot):
+            # Reports the reader held unacknowledged are lost with its reboot; its next snapshot restores what
+            # the spots hold (the book keeps its last readings meanwhile).
+            log.warning("bet-spot reader rebooted (session %s -> %s): %s", ev.old_session, ev.new_session, ev.detail)
+        elif isinstance(ev, WireNoisy):
+            log.warning("bet-spot reader line %s: %s", "NOISY" if ev.noisy else "quiet again", ev.detail)
+        elif isinstance(ev, WireNoiseSummary):
+            log.warning(
+                "bet-spot reader line: %d frames (%d bytes) rejected: %s", ev.rejected, ev.discarded, ev.reasons
+            )
+
+    def _withhold(self, session: int | None, number: int | None) -> bool:
+        """Whether the reader's event ``number``, taken without a journal record, may go unacknowledged for now:
+        the ACK of the next event journaled covers it (ACKs are cumulative). Until then the reader holds it, so
+        the journal's last reader event stays the reader's resume point (a restart resumes the reader's
+        session there, and the reader still holds everything after it). False once :data:`READER_ACK_SLACK`
+        numbers wait so: the caller journals it (or, for a fact without a record kind, acknowledges it)."""
+        if number is None:
+            return True
+        base = self._reader_journaled
+        if base is None or base[0] != session:
+            base = self._reader_journaled = (session, number - 1)
+        return number - base[1] <= READER_ACK_SLACK
+
+    def _reader_link(self, up: bool, detail: str) -> None:
+        """READER DOWN (the bets cannot be checked) or up again: a table input like the shoe's link."""
+        log.log(logging.INFO if up else logging.WARNING, "bet-spot reader link %s: %s", "up" if up else "DOWN", detail)
+        if self.metrics is not None:
+            self.metrics.spots_link(up)
+        if up:
+            self._window = None  # a reader that comes (back) is told the window
+        change = ReaderLinkChanged(up)
+        self._apply(change, input_body(change, detail=detail), None, None)
+
+    def assume_reader_down(self, detail: str) -> None:
+        """At start the reader's link is down until it is heard (READER DOWN shows until then)."""
+        if self.reader is not None and self.state.money is not None and self.state.money.reader_up:
+            self._reader_link(False, detail)
+
+    def _reader_ack(self, number: int, session: int | None) -> None:
+        """After the commit: the reader's cumulative ACK."""
+        if self.reader is not None:
+            self.reader.write(self.reader.wire.acknowledge(number, session))
+
+    def _tell_window(self) -> None:
+        """Tell the reader the betting window when it changed (locked at the first card, payout at the
+        declare, open at the next betting time)."""
+        if self.reader is None or self.state.money is None or self._shown is None:
+            return
+        window = window_of(self._shown.money)  # the view last shown: the money's view is not built twice
+        if window is not None and window != self._window:
+            self._window = window
+            self.reader.write(self.reader.wire.window(window))
+
     def _link(self, up: bool, detail: str) -> None:
         log.log(logging.INFO if up else logging.WARNING, "shoe link %s: %s", "up" if up else "DOWN", detail)
         if self.metrics is not None:
@@ -426,7 +668,12 @@ class TableLoop:
         self._apply(LinkChanged(up), input_body(LinkChanged(up), detail=detail), None, None)
 
     def _apply(
-        self, table_input: TableInput | None, body: dict[str, Any], session: int | None, number: int | None
+        self,
+        table_input: TableInput | None,
+        body: dict[str, Any],
+        session: int | None,
+        number: int | None,
+        device: Device = "shoe",
     ) -> None:
         """Apply one input and stage it for the next commit; the LEDs change now, the ACK after the commit."""
         self.idle.clear()  # until the flush
@@ -436,14 +683,17 @@ class TableLoop:
         if table_input is not None:
             notices = self.state.apply(table_input)
             self.show(notices)  # LEDs may change before the commit ...
-        self.commit.stage(body, session, number, self._derived(notices))
+        self.commit.stage(body, session, number, self._derived(notices), device)
+        if device == "reader" and number is not None:
+            self._reader_journaled = (session, number)
 
     def _derived(self, notices: Sequence[Notice]) -> list[tuple[RecordKind, dict[str, Any]]]:
         """The records an input gave rise to; with the edge watch on, its advantage records too. Called after
         the sinks were shown the input (the LEDs are set): pricing the shoe is never on the card -> LED path."""
-        records = derived_records(notices, self.ruleset)
         if self.edges is None:
-            return records
+            return derived_records(notices, self.ruleset)
+        # The wagers locked now carry their EVs at the betting time the edge watch priced last (this coup's).
+        records = derived_records(notices, self.ruleset, self.edges.betting_evs)
         out: list[tuple[RecordKind, dict[str, Any]]] = []
         for kind, body in records:
             out.append((kind, body))

@@ -27,7 +27,7 @@ from typing import Any
 from controller.game.records import InputKind, RecordKind, derived_records, record_body
 from controller.game.table import Alarm, AlarmCleared, AlarmRaised, Notice
 from controller.journal import JournalError, JournalFault
-from controller.loop.inbox import DROPPED_KINDS
+from controller.loop.inbox import DROPPED_KINDS, READER_DROPPED_KINDS
 from controller.panel import ButtonAction
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ class InputLostAlarm:
         was seen (their presses are not the dealer's answer). Raises (again) and holds anew."""
         lost = sum(kinds.values())
         presses = [f"{k} x{n}" for k, n in sorted(kinds.items()) if k in _PRESS_KINDS]
-        words = dict(DROPPED_KINDS.values())
+        words = dict(DROPPED_KINDS.values()) | dict(READER_DROPPED_KINDS.values())
         others = [f"{words.get(k, k)} x{n}" for k, n in sorted(kinds.items()) if k not in _PRESS_KINDS]
         detail = (
             f"{lost} event{'s' if lost != 1 else ''} lost at the table loop's full queue "
