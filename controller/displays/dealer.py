@@ -96,7 +96,7 @@ def spot_action(s: SpotView) -> tuple[str, Tone]:
         return "CHECK", "warn"
     if st is SpotState.PUSH:
         return "PUSH", "calm"
-    if st is SpotState.PAID:
+    if st in (SpotState.PAID, SpotState.PAY):  # a PAY with nothing left to add or take is at its target
         return "PAID", "done"
     if st in (SpotState.LOCKED, SpotState.OPEN):  # the wager itself is the news (the phase says locked or not)
         return money(s.wager_cents if s.wager_cents is not None else s.cents), "calm"
