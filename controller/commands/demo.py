@@ -1,5 +1,10 @@
 """``shoe-controller demo``: the demo table. Starts the software shoe on a pseudo-terminal and the daemon
-with mock GPIO pins, and shows the table live in the terminal until interrupted or the shoes are dealt."""
+with mock GPIO pins, and shows the table live in the terminal until interrupted or the shoes are dealt.
+
+With ``--players N`` (7 by default; 0 for none) the simulator also seats N players betting by strategy on a
+simulated bet-spot reader (a second pseudo-terminal, its chip registry written by the simulator), the table
+locks, settles and checks every payout, and the board serves the dealer screen beside the scoreboard
+(``--dealer``, http://127.0.0.1:8081/ by default)."""
 
 from __future__ import annotations
 
@@ -19,10 +24,14 @@ from types import FrameType
 from controller.commands import Subparsers, UsageError
 from controller.commands.floor_demo import MAX_TABLES
 from controller.commands.run import check_journal_file
-from controller.config import default_settings
+from controller.config import SpotsSection, default_settings
+from controller.displays.wording import money
+from controller.game.wagers import MAX_SEATS
 
 #: Slowest pace the demo accepts, in seconds per card (also refuses nan and infinity).
 MAX_PACE = 3600.0
+#: Players at the demo table unless --players says otherwise.
+DEFAULT_PLAYERS = 7
 
 
 def register(sub: Subparsers) -> None:
@@ -38,6 +47,17 @@ def register(sub: Subparsers) -> None:
         "--scoreboard", default="127.0.0.1:8080", metavar="HOST:PORT", help="scoreboard address (default %(default)s)"
     )
     p.add_argument("--reveal", choices=("on_read", "on_declare"), default="on_read", help="on_declare: squeeze game")
+    p.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"simulated players betting on a bet-spot reader (0-14; default {DEFAULT_PLAYERS}, and 0 with"
+        " --dialect ascii; 0: no reader)",
+    )
+    p.add_argument(
+        "--dealer", default="127.0.0.1:8081", metavar="HOST:PORT", help="dealer screen address (default %(default)s)"
+    )
     floor = p.add_argument_group(
         "a floor on one machine",
         "--tables N deals at N tables (scoreboards on consecutive ports from --scoreboard; port 0: free ports),"
@@ -61,6 +81,12 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("shoe-controller demo: --shoes must be at least 1")
     if not 1 <= args.decks <= 8:
         raise UsageError("shoe-controller demo: --decks must be 1-8")
+    if args.players is None:
+        args.players = 0 if args.dialect == "ascii" or args.tables is not None else DEFAULT_PLAYERS
+    if not 0 <= args.players <= MAX_SEATS:
+        raise UsageError(f"shoe-controller demo: --players must be 0-{MAX_SEATS}")
+    if args.players and args.dialect == "ascii":
+        raise UsageError("shoe-controller demo: --players needs the binary dialect (--players 0 with --dialect ascii)")
     if args.pace not in ("real", "fast"):
         try:
             if not 0 <= float(args.pace) <= MAX_PACE:
@@ -111,6 +137,12 @@ def run(args: argparse.Namespace) -> int:
         ]
         for fault in args.fault:
             sim_cmd += ["--fault", fault]
+        spots = Path(tmp) / "spots"
+        chips = Path(tmp) / "chips.toml"
+        if args.players:
+            seats = max(args.players, 7)
+            sim_cmd += ["--players", str(args.players), "--seats", str(seats), "--spots-link", str(spots)]
+            sim_cmd += ["--chips-out", str(chips)]
         # SIGTERM or SIGHUP from here on runs the finally below, which stops the simulator: before the daemon
         # puts its own handler in place (and after it restores this one), the default would kill the demo
         # outright and leave the simulator waiting for a controller forever.
@@ -119,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         board: BoardChild | None = None
         try:
             deadline = time.monotonic() + 10
-            while not link.exists():
+            while not link.exists() or (args.players and not (spots.exists() and chips.exists())):
                 if sim.poll() is not None:
                     raise UsageError(f"shoe-controller demo: the simulator failed: {sim.stderr.read().strip()}")  # type: ignore[union-attr]
                 if time.monotonic() > deadline:
@@ -131,16 +163,21 @@ def run(args: argparse.Namespace) -> int:
             # The ASCII dialect has no buttons: the demo declares each coup itself.
             settings = settings.with_table(decks=args.decks, auto_declare=True if args.dialect == "ascii" else None)
             settings = settings.with_scoreboard(bind=args.scoreboard, reveal=args.reveal)
+            if args.players:
+                reader = {"port": str(spots), "chips": str(chips), "seats": max(args.players, 7)}
+                settings = settings.model_copy(update={"spots": SpotsSection.model_validate(reader)})
             footer = f"seed {seed} · {args.dialect} dialect · journal {journal} · Ctrl-C to stop"
             display = TerminalDisplay(footer=footer)
             logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
-            board = BoardChild(journal, args.scoreboard)
+            board = BoardChild(journal, args.scoreboard, args.dealer if args.players else "")
 
             def show_scoreboard(d: Daemon) -> None:
                 where = board.wait_address()
                 if not where.startswith("scoreboard off"):
                     where += f" ({args.reveal})"
+                if args.players:
+                    where += f" · {board.dealer_address()}"
                 display.footer = f"{where} · {footer}"
                 print(f"demo: {where}", flush=True)
 
@@ -161,6 +198,10 @@ def run(args: argparse.Namespace) -> int:
                 print(f"shoe-controller demo: {exc}", file=sys.stderr)
                 return 1
             print(f"demo: {display.coups} coups dealt; {display.last_line}")
+            if args.players:
+                house = -display.net_cents
+                sign = "+" if house >= 0 else "-"
+                print(f"demo: {display.settled} wagers settled; the house {sign}{money(abs(house))}")
         finally:
             if board is not None:
                 board.close()
@@ -183,9 +224,9 @@ class BoardChild:
     """``shoe-controller board`` as a child of the demo: the scoreboard's own process, as in a casino, fed by
     the demo table's feed (its sockets beside the journal). Started with the table; stopped with the demo."""
 
-    def __init__(self, journal: Path, bind: str) -> None:
+    def __init__(self, journal: Path, bind: str, dealer: str = "") -> None:
         cmd = [sys.executable, "-m", "controller.cli", "board", "--journal", str(journal), "--scoreboard", bind]
-        cmd += ["--log-level", "info"]
+        cmd += ["--dealer", dealer, "--log-level", "info"]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self._said: list[str] = []
         self._heard = threading.Event()
@@ -198,6 +239,8 @@ class BoardChild:
             if "board on http://" in line or "shoe-controller:" in line:
                 self._said.append(line.strip())
                 self._heard.set()
+            elif "dealer screen on http://" in line or "dealer screen: cannot bind" in line:
+                self._said.append(line.strip())
             elif "WARNING" in line or "ERROR" in line:
                 print(line.rstrip(), file=sys.stderr)
         self._heard.set()
@@ -212,6 +255,18 @@ class BoardChild:
             if "shoe-controller:" in line:
                 return f"scoreboard off: {line.split('shoe-controller: ', 1)[1]}"
         return "scoreboard off: the board process did not start"
+
+    def dealer_address(self) -> str:
+        """``dealer screen http://host:port/``, or why it is off (the board says it right after the scoreboard)."""
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            for line in self._said:
+                if "dealer screen on http://" in line:
+                    return "dealer screen " + line.split("dealer screen on ", 1)[1].split(",", 1)[0]
+                if "dealer screen: cannot bind" in line:
+                    return "dealer screen off: " + line.split("dealer screen: ", 1)[1]
+            time.sleep(0.05)
+        return "dealer screen off: the board did not say"
 
     def close(self) -> None:
         """Stop the board (again: a no-op)."""

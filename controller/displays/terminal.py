@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TextIO
 
+from controller.displays.lcd import money_line
+from controller.displays.wording import money
 from controller.game.coup import Winner
 from controller.game.table import (
     AlarmCleared,
@@ -25,6 +27,7 @@ from controller.game.table import (
     ShoeStarted,
     TableView,
 )
+from controller.game.wagers import BoxClosed, Mispay, PastPost, PulledBet, WagerRefused, WagerSettled
 
 #: Results on the bead line (the display keeps no more than it draws).
 BEAD_CELLS = 60
@@ -62,6 +65,8 @@ class TerminalDisplay:
         self.history: list[str] = []
         self.last_line = ""
         self.events: list[str] = []
+        self.settled = 0  # wagers settled (a table with a bet-spot reader)
+        self.net_cents = 0  # the players' net on them (the house's win is its opposite)
 
     def update(self, view: TableView, notices: Sequence[Notice]) -> None:
         for n in notices:
@@ -98,6 +103,26 @@ class TerminalDisplay:
             return "cut card out: " + ("this coup is the last" if n.last_coup_is_current else "one more coup")
         if isinstance(n, BurnCard) and n.exposed and n.card is not None:
             return f"burn: {n.card} exposed"
+        return self._money(n)
+
+    def _money(self, n: Notice) -> str:
+        """The money's news a dealer acts on (the dealer screen shows it all)."""
+        if isinstance(n, WagerSettled):
+            self.settled += 1
+            self.net_cents += n.outcome.net_cents
+            return ""
+        if isinstance(n, PastPost | PulledBet):
+            what = "PAST POST" if isinstance(n, PastPost) else "PULLED BET"
+            return f"seat {n.seat} {n.spot.value}: {what} (locked {money(n.locked_cents)}, seen {money(n.seen_cents)})"
+        if isinstance(n, Mispay):
+            return (
+                f"seat {n.seat} {n.spot.value}: MISPAY {n.kind.value} (expected {money(n.expected_cents)},"
+                f" seen {money(n.seen_cents)})"
+            )
+        if isinstance(n, WagerRefused):
+            return f"seat {n.seat} {n.spot.value}: {money(n.cents)} refused at the lock ({n.text}): return it"
+        if isinstance(n, BoxClosed):
+            return f"seat {n.seat}: commission box {money(n.owed_cents)} closed"
         return ""
 
     def render(self, view: TableView) -> str:
@@ -123,6 +148,7 @@ class TerminalDisplay:
             f"  BANKER  {banker:<12} {view.banker_total if view.banker else '':>2}",
             f"  DUE     {view.due.value.replace('_', ' ').upper()}",
             f"  ALARMS  {alarms}",
+            *self._money_lines(view),
             "",
             f"  {counts}",
             f"  bead    {''.join(self.history)}",
@@ -132,6 +158,17 @@ class TerminalDisplay:
         if self.footer:
             lines += ["", f"  {self.footer}"]
         return "\x1b[H\x1b[2J" + "\n".join(lines) + "\n"
+
+    def _money_lines(self, view: TableView) -> list[str]:
+        if view.money is None:
+            return []
+        seats = sum(1 for seat in view.money.seats if any(spot.wager_cents or spot.cents for spot in seat.spots))
+        now = money_line(view.money, 60) or "nothing to do"
+        house = -self.net_cents
+        return [
+            f"  MONEY   {view.money.phase.value.upper()}  {seats} seats betting  {now}",
+            f"          {self.settled} wagers settled, the house {'+' if house >= 0 else '-'}{money(abs(house))}",
+        ]
 
     def close(self) -> None:
         if self.tty:

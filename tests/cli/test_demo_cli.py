@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.displays.wording import money
 from tests.servers import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -72,3 +74,53 @@ def test_sigterm_while_the_simulator_starts_stops_the_simulator_too() -> None:
                 os.kill(pid, signal.SIGKILL)
         if demo.stderr:
             demo.stderr.close()
+
+
+@pytest.mark.e2e
+def test_the_demo_table_has_players_a_reader_and_the_dealer_screen(tmp_path: Path) -> None:
+    """The README's demo (issue 16): simulated players bet on a simulated bet-spot reader, the table settles every
+    wager, the dealer screen is served beside the scoreboard while it deals, and the journal's ``settle`` agrees
+    with what the demo printed."""
+    import json
+    import urllib.request
+
+    journal = tmp_path / "journal.db"
+    dealer = f"127.0.0.1:{free_port()}"
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "demo", "--pace", "0.02", "--decks", "1", "--seed", "3",
+         "--journal", str(journal), "--scoreboard", f"127.0.0.1:{free_port()}", "--dealer", dealer],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert demo.stdout is not None
+    said: list[str] = []
+    states: list[dict[str, object]] = []
+    try:
+        for line in demo.stdout:
+            said.append(line)
+            if "dealer screen http://" in line or (said and "coup" in line and len(states) < 3):
+                with (
+                    contextlib.suppress(OSError),
+                    urllib.request.urlopen(f"http://{dealer}/api/state", timeout=2) as response,
+                ):
+                    states.append(json.loads(response.read()))
+        assert demo.wait(120) == 0, demo.stderr.read() if demo.stderr else ""
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    text = "".join(said)
+    assert f"dealer screen http://{dealer}/" in text
+    settled = [line for line in said if "wagers settled" in line]
+    assert len(settled) == 1, text
+    count = int(settled[0].split("demo: ", 1)[1].split()[0])
+    assert count > 20
+    assert any(s.get("state") == "money" and s.get("seats") for s in states), states  # the money was on it
+    result = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "settle", "--journal", str(journal), "--json"],
+        cwd=REPO, capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    wagers = [json.loads(line) for line in result.stdout.splitlines() if "bet" in json.loads(line)]
+    assert len(wagers) == count
+    house = -sum(w["net"] for w in wagers)
+    shown = settled[0].rsplit("the house ", 1)[1].strip()
+    assert shown == ("+" if house >= 0 else "-") + money(abs(house))
