@@ -29,6 +29,7 @@ from types import FrameType
 from typing import Any
 
 from controller.chipfile import load_chips
+from controller.clock import read_clock_status
 from controller.config import Settings
 from controller.feed.server import FeedServer, FeedServerError
 from controller.game.chips import ChipRegistry
@@ -170,6 +171,7 @@ class Daemon:
             floor_table=s.floor.table,
             floor_key=s.floor.floor_key(),
             reader=reader,
+            clock_status=read_clock_status,  # journaled at start and on each change; a WARNING while unsynced
         )
         if self.journal.degraded is not None:
             self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second

@@ -213,7 +213,19 @@ def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
                 count(r, "voids")
         elif r.kind in (RecordKind.ADVANTAGE, RecordKind.ADVANTAGE_CLEARED):
             out.alerts.append(_advantage(r))
+        elif r.kind == RecordKind.INPUT and body.get("kind") == InputKind.CLOCK and body.get("synchronised") is False:
+            out.alerts.append(_clock(r))
     return out
+
+
+def _clock(r: TableRecord) -> Alert:
+    """The table's clock is not synchronised: its journal's times may not match the casino's cameras."""
+    error = _int(r.body.get("max_error_us"))
+    bound = "" if error is None else f" (the kernel's error bound {error / 1e6:g} s)"
+    detail = f"the table's clock is not synchronised{bound}: its journal's times may not match the cameras"
+    extra = {"max_error_us": error}
+    key = f"{AlertKind.CLOCK_UNSYNCHRONISED}:{r.table}:{r.seq}"
+    return Alert(r.table, r.seq, AlertKind.CLOCK_UNSYNCHRONISED, detail, record=r.to_dict(), extra=extra, key=key)
 
 
 def _int(value: Any) -> int | None:

@@ -132,6 +132,9 @@ class InputKind(StrEnum):
     READER_STATUS = "reader_status"  # the bet-spot reader's STATUS flags
     READER_MESSAGE = "reader_message"  # another message from the reader, by its type's name
     SNAPSHOT_REFUSED = "snapshot_refused"  # a reader's snapshot that did not hold together: no table input
+    # whether the table's clock is synchronised (the kernel's word, as timedatectl says it): at start and on
+    # each change; the journal's times are set against the casino's CCTV in a dispute
+    CLOCK = "clock"
 
     @property
     def replayed(self) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import select
 import selectors
 import sqlite3
@@ -30,6 +31,7 @@ from typing import Any, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from controller.clock import ClockStatus
 from controller.game.edges import EdgeWatch
 from controller.game.records import InputKind, RecordKind, Source, derived_records, input_body, record_body
 from controller.game.rules import Ruleset
@@ -94,6 +96,8 @@ READER_CATCH_UP = 1.5
 
 #: How often a quiet loop makes the journal's pre-commit checks (file still at its path, disk headroom).
 JOURNAL_CHECK_SECONDS = 2.0
+#: How often, at a quiet moment, the loop asks the kernel whether the clock is synchronised.
+CLOCK_CHECK_SECONDS = 60.0
 #: Distinct refused-HELLO problems said on the log (each once); past it they are only counted.
 _HELLOS_SAID = 8
 
@@ -208,8 +212,14 @@ class TableLoop:
         input_lost_hold: float = INPUT_LOST_HOLD,
         reader: ReaderPort | None = None,
         reader_catch_up: float = READER_CATCH_UP,
+        clock_status: Callable[[], ClockStatus] | None = None,
     ) -> None:
         self.state = state
+        #: Asks the kernel whether the clock is synchronised (None: not watched); journaled at start and on
+        #: each change (:meth:`_watch_clock`, every ``CLOCK_CHECK_SECONDS`` at a quiet moment).
+        self.clock_status = clock_status
+        self._clock_said: ClockStatus | None = None
+        self._next_clock_check = -math.inf
         #: The bet-spot reader (None: the table has none, and works exactly as without one).
         self.reader = reader
         #: At start, how long the shoe's port may wait for the reader to catch up (:meth:`_holding_shoe`).
@@ -739,10 +749,44 @@ class TableLoop:
         return not self.commit.staged and not self.commit.at_fault and self.inbox.empty()
 
     def _quiet_time(self) -> None:
-        """After an iteration that read nothing from the port: the retention's step, the journal's check."""
+        """After an iteration that read nothing from the port: the retention's step, the journal's check, the
+        clock's synchronisation."""
         if self.pruner is not None:
             self._prune_step()
         self._check_journal_file()
+        self._watch_clock()
+
+    def _watch_clock(self) -> None:
+        """At a quiet moment, every ``CLOCK_CHECK_SECONDS``: whether the kernel says the clock is synchronised.
+        The first answer and every change are journaled (a ``clock`` record, which the floor turns into an
+        alert when the clock is not synchronised) and said on the log: a WARNING while it is not."""
+        if self.clock_status is None or not self._quiet():
+            return
+        now = self.clock()
+        if now < self._next_clock_check:
+            return
+        self._next_clock_check = now + CLOCK_CHECK_SECONDS
+        status = self.clock_status()
+        said = self._clock_said
+        if said is not None and said.synchronised == status.synchronised:
+            return
+        self._clock_said = status
+        if status.synchronised is False:
+            log.warning(
+                "the table's clock is not synchronised (%s): the journal's times may not match the casino's"
+                " cameras; sync it from the floor's NTP server (docs/install.md)",
+                status.detail,
+            )
+        elif status.synchronised and said is not None:
+            log.info("the table's clock is synchronised again")
+        body = record_body(
+            InputKind.CLOCK,
+            synchronised=status.synchronised,
+            max_error_us=status.max_error_us,
+            detail=status.detail,
+        )
+        self._apply(None, body, None, None)
+        self.flush()  # committed now, not at the next wake-up
 
     def _prune_step(self) -> None:
         """One bounded step of the journal's retention, only at a quiet moment: nothing staged or queued, the

@@ -356,3 +356,23 @@ def test_a_flag_cleared_because_its_shoe_ended_says_so(archive_url: str) -> None
         assert cleared.kind == "advantage_cleared" and cleared.extra["shoe_ended"] is True
         assert "shoe 1 ended with player_pair still favouring the player" in cleared.detail
         assert "no longer" not in cleared.detail
+
+
+def test_a_table_whose_clock_is_not_synchronised_is_an_alert_once(archive_url: str) -> None:
+    """Journal times are set against the cameras in a dispute: a table's ``clock`` input saying its clock is not
+    synchronised is an alert naming it, once (two collectors, one key); a synchronised one is none."""
+    with Archive(archive_url) as a:
+        t1 = Chain("T1")
+        t1.add("input", {"kind": "clock", "synchronised": True, "max_error_us": 1200, "detail": "synchronised"})
+        t1.new_shoe()
+        lost = t1.add(
+            "input", {"kind": "clock", "synchronised": False, "max_error_us": 16_000_000, "detail": "not synchronised"}
+        )
+        a.store(t1.records)
+        a.advance("T1", "s1")
+        Surveillance(a).process("T1", "s1")
+        Surveillance(a).process("T1", "s1")
+        alerts = [item for item in a.feed() if item.kind == AlertKind.CLOCK_UNSYNCHRONISED]
+        assert len(alerts) == 1 and alerts[0].seq == lost.seq and alerts[0].table == "T1"
+        assert "not synchronised" in alerts[0].detail and "16 s" in alerts[0].detail
+        assert alerts[0].extra == {"max_error_us": 16_000_000}
