@@ -281,7 +281,12 @@ class ShoeSimulator:
         for event in self.session.receive(data, now):
             if isinstance(event, PromptReceived):
                 if isinstance(self.dealer, PromptDealer):
-                    self.dealer.on_prompt(event.due)
+                    self.dealer.on_prompt(event.due, fresh=self.unacked == 0)
+                    if self.dealer.take_table_declared():  # auto_declare: the table declared the coup itself
+                        coup = self.dealer.coups_declared
+                        self.truth.write("table_declared", now, shoe=self.shoe_number, coup=coup)
+                        if self.money is not None:
+                            self.money.declared(now)
             elif isinstance(event, ResetRequested):
                 self._reboot(now, "reset")
 

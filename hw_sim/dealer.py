@@ -5,7 +5,8 @@ Two dealers:
 * :class:`PromptDealer` (binary dialect, ``--dealer prompt``) follows the controller's PROMPT: ``DEAL`` ->
   the four initial cards one at a time; ``PLAYER_THIRD`` / ``BANKER_THIRD`` -> one card; ``NOTHING`` ->
   press DECLARE; ``BURN`` -> one burn card per BURN prompt; ``HALTED`` -> hold VOID (an unreadable or
-  foreign card halted the coup); ``SHOE_CLOSED`` -> end the shoe. It presses
+  foreign card halted the coup); ``SHOE_CLOSED`` -> end the shoe. A table that declares by itself
+  (``auto_declare``) is followed too: its fresh DEAL after a coup's cards counts the coup declared. It presses
   NEW_SHOE at the start of each shoe. A prompt is followed once, and only when every event the shoe sent
   has been acknowledged (the dealer looks at the table's lights after each card); prompts that cannot be
   meant now (a DEAL in the middle of a coup, a second PLAYER_THIRD, a SHOE_CLOSED before any coup) are
@@ -161,13 +162,29 @@ class PromptDealer:
         self._thirds: set[str] = set()
         self.coups_declared = 0
         self._empty = False
+        self.table_declared = False
 
     @property
     def current_coup(self) -> int:
         return self.coups_declared + 1
 
-    def on_prompt(self, due: Due) -> None:
+    def on_prompt(self, due: Due, *, fresh: bool = False) -> None:
+        """The controller's PROMPT. ``fresh``: it came after the ACK of every event the shoe sent, so it says
+        what is due after the coup's last card. A fresh DEAL (or SHOE_CLOSED) once a coup's cards are out
+        means the table declared the coup itself (``[table] auto_declare``): the dealer counts it declared
+        (:attr:`table_declared` says so once) and deals on, where a stale one would be ignored."""
+        if fresh and self.coup_cards >= 4 and due in (Due.DEAL, Due.SHOE_CLOSED):
+            self.coups_declared += 1
+            self.coup_cards = 0
+            self._thirds.clear()
+            self._run_left = 0
+            self.table_declared = True
         self._pending = due
+
+    def take_table_declared(self) -> bool:
+        """Whether the table declared a coup by itself since the last call."""
+        declared, self.table_declared = self.table_declared, False
+        return declared
 
     def forget_prompt(self) -> None:
         """Drop what the dealer was told (after a shoe reboot the controller must say it again)."""

@@ -81,3 +81,19 @@ def test_binary_shoe_under_wire_faults(harness: Harness) -> None:
     assert harness.wait_sim(timeout=180) == 0
     assert harness.stop_daemon() == 0
     assert_matches_truth(harness, sequenced=True)
+
+
+@pytest.mark.e2e
+def test_a_table_that_declares_by_itself_deals_the_whole_shoe_with_the_prompt_dealer(tmp_path: Path) -> None:
+    """issue 18: with ``auto_declare = true`` and the simulator's default (prompt) dealer, the demo stopped after
+    coup 1 with no message (the dealer waited for a NOTHING the table never sent). Now every coup is dealt."""
+    with Harness(tmp_path) as h:
+        h.tmp.mkdir(exist_ok=True)
+        config = h.tmp / "auto.toml"
+        config.write_text("[table]\nauto_declare = true\ndecks = 1\n")
+        h.start_sim("--decks", "1", pace="0.01")
+        h.start_daemon("--config", str(config))
+        assert h.wait_sim(120) == 0
+        declared = [e for e in h.truth_events() if e["event"] == "table_declared"]
+        coups = [c for c in h.journal_coups() if c.get("declared")]
+        assert len(coups) >= 5 and len(declared) == len(coups)  # a 1-deck shoe to its cut card, each coup once

@@ -146,3 +146,25 @@ def test_prompt_dealer_faults() -> None:
     assert dealer.next_action(ready=True) == Draw(Role.MISDRAW)
     dealer.on_prompt(Due.NOTHING)
     assert dealer.next_action(ready=True) == Press(Button.DECLARE)
+
+
+def test_prompt_dealer_follows_a_table_that_declares_by_itself() -> None:
+    """``auto_declare``: after the coup's last card the table prompts DEAL, never NOTHING. A fresh DEAL (after the
+    ACK of every card) counts the coup declared and the next one is dealt; a stale DEAL is still ignored, and so is
+    a DEAL before the coup's four cards are out."""
+    dealer = PromptDealer()
+    dealer.next_action(ready=True)
+    dealer.on_prompt(Due.DEAL)
+    assert [dealer.next_action(ready=True) for _ in range(4)] == [Draw(Role.COUP)] * 4
+    dealer.on_prompt(Due.DEAL)  # stale (sent before the last card's ACK): ignored
+    assert dealer.next_action(ready=True) is None and dealer.coups_declared == 0
+    dealer.on_prompt(Due.DEAL, fresh=True)  # the table declared coup 1 itself
+    assert dealer.take_table_declared() and not dealer.take_table_declared()
+    assert dealer.coups_declared == 1 and dealer.current_coup == 2
+    assert dealer.next_action(ready=True) == Draw(Role.COUP)
+    dealer.on_prompt(Due.DEAL, fresh=True)  # a coup's first card only: not a declare
+    assert not dealer.take_table_declared() and dealer.coups_declared == 1
+    assert [dealer.next_action(ready=True) for _ in range(3)] == [Draw(Role.COUP)] * 3
+    dealer.on_prompt(Due.SHOE_CLOSED, fresh=True)  # the last coup, declared by the table, closed the shoe
+    assert dealer.take_table_declared() and dealer.coups_declared == 2
+    assert dealer.next_action(ready=True) == EndShoe("shoe closed")
