@@ -52,7 +52,7 @@ pin_factory = "mock"
 """
 # apt as an unattended upgrade runs it: no questions; a configuration file the casino edited is kept.
 APT = (
-    "DEBIAN_FRONTEND=noninteractive apt-get --yes --no-download"
+    "DEBIAN_FRONTEND=noninteractive apt-get --yes"
     " -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold"
 )
 _SKIP = {".git", ".venv", "__pycache__", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis"}
@@ -189,7 +189,7 @@ def test_install_upgrade_mid_shoe_remove_and_purge_the_package(machine: Machine,
     shutil.copy(new, m.root / "root" / new.name)
 
     # The previous release: installed, it makes the users and the journal's directory and enables nothing.
-    said = m.sh(f"cd /root && {APT} install ./{old.name}", timeout=600).stdout
+    said = m.sh(f"{APT} install /root/{old.name}", timeout=600).stdout
     assert "nothing is enabled" in said, said
     assert m.sh(f"stat -c '%a %U %G' {STATE}").stdout.strip() == "750 shoe-controller shoe-controller"
     assert "dialout" in m.sh("id shoe-controller").stdout
@@ -206,7 +206,7 @@ def test_install_upgrade_mid_shoe_remove_and_purge_the_package(machine: Machine,
     pid = m.show(UNIT, "MainPID")
 
     # The upgrade, mid-shoe: the table stopped for it and started again; the configuration kept.
-    said = m.sh(f"cd /root && {APT} install ./{new.name}", timeout=600).stdout
+    said = m.sh(f"{APT} install /root/{new.name}", timeout=600).stdout
     assert "stopping shoe-controller.service" in said and "starting again shoe-controller.service" in said, said
     assert m.sh("dpkg-query -W -f '${Version}' shoe-controller").stdout == new_version
     assert m.show(UNIT, "ActiveState") == "active" and m.show(UNIT, "MainPID") != pid
@@ -236,13 +236,15 @@ def test_install_upgrade_mid_shoe_remove_and_purge_the_package(machine: Machine,
     assert "deleted /etc/shoe-controller/config.toml" in said, said
     assert "shoe-controller purge: deleting /etc/shoe-controller\n" in said, said
     assert f"keeping {STATE} (the journal)" in said, said
+    assert "deleting /etc/systemd/system/multi-user.target.wants/shoe-controller.service" in said, said
     assert m.sh("test ! -e /etc/shoe-controller", check=False).returncode == 0
     assert m.sh(f"test -s {STATE}/journal.db", check=False).returncode == 0
 
     # A fresh install of this tree's package on a clean machine deals a whole shoe.
     m.sh(f"rm -rf {STATE}; systemctl reset-failed {UNIT} 2>/dev/null; true")
-    said = m.sh(f"cd /root && {APT} install ./{new.name}", timeout=600).stdout
+    said = m.sh(f"{APT} install /root/{new.name}", timeout=600).stdout
     assert "nothing is enabled" in said, said
+    assert m.sh(f"systemctl is-enabled {UNIT}", check=False).stdout.strip() == "disabled"  # the purge ended it
     assert m.sh(f"stat -c '%a %U %G' {STATE}").stdout.strip() == "750 shoe-controller shoe-controller"
     m.sh(f"cat > /etc/shoe-controller/config.toml <<'TOML'\n{CONFIG}TOML")
     start_sim(m, seed=9)
