@@ -52,8 +52,7 @@ pin_factory = "mock"
 """
 # apt as an unattended upgrade runs it: no questions; a configuration file the casino edited is kept.
 APT = (
-    "DEBIAN_FRONTEND=noninteractive apt-get --yes"
-    " -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold"
+    "DEBIAN_FRONTEND=noninteractive apt-get --yes -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold"
 )
 _SKIP = {".git", ".venv", "__pycache__", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis"}
 
