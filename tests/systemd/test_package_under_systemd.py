@@ -3,8 +3,8 @@ scripts/build-deb installed with apt as docs/install.md says (no venv made by ha
 
 One machine, one life of a table: the previous release's package installed (it enables nothing, makes the
 users and the state directory), configured and dealing against the simulator; upgraded to this tree's package
-mid-shoe (the table stopped and started again, the casino's configuration kept, the journal's schema migrated
-by the table) and dealing on, nothing lost and ``journal verify`` intact; removed (journal and configuration
+mid-shoe (the table stopped and started again, the casino's configuration kept, the journal at this tree's
+schema version: the table migrates it as it starts; 0.2.0 already wrote schema 2) and dealing on, nothing lost and ``journal verify`` intact; removed (journal and configuration
 kept); purged (it says what it deletes, keeps the journal); this tree's package installed afresh and a whole
 shoe dealt; purged with the journal.
 
@@ -20,6 +20,7 @@ import hashlib
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 import tomllib
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.journal.schema import SCHEMA_VERSION
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
 from tests.systemd.machine import CACHE, ROOT, Machine, _atomic_build, wheels
@@ -219,6 +221,8 @@ def test_install_upgrade_mid_shoe_remove_and_purge_the_package(machine: Machine,
     m.sh(f"systemctl stop {UNIT}")
     assert (m.show(UNIT, "Result"), m.show(UNIT, "ExecMainStatus")) == ("success", "0")
     verify(m)
+    with sqlite3.connect(f"file:{m.root / STATE.lstrip('/') / 'journal.db'}?mode=ro", uri=True) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     nothing_lost(m, tmp_path / "upgrade")
     assert "Traceback" not in journal(m)
 
