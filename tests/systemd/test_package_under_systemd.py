@@ -4,9 +4,10 @@ scripts/build-deb installed with apt as docs/install.md says (no venv made by ha
 One machine, one life of a table: the previous release's package installed (it enables nothing, makes the
 users and the state directory), configured and dealing against the simulator; upgraded to this tree's package
 mid-shoe (the table stopped and started again, the casino's configuration kept, the journal at this tree's
-schema version: the table migrates it as it starts; 0.2.0 already wrote schema 2) and dealing on, nothing lost and ``journal verify`` intact; removed (journal and configuration
-kept); purged (it says what it deletes, keeps the journal); this tree's package installed afresh and a whole
-shoe dealt; purged with the journal.
+schema version: the table migrates it as it starts; 0.2.0 already wrote schema 2) and dealing on, nothing
+lost and ``journal verify`` intact; removed (journal and configuration kept); purged (it says what it
+deletes, keeps the journal); this tree's package installed afresh and a whole shoe dealt; purged with the
+journal.
 
 The packages are built on the host once per input (cached beside tests/systemd/machine.py's root and wheels,
 keyed by the hash of what goes into them), from the machine's wheels with no index. The previous release is
