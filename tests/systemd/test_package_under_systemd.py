@@ -199,6 +199,7 @@ def test_install_upgrade_mid_shoe_remove_and_purge_the_package(machine: Machine,
         assert m.sh(f"systemctl is-enabled {unit}", check=False).stdout.strip() == "disabled", unit
         assert m.show(unit, "ActiveState") == "inactive", unit
     assert m.sh(f"{VENV}/bin/shoe-controller --version").stdout.split()[-1] == "0.2.0"
+    assert m.sh("test ! -e /etc/shoe-controller/chips.toml", check=False).returncode == 0  # 0.2.0 had no chips
 
     # The technician's step: the shoe's port in the configuration, then the table enabled and started.
     m.sh(f"cat > /etc/shoe-controller/config.toml <<'TOML'\n{CONFIG}TOML")
@@ -213,6 +214,10 @@ def test_install_upgrade_mid_shoe_remove_and_purge_the_package(machine: Machine,
     assert m.sh("dpkg-query -W -f '${Version}' shoe-controller").stdout == new_version
     assert m.show(UNIT, "ActiveState") == "active" and m.show(UNIT, "MainPID") != pid
     assert m.sh("cat /etc/shoe-controller/config.toml").stdout == CONFIG
+    chips = ROOT / "config" / "chips.example.toml"  # the bet-spot reader's chip registry, where a tree has one
+    if chips.exists():
+        assert m.sh("cat /etc/shoe-controller/chips.toml").stdout == chips.read_text()
+        assert "/etc/shoe-controller/chips.toml" in m.sh("cat /var/lib/dpkg/info/shoe-controller.conffiles").stdout
     assert m.sh(f"systemctl is-enabled {UNIT}").stdout.strip() == "enabled"
     assert m.sh("systemctl is-enabled shoe-controller-board", check=False).stdout.strip() == "disabled"
     before = coup_number(m.show(UNIT, "StatusText"))
