@@ -359,14 +359,21 @@ def _commission(paid_cents: int, rate: Fraction, rounding_cents: int) -> int:
 
 
 def settle(
-    result: CoupResult | CoupFacts, wagers: Iterable[Wager], rules: Ruleset, limits: TableLimits | None = None
+    result: CoupResult | CoupFacts,
+    wagers: Iterable[Wager],
+    rules: Ruleset,
+    limits: TableLimits | None = None,
+    decided: dict[Bet, tuple[Outcome, Fraction]] | None = None,
 ) -> Settlement:
     """Settle one seat's wagers on a declared coup under ``rules`` (``result``: the coup, or its facts computed
-    once, :class:`~controller.game.payouts.CoupFacts`, when many seats are settled on one coup).
+    once, :class:`~controller.game.payouts.CoupFacts`, when many seats are settled on one coup; ``decided``:
+    a dict kept across those seats, in which each bet's outcome on this coup is decided once).
 
     Does not re-check the table limits (call :func:`validate_wagers` when the wagers are placed), but a
     stake that is not positive raises :class:`WagerError`. ``limits`` gives the commission rounding.
     """
+    if decided is None:
+        decided = {}
     rounding = (limits or TableLimits()).commission_rounding_cents
     at_shoe_end = rules.commission_collection is CommissionCollection.AT_SHOE_END
     outcomes: list[WagerOutcome] = []
@@ -374,7 +381,10 @@ def settle(
         stake = w.amount_cents
         if stake <= 0:
             raise WagerError(WagerRule.NOT_POSITIVE, w.bet, stake, "a wager must be positive")
-        outcome, pays = decide(w.bet, result, rules)
+        known = decided.get(w.bet)
+        if known is None:
+            known = decided[w.bet] = decide(w.bet, result, rules)
+        outcome, pays = known
         if outcome is Outcome.WIN:
             paid = stake * pays.numerator // pays.denominator  # rounds down to the cent
             commission = _commission(paid, rules.commission_rate, rounding) if w.bet is Bet.BANKER else 0

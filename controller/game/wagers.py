@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import Enum
+from fractions import Fraction
 from typing import Any
 
 from controller.game.chips import Chip, ChipStatus, SpotChips
@@ -525,7 +526,9 @@ class _Check:
     def update(self, cents: int) -> None:
         if self.passed:
             return
-        if (cents == 0) if self.outcome.outcome is Outcome.LOSE else (cents == self.target):
+        # A loser passes once emptied. A winner or a push passes on reaching its target only before the player
+        # first takes chips off it: after that, reaching it again is the player's next bet, not the payout.
+        if (cents == 0) if self.outcome.outcome is Outcome.LOSE else (cents == self.target and not self.decreased):
             self.passed = True
             self.last = cents
             return
@@ -944,8 +947,9 @@ class WagerBook:
             out += self._confirm(key)
         rules = self.rules
         facts = CoupFactsOnce.of(result)
+        decided: dict[Bet, tuple[Outcome, Fraction]] = {}  # each bet's outcome on this coup, decided once
         for seat in sorted(self._wagers):
-            settlement = settle(facts, self._wagers[seat], rules.ruleset, rules.limits)
+            settlement = settle(facts, self._wagers[seat], rules.ruleset, rules.limits, decided)
             box = self.ledger.record(seat, settlement)
             for outcome in settlement.outcomes:
                 spot = Spot.of(outcome.bet)

@@ -483,3 +483,16 @@ def test_differs_tells_whether_a_snapshot_would_change_anything() -> None:
     book.first_card(1, 1)
     book.apply(SpotSeen(1, Spot.BANKER, SpotChips(stack.chips[:1])))
     assert book.differs(reordered)  # a suspect spot waits for the next snapshot
+
+
+def test_an_underpaid_winner_collected_then_bet_again_at_its_target_is_still_a_mispay() -> None:
+    """The simulator caught this against the real table: $195 paid of $200, collected, then the player's new
+    bet is exactly $200. Reaching the target after the player collected is the player's bet, not the payout."""
+    book, chips, stack = locked_book()
+    book.declared(1, 1, result(BANKER_NATURAL))
+    book.apply(SpotSeen(3, Spot.BANKER, plus(stack, chips(5000, 2500, 1000, 500, 500))))  # $95 of the $100 win
+    underpaid = book.cents(3, Spot.BANKER)
+    assert underpaid < 20_000
+    book.apply(SpotSeen(3, Spot.BANKER, SpotChips()))  # collected
+    book.apply(SpotSeen(3, Spot.BANKER, chips(10_000, 10_000)))  # a new bet of exactly the target
+    assert of(Mispay, book.first_card(1, 2)) == [Mispay(1, 1, 3, Spot.BANKER, MispayKind.UNDERPAY, 20_000, underpaid)]
