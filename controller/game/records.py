@@ -381,6 +381,8 @@ def derived_records(
             start: dict[str, Any] = {"event": "start", "shoe": n.shoe_number, "decks": n.decks}
             if ruleset is not None:
                 start["rules"] = ruleset_body(ruleset)
+            if n.spots:  # a table with a bet-spot reader: the chips the new shoe keeps on the layout
+                start["spots"] = [dict(item) for item in n.spots]
             out.append((RecordKind.SHOE, start))
         elif isinstance(n, ShoeEnded):
             out.append((RecordKind.SHOE, {"event": "end", "shoe": n.shoe_number, "coups": n.coups}))
@@ -599,7 +601,7 @@ def signature() -> str:
         "fields:" + ";".join(f"{k.value}={','.join(v)}" for k, v in sorted(_INPUT_FIELDS.items())),
         "sources:" + ",".join(s.value for s in Source),
         "coup:" + ",".join(COUP_FIELDS),
-        "shoe_start:event,shoe,decks,rules;rules:" + ",".join(RULES_FIELDS) + ";pays:" + ",".join(PAYS_FIELDS),
+        "shoe_start:event,shoe,decks,rules,spots;rules:" + ",".join(RULES_FIELDS) + ";pays:" + ",".join(PAYS_FIELDS),
         "advantage:" + ",".join(ADVANTAGE_FIELDS),
         "chip:" + ",".join(CHIP_FIELDS) + ";snapshot_spot:" + ",".join(SNAPSHOT_SPOT_FIELDS),
         "money:" + ";".join(f"{k.value}={','.join(v)}" for k, v in MONEY_FIELDS.items()),

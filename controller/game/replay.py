@@ -36,6 +36,8 @@ class ShoeStart:
     order: tuple[InputKind, ...] = KEPT_ACROSS_SHOES
     #: The bet-spot reader's link (a table without a reader ignores it).
     reader_up: bool = True
+    #: The bet spots' readings the shoe kept (its start record's ``spots``: the chips still on the layout).
+    spots: tuple[Mapping[str, Any], ...] = ()
 
     @classmethod
     def of(
@@ -43,6 +45,7 @@ class ShoeStart:
         number: int,
         kept: Mapping[InputKind, Mapping[str, Any] | None],
         ids: Mapping[InputKind, int | None] | None = None,
+        spots: Iterable[Mapping[str, Any]] = (),
     ) -> ShoeStart:
         """From the shoe's number and, for each kind in :data:`~controller.game.records.KEPT_ACROSS_SHOES`, the
         last input body of that kind before its start (None when there was none) and, in ``ids``, the record
@@ -58,6 +61,7 @@ class ShoeStart:
             line_noisy=line_noise is not None and bool(line_noise.get("noisy", False)),
             order=order,
             reader_up=reader is None or bool(reader.get("up", True)),
+            spots=tuple(spots),
         )
 
 
@@ -76,7 +80,7 @@ def replay(rules: TableRules, bodies: Iterable[Mapping[str, Any]], start: ShoeSt
     if start is None:
         state = TableState(rules)
     else:
-        state = TableState.at_shoe_start(rules, start.number)
+        state = TableState.at_shoe_start(rules, start.number, start.spots)
         for kind in start.order:  # in the order they came: the alarms stand in the order they were raised
             if kind is InputKind.LINK and not start.link_up:
                 state.apply(LinkChanged(False))

@@ -21,6 +21,7 @@ displays show is a pure function of :meth:`TableState.view`, so a replayed table
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -234,6 +235,8 @@ _WIN_LAMP = {Winner.PLAYER: Lamp.PLAYER_WIN, Winner.BANKER: Lamp.BANKER_WIN, Win
 class ShoeStarted(Notice):
     shoe_number: int
     decks: int
+    #: The bet spots' readings the new shoe keeps (a table with a reader: :meth:`WagerBook.carried`).
+    spots: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -336,14 +339,14 @@ class TableState:
         self.money: WagerBook | None = None if self.rules.money is None else WagerBook(self.rules.money)
 
     @classmethod
-    def at_shoe_start(cls, rules: TableRules, shoe_number: int) -> TableState:
+    def at_shoe_start(cls, rules: TableRules, shoe_number: int, spots: Sequence[Mapping[str, Any]] = ()) -> TableState:
         """The state right after NEW SHOE started shoe ``shoe_number`` (no alarm, the links aside): where a
         replay can begin instead of at the journal's first input, since a new shoe resets everything else
         (the money's book too: :meth:`WagerBook.at_shoe_start`; a replay then applies the kept link inputs)."""
         state = cls(rules)
         state.shoe_number = shoe_number
         if rules.money is not None:
-            state.money = WagerBook.at_shoe_start(rules.money, shoe_number)
+            state.money = WagerBook.at_shoe_start(rules.money, shoe_number, carried=spots)
         return state
 
     def _new_shoe(self) -> Shoe:
@@ -574,9 +577,12 @@ class TableState:
         self.last_result = None
         self.dummy_hand = []
         out += self._clear(*[a for a in self.alarms if a not in _LINE_ALARMS])
-        out.append(ShoeStarted(self.shoe_number, self.rules.decks))
         if self.money is not None:
-            out += self.money.shoe_started(self.shoe_number)
+            closed = self.money.shoe_started(self.shoe_number)
+            out.append(ShoeStarted(self.shoe_number, self.rules.decks, self.money.carried()))
+            out += closed
+        else:
+            out.append(ShoeStarted(self.shoe_number, self.rules.decks))
         return out
 
     def _cut_card(self) -> list[Notice]:

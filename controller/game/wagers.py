@@ -13,6 +13,7 @@ This module states the seam (the inputs the shell sends, the view the displays r
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
@@ -607,10 +608,12 @@ class WagerBook:
     * **Reader down.** The book keeps the last readings; READER DOWN shows in the view (the bets cannot be
       checked) and the lock uses what it last knew.
 
-    * **A new shoe** (:meth:`shoe_started`) forgets everything but the reader's link, the spots' readings
-      included: the reader's next full snapshot (every few seconds, long before the burn is done) tells them
-      again, and the table journals it because it :meth:`differs`. So the book at a shoe's start is
-      :meth:`at_shoe_start` of the link alone, and a replay may begin at the newest shoe's start.
+    * **A new shoe** (:meth:`shoe_started`) forgets everything but the reader's link and the spots'
+      readings: the chips on the layout stay where they are (a wager left riding from the last coup of the old
+      shoe is a wager of the new shoe's first coup; the book once forgot them until the reader's next
+      snapshot, and a first coup dealt sooner lost such a wager). The shoe's start record carries the
+      readings (:meth:`carried`), so the book at a shoe's start is :meth:`at_shoe_start` of the link and those
+      readings, and a replay may begin at the newest shoe's start.
     """
 
     def __init__(self, rules: MoneyRules) -> None:
@@ -646,12 +649,37 @@ class WagerBook:
         self._view = None
 
     @classmethod
-    def at_shoe_start(cls, rules: MoneyRules, shoe: int, reader_up: bool = True) -> WagerBook:
-        """The book right after :meth:`shoe_started` of shoe ``shoe``, the reader's link ``reader_up``."""
+    def at_shoe_start(
+        cls, rules: MoneyRules, shoe: int, reader_up: bool = True, carried: Sequence[Mapping[str, Any]] = ()
+    ) -> WagerBook:
+        """The book right after :meth:`shoe_started` of shoe ``shoe``, the reader's link ``reader_up``, the
+        spots holding what ``carried`` (:meth:`carried`, from the shoe's start record) says."""
         book = cls(rules)
         book.reader_up = reader_up
         book.shoe = shoe
+        for item in carried:
+            key = (int(item["seat"]), Spot(str(item["spot"])))
+            chips = tuple(Chip(str(c["uid"]), int(c["cents"]), ChipStatus(str(c["status"]))) for c in item["chips"])
+            ghosts = set(item.get("ghosts", ()))
+            book._readings[key] = chips
+            for chip in chips:
+                if chip.uid not in ghosts:
+                    book._owner[chip.uid] = key
+        book._counts = {key: book._count(key) for key in book._readings if book._count(key) != _EMPTY}
         return book
+
+    def carried(self) -> tuple[dict[str, Any], ...]:
+        """The spots' readings as a new shoe carries them (its start record's ``spots``): each spot's chips, and
+        the UIDs on it that count on another spot (ghost reads), in seat and spot order."""
+        out = []
+        for key in sorted(self._readings, key=_sort_key):
+            chips = self._readings[key]
+            item: dict[str, Any] = {"seat": key[0], "spot": key[1].value, "chips": [c.to_dict() for c in chips]}
+            ghosts = sorted(c.uid for c in chips if self._owner.get(c.uid) != key)
+            if ghosts:
+                item["ghosts"] = ghosts
+            out.append(item)
+        return tuple(out)
 
     # -- readings -----------------------------------------------------------------------------------------
     def _in_range(self, seat: int) -> bool:
@@ -1000,8 +1028,7 @@ class WagerBook:
         self.misreads = self.ghost_reads = 0
         self.phase = Phase.BETTING
         self.shoe = shoe
-        self._readings, self._owner, self._collected, self._due = {}, {}, {}, {}
-        self._counts = {}
+        self._collected, self._due = {}, {}  # the readings (and what they count) stay: the chips are still there
         return out
 
     def _close(self, shoe: int, seat: int, why: BoxWhy) -> BoxClosed:

@@ -179,6 +179,10 @@ class Journal:
         """``(input id, shoe number)`` of the input that started the newest shoe, or None."""
         return self._queries.last_shoe_start()
 
+    def shoe_start_spots(self, cause: int) -> list[dict[str, Any]]:
+        """The bet spots' readings kept by the shoe that input ``cause`` started (its start record's ``spots``)."""
+        return self._queries.shoe_start_spots(cause)
+
     def shoe_starts(self) -> list[int]:
         """Input ids that started a shoe, oldest first."""
         return self._queries.shoe_starts()

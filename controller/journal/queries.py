@@ -186,6 +186,19 @@ class Queries:
                 return int(cause), int(data["shoe"])
         return None
 
+    def shoe_start_spots(self, cause: int) -> list[dict[str, Any]]:
+        """The bet spots' readings the shoe started by input ``cause`` kept (its start record's ``spots``; empty
+        for a table without a reader, or a journal written before they were carried)."""
+        rows = self._store.conn.execute(
+            f"SELECT body FROM records WHERE kind = '{RecordKind.SHOE}' AND cause = ?", (cause,)
+        )
+        for (body,) in rows:
+            data = json.loads(body)
+            if data.get("event") == "start":
+                spots = data.get("spots", [])
+                return [dict(item) for item in spots] if isinstance(spots, list) else []
+        return []
+
     def shoe_starts(self) -> list[int]:
         """Input ids that started a shoe (their derived ``shoe`` record says ``"event": "start"``), oldest first."""
         rows = self._store.conn.execute(

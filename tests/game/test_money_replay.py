@@ -88,21 +88,22 @@ def test_a_replay_of_any_prefix_equals_the_live_table(events: list[TableInput]) 
 def test_a_replay_from_the_newest_shoe_start_equals_a_full_replay_boxes_included(events: list[TableInput]) -> None:
     prints, bodies, notices = dealt(events)
     starts = [
-        (i, int(body["shoe"]))
+        (i, int(body["shoe"]), body.get("spots", []))
         for i, ns in enumerate(notices)
         for kind, body in derived_records(ns)
         if kind is RecordKind.SHOE and body["event"] == "start"
     ]
     if not starts or not events:
         return
-    at, number = starts[-1]
+    at, number, spots = starts[-1]
+    spots = json.loads(canonical_json({"spots": spots}))["spots"]  # as the journal gives the record back
     last = {
         kind: max((i for i, b in enumerate(bodies[:at]) if b["kind"] == kind), default=None)
         for kind in KEPT_ACROSS_SHOES
     }
     kept = {kind: None if i is None else bodies[i] for kind, i in last.items()}
     ids = {kind: None if i is None else i + 1 for kind, i in last.items()}
-    again = replay(RULES, bodies[at + 1 :], ShoeStart.of(number, kept, ids)).state
+    again = replay(RULES, bodies[at + 1 :], ShoeStart.of(number, kept, ids, spots=spots)).state
     assert fingerprint(again) == prints[-1] == fingerprint(replay(RULES, bodies).state)
 
 

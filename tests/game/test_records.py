@@ -159,7 +159,7 @@ def test_the_vocabulary_is_pinned_to_its_version() -> None:
     # Changing a kind or a field changes the shape every journal, history and floor reader relies on:
     # bump RECORD_VERSION and pin the new signature here, in the same commit. (Version 3 is unreleased: its
     # shapes are still being added to, the clock record last; a release freezes it.)
-    assert (RECORD_VERSION, signature()) == (3, "228f718d05120354")
+    assert (RECORD_VERSION, signature()) == (3, "d5a3765a6f60cb9f")
 
 
 def test_a_version_2_record_and_journal_still_read() -> None:

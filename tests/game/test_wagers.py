@@ -361,7 +361,10 @@ def test_the_table_ends_the_shoe_and_starts_the_next_through_the_book() -> None:
     assert not of(WagerSettled, out)
     assert of(BoxDue, out) == [BoxDue(1, 4, 500, BoxWhy.SHOE_END)]
     assert of(BoxClosed, out) == [BoxClosed(1, 4, 500, 0, BoxWhy.SHOE_END)]
-    assert state.money is not None and state.money.view().seats == ()  # readings forgotten until the next snapshot
+    assert state.money is not None  # the chips stay on the layout: seat 4's $100 is a bet of the new shoe
+    assert [(s.seat, [(v.spot, v.state, v.cents) for v in s.spots]) for s in state.money.view().seats] == [
+        (4, [(Spot.BANKER, SpotState.OPEN, 10_000)])
+    ]
 
 
 def test_the_reader_link_shows_in_the_view() -> None:
@@ -496,3 +499,49 @@ def test_an_underpaid_winner_collected_then_bet_again_at_its_target_is_still_a_m
     book.apply(SpotSeen(3, Spot.BANKER, SpotChips()))  # collected
     book.apply(SpotSeen(3, Spot.BANKER, chips(10_000, 10_000)))  # a new bet of exactly the target
     assert of(Mispay, book.first_card(1, 2)) == [Mispay(1, 1, 3, Spot.BANKER, MispayKind.UNDERPAY, 20_000, underpaid)]
+
+
+def test_a_wager_left_riding_across_a_new_shoe_is_a_wager_of_its_first_coup() -> None:
+    """The chips stay on the layout when the dealer starts a new shoe: the first coup locks them without waiting
+    for the reader's next snapshot (found by a whole-shoe run: a $10 banker pair left riding was not settled),
+    and the shoe's start record carries them, so a replay from that start knows them too."""
+    from controller.game.records import KEPT_ACROSS_SHOES, RecordKind, derived_records
+    from controller.game.replay import ShoeStart, replay
+
+    rules = table_rules(money())
+    state = TableState(rules)
+    chips = Chips()
+    state.apply(NewShoePressed())
+    stack = chips(2500, 2500)
+    state.apply(SpotSeen(4, Spot.BANKER_PAIR, chips(1000)))
+    state.apply(SpotSeen(4, Spot.BANKER, stack))
+    notices = state.apply(NewShoePressed())  # the shoe is changed with the bets down
+    (start,) = [body for kind, body in derived_records(notices) if kind is RecordKind.SHOE and body["event"] == "start"]
+    assert {(item["seat"], item["spot"]) for item in start["spots"]} == {(4, "banker_pair"), (4, "banker")}
+    assert state.money is not None and state.money.cents(4, Spot.BANKER_PAIR) == 1000
+    again = replay(rules, [], ShoeStart.of(2, {k: None for k in KEPT_ACROSS_SHOES}, spots=start["spots"])).state
+    assert again.money is not None and again.money.view() == state.money.view()
+    assert again.money.cents(4, Spot.BANKER) == 5000
+
+
+def test_the_carried_spots_validate_against_the_shoe_records_schema() -> None:
+    import json
+    from pathlib import Path
+
+    jsonschema = pytest.importorskip("jsonschema")
+    from controller.game.records import RecordKind, derived_records
+
+    state, chips = TableState(table_rules(money())), Chips()
+    state.apply(NewShoePressed())
+    state.apply(SpotSeen(2, Spot.TIE, chips(500, 500)))
+    state.apply(SpotSeen(3, Spot.TIE, SpotChips(chips(500).chips + state_chips(state, 2, Spot.TIE)[:1])))  # a ghost
+    bodies = [b for k, b in derived_records(state.apply(NewShoePressed())) if k is RecordKind.SHOE]
+    schema = json.loads((Path(__file__).resolve().parents[2] / "docs/schemas/shoe.schema.json").read_text())
+    (start,) = [b for b in bodies if b["event"] == "start"]
+    jsonschema.validate(start, schema)
+    assert any(item.get("ghosts") for item in start["spots"])
+
+
+def state_chips(state: TableState, seat: int, spot: Spot) -> tuple[object, ...]:
+    assert state.money is not None
+    return state.money._readings[(seat, spot)]
