@@ -137,9 +137,12 @@ def run(tmp: Path, args: object) -> int:
     for what, ok in checks.items():
         out(f"   journal == truth: {what}: {'yes' if ok else 'NO'}")
     if journal_wagers != truth_wagers:
-        for k in sorted(set(journal_wagers) ^ set(truth_wagers) | {k for k in journal_wagers if journal_wagers[k] != truth_wagers.get(k)})[:10]:
+        differ = set(journal_wagers) ^ set(truth_wagers)
+        differ |= {k for k in journal_wagers if journal_wagers[k] != truth_wagers.get(k)}
+        for k in sorted(differ)[:10]:
             out(f"      {k}: journal {journal_wagers.get(k)}, truth {truth_wagers.get(k)}")
-    out(f"   records: past_post {records['past_post']}, pulled_bet {records['pulled_bet']}, mispay {records['mispay']}, ghost_read {records['ghost_read']}")
+    kinds = ("past_post", "pulled_bet", "mispay", "ghost_read")
+    out("   records: " + ", ".join(f"{kind} {records[kind]}" for kind in kinds))
     mb = peak_kb / 1024
     out(f"   the table's peak RSS with the reader link on: {mb:.1f} MB (target <= {TARGET_RSS_MB:.0f} MB)")
     out(f"   took {took:.0f} s ({load()})")
