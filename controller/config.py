@@ -602,6 +602,8 @@ class ServiceSection(_Section):
     """``[service]``: the daemon itself."""
 
     log_level: Annotated[LogLevelName, _choice(LogLevelName)] = "info"
+    #: Whether the table journals the kernel's word on its clock's synchronisation (controller/clock.py).
+    clock_check: Annotated[bool, PlainValidator(_bool)] = True
 
 
 def _expectation(value: object) -> float:

@@ -171,7 +171,8 @@ class Daemon:
             floor_table=s.floor.table,
             floor_key=s.floor.floor_key(),
             reader=reader,
-            clock_status=read_clock_status,  # journaled at start and on each change; a WARNING while unsynced
+            # journaled at start and on each change; a WARNING while unsynced ([service] clock_check)
+            clock_status=read_clock_status if s.service.clock_check else None,
         )
         if self.journal.degraded is not None:
             self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second

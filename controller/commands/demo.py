@@ -163,6 +163,9 @@ def run(args: argparse.Namespace) -> int:
             # The ASCII dialect has no buttons: the demo declares each coup itself.
             settings = settings.with_table(decks=args.decks, auto_declare=True if args.dialect == "ascii" else None)
             settings = settings.with_scoreboard(bind=args.scoreboard, reveal=args.reveal)
+            # A PC's clock is not a table's: the demo journals no clock record (nor warns of it).
+            service = settings.service.model_copy(update={"clock_check": False})
+            settings = settings.model_copy(update={"service": service})
             if args.players:
                 reader = {"port": str(spots), "chips": str(chips), "seats": max(args.players, 7)}
                 settings = settings.model_copy(update={"spots": SpotsSection.model_validate(reader)})

@@ -430,7 +430,11 @@ def wager_body(notice: WagersLocked, index: int, edges: Mapping[str, float] | No
     """The ``wager`` record of the ``index``-th wager a seat locked (:data:`MONEY_FIELDS`)."""
     wager = notice.wagers[index]
     ev = None if edges is None else edges.get(wager.bet.value)
-    theo = None if ev is None else round(-ev * wager.amount_cents, 2)
+    # "+ 0.0" turns a negative zero into zero: PostgreSQL's numeric has none, so a -0.0 would come back from
+    # the floor's archive as 0.0 and the record's hash would no longer verify there.
+    if ev is not None:
+        ev = float(ev) + 0.0
+    theo = None if ev is None else round(-ev * wager.amount_cents, 2) + 0.0
     return {
         "shoe": notice.shoe,
         "coup": notice.coup,

@@ -170,3 +170,28 @@ def test_the_alert_outbox_gives_the_oldest_unconfirmed_first_and_at_most_a_sweep
         a.published([items[0].id, items[2].id])
         assert [i.id for i in a.unpublished(older_than=0)] == [items[1].id, *[i.id for i in items[3:]]]
         assert a.unpublished(older_than=3600) == []  # none is that old yet
+
+
+def test_a_wager_priced_at_zero_verifies_on_both_archives(archive_url: str) -> None:
+    """A wager whose exact edge is zero (or a hair below it) gave ``theo_cents`` -0.0; PostgreSQL's numeric has
+    no negative zero, so the record came back as 0.0 and its hash no longer verified: a broken link in the
+    archive of a table with a bet-spot reader (found by the floor tests on a demo journal with players)."""
+    import math
+
+    from controller.game.records import wager_body
+    from controller.game.rules import Bet
+    from controller.game.settlement import Wager
+    from controller.game.wagers import WagersLocked
+    from tests.floor.test_surveillance import Chain
+
+    locked = WagersLocked(1, 1, 3, (Wager(Bet.BANKER, 2500), Wager(Bet.TIE, 500)))
+    bodies = [wager_body(locked, 0, {"banker": 1e-19}), wager_body(locked, 1, {"tie": -0.0})]
+    for body in bodies:
+        assert all(math.copysign(1.0, body[k]) > 0 for k in ("ev", "theo_cents") if body[k] == 0), body
+    chain = Chain("T1")
+    for body in bodies:
+        chain.add("wager", body)
+    with Archive(archive_url) as a:
+        a.store(chain.records)
+        (report,) = a.verify()
+        assert report.broken == [] and report.records == 2  # unsigned here: forged is test_trust.py's

@@ -80,7 +80,9 @@ def test_a_repeated_shoe_and_a_clumsy_dealer_are_each_one_alert(
 
         everything = feed(archive_url)
         # the tables' own advantage records are alerts too (the default threshold); nothing else may be there
-        alerts = [a for a in everything if a["kind"] not in ("advantage", "advantage_cleared", "key_enrolled")]
+        # (and the tables' clock: the test machine's is not synchronised; test_surveillance.py has that alert)
+        skip = ("advantage", "advantage_cleared", "key_enrolled", "clock_unsynchronised")
+        alerts = [a for a in everything if a["kind"] not in skip]
         assert sorted((a["kind"], a["table"]) for a in alerts) == [("dealer_errors", "bad"), ("repeated_shoe", "t2")]
         (repeated,) = [a for a in alerts if a["kind"] == "repeated_shoe"]
         burned = 1 + burn_count(Card.parse(order[0]))  # t2's exposed card and the cards it orders burned
