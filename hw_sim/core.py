@@ -23,7 +23,7 @@ bet-spot reader (:attr:`ShoeSimulator.reader_settled`) that move waits until the
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -278,7 +278,7 @@ class ShoeSimulator:
             return
         assert self.session is not None
         self._waiting = False
-        for event in self.session.receive(data, now):
+        for event in self._events(data, now):
             if isinstance(event, PromptReceived):
                 if isinstance(self.dealer, PromptDealer):
                     self.dealer.on_prompt(event.due, fresh=self.unacked == 0)
@@ -289,6 +289,18 @@ class ShoeSimulator:
                             self.money.declared(now)
             elif isinstance(event, ResetRequested):
                 self._reboot(now, "reset")
+
+    def _events(self, data: bytes, now: float) -> Iterator[object]:
+        """The session's events, frame by frame: a PROMPT is judged fresh (``unacked`` 0) by the ACKs that came
+        *before* it on the line, not by an ACK later in the same read (a stale DEAL ahead of the last card's
+        ACK would otherwise look like a table that declared by itself)."""
+        assert self.session is not None
+        start = 0
+        while start < len(data):
+            end = data.find(b"\x00", start)
+            end = len(data) if end < 0 else end + 1
+            yield from self.session.receive(data[start:end], now)
+            start = end
 
     # -- output ---------------------------------------------------------------------------------------
 

@@ -98,8 +98,9 @@ def test_a_tampered_record_is_refused_and_not_archived(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
     c = collector(gap_grace=0.3)
-    records = journal_records[:50]
-    coup = next(r for r in records if r.kind == "coup")
+    first = next(i for i, r in enumerate(journal_records) if r.kind == "coup")  # after the players' bets
+    records = journal_records[: first + 10]
+    coup = records[first]
     other = "player" if coup.body["winner"] != "player" else "banker"
     assert table.keys is not None
     genuine = table.keys.sign([coup])[0]  # the table's own signature: it covers the hash, not the body

@@ -321,3 +321,38 @@ def test_impossible_settings_are_refused_by_name(kw: dict[str, Any], key: str) -
     with pytest.raises(ConfigError) as info:
         config(**kw)
     assert info.value.key == key
+
+
+def test_a_stale_deal_ahead_of_the_last_cards_ack_is_no_table_declare() -> None:
+    """The table repeats its PROMPT after every commit (a floor ack's too), so a DEAL of the state before the
+    coup's 4th card can reach the shoe in the same read as that card's ACK, ahead of it. Judged fresh by the ACK
+    behind it, it made the prompt dealer count the coup as declared by the table (auto_declare) and the shoe
+    stopped mid-coup (seen in tests/floor/test_floor_faults.py under load). Freshness is judged frame by frame."""
+    sim = ShoeSimulator(config(shoes=1, dealer=DealerMode.PROMPT))
+    link = MemoryLink(sim)
+    ctrl = ControllerSession()
+    table = PromptingController()
+    stale_sent = False
+    coup_cards = 0
+    while not link.finished:
+        assert link.now < 600
+        for chunk in link.read():
+            for event in ctrl.receive(chunk, link.now):
+                if isinstance(event, ShoeEvent):
+                    due = table.on(event.message)
+                    out = ctrl.acknowledge(event.number, event.key)
+                    if isinstance(event.message, CardRead) and table.burn_left == 0:
+                        coup_cards = len(table.coup.player_cards) + len(table.coup.banker_cards)
+                    if coup_cards == 4 and not stale_sent:
+                        out = ctrl.prompt(Due.DEAL) + out  # the stale DEAL, ahead of the 4th card's ACK
+                        stale_sent = True
+                    if due is not None:
+                        out += ctrl.prompt(due)
+                    link.write(out)
+        _, out = ctrl.poll(link.now)
+        if out:
+            link.write(out)
+    assert stale_sent
+    truth = sim.truth.events
+    assert not [e for e in truth if e["event"] == "table_declared"]
+    assert [e["reason"] for e in truth if e["event"] == "shoe_end"] == ["shoe closed"]
