@@ -35,6 +35,9 @@ def clone(tmp_path: Path) -> Path:
     target = tmp_path / "clone"
     result = run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(target)], tmp_path)
     assert result.returncode == 0, result.stderr
+    # an identity of the clone's own: a fresh machine (or CI) has none, and an annotated tag needs one
+    git(target, "config", "user.name", "shoe-controller tests")
+    git(target, "config", "user.email", "tests@shoe-controller.invalid")
     # this checkout's scripts as they are now (they may not be committed yet)
     for name in ("release", "build-deb"):
         shutil.copy(ROOT / "scripts" / name, target / "scripts" / name)
