@@ -90,9 +90,17 @@ def test_tiles_follow_the_tables(browser: Any, setup: Setup) -> None:
             wait_tile(page, sim.table, "data-coup", str(sim.coup))
             wait_tile(page, sim.table, "data-shoe", str(sim.shoe))
             last = sim.coups[-1]
-            text = tile(page, sim.table).locator(".result").text_content()
-            assert text.startswith({"banker": "Banker", "player": "Player", "tie": "Tie"}[last["winner"]]), text
-            assert f"{last['player_total']}-{last['banker_total']}" in text
+            winner = {"banker": "Banker", "player": "Player", "tie": "Tie"}[last["winner"]]
+            score = f"{last['player_total']}-{last['banker_total']}"
+            result = tile(page, sim.table).locator(".result")
+
+            def shown(result: Any = result, winner: str = winner, score: str = score) -> bool:
+                text = result.text_content() or ""
+                return text.startswith(winner) and score in text
+
+            # the tile's attributes and its result line are painted in turn: wait for the line too (a loaded
+            # machine once read it a frame early)
+            until(shown, 10, f"{sim.table}'s last result {winner} {score}")
             assert tile(page, sim.table).get_attribute("data-link") == "online"
         assert page.locator(".tile").count() == 12
         # A table deals on: its tile follows; one goes offline, one loses its shoe.
