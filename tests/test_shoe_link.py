@@ -111,8 +111,11 @@ def test_the_shoe_going_away_is_reported_once_and_the_link_keeps_trying() -> Non
         assert wait_for(lambda: link.open_failures >= 5)
         assert link.is_open is False
         downs = [e for e in events if isinstance(e, PortState) and not e.up]
-        # the loss, then the first "cannot open": not one report per attempt
-        assert 1 <= len(downs) <= 2, downs
+        # the loss, then the first "cannot open": not one report per attempt. (Under xdist another test may get
+        # the freed pty number and lock it, which is another reason, said once more: a report per reason, never
+        # the same reason twice.)
+        details = [e.detail for e in downs]
+        assert 1 <= len(downs) <= 3 and len(set(details)) == len(details) < link.open_failures, downs
     finally:
         link.stop()
     assert link._thread is None  # joined
