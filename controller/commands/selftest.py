@@ -632,16 +632,6 @@ def _rom_safe(text: str, cols: int) -> str:
     return safe[:cols].ljust(cols)
 
 
-def _lcd_reason(exc: BaseException, s: LcdSection) -> str:
-    if isinstance(exc, ImportError):
-        return f"RPLCD is not installed ({exc})"
-    if isinstance(exc, FileNotFoundError):
-        return f"no /dev/i2c-{s.i2c_bus} (is I2C enabled?)"
-    if isinstance(exc, OSError) and exc.errno in (errno.EREMOTEIO, errno.ENXIO, errno.EIO):
-        return f"no device answers at 0x{s.i2c_address:02x} on I2C bus {s.i2c_bus} ({exc})"
-    return one_line(f"{type(exc).__name__}: {exc}")
-
-
 def lcd_frames(settings: Settings, hello: dict[str, Any] | None) -> list[list[str]]:
     """The LCD's test pattern: every cell (``#``), then the table's name and the shoe's firmware line."""
     s = settings.lcd
@@ -664,6 +654,8 @@ def lcd_test(
     hold: float = LCD_SECONDS,
 ) -> dict[str, Any]:
     """Draw the test pattern; ``{"state": "ok"}``, ``absent`` (not configured) or ``error`` with the reason."""
+    from controller.displays.lcd import fault_reason  # the LCD sink's own words for a fault
+
     s = settings.lcd
     if not s.enabled:
         say("LCD: not configured ([lcd] enabled = false): skipped")
@@ -671,7 +663,7 @@ def lcd_test(
     try:
         lcd = opener(s)
     except Exception as exc:  # any driver or bus trouble: reported, not raised
-        reason = _lcd_reason(exc, s)
+        reason = fault_reason(exc, s)
         say(f"LCD: cannot open: {reason}")
         return {"state": "error", "stage": "open", "reason": reason}
     stage = "write"
@@ -691,7 +683,7 @@ def lcd_test(
         lcd.clear()
         lcd.close(clear=False)
     except Exception as exc:
-        reason = _lcd_reason(exc, s)
+        reason = fault_reason(exc, s)
         say(f"LCD: {stage} failed: {reason}")
         return {"state": "error", "stage": stage, "reason": reason}
     return {"state": "ok", "cols": s.cols, "rows": s.rows, "address": f"0x{s.i2c_address:02x}"}

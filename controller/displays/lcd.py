@@ -54,6 +54,7 @@ from controller.game.payouts import Outcome, decide, net_per_unit
 from controller.game.rules import Bet, CommissionCollection, Ruleset
 from controller.game.table import Alarm, Due, Notice, TableView
 from controller.game.wagers import MoneyView, SpotState
+from controller.userfile import one_line
 
 __all__ = [
     "ALARM_PRECEDENCE",
@@ -414,14 +415,15 @@ def open_rplcd(settings: LcdSection) -> CharLcd:
     return lcd
 
 
-def _reason(exc: BaseException, settings: LcdSection) -> str:
+def fault_reason(exc: BaseException, settings: LcdSection) -> str:
+    """Why the LCD could not be opened or written, in one line (the LCD sink's fault, and ``selftest``'s)."""
     if isinstance(exc, ImportError):
         return f"RPLCD is not installed ({exc})"
     if isinstance(exc, FileNotFoundError):
         return f"no /dev/i2c-{settings.i2c_bus} (is I2C enabled?)"
     if isinstance(exc, OSError) and exc.errno in (errno.EREMOTEIO, errno.ENXIO, errno.EIO):
-        return f"no device answers at 0x{settings.i2c_address:02x} ({exc})"
-    return f"{type(exc).__name__}: {exc}"
+        return f"no device answers at 0x{settings.i2c_address:02x} on I2C bus {settings.i2c_bus} ({exc})"
+    return one_line(f"{type(exc).__name__}: {exc}")
 
 
 class LcdSink:
@@ -501,7 +503,7 @@ class LcdSink:
     def _fail(self, stage: Literal["open", "write", "close"], exc: BaseException) -> None:
         self._lcd = None
         s = self.settings
-        self.fault = LcdFault(stage, s.i2c_bus, s.i2c_address, _reason(exc, s))
+        self.fault = LcdFault(stage, s.i2c_bus, s.i2c_address, fault_reason(exc, s))
         if stage == "close":
             logger.error("%s", self.fault)
         else:
