@@ -23,7 +23,6 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import quote
 
 __all__ = ["BACKUP_NAME", "Backup", "BackupError", "copy_journal", "dated_name", "rotate"]
 
@@ -72,17 +71,7 @@ def copy_journal(source: str, out: str) -> Backup:
     tmp = f"{out}.partial"
     try:
         with journal:
-            target = sqlite3.connect(f"file:{quote(os.path.abspath(tmp))}?mode=rwc", uri=True, isolation_level=None)
-            try:
-                journal.backup_into(target)
-                target.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
-            finally:
-                target.close()
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            journal.copy_to(tmp)  # one self-contained file, flushed
         os.replace(tmp, out)
         _fsync_dir(parent)
     except (OSError, sqlite3.Error) as exc:

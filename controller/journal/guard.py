@@ -189,17 +189,7 @@ class FileGuard:
 
     def _backup_to(self, target: str) -> None:
         """A complete copy of what this connection sees (WAL included) in a new file ``target``."""
-        dest = sqlite3.connect(target, isolation_level=None)
-        try:
-            self._store.conn.backup(dest)
-            dest.execute("PRAGMA journal_mode = WAL")
-        finally:
-            dest.close()
-        fd = os.open(target, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        self._store.copy_to(target, "WAL")
 
     def _copy_aside(self) -> str:
         path = self._store.path

@@ -254,10 +254,11 @@ class Journal:
         """Walk the chain; return the problems found (one line each). An empty list means intact."""
         return verify_chain(self._store, self._chain, self._queries, prune_bound=self._pruner.bound())
 
-    def backup_into(self, target: sqlite3.Connection) -> None:
-        """Copy the whole journal into ``target`` with SQLite's online backup, in one read transaction (a
-        consistent copy while the daemon commits; :mod:`controller.journal.backup` makes and checks it)."""
-        self._store.conn.backup(target)
+    def copy_to(self, target: str) -> None:
+        """The whole journal copied into the new file ``target`` (one file, no WAL beside it), consistent while
+        the daemon commits and flushed to disk (:meth:`Store.copy_to`; :mod:`controller.journal.backup` makes
+        and checks a backup with it)."""
+        self._store.copy_to(target, "DELETE")
 
     # -- life ----------------------------------------------------------------------------------------
     def close(self) -> None:

@@ -8,6 +8,7 @@ deleted file put back), so each part reads :attr:`Store.conn` afresh instead of 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +23,22 @@ class Store:
     conn: sqlite3.Connection
     path: str
     read_only: bool
+
+    def copy_to(self, target: str, journal_mode: str) -> None:
+        """A complete copy of what this connection sees (WAL included) in a new file ``target``, with SQLite's
+        online backup (one read transaction: consistent while another connection commits), in ``journal_mode``
+        (``WAL``, or ``DELETE`` for one self-contained file), flushed to disk. Raises OSError or sqlite3.Error."""
+        dest = sqlite3.connect(target, isolation_level=None)
+        try:
+            self.conn.backup(dest)
+            dest.execute(f"PRAGMA journal_mode = {journal_mode}")
+        finally:
+            dest.close()
+        fd = os.open(target, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def tables(self) -> set[str]:
         """The file's tables, SQLite's own bookkeeping aside."""
