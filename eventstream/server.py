@@ -79,10 +79,17 @@ class BoardHost(Protocol):
     max_streams_per_address: int
 
 
+#: The files every page may use, whatever server serves it (``/static/notation.js``: docs/notation.md).
+SHARED_STATIC_DIR = Path(__file__).with_name("static")
+SHARED_STATIC_FILES: Mapping[str, str] = {"notation.js": "text/javascript; charset=utf-8"}
+
+
 def load_static(directory: Path, files: Mapping[str, str]) -> dict[str, tuple[bytes, str]]:
     """The static files a server serves, read once at start: ``files`` maps a name in ``directory`` to its
-    content type; the result maps the name to ``(bytes, content type)``."""
-    return {name: ((directory / name).read_bytes(), ctype) for name, ctype in files.items()}
+    content type; the result maps the name to ``(bytes, content type)``. The shared files
+    (:data:`SHARED_STATIC_FILES`) come with every server's own."""
+    shared = {name: ((SHARED_STATIC_DIR / name).read_bytes(), ct) for name, ct in SHARED_STATIC_FILES.items()}
+    return shared | {name: ((directory / name).read_bytes(), ctype) for name, ctype in files.items()}
 
 
 # ---------------------------------------------------------------------------------------------------------
