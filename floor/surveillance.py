@@ -26,6 +26,10 @@ What is read:
   below ``errors_p`` (docs/floor.md says why).
 * **Advantage.** Each ``advantage`` / ``advantage_cleared`` record (the table's live edge, see
   controller/game/edges.py) becomes an alert.
+
+Further readers of the same records (the floor's accounting, the money's surveillance) are :class:`Watch` es
+passed to :class:`Surveillance`: each keeps its own state per table, read before a step and written in the
+step's own transaction, under the same compare-and-set, so each of them too reads every record once floor-wide.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from controller.game.records import InputKind, RecordKind, TableRecord
 from floor.archive import Alert, AlertKind, Archive, FeedItem
@@ -252,17 +256,39 @@ def _advantage(r: TableRecord) -> Alert:
     return Alert(r.table, r.seq, r.kind, detail, record=r.to_dict(), extra=extra, key=f"{r.kind}:{r.table}:{r.seq}")
 
 
+class Watch(Protocol):
+    """A further reader of the records surveillance reads once floor-wide (see the module's docstring).
+
+    ``load`` reads the watch's state for a table (in a read transaction the caller commits); ``scan`` works out
+    what a step of records means from that state, without touching the archive (it may update the state it was
+    given); ``store`` writes the result and the new state with ``cur``, inside the step's transaction (never
+    committing it), and returns the alerts to store with the step's own. A step another collector stored first is
+    rolled back whole and read again from the state ``load`` then finds."""
+
+    #: ``CREATE ... IF NOT EXISTS`` statements (``?`` placeholders, ``{json_type}``-free), run once at start.
+    schema: tuple[str, ...]
+
+    def load(self, archive: Archive, cur: Any, table: str) -> Any: ...
+
+    def scan(self, state: Any, records: Sequence[TableRecord]) -> Any: ...
+
+    def store(
+        self, archive: Archive, cur: Any, table: str, site: str | None, state: Any, result: Any
+    ) -> list[Alert]: ...
+
+
 class Surveillance:
     """Surveillance on one archive connection (the collector's thread)."""
 
-    def __init__(self, archive: Archive, thresholds: Thresholds | None = None) -> None:
+    def __init__(self, archive: Archive, thresholds: Thresholds | None = None, watches: Sequence[Watch] = ()) -> None:
         self.archive = archive
         self.thresholds = thresholds or Thresholds()
+        self.watches = tuple(watches)
         self._pruned_at = -math.inf
         cur = archive.connection.cursor()
         if archive.dialect.name == "postgresql":
             cur.execute("SELECT pg_advisory_xact_lock(4242002)")
-        for statement in SCHEMA:
+        for statement in (*SCHEMA, *(x for w in self.watches for x in w.schema)):
             cur.execute(archive.sql(statement))
         archive.connection.commit()
 
@@ -278,7 +304,11 @@ class Surveillance:
             if not records:
                 break
             result = scan(state, records)
-            stored = self._store(table, site, seq, records[-1].seq, state, result)
+            cur = self.archive.connection.cursor()
+            watched = [(w, w.load(self.archive, cur, table)) for w in self.watches]
+            self.archive.connection.commit()
+            further = [(w, st, w.scan(st, records)) for w, st in watched]
+            stored = self._store(table, site, seq, records[-1].seq, state, result, further)
             if stored is not None:
                 items += stored
         self._prune()
@@ -317,7 +347,14 @@ class Surveillance:
         return out
 
     def _store(
-        self, table: str, site: str | None, seq: int, new_seq: int, state: ShoeState, result: Scan
+        self,
+        table: str,
+        site: str | None,
+        seq: int,
+        new_seq: int,
+        state: ShoeState,
+        result: Scan,
+        further: Sequence[tuple[Watch, Any, Any]] = (),
     ) -> list[FeedItem] | None:
         """Store one step in one transaction, if no other collector has stored it first (None then)."""
         a, conn = self.archive, self.archive.connection
@@ -344,6 +381,10 @@ class Surveillance:
                 alert = self._dealer_errors(cur, table, site, hour)
                 if alert is not None:
                     alerts.append(alert)
+            for watch, watch_state, watch_result in further:
+                alerts += [
+                    self._with_site(x, site) for x in watch.store(a, cur, table, site, watch_state, watch_result)
+                ]
             items = a.insert_alerts(cur, alerts)
             conn.commit()
         except BaseException:

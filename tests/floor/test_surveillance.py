@@ -376,3 +376,66 @@ def test_a_table_whose_clock_is_not_synchronised_is_an_alert_once(archive_url: s
         assert len(alerts) == 1 and alerts[0].seq == lost.seq and alerts[0].table == "T1"
         assert "not synchronised" in alerts[0].detail and "16 s" in alerts[0].detail
         assert alerts[0].extra == {"max_error_us": 16_000_000}
+
+
+class _CountingWatch:
+    """A watch that counts each table's input records and alerts on every 5th: the seam's test double."""
+
+    schema = ('CREATE TABLE IF NOT EXISTS test_watch_counts ("table" TEXT PRIMARY KEY, n BIGINT NOT NULL)',)
+
+    def load(self, archive: Archive, cur: Any, table: str) -> int:
+        cur.execute(archive.sql('SELECT n FROM test_watch_counts WHERE "table" = ?'), (table,))
+        row = cur.fetchone()
+        return 0 if row is None else int(row[0])
+
+    def scan(self, state: int, records: Any) -> list[TableRecord]:
+        return [r for r in records if r.kind == "input"]
+
+    def store(self, archive: Archive, cur: Any, table: str, site: str | None, state: int, result: Any) -> list[Any]:
+        from floor.archive import Alert
+
+        n = state + len(result)
+        cur.execute(
+            archive.sql(
+                'INSERT INTO test_watch_counts ("table", n) VALUES (?, ?) ON CONFLICT ("table") DO UPDATE SET n = ?'
+            ),
+            (table, n, n),
+        )
+        return [
+            Alert(table, r.seq, "test_watch", f"input {state + i + 1}")
+            for i, r in enumerate(result)
+            if (state + i + 1) % 5 == 0
+        ]
+
+
+def test_a_watch_reads_each_record_once_with_two_collectors_racing(archive_url: str) -> None:
+    with Archive(archive_url) as a, Archive(archive_url) as b:
+        sa, sb = Surveillance(a, watches=[_CountingWatch()]), Surveillance(b, watches=[_CountingWatch()])
+        t1 = Chain("T1")
+        t1.new_shoe()
+        t1.deal(shuffled(9)[:40])
+        inputs = sum(r.kind == "input" for r in t1.records)
+        found: list[list[Any]] = [[], []]
+        barrier = threading.Barrier(2)
+
+        def run(i: int, s: Surveillance, archive: Archive) -> None:
+            barrier.wait()
+            for k in range(0, len(t1.records), 9):
+                if i == 0:
+                    archive.store(t1.records[k : k + 9])
+                    archive.advance("T1", "s1")
+                found[i] += s.process("T1", "s1")
+            found[i] += s.process("T1", "s1")
+
+        threads = [threading.Thread(target=run, args=(i, s, x)) for i, (s, x) in enumerate(((sa, a), (sb, b)))]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(60)
+        found[1] += sb.process("T1", "s1")
+        cur = a.connection.cursor()
+        cur.execute("SELECT n FROM test_watch_counts WHERE \"table\" = 'T1'")
+        assert cur.fetchone()[0] == inputs
+        a.connection.commit()
+        alerts = sorted(i.detail for i in found[0] + found[1] if i.kind == "test_watch")
+        assert alerts == sorted(f"input {n}" for n in range(5, inputs + 1, 5))
