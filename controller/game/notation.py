@@ -8,7 +8,8 @@ person reads: the CLI, the dealer's LCD where it can, the scoreboard, the pit an
   (``♠ ♥ ♦ ♣``): ``10♠``, ``Q♥``. Pages colour hearts and diamonds red.
 * Player always comes before Banker: the Player's hand and total first, as the cards are dealt and as the
   layout reads. A score is ``P 5 – B 7``.
-* A result is the winner's words then the score: ``Banker wins · P 5 – B 7``; a tie is ``Tie · P 6 – B 6``. The short form (tiles, roads' titles) is ``B`` / ``P`` / ``T``.
+* A result is the winner's words then the score: ``Banker wins · P 5 – B 7``; a tie is ``Tie · P 6 – B 6``.
+  The short form (tiles, roads' titles) is ``B`` / ``P`` / ``T``.
 * Colours: Banker red, Player blue, Tie green (the bead plate's beads and the big road's rings).
 * In the big road a tie is a green slash across the cell of the result before it, with the number of ties
   written on it from the second (``2``, ``3`` ...). In the bead plate a tie is its own green bead.

@@ -381,7 +381,9 @@ def test_a_table_whose_clock_is_not_synchronised_is_an_alert_once(archive_url: s
 class _CountingWatch:
     """A watch that counts each table's input records and alerts on every 5th: the seam's test double."""
 
-    schema = ('CREATE TABLE IF NOT EXISTS test_watch_counts ("table" TEXT PRIMARY KEY, n BIGINT NOT NULL)',)
+    schema: tuple[str, ...] = (
+        'CREATE TABLE IF NOT EXISTS test_watch_counts ("table" TEXT PRIMARY KEY, n BIGINT NOT NULL)',
+    )
 
     def load(self, archive: Archive, cur: Any, table: str) -> int:
         cur.execute(archive.sql('SELECT n FROM test_watch_counts WHERE "table" = ?'), (table,))
