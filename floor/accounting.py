@@ -109,6 +109,13 @@ def _iso(at: str) -> str:
     return parse_time(at).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def _number(value: Any) -> float | None:
+    """A finite JSON number as a float, else None."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -157,7 +164,7 @@ class AccountState:
     rules: str = ""  # the current shoe's rules (its start record's ``rules`` as JSON; "" unknown)
     decks: int = DEFAULT_DECKS
     #: The wagers not yet settled (this coup's; after its record, until its settlements):
-    #: [shoe, coup, seat, bet, stake, theo in hundredths of a cent or None].
+    #: [shoe, coup, seat, bet, stake, theo in hundredths of a cent or None, variance per unit or None].
     pending: list[list[Any]] = field(default_factory=list)
     playing: list[int] = field(default_factory=list)  # seats with a wager or a refused bet at this coup's lock
     decided: list[int] = field(default_factory=list)  # seats with a settlement at the last coup declared
@@ -258,10 +265,11 @@ class Accounting:
         seat, stake = _int(b.get("seat")), _int(b.get("stake"))
         if seat is None or stake is None:
             return
-        theo = b.get("theo_cents")
-        theo_h = round(theo * 100) if isinstance(theo, int | float) and math.isfinite(theo) else None
+        theo, variance = _number(b.get("theo_cents")), _number(b.get("variance"))
+        theo_h = None if theo is None else round(theo * 100)
+        unit_var = variance if variance is not None and variance >= 0 else None
         if len(state.pending) < MAX_PENDING:
-            state.pending.append([b.get("shoe"), b.get("coup"), seat, str(b.get("bet")), stake, theo_h])
+            state.pending.append([b.get("shoe"), b.get("coup"), seat, str(b.get("bet")), stake, theo_h, unit_var])
         if seat not in state.playing:
             state.playing.append(seat)
         if str(seat) not in state.open:
@@ -300,6 +308,8 @@ class Accounting:
         for i, w in enumerate(state.pending):
             if w[0] == b.get("shoe") and w[1] == b.get("coup") and w[2] == seat and w[3] == bet:
                 theo_h = w[5]
+                if len(w) > 6 and w[6] is not None:  # the table's exact variance at the betting time
+                    unit_var = float(w[6])
                 del state.pending[i]
                 break
         if theo_h is None:  # not priced by the table: its edge off the top

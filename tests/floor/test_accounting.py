@@ -74,6 +74,12 @@ def test_a_real_journal_s_report_and_ratings_equal_what_the_table_settled(
     assert sum(f.coups for f in report) == len(coups)
     theo = sum(r.body["theo_cents"] for r in journal_records if r.kind == "wager")
     assert sum(f.theo_cents for f in report) == pytest.approx(theo, abs=0.01)
+    # the variance is the table's exact one at each wager's betting time, not the off-the-top fallback
+    exact = [r.body["stake"] ** 2 * r.body["variance"] for r in journal_records if r.kind == "wager"]
+    top = unit_moments("", 8)
+    off_top = [r.body["stake"] ** 2 * top[r.body["bet"]][1] for r in journal_records if r.kind == "wager"]
+    assert sum(f.sigma_cents**2 for f in report) == pytest.approx(sum(exact), rel=1e-6)
+    assert sum(exact) != pytest.approx(sum(off_top), rel=1e-6)
     # ratings: per seat, the sessions' totals are settle's per-seat sums
     by_seat: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for w in wagers:
