@@ -438,7 +438,7 @@ def _hold_alert(table: str, f: ShiftFigures, seq: int, site: str | None) -> Aler
 @dataclass(frozen=True)
 class ShiftFigures:
     """One table's (or, with ``table`` None, the floor's) money over one shift; integer cents but for theo and
-    its interval (cents, to a hundredth)."""
+    its interval (cents, to a hundredth). Fields and properties are the report line (:meth:`to_dict`)."""
 
     table: str | None
     shift: str
@@ -448,11 +448,24 @@ class ShiftFigures:
     win: int
     commission_collected: int
     commission_uncollected: int
-    theo_cents: float
-    sigma_cents: float
-    interval: tuple[float, float]
+    theo_h: int  # the exact theo in hundredths of a cent
+    variance: float  # of the win, cents squared
     coups: int
     wagers: int
+
+    @property
+    def theo_cents(self) -> float:
+        return self.theo_h / 100
+
+    @property
+    def sigma_cents(self) -> float:
+        return round(math.sqrt(max(self.variance, 0.0)), 2)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95 % interval of the win around the theo: ``theo -/+ 1.96 sigma`` (cents, to a hundredth)."""
+        half = Z95 * math.sqrt(max(self.variance, 0.0))
+        return round(self.theo_h / 100 - half, 2), round(self.theo_h / 100 + half, 2)
 
     @property
     def hold_pct(self) -> float | None:
@@ -462,7 +475,8 @@ class ShiftFigures:
     @property
     def outside(self) -> bool:
         """The win lies outside the 95 % interval (never when nothing was wagered)."""
-        return self.wagers > 0 and self.sigma_cents > 0 and not self.interval[0] <= self.win <= self.interval[1]
+        low, high = self.interval
+        return self.wagers > 0 and self.variance > 0 and not low <= self.win <= high
 
     def to_dict(self) -> dict[str, Any]:
         hold = self.hold_pct
@@ -488,8 +502,6 @@ class ShiftFigures:
 
 def _figures(table: str | None, shift: Shift, sums: Sequence[Any]) -> ShiftFigures:
     handle, win, collected, uncollected, theo_h, variance, coups, wagers = sums
-    theo = int(theo_h or 0) / 100
-    sigma = math.sqrt(max(float(variance or 0.0), 0.0))
     d = shift.to_dict()
     return ShiftFigures(
         table=table,
@@ -500,9 +512,8 @@ def _figures(table: str | None, shift: Shift, sums: Sequence[Any]) -> ShiftFigur
         win=int(win or 0),
         commission_collected=int(collected or 0),
         commission_uncollected=int(uncollected or 0),
-        theo_cents=round(theo, 2),
-        sigma_cents=round(sigma, 2),
-        interval=(round(theo - Z95 * sigma, 2), round(theo + Z95 * sigma, 2)),
+        theo_h=int(theo_h or 0),
+        variance=float(variance or 0.0),
         coups=int(coups or 0),
         wagers=int(wagers or 0),
     )
@@ -553,26 +564,21 @@ def floor_totals(figures: Sequence[ShiftFigures]) -> list[ShiftFigures]:
         by_shift.setdefault((f.start, f.end, f.shift), []).append(f)
     out = []
     for (start, end, name), lines in by_shift.items():
-        theo = round(sum(f.theo_cents * 100 for f in lines)) / 100
-        sigma = math.sqrt(sum(f.sigma_cents**2 for f in lines))
-        out.append(
-            ShiftFigures(
-                None,
-                name,
-                start,
-                end,
-                sum(f.handle for f in lines),
-                sum(f.win for f in lines),
-                sum(f.commission_collected for f in lines),
-                sum(f.commission_uncollected for f in lines),
-                round(theo, 2),
-                round(sigma, 2),
-                (round(theo - Z95 * sigma, 2), round(theo + Z95 * sigma, 2)),
-                sum(f.coups for f in lines),
-                sum(f.wagers for f in lines),
-            )
-        )
+        sums = [sum(getattr(f, c) for f in lines) for c in _TOTALLED]
+        out.append(ShiftFigures(None, name, start, end, *sums))
     return out
+
+
+_TOTALLED = (
+    "handle",
+    "win",
+    "commission_collected",
+    "commission_uncollected",
+    "theo_h",
+    "variance",
+    "coups",
+    "wagers",
+)
 
 
 @dataclass(frozen=True)
