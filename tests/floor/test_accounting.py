@@ -201,6 +201,7 @@ def test_a_seat_session_ends_at_the_lock_where_the_book_judges_the_seat_has_left
         archive_all(a, Surveillance(a, watches=[Accounting(UTC_PLAN, leave_after_coups=3)]), t.records, step=5)
         got = ratings(a)
         opened = ratings(a, open_only=True)
+        since = ratings(a, since=datetime.fromisoformat(left_at.at.replace("Z", "+00:00")) + timedelta(seconds=1))
     by = [(x.seat, x.end is not None, x.wagered, x.player_net, x.coups, x.wagers, x.commission_collected) for x in got]
     assert by == [
         (1, True, 3100, -1150, 4, 4, 0),  # the voided coup's wager is not settled
@@ -213,6 +214,7 @@ def test_a_seat_session_ends_at_the_lock_where_the_book_judges_the_seat_has_left
     )
     assert got[0].end is not None and got[0].end.startswith(seat1_left.at[:19])
     assert [(x.seat, x.wagered) for x in opened] == [(2, 2300)]
+    assert [(x.seat, x.wagered) for x in since] == [(1, 3100), (2, 2300)]  # seat 2's first ended before
     assert got[2].win == -1600 + 90
 
 
