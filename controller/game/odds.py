@@ -322,35 +322,41 @@ def _freeze(obj: object) -> object:
 _PRICED_LIMIT = 64
 #: Multisets priced at a time when a ruleset's matrix is built.
 _PRICE_SLICE = 512
-_priced_by_id: dict[int, tuple[Ruleset, FloatArray]] = {}
-_priced_by_key: dict[object, FloatArray] = {}
+_priced_by_id: dict[int, tuple[Ruleset, tuple[FloatArray, FloatArray]]] = {}
+_priced_by_key: dict[object, tuple[FloatArray, FloatArray]] = {}
 
 
-def _priced_matrix(rules: Ruleset) -> FloatArray:
-    """(5005, 3 + 2 * len(OUTCOME_BETS)): per multiset, ordering-weighted banker/player/tie wins, payoffs and
-    squared payoffs (the second moments, for each wager's variance)."""
+def _priced_matrix(rules: Ruleset) -> tuple[FloatArray, FloatArray]:
+    """(5005, 3 + len(OUTCOME_BETS)): per multiset, ordering-weighted banker/player/tie wins and payoffs; and
+    (5005, len(OUTCOME_BETS)): the squared payoffs, for each wager's variance. Two matrices, so that the
+    expectations are summed exactly as before the variances were added (to the last bit)."""
     hit = _priced_by_id.get(id(rules))
     if hit is not None and hit[0] is rules:
         return hit[1]
     key = _freeze(rules)
-    matrix = _priced_by_key.get(key)
-    if matrix is None:
+    matrices = _priced_by_key.get(key)
+    if matrices is None:
         table = _six_card_table()
         columns: list[list[float]] = [
             [float(o.winner is w) for o in table.outcomes] for w in (Winner.BANKER, Winner.PLAYER, Winner.TIE)
         ]
         pays = [[float(payoff(bet, o, rules)) for o in table.outcomes] for bet in OUTCOME_BETS]
-        columns += pays + [[x * x for x in column] for column in pays]  # the payoffs, then their squares
-        priced = np.array(columns, dtype=np.float64).T
-        matrix = np.empty((len(table.orderings), priced.shape[1]), dtype=np.float64)
-        for start in range(0, len(table.orderings), _PRICE_SLICE):  # small float temporaries, not one of 8 MB
-            rows = slice(start, start + _PRICE_SLICE)
-            matrix[rows] = table.orderings[rows].astype(np.float64) @ priced
+        matrices = (_weighted(table, columns + pays), _weighted(table, [[x * x for x in column] for column in pays]))
         if len(_priced_by_key) >= _PRICED_LIMIT:
             _priced_by_key.clear()
             _priced_by_id.clear()
-        _priced_by_key[key] = matrix
-    _priced_by_id[id(rules)] = (rules, matrix)
+        _priced_by_key[key] = matrices
+    _priced_by_id[id(rules)] = (rules, matrices)
+    return matrices
+
+
+def _weighted(table: _SixCardTable, columns: list[list[float]]) -> FloatArray:
+    """Per multiset, the ordering-weighted sum of each column's value per outcome."""
+    priced = np.array(columns, dtype=np.float64).T
+    matrix = np.empty((len(table.orderings), priced.shape[1]), dtype=np.float64)
+    for start in range(0, len(table.orderings), _PRICE_SLICE):  # small float temporaries, not one of 8 MB
+        rows = slice(start, start + _PRICE_SLICE)
+        matrix[rows] = table.orderings[rows].astype(np.float64) @ priced
     return matrix
 
 
@@ -381,12 +387,13 @@ def exact_odds(comp: Composition, rules: Ruleset) -> OddsReport:
     f = factors[table.factor_index]
     weights = f[0] * f[1] * f[2] * f[3] * f[4] * f[5]
     weights /= float(_falling(n, MAX_COUP_CARDS))
-    sums = weights @ _priced_matrix(rules)
+    priced, squared = _priced_matrix(rules)
+    sums = weights @ priced
+    second = weights @ squared
     pair = sum(k * (k - 1) for k in comp.counts) / (n * (n - 1))
     pair_ev = pair * float(rules.pair_pays) - (1.0 - pair)
-    k = len(OUTCOME_BETS)
-    evs = dict(zip(OUTCOME_BETS, sums[3 : 3 + k].tolist(), strict=True))
-    m2 = dict(zip(OUTCOME_BETS, sums[3 + k :].tolist(), strict=True))
+    evs = dict(zip(OUTCOME_BETS, sums[3:].tolist(), strict=True))
+    m2 = dict(zip(OUTCOME_BETS, second.tolist(), strict=True))
     evs[Bet.PLAYER_PAIR] = evs[Bet.BANKER_PAIR] = pair_ev
     m2[Bet.PLAYER_PAIR] = m2[Bet.BANKER_PAIR] = pair * float(rules.pair_pays) ** 2 + (1.0 - pair)
     return OddsReport(
