@@ -40,6 +40,7 @@ class _Board:
     host: str = "127.0.0.1"
     port: int = 0
     reveal: str = "on_read"
+    bilingual: bool = False
 
 
 def _pct(values: list[float], q: float) -> float:

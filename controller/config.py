@@ -553,6 +553,8 @@ class ScoreboardSection(_Section):
     enabled: Annotated[bool, PlainValidator(_bool)] = True
     bind: Annotated[str, PlainValidator(_bind)] = "127.0.0.1:8080"
     reveal: Annotated[RevealName, _choice(RevealName)] = "on_read"
+    #: 莊 閒 和 beside Banker, Player and Tie on the page.
+    bilingual: Annotated[bool, PlainValidator(_bool)] = False
 
     @property
     def host(self) -> str:
