@@ -17,6 +17,8 @@
   //: Columns a derived road's cells are sized to hold: a whole 8-deck shoe (its derived roads take 33-36
   //: columns on average, 44-47 in the longest of 300 simulated shoes; those rare ones show the sign).
   const SHOE_COLUMNS = 42;
+  //: Columns the bead plate is drawn wide: a whole 8-deck shoe (at most 14 columns of six) and one free.
+  const BEAD_COLUMNS = 15;
   const ROWS = 6;
   //: How long the page waits, its event stream lost, before it tells the players the table is closed.
   const LOST_MS = 5000;
@@ -249,8 +251,12 @@
       const items = r.layout[name];
       let maxCol = -1;
       for (const it of items) if (it[0] > maxCol) maxCol = it[0];
-      const fit = DERIVED.includes(name) ? derived : Math.floor(box.clientHeight / ROWS);
+      let fit = DERIVED.includes(name) ? derived : Math.floor(box.clientHeight / ROWS);
+      if (name === "bead_plate") {  // as wide as a whole shoe, at most half the row: the counters are beside it
+        fit = Math.min(fit, Math.floor(box.closest(".first").clientWidth / 2 / BEAD_COLUMNS));
+      }
       const size = Math.max(Number(box.dataset.minCell), fit);
+      if (name === "bead_plate" && box.style.width !== BEAD_COLUMNS * size + "px") box.style.width = BEAD_COLUMNS * size + "px";
       const key = size + "|" + box.clientWidth + "|" + bilingual + "|" + JSON.stringify(items);
       if (box.dataset.key === key) continue;
       box.dataset.key = key;
@@ -265,9 +271,10 @@
       const visible = Math.floor(box.clientWidth / size) || 1;
       const shift = Math.max(0, maxCol + 2 - visible);  // keep the newest column and one free on screen
       grid.style.transform = "translateX(" + -shift * size + "px)";
-      const earlier = box.querySelector(".earlier");
+      const earlier = box.parentElement.querySelector(".earlier");
       earlier.hidden = shift === 0;
-      earlier.textContent = shift === 0 ? "" : "\u25c0 " + shift + (shift === 1 ? " earlier column" : " earlier columns");
+      earlier.replaceChildren(...(shift === 0 ? [] : [el("span", "n", "\u25c0 " + shift),
+        el("span", "w", shift === 1 ? " earlier column" : " earlier columns")]));
       box.dataset.count = String(items.length);
       box.dataset.cellPx = String(size);
       box.dataset.columns = String(visible);
@@ -310,6 +317,20 @@
       if (timer === null && !lost) timer = setTimeout(() => { timer = null; lost = true; notice(null); }, LOST_MS);
     };
   }
+
+  // Where the Dragon Bonus pays and the counters go. Landscape: the counters beside the bead plate, the
+  // Dragon Bonus pays under the ask (the left column is full). Portrait: the counters under the coup, in the
+  // room beside the last result's payout guide, and the Dragon Bonus pays beside the bead plate.
+  const portrait = window.matchMedia("(orientation: portrait)");
+  function place() {
+    const first = document.querySelector(".first");
+    const homes = portrait.matches
+      ? [["counters", document.querySelector("section.left")], ["ladder", first]]
+      : [["counters", first], ["ladder", $("side")]];
+    for (const [id, home] of homes) if ($(id).parentElement !== home) home.appendChild($(id));
+  }
+  place();
+  portrait.addEventListener("change", place);
 
   // A new screen size, a rotated trend board, an alarm bar that came or went: redraw the roads for the
   // room they now have (roads() skips a road whose size and content did not change).
