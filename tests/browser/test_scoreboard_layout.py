@@ -104,7 +104,7 @@ def test_the_board_fits_the_screen(browser: Any, board: ScoreboardSink, width: i
         page.screenshot(path=str(OUTPUT / f"scoreboard-{width}x{height}.png"))
     finally:
         page.close()
-    viewport = {"x": 0, "y": 0, "r": width, "b": height}
+    viewport: dict[str, float] = {"x": 0, "y": 0, "r": width, "b": height}
     # No scrollbar: nothing reaches past the viewport.
     assert (m["vw"], m["vh"]) == (width, height)
     assert max(m["sw"], m["bw"]) <= width and max(m["sh"], m["bh"]) <= height, m

@@ -63,10 +63,12 @@ READ = """() => {
   const text = (id) => q(id) ? q(id).textContent : null;
   return {roads, clipped, steps, limits, marks, body: document.body.innerText,
           ladderShown: shown(q("ladder")), ladder: box(q("ladder")), last: box(q("last")), coup: box(q("coup")),
-          counters: box(q("counters")), bead: box(q("road-bead_plate")), viewport: {x: 0, y: 0, r: innerWidth, b: innerHeight},
+          counters: box(q("counters")), bead: box(q("road-bead_plate")),
+          viewport: {x: 0, y: 0, r: innerWidth, b: innerHeight},
           notice: q("notice").hidden ? null : q("notice").textContent,
           streak: text("streak"), percent: ["banker", "player", "tie"].map((k) => text("percent-" + k)),
-          notes: [...document.querySelectorAll(".guide td.note, .guide td.pays")].filter(shown).map((e) => e.textContent)};
+          notes: [...document.querySelectorAll(".guide td.note, .guide td.pays")].filter(shown)
+            .map((e) => e.textContent)};
 }"""
 
 #: Draws a character on a canvas in the page's own font and returns its pixels' checksum and ink count: two

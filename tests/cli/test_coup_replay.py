@@ -12,7 +12,7 @@ from controller.cli import main
 
 def test_coup_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["coup", "2h", "3s", "ad", "kc", "8d"]) == 0
-    assert capsys.readouterr().out.startswith("BANKER wins 3-1")
+    assert capsys.readouterr().out.startswith("Banker wins · P 1 – B 3  P 2♥ A♦ 8♦  ")
     assert main(["coup", "--json", "9H", "2S", "KD", "5C"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["player"] == ["9H", "KD"]
