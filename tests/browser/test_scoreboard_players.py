@@ -244,3 +244,28 @@ def test_bilingual_board_with_the_link_down(browser: Any, bilingual: ScoreboardS
     assert "LINK DOWN" not in m["body"].upper()
     # Mid-shoe, the ask marks are there (so the test of their absence after the shoe's end means something).
     assert any(c != "none" for c in m["marks"]), m["marks"]
+
+
+def test_a_board_that_loses_the_table_says_table_closed(browser: Any) -> None:
+    """The page's event stream gone (the board's server stopped) for more than a few seconds: the players read
+    "Table closed" (never RECONNECTING or any technical word); the picture they had stays."""
+    sink = make_sink()
+    table = Table(sink)
+    table.deal("2H 3S AD KC 8D")
+    assert sink.start()
+    host, port = sink.address
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(f"http://{host}:{port}/")
+        page.wait_for_function("() => document.querySelector('[data-testid=\"counter-coups\"]').textContent === '1'")
+        assert page.is_hidden('[data-testid="notice"]')
+        sink.close()
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=\"notice\"]').textContent === 'Table closed'", timeout=20_000
+        )
+        body = page.inner_text("body").upper()
+        assert "RECONNECTING" not in body and "LINK" not in body
+        assert page.text_content('[data-testid="counter-banker"]') == "1"  # the last picture stays
+    finally:
+        page.close()
+        sink.close()
