@@ -88,8 +88,8 @@ _BET_LABELS: Mapping[Bet, str] = {
     Bet.TIE: "Tie",
     Bet.PLAYER_PAIR: "Player Pair",
     Bet.BANKER_PAIR: "Banker Pair",
-    Bet.DRAGON_BONUS_PLAYER: "Dragon Bonus P",
-    Bet.DRAGON_BONUS_BANKER: "Dragon Bonus B",
+    Bet.DRAGON_BONUS_PLAYER: "Dragon Bonus Player",
+    Bet.DRAGON_BONUS_BANKER: "Dragon Bonus Banker",
     Bet.DRAGON_7: "Dragon 7",
     Bet.PANDA_8: "Panda 8",
 }
