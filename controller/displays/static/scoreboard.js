@@ -17,6 +17,9 @@
   //: Columns a derived road's cells are sized to hold: a whole 8-deck shoe (its derived roads take 33-36
   //: columns on average, 44-47 in the longest of 300 simulated shoes; those rare ones show the sign).
   const SHOE_COLUMNS = 42;
+  //: Columns the big road's cells are sized to hold: a whole 8-deck shoe (37 on average, 48 at most in 300
+  //: simulated shoes: the longest show the sign).
+  const BIG_ROAD_COLUMNS = 40;
   //: Columns the bead plate is drawn wide: a whole 8-deck shoe (at most 14 columns of six) and one free.
   const BEAD_COLUMNS = 15;
   const ROWS = 6;
@@ -252,6 +255,7 @@
       let maxCol = -1;
       for (const it of items) if (it[0] > maxCol) maxCol = it[0];
       let fit = DERIVED.includes(name) ? derived : Math.floor(box.clientHeight / ROWS);
+      if (name === "big_road") fit = Math.min(fit, Math.floor(box.clientWidth / BIG_ROAD_COLUMNS));
       if (name === "bead_plate") {  // as wide as a whole shoe, at most half the row: the counters are beside it
         fit = Math.min(fit, Math.floor(box.closest(".first").clientWidth / 2 / BEAD_COLUMNS));
       }
