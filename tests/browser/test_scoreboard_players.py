@@ -230,6 +230,7 @@ def test_bilingual_board_with_the_link_down(browser: Any, bilingual: ScoreboardS
         # glyphs would all be the same box).
         glyphs = {ch: page.evaluate(GLYPH, ch) for ch in "莊閒和"}
         labels = {k: page.text_content(f'[data-testid="label-counter-{k}"]') for k in ("banker", "player", "tie")}
+        guide = {k: page.text_content(f'[data-testid="payouts"] tr[data-bet="{k}"] td.bet') for k in ("banker", "tie")}
         beads = page.eval_on_selector_all('[data-testid="road-bead_plate"] .cell', "els => els.map(e => e.textContent)")
         label_width = page.evaluate(
             "() => document.querySelector('[data-testid=\"label-counter-banker\"]').getBoundingClientRect().width"
@@ -238,6 +239,7 @@ def test_bilingual_board_with_the_link_down(browser: Any, bilingual: ScoreboardS
         page.close()
     _check_common(m, snapshot, width, height)
     assert labels == {"banker": "莊 Banker", "player": "閒 Player", "tie": "和 Tie"}
+    assert guide == {"banker": "莊 Banker", "tie": "和 Tie"}
     assert label_width > 0
     assert all(g["ink"] > 50 and g["width"] > 0 for g in glyphs.values()), glyphs
     assert len({g["sum"] for g in glyphs.values()}) == 3, f"the CJK glyphs are missing (tofu): {glyphs}"

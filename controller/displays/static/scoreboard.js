@@ -157,7 +157,7 @@
       tr.dataset.bet = g.bet;
       const o = outcome[g.bet];
       tr.dataset.outcome = o ? o.outcome : "";
-      tr.appendChild(el("td", "bet", g.label));
+      tr.appendChild(el("td", "bet", g.bet in N.WORDS ? word(g.bet) : g.label));
       tr.appendChild(el("td", "pays", o && o.outcome === "win" ? o.pays : g.pays));
       tr.appendChild(el("td", "res", o ? o.outcome.toUpperCase() : ""));
       tr.appendChild(el("td", "note", g.note));
