@@ -52,6 +52,10 @@ def run_table(detector: Detector, coups: list[CoupEdges], bettors: dict[int, Bet
     return found
 
 
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:6.1%}" if whole else "     -"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--shoes", type=int, default=1000, help="shoes dealt (default 1000)")
@@ -79,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     at_positive: dict[str, dict[str, list[int]]] = {k: {b.value: [] for b in sides} for k, _ in KINDS}
     coups_dealt = 0
     priced = 0.0
+    blank = 0  # shoes in which no side wager ever turns positive
     exposed = 0  # (seat, wager) pairs of the null table whose wager had a positive-edge coup
     with_many: Tally[str] = Tally()
     caught_many: dict[str, Tally[str]] = {k: Tally() for k, _ in KINDS}
@@ -95,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             false_by[f.bet] += 1
         counts = {b: sum(1 for c in coups if c.ev[b.value] > 0) for b in offered_bets(rules)}
         exposed += SEATS * sum(1 for n in counts.values() if n)
+        blank += not any(counts[b] for b in sides)
         for b in sides:
             with_positive[b.value] += counts[b] > 0
             with_many[b.value] += counts[b] >= MANY
@@ -126,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         f"   false alerts: {false_alerts} in {n} table-shoes = {rate:.2f} per 1,000{by}"
         f" (Ville's bound: at most {bound:.2f} per 1,000 expected)"
     )
+    print(f"   shoes in which no side wager ever turns positive (no counter can be seen): {blank / n:.1%}")
     print("   counters (Banker flat, one seat per side wager at a base of 1, 2 or 5 units):")
     print(f"   {'wager':<20}{'positive':>9}{f'>={MANY}':>7}  " + "".join(f"{k:>36}" for k, _ in KINDS))
     worst = 1.0
@@ -134,13 +141,13 @@ def main(argv: list[str] | None = None) -> int:
         cells = []
         for name, _ in KINDS:
             share = caught[name][bet] / n
-            cond = caught_pos[name][bet] / with_positive[bet] if with_positive[bet] else float("nan")
-            many = caught_many[name][bet] / with_many[bet] if with_many[bet] else float("nan")
-            med_c = statistics.median(at_coup[name][bet]) if at_coup[name][bet] else float("nan")
-            med_p = statistics.median(at_positive[name][bet]) if at_positive[name][bet] else float("nan")
-            cells.append(f"{share:6.1%} {cond:6.1%} {many:6.1%} c{med_c:3.0f} +{med_p:2.0f}")
+            cond = _share(caught_pos[name][bet], with_positive[bet])
+            many = _share(caught_many[name][bet], with_many[bet])
+            med_c = f"{statistics.median(at_coup[name][bet]):3.0f}" if at_coup[name][bet] else "  -"
+            med_p = f"{statistics.median(at_positive[name][bet]):2.0f}" if at_positive[name][bet] else " -"
+            cells.append(f"{share:6.1%} {cond} {many} c{med_c} +{med_p}")
             if name == "10x" and with_many[bet]:
-                worst = min(worst, many)
+                worst = min(worst, caught_many[name][bet] / with_many[bet])
         print(
             f"   {bet:<20}{with_positive[bet] / n:>9.1%}{with_many[bet] / n:>7.1%}  "
             + "".join(f"{c:>36}" for c in cells)

@@ -1,7 +1,8 @@
 """The count watch (floor/counting_watch.py) in surveillance, on both archives: a real dealt shoe's records
 (shoe start with its ruleset, burns, cards, wagers, coups) with a hash chain, archived in small steps; a seat
 betting Dragon 7 with the count is one alert naming table, seat and wager with its evidence, the flat and
-random seats none; two collectors racing store it once; a bad wager record is counted, not a crash."""
+random seats none; two collectors racing store it once; a bad wager record is counted, not a crash; and a
+collector through a real broker runs the watch, publishes the alert and obeys ``count_threshold``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import random
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
+
+import pytest
 
 from controller.game.cards import DECK, Card
 from controller.game.edges import EdgeTracker
@@ -27,7 +30,10 @@ from controller.game.table import (
 from floor.archive import AlertKind, Archive
 from floor.counting_watch import CountWatch, WatchState
 from floor.surveillance import Surveillance
+from tests.floor.conftest import AlertWatch, InProcess, Table
 from tests.floor.test_surveillance import TODAY
+from tests.servers import Mosquitto
+from tests.waiting import until
 
 INPUT_KINDS = {NewShoePressed: "new_shoe", DeclarePressed: "declare", CutCardOut: "cut_card"}
 Stakes = Callable[[int, Mapping[str, float]], dict[int, dict[str, int]]]
@@ -212,3 +218,56 @@ def test_the_watch_state_survives_json() -> None:
     state = WatchState(shoe=2, rules=None, counts=[32] * 13, pending={"2:5": {"3": {"tie": 500}}}, refused=1)
     again = WatchState.from_json(state.to_json())
     assert again.to_json() == state.to_json() and again.pending == state.pending
+
+
+def test_the_collector_runs_the_watch_and_publishes_the_alert(
+    broker: Mosquitto, collector: Callable[..., InProcess], table: Table, archive_url: str
+) -> None:
+    """Through a real broker into a collector: the alert is in the feed and on ``baccarat/s1/floor/alert``."""
+    chain, _ = counted_shoe()
+    watch = AlertWatch(broker)
+    try:
+        c = collector()
+        table.publish(chain.records)
+        table.wait_ack("T1", len(chain.records), timeout=120)
+
+        def counted() -> list[dict[str, Any]]:
+            return [a for a in watch.alerts() if a["kind"] == AlertKind.BETTING_WITH_THE_COUNT]
+
+        until(lambda: len(counted()) == 1, 30, "the betting_with_the_count alert on the broker")
+        (published,) = counted()
+        assert published["table"] == "T1" and published["extra"]["seat"] == 5
+        assert published["extra"]["bet"] == "dragon_7"
+        c.stop()
+        with Archive(archive_url) as archive:
+            assert [i.kind for i in archive.feed()].count(AlertKind.BETTING_WITH_THE_COUNT) == 1
+    finally:
+        watch.close()
+
+
+def test_the_collector_s_count_threshold_is_obeyed(
+    collector: Callable[..., InProcess], table: Table, archive_url: str
+) -> None:
+    chain, _ = counted_shoe()
+    final = CountWatch().scan(WatchState(), chain.records).state.count.sessions[5].streams["dragon_7"].score()
+    c = collector(count_threshold=final * 2)
+    table.publish(chain.records)
+    table.wait_ack("T1", len(chain.records), timeout=120)
+    coups = sum(1 for r in chain.records if r.kind == "coup")
+
+    def state() -> WatchState:
+        with Archive(archive_url) as archive:
+            cur = archive.connection.cursor()
+            found = CountWatch().load(archive, cur, "T1")
+            archive.connection.commit()
+            return found
+
+    until(
+        lambda: 1 in state().count.sessions and state().count.sessions[1].streams["banker"].played == coups,
+        30,
+        "the watch reading every coup",
+    )
+    c.stop()
+    assert state().count.sessions[5].streams["dragon_7"].score() == pytest.approx(final)  # scored, under the line
+    with Archive(archive_url) as archive:
+        assert all(i.kind != AlertKind.BETTING_WITH_THE_COUNT for i in archive.feed())
