@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +63,11 @@ MAX_SEATS = 14
 POSITIVE = 0.0
 
 
-@dataclass
+def _stake_of(entry: list[int]) -> int:
+    return entry[0]
+
+
+@dataclass(slots=True)
 class Stream:
     """One seat session's evidence on one wager."""
 
@@ -86,14 +90,18 @@ class Stream:
 
     def add(self, stake: int) -> int:
         """Count ``stake`` in the histogram; its sequential rank (stakes so far at least as large, itself in)."""
-        keys = [h[0] for h in self.hist]
-        i = bisect.bisect_left(keys, stake)
-        if i < len(self.hist) and self.hist[i][0] == stake:
-            self.hist[i][1] += 1
+        hist = self.hist
+        if hist and hist[-1][0] == stake:  # the usual case: the seat's stake repeats (or is its largest)
+            hist[-1][1] += 1
+            rank = hist[-1][1]
         else:
-            self.hist.insert(i, [stake, 1])
-        rank = sum(h[1] for h in self.hist[i:])
-        if len(self.hist) > MAX_DISTINCT:
+            i = bisect.bisect_left(hist, stake, key=_stake_of)
+            if i < len(hist) and hist[i][0] == stake:
+                hist[i][1] += 1
+            else:
+                hist.insert(i, [stake, 1])
+            rank = sum(h[1] for h in hist[i:])
+        if len(hist) > MAX_DISTINCT:
             self._merge()
         return rank
 
@@ -108,12 +116,18 @@ class Stream:
         self.hist[at + 1][1] += self.hist[at][1]
         del self.hist[at]
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def to_json(self) -> list[Any]:
+        """The fields in order, as one JSON array (a table's state holds some 100 of these)."""
+        return [getattr(self, name) for name in _STREAM_FIELDS]
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Stream:
-        return cls(**data)
+    def from_json(cls, data: Sequence[Any]) -> Stream:
+        if len(data) != len(_STREAM_FIELDS):
+            raise ValueError("a stream of the count's state has the wrong number of fields")
+        return cls(*data)
+
+
+_STREAM_FIELDS = tuple(Stream.__dataclass_fields__)
 
 
 @dataclass

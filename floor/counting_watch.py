@@ -17,6 +17,7 @@ the state (``refused``), never a crash.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,13 +25,19 @@ from typing import Any
 from controller.game.cards import RANKS
 from controller.game.edges import EdgeTracker
 from controller.game.records import RecordKind, TableRecord, ruleset_from_body
+from controller.game.rules import Ruleset
 from controller.game.wagers import money_text
 from floor.archive import Alert, AlertKind, Archive
 from floor.counting import DEFAULT_THRESHOLD, CountState, Detector, Finding
 
-SCHEMA = ('CREATE TABLE IF NOT EXISTS count_heads ("table" TEXT PRIMARY KEY, state TEXT NOT NULL)',)
+SCHEMA = (
+    'CREATE TABLE IF NOT EXISTS count_heads ("table" TEXT PRIMARY KEY, token TEXT NOT NULL, state TEXT NOT NULL)',
+)
 #: Most coups whose wagers wait for their coup record (a wager record names its coup; normally one is open).
 MAX_PENDING = 4
+#: Rulesets read from shoe start records, kept parsed (a floor has a few games).
+_RULESETS: dict[str, Ruleset] = {}
+_MAX_RULESETS = 64
 
 #: The wagers in words (the alert's detail).
 WAGER_WORDS: Mapping[str, str] = {
@@ -46,22 +53,35 @@ WAGER_WORDS: Mapping[str, str] = {
 }
 
 
+def _ruleset(body: Mapping[str, Any]) -> Ruleset:
+    """The ruleset a shoe's start record holds, parsed once per distinct body (ValueError when unreadable)."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    found = _RULESETS.get(text)
+    if found is None:
+        found = ruleset_from_body(body)
+        if len(_RULESETS) >= _MAX_RULESETS:
+            _RULESETS.clear()
+        _RULESETS[text] = found
+    return found
+
+
 @dataclass
 class WatchState:
-    """One table as the count watch remembers it between steps (JSON in ``count_heads.state``)."""
+    """One table as the count watch remembers it between steps (JSON in ``count_heads.state``): the shoe as
+    its records tell it (``tracker``; its ruleset as the start record wrote it in ``rules``), the wagers of the
+    coups not yet declared, the detector's seats in session, and how many records it could not use."""
 
-    shoe: int | None = None
-    rules: dict[str, Any] | None = None  # the shoe's start record's ruleset, as written
-    counts: list[int] = field(default_factory=list)  # cards left by rank
+    tracker: EdgeTracker = field(default_factory=EdgeTracker)
+    rules: dict[str, Any] | None = None
     pending: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # "shoe:coup" -> seat -> bet -> cents
     count: CountState = field(default_factory=CountState)
     refused: int = 0
 
     def to_json(self) -> str:
         data = {
-            "shoe": self.shoe,
+            "shoe": self.tracker.shoe,
             "rules": self.rules,
-            "counts": self.counts,
+            "counts": self.tracker.counts,
             "pending": self.pending,
             "count": self.count.to_json(),
             "refused": self.refused,
@@ -71,54 +91,76 @@ class WatchState:
     @classmethod
     def from_json(cls, text: str) -> WatchState:
         data = json.loads(text)
-        return cls(
-            data["shoe"],
-            data["rules"],
-            [int(x) for x in data["counts"]],
-            data["pending"],
-            CountState.from_json(data["count"]),
-            int(data["refused"]),
-        )
+        tracker = EdgeTracker()
+        counts = [int(x) for x in data["counts"]]
+        if data["shoe"] is not None and len(counts) == len(RANKS):
+            tracker.shoe, tracker.counts = int(data["shoe"]), counts
+            try:
+                tracker.rules = _ruleset(data["rules"]) if data["rules"] else None
+            except (ValueError, KeyError, TypeError):
+                tracker.rules = None
+        return cls(tracker, data["rules"], data["pending"], CountState.from_json(data["count"]), int(data["refused"]))
 
 
 @dataclass
 class Step:
-    """What a step of records meant: the state after it, and the findings with the coup record of each."""
+    """What a step of records meant: the state after it, the findings with the coup record of each, and
+    whether the state changed (a step of card inputs only leaves it as it was)."""
 
     state: WatchState
     found: list[tuple[Finding, TableRecord]] = field(default_factory=list)
+    changed: bool = False
+
+
+#: The record kinds the watch reads (any other leaves its state as it was).
+_READ = frozenset({RecordKind.SHOE, RecordKind.BURN, RecordKind.WAGER, RecordKind.COUP})
 
 
 class CountWatch:
-    """Betting with the count, as a surveillance watch (see the module's docstring)."""
+    """Betting with the count, as a surveillance watch (see the module's docstring).
+
+    Its state is JSON of some 10-30 KB for a busy table: to spare parsing it at every step, the watch keeps
+    the state it stored last per table with the random ``token`` it stored with it, and uses it (once) when
+    the archive still holds that token; any other collector's step, or a step rolled back, changes or keeps
+    the token so that the state is read from the archive instead."""
 
     schema: tuple[str, ...] = SCHEMA
 
     def __init__(self, threshold: float = DEFAULT_THRESHOLD, leave_after: int = 3) -> None:
         self.detector = Detector(threshold=threshold, leave_after=leave_after)
+        self._cache: dict[str, tuple[str | None, WatchState]] = {}
+        self._tokens: dict[str, str | None] = {}  # the token each table's state was loaded with
 
     def load(self, archive: Archive, cur: Any, table: str) -> WatchState:
-        cur.execute(archive.sql('SELECT state FROM count_heads WHERE "table" = ?'), (table,))
+        cur.execute(archive.sql('SELECT token FROM count_heads WHERE "table" = ?'), (table,))
         row = cur.fetchone()
-        return WatchState() if row is None else WatchState.from_json(str(row[0]))
+        token = None if row is None else str(row[0])
+        self._tokens[table] = token
+        cached = self._cache.pop(table, None)
+        if cached is not None and cached[0] == token:
+            return cached[1]
+        if token is None:
+            return WatchState()
+        cur.execute(archive.sql('SELECT state FROM count_heads WHERE "table" = ?'), (table,))
+        return WatchState.from_json(str(cur.fetchone()[0]))
 
     def scan(self, state: WatchState, records: Sequence[TableRecord]) -> Step:
         step = Step(state)
-        tracker = _tracker(state)
         for r in records:
+            if r.kind not in _READ:
+                continue
+            step.changed = True
             try:
-                self._read(step, tracker, r)
+                self._read(step, state.tracker, r)
             except (KeyError, ValueError, TypeError, AttributeError):
                 state.refused += 1
-        state.shoe = tracker.shoe
-        state.counts = list(tracker.counts)
         return step
 
     def _read(self, step: Step, tracker: EdgeTracker, r: TableRecord) -> None:
         state, body = step.state, r.body
         if r.kind == RecordKind.SHOE and body.get("event") == "start":
             rules = body.get("rules")
-            ruleset = ruleset_from_body(rules) if rules else None  # a bad ruleset is refused before it is kept
+            ruleset = _ruleset(rules) if rules else None  # a bad ruleset is refused before it is kept
             tracker.feed(r.kind, body)
             tracker.rules = ruleset
             state.rules = dict(rules) if rules else None
@@ -153,26 +195,18 @@ class CountWatch:
     def store(
         self, archive: Archive, cur: Any, table: str, site: str | None, state: WatchState, result: Step
     ) -> list[Alert]:
-        cur.execute(
-            archive.sql(
-                'INSERT INTO count_heads ("table", state) VALUES (?, ?)'
-                ' ON CONFLICT ("table") DO UPDATE SET state = excluded.state'
-            ),
-            (table, result.state.to_json()),
-        )
+        token = self._tokens.pop(table, None)
+        if result.changed:
+            token = uuid.uuid4().hex
+            cur.execute(
+                archive.sql(
+                    'INSERT INTO count_heads ("table", token, state) VALUES (?, ?, ?)'
+                    ' ON CONFLICT ("table") DO UPDATE SET token = excluded.token, state = excluded.state'
+                ),
+                (table, token, result.state.to_json()),
+            )
+        self._cache[table] = (token, result.state)
         return [alert(table, site, f, r) for f, r in result.found]
-
-
-def _tracker(state: WatchState) -> EdgeTracker:
-    tracker = EdgeTracker()
-    if state.shoe is not None and len(state.counts) == len(RANKS):
-        tracker.shoe = state.shoe
-        tracker.counts = list(state.counts)
-        try:
-            tracker.rules = ruleset_from_body(state.rules) if state.rules else None
-        except ValueError:
-            tracker.rules = None
-    return tracker
 
 
 def alert(table: str, site: str | None, f: Finding, record: TableRecord) -> Alert:
