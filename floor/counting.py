@@ -273,14 +273,16 @@ class Detector:
                 stream = session.streams.get(bet)
                 if stream is None:
                     stream = session.streams[bet] = Stream()
-                finding = self._look(stream, seat, bet, ev, max(0, int(bets.get(bet, 0))), shoe, coup, seq, session)
+                finding = self.look(stream, seat, bet, ev, max(0, int(bets.get(bet, 0))), shoe, coup, seq, session)
                 if finding is not None:
                     found.append(finding)
         return found
 
-    def _look(
+    def look(
         self, s: Stream, seat: int, bet: str, ev: float, stake: int, shoe: int, coup: int, seq: int, session: Session
     ) -> Finding | None:
+        """One coup of ``session`` on one wager: count the seat's ``stake`` in ``s`` and, when the wager's edge
+        ``ev`` is positive, bet on its rank; the finding when the score reaches the threshold (once)."""
         s.played += 1
         rank = s.add(stake)
         if not ev > POSITIVE:

@@ -17,6 +17,7 @@ the state (``refused``), never a crash.
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,8 @@ from controller.game.rules import Ruleset
 from controller.game.wagers import money_text
 from floor.archive import Alert, AlertKind, Archive
 from floor.counting import DEFAULT_THRESHOLD, CountState, Detector, Finding
+
+log = logging.getLogger("shoe-floor")
 
 SCHEMA = (
     'CREATE TABLE IF NOT EXISTS count_heads ("table" TEXT PRIMARY KEY, token TEXT NOT NULL, state TEXT NOT NULL)',
@@ -142,7 +145,12 @@ class CountWatch:
         if token is None:
             return WatchState()
         cur.execute(archive.sql('SELECT state FROM count_heads WHERE "table" = ?'), (table,))
-        return WatchState.from_json(str(cur.fetchone()[0]))
+        text = str(cur.fetchone()[0])
+        try:
+            return WatchState.from_json(text)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            log.error("table %s: the count watch's stored state is unreadable; it starts again from here", table)
+            return WatchState(refused=1)
 
     def scan(self, state: WatchState, records: Sequence[TableRecord]) -> Step:
         step = Step(state)

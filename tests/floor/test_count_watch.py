@@ -304,3 +304,27 @@ def test_the_collector_s_count_threshold_is_obeyed(
     assert state().count.sessions[5].streams["dragon_7"].score() == pytest.approx(final)  # scored, under the line
     with Archive(archive_url) as archive:
         assert all(i.kind != AlertKind.BETTING_WITH_THE_COUNT for i in archive.feed())
+
+
+def test_an_unreadable_stored_state_starts_again_and_does_not_stop_surveillance(archive_url: str) -> None:
+    chain, _ = counted_shoe()
+    with Archive(archive_url) as archive:
+        s = Surveillance(archive, watches=[CountWatch()])
+        half = len(chain.records) // 2
+        archive_chain(archive, s, TableChainSlice(chain, 0, half), step=500)
+        cur = archive.connection.cursor()
+        cur.execute(archive.sql("UPDATE count_heads SET state = ?, token = ?"), ('{"shoe": [', "x"))
+        archive.connection.commit()
+        archive_chain(archive, Surveillance(archive, watches=[CountWatch()]), TableChainSlice(chain, half, None))
+        state = CountWatch().load(archive, archive.connection.cursor(), "T1")
+        archive.connection.commit()
+        assert state.refused == 1 and state.pending  # it read on ...
+        assert state.tracker.shoe is None and not state.count.sessions  # ... and prices nothing until a new shoe
+
+
+class TableChainSlice(TableChain):
+    """Part of a chain's records (to archive a chain in two goes)."""
+
+    def __init__(self, chain: TableChain, start: int, stop: int | None) -> None:
+        super().__init__(chain.table)
+        self.records = chain.records[start:stop]

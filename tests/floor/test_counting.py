@@ -35,7 +35,7 @@ def play(
 def final_score(stakes: Sequence[int], signs: Sequence[bool]) -> float:
     s = Stream()
     for i, (stake, sign) in enumerate(zip(stakes, signs, strict=True)):
-        Detector(threshold=float("inf"))._look(
+        Detector(threshold=float("inf")).look(
             s, 1, D7, 0.02 if sign else -0.05, stake, 1, i + 1, i, counting.Session(1, 1, 0)
         )
     return s.score()
