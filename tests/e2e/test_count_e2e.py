@@ -3,7 +3,8 @@
 ``shoe-controller run --spots`` journals their wagers, and the count watch reads that journal from a real
 SQLite archive: every wager record is read, the floor prices every coup exactly as the table did (each wager
 record's own ``ev`` equals the floor's edge for it), every seat's coups are counted, and none of these
-players, who ignore the cards, is alerted."""
+players, who ignore the cards, is alerted. Then a counter (``shoe-sim --counter 3:dragon_7``: 10x its base
+on Dragon 7 when the cards it has seen make it positive) at a real eight-deck table is one alert."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from tests.e2e.harness import Harness
 from tests.e2e.test_reader_e2e import money_table, start_players
 
 pytestmark = pytest.mark.e2e
+#: A seed whose first eight-deck shoe gives Dragon 7 enough positive-edge coups (as the seen cards price it).
+COUNTED_SEED = 8
 
 
 def test_the_table_s_own_journal_is_read_whole_and_its_players_are_not_accused(
@@ -74,3 +77,28 @@ def test_the_table_s_own_journal_is_read_whole_and_its_players_are_not_accused(
     assert any(session.streams["dragon_7"].positive for session in stored.count.sessions.values()), (
         "no positive-edge coup was seen: the test did not exercise the score"
     )
+
+
+def test_a_counter_at_the_real_table_is_one_alert(harness: Harness, tmp_path: Path) -> None:
+    options = money_table(harness, decks=8, commission="shoe_end")
+    harness.start_sim(
+        "--decks", "8", "--spots-link", str(harness.tmp / "spots"), "--players", "4", "--counter", "3:dragon_7",
+        "--commission", "shoe_end", "--shoes", "1", pace="0.005", seed=COUNTED_SEED,
+    )  # fmt: skip
+    harness.start_daemon(*options)
+    harness.wait_daemon_log("ready in")
+    assert harness.wait_sim(timeout=400) == 0
+    time.sleep(0.5)
+    assert harness.stop_daemon() == 0
+    with Journal.open(harness.journal, read_only=True) as j:
+        records = [r.for_floor("T1") for r in j.records()]
+    with Archive(f"sqlite:///{tmp_path}/archive.db") as archive:
+        s = Surveillance(archive, watches=[CountWatch()])
+        items = []
+        for i in range(0, len(records), 25):
+            archive.store(records[i : i + 25])
+            archive.advance("T1", "s1")
+            items += s.process("T1", "s1")
+    counted = [i for i in items if i.kind == AlertKind.BETTING_WITH_THE_COUNT]
+    assert [(i.extra["seat"], i.extra["bet"]) for i in counted] == [(3, "dragon_7")]
+    assert counted[0].extra["hits"] >= 4 and counted[0].extra["stake_positive"]["max"] >= 10 * 500
