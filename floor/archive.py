@@ -86,6 +86,8 @@ class AlertKind:
     REPEATED_SHOE = "repeated_shoe"  # a new shoe's first 20 dealt cards were dealt before, in order
     DEALER_ERRORS = "dealer_errors"  # a table's dealer errors this hour far above the floor's rate
     CLOCK_UNSYNCHRONISED = "clock_unsynchronised"  # a table journaled that its clock is not synchronised
+    # a seat's stakes on a wager rise when its live edge is positive beyond what chance explains (floor/counting.py)
+    BETTING_WITH_THE_COUNT = "betting_with_the_count"
     # trust (docs/floor.md, threat model)
     FORGED = "forged"  # a record from an unenrolled or revoked table, or whose signature does not verify
     KEY_ENROLLED = "key_enrolled"  # a table's first key (shoe-floor enroll)

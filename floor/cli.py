@@ -35,6 +35,7 @@ from commandline import Parser, UsageError
 from commandline.keyfile import KeyFileError, read_key_file, write_key_file
 from floor.archive import Archive, ArchiveError, ArchiveLost
 from floor.collector import Collector, Settings, Stats
+from floor.counting import DEFAULT_THRESHOLD
 from floor.pit import Pit
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
 from floor_protocol.addresses import AddressError, parse_broker, parse_host_port
@@ -73,6 +74,7 @@ def _bounded(convert: Callable[[str], T], low: T, high: T, what: str, between: s
 _count = _bounded(int, 1, 2**62, "a whole number", "between 1 and 2^62")
 _seconds = _bounded(float, 0.0, 3600.0, "a number of seconds", "0-3600 seconds")
 _days = _bounded(int, 1, 3660, "a whole number of days", "1-3660 days")
+_score = _bounded(float, 20.0, 1e12, "a number", "between 20 and 1e12")
 
 
 def _bind(text: str) -> tuple[str, int]:
@@ -139,6 +141,14 @@ def parser() -> argparse.ArgumentParser:
     )
     s.add_argument(
         "--repeat-days", type=_days, default=30, help="repeated-shoe check: shoes of the last N days (default 30)"
+    )
+    s.add_argument(
+        "--count-threshold",
+        type=_score,
+        default=DEFAULT_THRESHOLD,
+        metavar="SCORE",
+        help="betting with the count: the betting score that is an alert; a seat whose stakes ignore the edge"
+        f" reaches it with probability at most 1/SCORE per seat session and wager (default {DEFAULT_THRESHOLD:g})",
     )
     s.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     s.set_defaults(handler=serve)
@@ -303,6 +313,7 @@ def serve(args: argparse.Namespace) -> int:
         username=args.username,
         password=password,
         thresholds=Thresholds(repeat_days=args.repeat_days),
+        count_threshold=args.count_threshold,
     )
     on_stats, metrics = _metrics()
     with Archive(args.archive) as archive:
