@@ -52,6 +52,7 @@ from paho.mqtt.properties import Properties
 
 from controller.game.records import RecordError, TableRecord
 from floor.archive import Alert, AlertKind, Archive, ArchiveLost, FeedItem, Head, TableKey
+from floor.money_watch import MoneyWatch
 from floor.surveillance import Surveillance, Thresholds
 from floor_protocol.ack import Ack
 from floor_protocol.addresses import Broker, parse_broker
@@ -266,7 +267,7 @@ class Collector:
         props = _properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
         props.ReceiveMaximum = self.settings.receive_maximum
-        self._surveillance = Surveillance(archive, self.settings.thresholds)
+        self._surveillance = Surveillance(archive, self.settings.thresholds, watches=[MoneyWatch()])
         self._archive_id = archive.archive_id
         log.info("archive id %s", archive.archive_id)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)
