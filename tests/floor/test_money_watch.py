@@ -8,6 +8,7 @@ import json
 import subprocess
 import threading
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,9 @@ from floor.cli import main as shoe_floor
 from floor.money_watch import MoneyThresholds, MoneyWatch, fault_rates
 from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance
-from tests.floor.conftest import PYTHON, ROOT
+from tests.floor.conftest import PYTHON, ROOT, InProcess, Table
 from tests.floor.test_surveillance import TODAY, Chain, archive_chain
+from tests.waiting import until
 
 MONEY_KINDS = {AlertKind.PAST_POST, AlertKind.PULLED_BET, AlertKind.MISPAY, AlertKind.FOREIGN_CHIP}
 MONEY_KINDS |= {AlertKind.STOLEN_CHIP, AlertKind.MONEY_FAULTS}
@@ -359,3 +361,16 @@ def test_a_missing_archive_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest
     assert shoe_floor(["faults", "--archive", url, "--from", "2026-12-01", "--to", "2026-12-02"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_collector_runs_the_money_watch(
+    collector: Callable[..., InProcess], table: Table, archive_url: str, faulty_journal: list[TableRecord]
+) -> None:
+    """``shoe-floor serve``'s collector surveils the money: a real table's past-posts reach the feed."""
+    c = collector()
+    table.publish(faulty_journal)
+    table.wait_ack("T1", faulty_journal[-1].seq, timeout=60)
+    posts = sum(r.kind == "past_post" for r in faulty_journal)
+    until(lambda: sum(i.kind == AlertKind.PAST_POST for i in c.archive.feed(None)) == posts, 30, "the past-posts")
+    (item,) = [i for i in c.archive.feed(None) if i.kind == AlertKind.PAST_POST][-1:]
+    assert item.table == "T1" and item.site == "s1" and item.detail.startswith("Table T1 seat ")
