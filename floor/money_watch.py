@@ -267,7 +267,8 @@ def scan_money(state: MoneyState, records: Sequence[TableRecord]) -> MoneyScan:
                 state.foreign.update(found)
         elif r.kind == RecordKind.INPUT and b.get("kind") == InputKind.SPOTS_SNAPSHOT:
             fresh: dict[str, list[str]] = {}
-            for s in b.get("spots") or ():
+            spots = b.get("spots")
+            for s in spots if isinstance(spots, list) else ():
                 if isinstance(s, dict) and len(fresh) < MAX_SPOTS:
                     fresh.update(spot_now(r, s.get("seat"), s.get("spot"), s.get("chips")))
             state.foreign = fresh  # every spot the snapshot does not list is empty

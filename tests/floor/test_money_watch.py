@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from controller.game.records import TableRecord
 from controller.journal import Journal
 from floor.archive import AlertKind, Archive, FeedItem
 from floor.cli import main as shoe_floor
-from floor.money_watch import MoneyThresholds, MoneyWatch, fault_rates
+from floor.money_watch import MoneyState, MoneyThresholds, MoneyWatch, fault_rates, scan_money
 from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance
 from tests.floor.conftest import PYTHON, ROOT, InProcess, Table
@@ -374,3 +376,44 @@ def test_the_collector_runs_the_money_watch(
     until(lambda: sum(i.kind == AlertKind.PAST_POST for i in c.archive.feed(None)) == posts, 30, "the past-posts")
     (item,) = [i for i in c.archive.feed(None) if i.kind == AlertKind.PAST_POST][-1:]
     assert item.table == "T1" and item.site == "s1" and item.detail.startswith("Table T1 seat ")
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+_FIELDS = ("shoe", "coup", "seat", "bet", "spot", "kind", "chips", "spots", "locked_cents", "seen_cents")
+_body = st.fixed_dictionaries({}, optional={k: _json for k in (*_FIELDS, "expected_cents", "set_aside")})
+
+
+@given(
+    records=st.lists(
+        st.tuples(
+            st.sampled_from(["past_post", "pulled_bet", "mispay", "wager", "coup", "input"]),
+            _body,
+            st.sampled_from(["spot", "spots_snapshot", "card", None]),
+            st.sampled_from(["2026-12-01T10:00:00.000Z", "not a time", "2026-12-01T10:20:00+00:00"]),
+        ),
+        max_size=20,
+    )
+)
+@example(records=[("input", {"spots": 1}, "spots_snapshot", "2026-12-01T10:00:00.000Z")])
+@example(records=[("input", {"spots": [{"chips": 7}, 3], "seat": {}}, "spots_snapshot", "x")])
+@example(records=[("input", {"chips": "E0", "seat": [1], "spot": None}, "spot", "2026-12-01T10:00:00Z")])
+@example(records=[("input", {"chips": [1, {"status": "stolen"}, {"uid": [], "status": 2}]}, "spot", "x")])
+@example(records=[("mispay", {"kind": 3, "seen_cents": "a", "expected_cents": 1.5}, None, "x")])
+@settings(max_examples=300, deadline=None)
+def test_a_record_of_any_shape_is_read_without_a_crash(records: list[tuple[str, dict[str, Any], Any, str]]) -> None:
+    """A record whose body is not what the schemas say (a newer table, a bug) is still an alert or nothing:
+    the watch never raises, its counts stay whole numbers and its memory stays bounded."""
+    state = MoneyState()
+    chain = []
+    for i, (kind, body, input_kind, at) in enumerate(records, 1):
+        if kind == "input" and input_kind is not None:
+            body = {**body, "kind": input_kind}
+        chain.append(TableRecord("T1", i, kind, at, None, None, None, body, "0" * 64, "0" * 64))
+    result = scan_money(state, chain)
+    assert all(isinstance(n, int) for counts in result.counts.values() for n in counts.values())
+    assert len(state.foreign) <= 256 and MoneyState.from_json(state.to_json()) == state
+    assert all(a.detail.startswith("Table T1 ") for a in result.alerts)
