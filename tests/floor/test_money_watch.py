@@ -330,6 +330,12 @@ def test_the_faults_command_for_people_and_with_nothing_counted(
         t.money("mispay", 1, kind="underpay", expected_cents=4875, seen_cents=4375)
         t.declared()
         archive_chain(archive, s, t)
+        other = MoneyChain("T8")  # another table: not in T9's lines
+        other.new_shoe()
+        other.wager(2)
+        other.declared()
+        archive_chain(archive, s, other)
+        assert [r.table for r in fault_rates(archive, ShiftPlan.parse(), *_today())] == ["T8", "T9"]
     capsys.readouterr()
     assert shoe_floor([*argv, "--table", "T9", "--shifts", "08:00,20:00", "--zone", "Europe/London"]) == 0
     header, line = capsys.readouterr().out.splitlines()
