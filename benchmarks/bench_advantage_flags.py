@@ -10,7 +10,7 @@ off), then runs the same edge sequences through
 * the old rule (flag at the threshold, clear as soon as the edge is below it, raise again whenever it is
   back), at the old default threshold 0 and at the thresholds the new rule is tried at, and
 * :class:`~controller.game.edges.AdvantageFlags` (raise at the threshold, clear only ``margin`` below it, one
-  raise per wager per shoe unless the edge grew ``step`` past the last raise) at several settings,
+  raise per wager per shoe unless the edge grew ``step`` past the last raise, up or not) at several settings,
   the defaults marked.
 
 Prints, per setting, the records per shoe (all wagers), the records per flagged wager and shoe (2.0 is the
@@ -154,8 +154,9 @@ def main(argv: list[str] | None = None) -> int:
         (DEFAULT_THRESHOLD, 0.0, DEFAULT_STEP),
         (DEFAULT_THRESHOLD, 0.005, DEFAULT_STEP),
         (DEFAULT_THRESHOLD, DEFAULT_MARGIN, 0.0),
-        (DEFAULT_THRESHOLD, DEFAULT_MARGIN, 0.01),
+        (DEFAULT_THRESHOLD, DEFAULT_MARGIN, 0.05),
         (DEFAULT_THRESHOLD, DEFAULT_MARGIN, DEFAULT_STEP),
+        (DEFAULT_THRESHOLD, DEFAULT_MARGIN, 0.2),
         (DEFAULT_THRESHOLD, DEFAULT_MARGIN, 1.0),
         (0.02, DEFAULT_MARGIN, DEFAULT_STEP),
         (0.05, DEFAULT_MARGIN, DEFAULT_STEP),

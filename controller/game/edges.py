@@ -139,11 +139,11 @@ def shoe_edges(
 
 #: The defaults of the flags (``[surveillance]``; docs/configuration.md gives the figures behind them,
 #: benchmarks/bench_advantage_flags.py measures them): a wager is flagged at +1 % player EV, cleared only when it
-#: no longer favours the player (1 % below that: EV under 0), and raised again in the same shoe only when it has
-#: grown 5 % of the stake past the edge it was last raised at.
+#: no longer favours the player (1 % below that: EV under 0), and raised again in the same shoe (its flag up or
+#: not) only when it has grown 10 % of the stake past the edge it was last raised at.
 DEFAULT_THRESHOLD = 0.01
 DEFAULT_MARGIN = 0.01
-DEFAULT_STEP = 0.05
+DEFAULT_STEP = 0.10
 
 
 @dataclass
@@ -151,7 +151,8 @@ class AdvantageFlags:
     """Which wagers stand flagged, with hysteresis so that an edge hovering at the threshold does not flood the
     floor: an ``advantage`` record when a wager's EV reaches the threshold, an ``advantage_cleared`` record only
     when it falls ``margin`` below it (or its shoe ends with the flag up), and at most one raise of a wager per
-    shoe unless its EV has grown ``step`` past the EV it was last raised at in that shoe."""
+    shoe unless its EV has grown ``step`` past the EV it was last raised at in that shoe (then an ``advantage``
+    record again, the flag up or not: the pit hears that the edge grew)."""
 
     threshold: float = DEFAULT_THRESHOLD
     #: Wager name -> the figures of the betting time that flagged it (then of the latest one).
@@ -169,21 +170,24 @@ class AdvantageFlags:
         return self.per_bet.get(bet, self.threshold)
 
     def _may_raise(self, bet: str, shoe: int, ev: float) -> bool:
+        """Whether ``bet`` at ``ev`` may be raised in ``shoe``: its first raise in the shoe, or ``step`` past its
+        last (while the flag is up only with a step above 0: step 0 raises again after a clear, never while up)."""
         last = self.raised.get(bet)
-        return last is None or last[0] != shoe or ev >= last[1] + self.step
+        if last is None or last[0] != shoe:
+            return True
+        return ev >= last[1] + self.step and (self.step > 0 or bet not in self.flagged)
 
     def update(self, edges: CoupEdges) -> list[tuple[RecordKind, dict[str, Any]]]:
         out = [] if all(e.shoe == edges.shoe for e in self.flagged.values()) else self.shoe_ended()
         for bet, ev in edges.ev.items():
             threshold = self.threshold_for(bet)
-            if bet in self.flagged:
-                if ev < threshold - self.margin:
-                    body = advantage_body(edges.shoe, edges.coup, bet, ev, edges.cards_left)
-                    out.append((RecordKind.ADVANTAGE_CLEARED, body))
-                    del self.flagged[bet]
-                else:
-                    self.flagged[bet] = edges
-            elif ev >= threshold and self._may_raise(bet, edges.shoe, ev):
+            if bet in self.flagged and ev < threshold - self.margin:
+                body = advantage_body(edges.shoe, edges.coup, bet, ev, edges.cards_left)
+                out.append((RecordKind.ADVANTAGE_CLEARED, body))
+                del self.flagged[bet]
+            elif bet in self.flagged and not self._may_raise(bet, edges.shoe, ev):
+                self.flagged[bet] = edges  # still up: the latest figures, for its clear at the shoe's end
+            elif ev >= threshold and self._may_raise(bet, edges.shoe, ev):  # up, or up again a step higher
                 out.append((RecordKind.ADVANTAGE, advantage_body(edges.shoe, edges.coup, bet, ev, edges.cards_left)))
                 self.flagged[bet] = edges
                 self.raised[bet] = (edges.shoe, ev)
