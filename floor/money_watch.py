@@ -108,7 +108,11 @@ class MoneyState:
 
     @classmethod
     def from_json(cls, text: str) -> MoneyState:
-        data = json.loads(text)
+        """The stored state; one that cannot be read is started afresh (the next snapshot sets it right)."""
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return cls()
         foreign = data.get("foreign") if isinstance(data, dict) else None
         if not isinstance(foreign, dict):
             return cls()

@@ -422,4 +422,5 @@ def test_a_record_of_any_shape_is_read_without_a_crash(records: list[tuple[str, 
     result = scan_money(state, chain)
     assert all(isinstance(n, int) for counts in result.counts.values() for n in counts.values())
     assert len(state.foreign) <= 256 and MoneyState.from_json(state.to_json()) == state
+    assert MoneyState.from_json("{not json") == MoneyState() == MoneyState.from_json('{"foreign": 3}')
     assert all(a.detail.startswith("Table T1 ") for a in result.alerts)
