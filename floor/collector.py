@@ -54,6 +54,7 @@ from controller.game.records import RecordError, TableRecord
 from floor.archive import Alert, AlertKind, Archive, ArchiveLost, FeedItem, Head, TableKey
 from floor.counting import DEFAULT_THRESHOLD
 from floor.counting_watch import CountWatch
+from floor.money_watch import MoneyWatch
 from floor.surveillance import Surveillance, Thresholds
 from floor_protocol.ack import Ack
 from floor_protocol.addresses import Broker, parse_broker
@@ -270,7 +271,7 @@ class Collector:
         props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
         props.ReceiveMaximum = self.settings.receive_maximum
         self._surveillance = Surveillance(
-            archive, self.settings.thresholds, watches=[CountWatch(self.settings.count_threshold)]
+            archive, self.settings.thresholds, watches=[CountWatch(self.settings.count_threshold), MoneyWatch()]
         )
         self._archive_id = archive.archive_id
         log.info("archive id %s", archive.archive_id)
