@@ -52,6 +52,9 @@ from paho.mqtt.properties import Properties
 
 from controller.game.records import RecordError, TableRecord
 from floor.archive import Alert, AlertKind, Archive, ArchiveLost, FeedItem, Head, TableKey
+from floor.counting import DEFAULT_THRESHOLD
+from floor.counting_watch import CountWatch
+from floor.money_watch import MoneyWatch
 from floor.surveillance import Surveillance, Thresholds
 from floor_protocol.ack import Ack
 from floor_protocol.addresses import Broker, parse_broker
@@ -163,6 +166,7 @@ class Settings:
     username: str | None = None
     password: str | None = None
     thresholds: Thresholds = field(default_factory=Thresholds)  # surveillance (floor/surveillance.py)
+    count_threshold: float = DEFAULT_THRESHOLD  # betting with the count (floor/counting.py)
 
 
 @dataclass
@@ -266,7 +270,9 @@ class Collector:
         props = _properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
         props.ReceiveMaximum = self.settings.receive_maximum
-        self._surveillance = Surveillance(archive, self.settings.thresholds)
+        self._surveillance = Surveillance(
+            archive, self.settings.thresholds, watches=[CountWatch(self.settings.count_threshold), MoneyWatch()]
+        )
         self._archive_id = archive.archive_id
         log.info("archive id %s", archive.archive_id)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)
