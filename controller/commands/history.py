@@ -16,7 +16,7 @@ from typing import Any
 
 from controller.commands import Subparsers, UsageError
 from controller.commands.journal import add_journal_argument, journal_path, open_read_only
-from controller.game.notation import hand_text, result_text
+from controller.game.notation import hand_text, local_time_text, result_text
 from controller.game.records import shape_coup
 
 #: SQLite's largest INTEGER: a larger filter value cannot even be asked of the journal.
@@ -92,13 +92,13 @@ def run(args: argparse.Namespace) -> int:
     if not coups:
         print(f"{path}: no coups", file=sys.stderr)
         return 0
-    head = f"{'time (UTC)':<19}  {'shoe':>4} {'coup':>4}  {'result':<23} {'player':<11} {'banker':<11} flags"
+    head = f"{'time':<23}  {'shoe':>4} {'coup':>4}  {'result':<23} {'player':<11} {'banker':<11} flags"
     out.write(head + "\n")
     for c in coups:
-        ts = str(c["ts"])[:19].replace("T", " ")
+        ts = local_time_text(str(c["ts"]))
         player = hand_text(c["player"])
         banker = hand_text(c["banker"])
         shoe, coup = f"{c['shoe']!s:>4}", f"{'-' if c['coup'] is None else c['coup']!s:>4}"
-        line = f"{ts:<19}  {shoe} {coup}  {_result(c):<23} {player:<11} {banker:<11} {_flags(c)}"
+        line = f"{ts:<23}  {shoe} {coup}  {_result(c):<23} {player:<11} {banker:<11} {_flags(c)}"
         out.write(line.rstrip() + "\n")
     return 0
