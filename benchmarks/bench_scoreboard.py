@@ -40,6 +40,7 @@ class _Board:
     host: str = "127.0.0.1"
     port: int = 0
     reveal: str = "on_read"
+    bilingual: bool = False
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -92,15 +93,9 @@ def rss_mb(pid: int) -> float:
 def bench_browser(decks: int, pace: float, seed: int) -> None:
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.conftest import (
-        CHROMIUM,
-        CHROMIUM_ARGS,
-        free_port,
-        start_scoreboard_daemon,
-        wait_state,
-        write_config,
-    )
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, start_scoreboard_daemon, wait_state, write_config
     from tests.e2e.harness import Harness
+    from tests.servers import free_port
 
     with tempfile.TemporaryDirectory(prefix="bench-scoreboard-") as tmp, Harness(Path(tmp)) as harness:
         port = free_port()

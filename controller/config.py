@@ -46,6 +46,7 @@ from pydantic import (
 )
 
 from controller.board import DEFAULT_PINS, PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
+from controller.game.edges import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD
 from controller.game.rules import (
     DEFAULT_RULESET,
     RULESET_NAMES,
@@ -553,6 +554,8 @@ class ScoreboardSection(_Section):
     enabled: Annotated[bool, PlainValidator(_bool)] = True
     bind: Annotated[str, PlainValidator(_bind)] = "127.0.0.1:8080"
     reveal: Annotated[RevealName, _choice(RevealName)] = "on_read"
+    #: 莊 閒 和 beside Banker, Player and Tie on the page.
+    bilingual: Annotated[bool, PlainValidator(_bool)] = False
 
     @property
     def host(self) -> str:
@@ -615,6 +618,15 @@ def _expectation(value: object) -> float:
     return float(value)
 
 
+def _expectation_step(value: object) -> float:
+    """A difference of expectations, between 0 and 1 (0.005 = half a percent of the stake)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"must be a number (a difference of expectations, e.g. 0.005), got {_show(value)}")
+    if not 0 <= value <= 1:
+        raise ValueError(f"must be between 0 and 1 (a difference of expectations), got {value:g}")
+    return float(value)
+
+
 def _bet_thresholds(value: object) -> dict[str, float]:
     """``[surveillance.bet_thresholds]``: a wager's own threshold, by the wager's name or a group's
     (``dragon_bonus``: both sides, as in ``table.side_bets``); a side's own entry beats its group's. The
@@ -638,7 +650,9 @@ def _bet_thresholds(value: object) -> dict[str, float]:
 class SurveillanceSection(_Section):
     """``[surveillance]``: the live exact edge of every offered wager (docs/operations.md)."""
 
-    advantage_threshold: Annotated[float, PlainValidator(_expectation)] = 0.0
+    advantage_threshold: Annotated[float, PlainValidator(_expectation)] = DEFAULT_THRESHOLD
+    advantage_margin: Annotated[float, PlainValidator(_expectation_step)] = DEFAULT_MARGIN
+    advantage_step: Annotated[float, PlainValidator(_expectation_step)] = DEFAULT_STEP
     bet_thresholds: Annotated[dict[str, float], PlainValidator(_bet_thresholds)] = Field(default_factory=dict)
 
 

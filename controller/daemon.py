@@ -214,7 +214,10 @@ class Daemon:
         """Shoe start records carry the ruleset, and the live exact edge ([surveillance]) is on. The odds
         engine's table is built now (about 0.3 s), not at the first betting time in the middle of a shoe."""
         s = self.settings
-        watch = EdgeWatch(s.surveillance.advantage_threshold, ruleset, s.table.decks, s.surveillance.bet_thresholds)
+        sv = s.surveillance
+        watch = EdgeWatch(
+            sv.advantage_threshold, ruleset, s.table.decks, sv.bet_thresholds, sv.advantage_margin, sv.advantage_step
+        )
         price(Composition.decks(s.table.decks), ruleset)  # builds the six-card table and prices this ruleset
         return watch
 

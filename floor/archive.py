@@ -86,6 +86,15 @@ class AlertKind:
     REPEATED_SHOE = "repeated_shoe"  # a new shoe's first 20 dealt cards were dealt before, in order
     DEALER_ERRORS = "dealer_errors"  # a table's dealer errors this hour far above the floor's rate
     CLOCK_UNSYNCHRONISED = "clock_unsynchronised"  # a table journaled that its clock is not synchronised
+    # a seat's stakes on a wager rise when its live edge is positive beyond what chance explains (floor/counting.py)
+    BETTING_WITH_THE_COUNT = "betting_with_the_count"
+    # the money's surveillance (floor/money_watch.py): one alert per money record, named after its kind
+    PAST_POST = RecordKind.PAST_POST.value  # chips added to (or swapped on) a locked wager before the declare
+    PULLED_BET = RecordKind.PULLED_BET.value  # chips taken from a locked wager before the declare
+    MISPAY = RecordKind.MISPAY.value  # an underpay, an overpay, a losing wager left on the layout
+    FOREIGN_CHIP = "foreign_chip"  # an unknown or retired chip came onto a spot (the reader's spot input)
+    STOLEN_CHIP = "stolen_chip"  # a chip reported stolen came onto a spot: the most urgent of the money's alerts
+    MONEY_FAULTS = "money_faults"  # a table's past-posts or mispays this shift far above the floor's rate
     # the floor's accounting (floor/accounting.py): a shift's win outside the 95 % interval of its exact theo
     HOLD_OUTSIDE_INTERVAL = "hold_outside_interval"
     # trust (docs/floor.md, threat model)

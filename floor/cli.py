@@ -14,6 +14,7 @@
   shoe-floor errors --archive URL [--table T] [--hours N] [--json]
   shoe-floor report --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
   shoe-floor ratings --archive URL [--table T] [--since ISO] [--open] [--decisions-per-hour N] [--json]
+  shoe-floor faults --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
 
 Bad input (a URL, a number, an archive that cannot be opened) is one line on stderr and exit 2.
 """
@@ -48,6 +49,8 @@ from floor.accounting import (
 )
 from floor.archive import Archive, ArchiveError, ArchiveLost
 from floor.collector import Collector, Settings, Stats
+from floor.counting import DEFAULT_THRESHOLD
+from floor.money_watch import fault_rates
 from floor.pit import Pit
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, ShiftError, ShiftPlan, parse_time
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
@@ -87,6 +90,7 @@ def _bounded(convert: Callable[[str], T], low: T, high: T, what: str, between: s
 _count = _bounded(int, 1, 2**62, "a whole number", "between 1 and 2^62")
 _seconds = _bounded(float, 0.0, 3600.0, "a number of seconds", "0-3600 seconds")
 _days = _bounded(int, 1, 3660, "a whole number of days", "1-3660 days")
+_score = _bounded(float, 20.0, 1e12, "a number", "between 20 and 1e12")
 
 
 def _bind(text: str) -> tuple[str, int]:
@@ -154,6 +158,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--repeat-days", type=_days, default=30, help="repeated-shoe check: shoes of the last N days (default 30)"
     )
+    s.add_argument(
+        "--count-threshold",
+        type=_score,
+        default=DEFAULT_THRESHOLD,
+        metavar="SCORE",
+        help="betting with the count: the betting score that is an alert; a seat whose stakes ignore the edge"
+        f" reaches it with probability at most 1/SCORE per seat session and wager (default {DEFAULT_THRESHOLD:g})",
+    )
     _shift_options(s, "the shifts whose win is checked against its 95 % interval")
     s.add_argument(
         "--leave-after-coups",
@@ -208,6 +220,18 @@ def parser() -> argparse.ArgumentParser:
     de.add_argument("--hours", type=_count, default=24, metavar="N", help="the last N hours with coups (default 24)")
     de.add_argument("--json", action="store_true")
     de.set_defaults(handler=errors)
+    mf = sub.add_parser(
+        "faults",
+        help="money faults (past-posts, pulled bets, mispays, foreign chips) per table and shift, with their rates",
+    )
+    mf.add_argument("--archive", required=True)
+    mf.add_argument("--table", help="only this table")
+    mf.add_argument("--from", dest="start", required=True, metavar="ISO", help="from this date or time (UTC if naive)")
+    mf.add_argument("--to", dest="end", required=True, metavar="ISO", help="up to this date or time (excluded)")
+    mf.add_argument("--shifts", default=DEFAULT_SHIFTS, metavar="HH:MM,...", help=f"shift starts ({DEFAULT_SHIFTS})")
+    mf.add_argument("--zone", default=DEFAULT_ZONE, metavar="IANA", help=f"the shifts' time zone ({DEFAULT_ZONE})")
+    mf.add_argument("--json", action="store_true", help="one JSON object per table and shift")
+    mf.set_defaults(handler=faults)
     v = sub.add_parser(
         "verify", help="every record's hash chain and signature: one line per problem; exit 1 on a problem"
     )
@@ -374,6 +398,7 @@ def serve(args: argparse.Namespace) -> int:
         username=args.username,
         password=password,
         thresholds=Thresholds(repeat_days=args.repeat_days),
+        count_threshold=args.count_threshold,
         shift_plan=_plan(args),
         leave_after_coups=args.leave_after_coups,
     )
@@ -551,6 +576,36 @@ def errors(args: argparse.Namespace) -> int:
         print(
             f"{r['hour']:<18} {r['table']:<12} {r['coups']:>5} {r['misdraws']:>7} {r['early_declares']:>5}"
             f" {r['voids']:>4} {r['unreadable']:>6} {rate:>6}"
+        )
+    return 0
+
+
+def faults(args: argparse.Namespace) -> int:
+    """The money's faults surveillance counts per table and quarter hour, added up per shift, with their rates
+    per 100 coups and per 1,000 wagers: what a ``money_faults`` alert was judged on."""
+    try:
+        plan = ShiftPlan.parse(args.shifts, args.zone)
+        start, end = parse_time(args.start), parse_time(args.end)
+    except ShiftError as exc:
+        raise UsageError(f"shoe-floor faults: {exc}") from None
+    if end <= start:
+        raise UsageError(f"shoe-floor faults: --to {args.end} is not after --from {args.start}")
+    with Archive(args.archive, create=False) as archive:
+        rows = fault_rates(archive, plan, start, end, args.table)
+    if args.json:
+        for row in rows:
+            sys.stdout.write(json.dumps(row.to_dict(), separators=(",", ":")) + "\n")
+        return 0
+    if not rows:
+        print("no wagers or coups counted in that time (shoe-floor serve counts them)", file=sys.stderr)
+        return 0
+    print(f"{'shift':<24} {'table':<12} coups wagers past-post pulled mispay {'mispaid':>11} foreign stolen")
+    for r in rows:
+        c = r.counts
+        print(
+            f"{r.shift.name:<24} {r.table:<12} {c['coups']:>5} {c['wagers']:>6} {c['past_posts']:>9}"
+            f" {c['pulled_bets']:>6} {c['mispays']:>6} {money_text(c['mispay_cents']):>11}"
+            f" {c['foreign_chips']:>7} {c['stolen_chips']:>6}"
         )
     return 0
 

@@ -53,6 +53,9 @@ from paho.mqtt.properties import Properties
 from controller.game.records import RecordError, TableRecord
 from floor.accounting import DEFAULT_LEAVE_AFTER_COUPS, Accounting
 from floor.archive import Alert, AlertKind, Archive, ArchiveLost, FeedItem, Head, TableKey
+from floor.counting import DEFAULT_THRESHOLD
+from floor.counting_watch import CountWatch
+from floor.money_watch import MoneyWatch
 from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance, Thresholds
 from floor_protocol.ack import Ack
@@ -165,6 +168,7 @@ class Settings:
     username: str | None = None
     password: str | None = None
     thresholds: Thresholds = field(default_factory=Thresholds)  # surveillance (floor/surveillance.py)
+    count_threshold: float = DEFAULT_THRESHOLD  # betting with the count (floor/counting.py)
     shift_plan: ShiftPlan = field(default_factory=ShiftPlan.parse)  # the accounting's shifts (floor/accounting.py)
     leave_after_coups: int = DEFAULT_LEAVE_AFTER_COUPS  # the tables' own (a seat session's end)
 
@@ -271,7 +275,11 @@ class Collector:
         props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
         props.ReceiveMaximum = self.settings.receive_maximum
         accounting = Accounting(self.settings.shift_plan, self.settings.leave_after_coups)
-        self._surveillance = Surveillance(archive, self.settings.thresholds, watches=[accounting])
+        self._surveillance = Surveillance(
+            archive,
+            self.settings.thresholds,
+            watches=[CountWatch(self.settings.count_threshold), MoneyWatch(), accounting],
+        )
         self._archive_id = archive.archive_id
         log.info("archive id %s", archive.archive_id)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)

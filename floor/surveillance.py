@@ -247,6 +247,10 @@ def _advantage(r: TableRecord) -> Alert:
             f"shoe {b.get('shoe')} ended with {b.get('bet')} still favouring the player"
             f" (EV {ev_text} at coup {b.get('coup')})"
         )
+    elif isinstance(ev, int | float) and ev >= 0:  # a threshold above 0 less its margin: still the player's
+        detail = (
+            f"shoe {b.get('shoe')} coup {b.get('coup')}: {b.get('bet')} flag cleared, its edge fell to EV {ev_text}"
+        )
     else:
         detail = (
             f"shoe {b.get('shoe')} coup {b.get('coup')}: {b.get('bet')} no longer favours the player (EV {ev_text})"

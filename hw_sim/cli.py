@@ -50,7 +50,7 @@ from hw_sim.chipset import ChipSet
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
 from hw_sim.money import MoneyConfig, MoneyConfigError
-from hw_sim.players import BetsError, parse_amount, parse_bets
+from hw_sim.players import BetsError, Counting, parse_amount, parse_bets
 from hw_sim.reader_feed import ReaderFeed
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
 from hw_sim.spot_reader import SpotReader
@@ -180,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
     money.add_argument(
         "--leave-after", type=int, default=3, metavar="N", help="empty coups after which a seat has left (default 3)"
     )
+    money.add_argument(
+        "--counter",
+        metavar="SEAT:WAGER[:FACTOR]",
+        help="one of the --players bets WAGER (a side bet) with the count: FACTOR (default 10) times its base when"
+        " the wager's edge, as the cards seen price it, is positive; FACTOR 0: the wager only then",
+    )
     money.add_argument("--chips-out", type=Path, metavar="FILE", help="write the chip registry (TOML) here")
     spots = money.add_mutually_exclusive_group()
     spots.add_argument("--spots-link", type=Path, metavar="PATH", help="the bet-spot reader on a second pty here")
@@ -294,10 +300,28 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
             limits=limits,
             seats=args.seats,
             leave_after_coups=args.leave_after,
+            counter=_counter(args.counter),
         )
     except MoneyConfigError as exc:
         key = {"leave_after_coups": "leave-after", "limits": "unit"}.get(exc.key, exc.key)
         raise UsageError(f"--{key}: {exc.reason}") from None
+
+
+def _counter(text: str | None) -> Counting | None:
+    """``--counter SEAT:WAGER[:FACTOR]`` (UsageError naming the problem)."""
+    if text is None:
+        return None
+    parts = text.split(":")
+    if len(parts) not in (2, 3) or not parts[0].isdigit() or (len(parts) == 3 and not parts[2].isdigit()):
+        raise UsageError(f"--counter: SEAT:WAGER[:FACTOR], not {text[:40]!r}")
+    try:
+        bet = Bet(parts[1])
+    except ValueError:
+        raise UsageError(f"--counter: not a wager: {parts[1][:40]!r}") from None
+    try:
+        return Counting(int(parts[0]), bet, int(parts[2]) if len(parts) == 3 else 10)
+    except ValueError as exc:
+        raise UsageError(f"--counter: {exc}") from None
 
 
 def write_chips(path: Path) -> None:

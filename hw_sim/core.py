@@ -202,6 +202,7 @@ class ShoeSimulator:
                 config.seed,
                 self.truth,
                 reread_after=min(config.money.reread_after, config.pace / 2),  # right again before the next card
+                decks=config.decks,
             )
             if config.money is not None
             else None

@@ -43,9 +43,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import partial
 
-from controller.game.cards import Card
+from controller.game.cards import RANKS, Card
 from controller.game.chips import ChipRegistry, format_uid
+from controller.game.composition import Composition
 from controller.game.coup import Coup
+from controller.game.edges import price
 from controller.game.errors import RulesViolation
 from controller.game.payouts import Outcome
 from controller.game.rules import COMMISSION, Ruleset
@@ -53,7 +55,7 @@ from controller.game.settlement import CommissionLedger, Settlement, TableLimits
 from controller.game.wagers import MAX_SEATS, Spot
 from hw_sim.chipset import DENOMINATIONS, ChipSet, ForeignKind
 from hw_sim.faults import Fault, FaultPlan, ScriptedFault
-from hw_sim.players import Players, ScriptedBets, ScriptedWagers, refusals
+from hw_sim.players import Counting, Players, ScriptedBets, ScriptedWagers, refusals
 from hw_sim.truth import TruthLog
 
 __all__ = ["MAX_READS", "MoneyConfig", "MoneyConfigError", "MoneyTable", "ReadKind", "SpotRead"]
@@ -86,6 +88,8 @@ class MoneyConfig:
     leave_after_coups: int = 3
     #: A faulty read is put right by the next read this many seconds later.
     reread_after: float = 0.25
+    #: One of the players bets a side wager with the count (hw_sim/players.py, ``--counter``).
+    counter: Counting | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.seats <= MAX_SEATS:
@@ -108,6 +112,11 @@ class MoneyConfig:
             raise MoneyConfigError("leave_after_coups", "at least 1")
         if self.reread_after <= 0:
             raise MoneyConfigError("reread_after", "must be positive")
+        if self.counter is not None and (self.bets is not None or not 1 <= self.counter.seat <= self.players):
+            seat = self.counter.seat
+            raise MoneyConfigError("counter", f"the counter sits on one of the --players' seats, not {seat}")
+        if self.counter is not None and not self.rules.offers(self.counter.bet):
+            raise MoneyConfigError("counter", f"the table does not offer {self.counter.bet.value}")
 
 
 class ReadKind(Enum):
@@ -132,6 +141,7 @@ class SpotRead:
 
 
 Step = Callable[[float], None]
+_RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}
 
 
 def _hex(uids: tuple[int, ...] | list[int]) -> list[str]:
@@ -151,8 +161,12 @@ class MoneyTable:
         *,
         keep_reads: bool = False,
         reread_after: float | None = None,
+        decks: int = 8,
     ) -> None:
         self.config = config
+        self.decks = decks
+        #: The cards the players have seen leave the shoe this shoe, by rank left (a counter prices them).
+        self.seen = [4 * decks] * len(RANKS)
         #: A faulty read is put right this long after (the core makes it shorter than its pace).
         self.reread_after = config.reread_after if reread_after is None else reread_after
         self.rules = config.rules
@@ -163,7 +177,7 @@ class MoneyTable:
         self.bettors: Players | ScriptedBets = (
             ScriptedBets(config.bets, seats=config.seats)
             if config.bets is not None
-            else Players(config.players, seed, config.rules, config.limits, seats=config.seats)
+            else Players(config.players, seed, config.rules, config.limits, seats=config.seats, counter=config.counter)
         )
         self._rates = {f: faults.rate(f) for f in Fault if faults.rate(f) > 0}
         self._script: list[ScriptedFault] = list(faults.scripted_money())
@@ -203,6 +217,7 @@ class MoneyTable:
 
     def shoe_started(self, shoe: int) -> None:
         self.shoe = shoe
+        self.seen = [4 * self.decks] * len(RANKS)
         self.coup = 0
         self._opened = None
         self._cards = Coup()
@@ -223,7 +238,10 @@ class MoneyTable:
             if not self.spots:
                 return False
         else:
-            intended = self.bettors.wagers(self.shoe, coup)
+            if isinstance(self.bettors, Players) and self.bettors.counter is not None:
+                intended = self.bettors.wagers(self.shoe, coup, price(Composition(tuple(self.seen)), self.rules))
+            else:
+                intended = self.bettors.wagers(self.shoe, coup)
             if not intended and not self._left_losers:
                 return False
         self._steps.append(partial(self._place, intended))
@@ -232,6 +250,8 @@ class MoneyTable:
     def on_coup_card(self, card: Card, now: float) -> None:
         """A card of the coup left the shoe (not a burn or a misdraw). The first one locks the wagers."""
         first = self._cards.cards_dealt == 0
+        i = _RANK_INDEX[card.rank]
+        self.seen[i] = max(0, self.seen[i] - 1)
         with contextlib.suppress(RulesViolation):  # more cards than a coup has (the table halts it: a void follows)
             self._cards.deal(card)
         if first and self._opened == (self.shoe, self.coup):

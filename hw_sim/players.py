@@ -6,7 +6,10 @@ Two kinds of bettor, one interface (:meth:`wagers`: the wagers each seat intends
   betting by a strategy, in this order round the table: flat Banker, flat Player, a random main bet, a
   side bettor (a main wager with Tie, pairs, Dragon Bonus, Dragon 7 or Panda 8 as the table offers them),
   and a player who leaves after a few coups (the seat stays empty for the rest of the shoe, so the table
-  sees the seat leave and asks for its commission box; a new player sits down at the next shoe). Every
+  sees the seat leave and asks for its commission box; a new player sits down at the next shoe). One seat
+  may instead be a **counter** (:class:`Counting`, ``shoe-sim --counter SEAT:WAGER[:FACTOR]``): Banker at
+  its stake and the side wager at a base of 1, 2 or 5 times the side minimum, times ``FACTOR`` when the
+  wager's live edge (as the cards it has seen price it) is positive, or only then (``FACTOR`` 0). Every
   wager a player intends is within the table's limits and rules: each seat's wagers pass
   :func:`controller.game.settlement.validate_wagers` (a bet that would not is left off).
 * :class:`ScriptedBets` (``shoe-sim --bets FILE``): one JSON line per coup and seat,
@@ -32,6 +35,7 @@ from controller.game.wagers import MAX_SEATS
 __all__ = [
     "STRATEGY_ORDER",
     "BetsError",
+    "Counting",
     "Players",
     "ScriptedBets",
     "ScriptedWagers",
@@ -114,12 +118,42 @@ class _Player:
         return self.strategy is Strategy.LEAVER and self.coups_bet >= self.stay_coups
 
 
+@dataclass(frozen=True)
+class Counting:
+    """A seat that bets ``bet`` with the count: its base, times ``factor`` when the edge is positive (0: the
+    wager only then)."""
+
+    seat: int
+    bet: Bet
+    factor: int = 10
+
+    def __post_init__(self) -> None:
+        if self.bet not in _SIDE_CANDIDATES:
+            raise ValueError(f"a counter bets a side wager, not {self.bet.value}")
+        if not 0 <= self.factor <= 100:
+            raise ValueError(f"the counter's factor is 0-100, not {self.factor}")
+
+
 class Players:
     """N seeded players on seats 1..N, betting by strategy within the table's limits and rules."""
 
-    def __init__(self, count: int, seed: int, rules: Ruleset, limits: TableLimits, *, seats: int = 9) -> None:
+    def __init__(
+        self,
+        count: int,
+        seed: int,
+        rules: Ruleset,
+        limits: TableLimits,
+        *,
+        seats: int = 9,
+        counter: Counting | None = None,
+    ) -> None:
         if not 1 <= count <= min(seats, MAX_SEATS):
             raise ValueError(f"players: 1-{min(seats, MAX_SEATS)} (one a seat), not {count}")
+        if counter is not None and not 1 <= counter.seat <= count:
+            raise ValueError(f"the counter sits on one of the players' seats (1-{count}), not {counter.seat}")
+        if counter is not None and not rules.offers(counter.bet):
+            raise ValueError(f"the table does not offer {counter.bet.value}")
+        self.counter = counter
         self.count = count
         self.seed = seed
         self.rules = rules
@@ -152,18 +186,32 @@ class Players:
                 stay_coups=rng.randint(2, 6),
             )
 
-    def wagers(self, shoe: int, coup: int) -> dict[int, tuple[Wager, ...]]:
-        """Each seat's wagers for this coup (seats betting nothing left out). Call once per coup dealt."""
+    def wagers(self, shoe: int, coup: int, edges: Mapping[str, float] | None = None) -> dict[int, tuple[Wager, ...]]:
+        """Each seat's wagers for this coup (seats betting nothing left out). Call once per coup dealt.
+        ``edges``: each wager's player EV as the cards seen price it (what a counter bets by)."""
         self.new_shoe(shoe)
         out: dict[int, tuple[Wager, ...]] = {}
         for seat, p in self._players.items():
-            if p.gone:
+            if p.gone and not (self.counter is not None and seat == self.counter.seat):
                 continue
-            wagers = fit(self._intend(p), self.limits, self.rules)
+            intended = self._count(p, edges or {}) if self.counter and seat == self.counter.seat else self._intend(p)
+            wagers = fit(intended, self.limits, self.rules)
             p.coups_bet += 1
             if wagers:
                 out[seat] = wagers
         return out
+
+    def _count(self, p: _Player, edges: Mapping[str, float]) -> list[Wager]:
+        assert self.counter is not None
+        bet, factor = self.counter.bet, self.counter.factor
+        base = p.side_levels[min(len(p.side_levels) - 1, p.rng.choice((0, 1, 2)))]  # 1, 2 or 5 times the minimum
+        wagers = [Wager(Bet.BANKER, p.main_cents)]
+        if edges.get(bet.value, -1.0) > 0:
+            stake = base if factor == 0 else base * factor
+            wagers.append(Wager(bet, min(stake, self.limits.side_maximum_cents)))
+        elif factor:
+            wagers.append(Wager(bet, base))
+        return wagers
 
     def _intend(self, p: _Player) -> list[Wager]:
         rng = p.rng

@@ -305,6 +305,7 @@ def test_table_limits_and_ruleset() -> None:
         ('[scoreboard]\nbind = "[nonsense]:8080"', "scoreboard.bind", "not an IPv6 address"),
         ('[scoreboard]\nbind = "bad_host!:8080"', "scoreboard.bind", "not a host name"),
         ('[scoreboard]\nreveal = "never"', "scoreboard.reveal", '"on_read" or "on_declare"'),
+        ('[scoreboard]\nbilingual = "yes"', "scoreboard.bilingual", "true"),
         ('[service]\nlog_level = "trace"', "service.log_level", "must be"),
         ("table = 5", "table", "must be a table, got 5"),
         ("[table]\nlimits = 5", "table.limits", "must be a table"),
@@ -662,3 +663,15 @@ def test_a_long_value_is_cut_in_the_message() -> None:
     with pytest.raises(ConfigError) as info:
         parse_config("[table]\nname = [" + "1, " * 10_000 + "]\n")
     assert str(info.value) == "config.toml: table.name: must be a string, got [1, 1, 1, 1, 1, 1, ...]"
+
+
+def test_scoreboard_bilingual_is_off_by_default_and_reaches_the_board() -> None:
+    assert parse_config("").scoreboard.bilingual is False
+    settings = parse_config("[scoreboard]\nbilingual = true\n")
+    assert settings.scoreboard.bilingual is True
+    from controller.displays.scoreboard import ScoreboardSink
+
+    sink = ScoreboardSink(
+        settings.scoreboard, table_name="T", limits=settings.table_limits(), ruleset=settings.ruleset()
+    )
+    assert sink.snapshot()["table"]["bilingual"] is True

@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.cli import main
 from controller.game.cards import DECK, Card
 from controller.game.composition import Composition
-from controller.game.edges import AdvantageFlags, CoupEdges, EdgeWatch
+from controller.game.edges import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD, AdvantageFlags, CoupEdges, EdgeWatch
 from controller.game.odds import enumerate_odds, exact_odds
 from controller.game.records import input_body
 from controller.game.rules import COMMISSION, EZ, Bet, Ruleset
@@ -160,20 +162,23 @@ def kq_first_shoe() -> list[str]:
 def expected_records(
     betting: list[tuple[int, int, list[str]]], decks: int, ruleset: Ruleset, threshold: float
 ) -> list[tuple[str, int, int, str, int]]:
-    """What the table must journal, worked out from the test's own account of the shoe."""
+    """What the table must journal, worked out from the test's own account of the shoe and the flags' rule:
+    raised at the threshold, cleared below it less the margin, raised again in a shoe (up or not) a step higher."""
     flagged: set[str] = set()
-    out = []
+    raised: dict[str, float] = {}
+    out: list[tuple[str, int, int, str, int]] = []
     for shoe, coup, cards_out in betting:
         comp = Composition.decks(decks).remove_all(Card.parse(t) for t in cards_out)
         report = exact_odds(comp, ruleset)
         for bet in (b for b in Bet if ruleset.offers(b)):
             ev = report.bets[bet].ev
-            if ev >= threshold and bet.value not in flagged:
-                flagged.add(bet.value)
-                out.append(("advantage", shoe, coup, bet.value, comp.total))
-            elif ev < threshold and bet.value in flagged:
+            if bet.value in flagged and ev < threshold - DEFAULT_MARGIN:
                 flagged.remove(bet.value)
                 out.append(("advantage_cleared", shoe, coup, bet.value, comp.total))
+            elif ev >= max(threshold, raised.get(bet.value, -2.0) + DEFAULT_STEP):  # up, or a step higher
+                flagged.add(bet.value)
+                raised[bet.value] = ev
+                out.append(("advantage", shoe, coup, bet.value, comp.total))
     return out
 
 
@@ -328,7 +333,7 @@ def test_the_table_for_people(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 def test_a_wager_s_own_threshold_takes_the_place_of_the_table_s() -> None:
     # Dragon 7 is flagged only at +5 %; the other wagers at the table's 0.0.
-    flags = AdvantageFlags(0.0, per_bet={"dragon_7": 0.05})
+    flags = AdvantageFlags(0.0, per_bet={"dragon_7": 0.05}, margin=0.0, step=0.0)  # no hysteresis
 
     def priced(coup: int, dragon_7: float, player_pair: float) -> list[tuple[str, str]]:
         edges = CoupEdges(1, coup, 300 - coup * 5, {"dragon_7": dragon_7, "player_pair": player_pair})
@@ -346,7 +351,7 @@ def test_bet_thresholds_name_wagers_and_bad_ones_are_one_line() -> None:
 
     good = parse_config("[surveillance.bet_thresholds]\ndragon_7 = 0.02\nplayer_pair = 0.01\n", "t.toml")
     assert good.surveillance.bet_thresholds == {"dragon_7": 0.02, "player_pair": 0.01}
-    assert good.surveillance.advantage_threshold == 0.0
+    assert good.surveillance.advantage_threshold == DEFAULT_THRESHOLD
     for text, says in [
         ("dragon7 = 0.02", '"dragon7" is not a wager: use banker, banker_pair, dragon_7'),
         ("dragon_7 = 2", "dragon_7: must be between -1 and 1"),
@@ -401,3 +406,120 @@ def test_a_name_table_side_bets_takes_bet_thresholds_takes_too() -> None:
         b.value for b in Bet if b.value not in ("banker", "player", "tie")
     )
     assert set(WAGER_GROUPS) <= set(SIDE_BET_NAMES)
+
+
+# -- the flags' hysteresis, on random edge sequences ------------------------------------------------------------
+
+_BETS = ("dragon_7", "player_pair", "tie")
+_evs = st.floats(min_value=-0.2, max_value=0.3, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def _edge_runs(draw: st.DrawFn) -> list[CoupEdges]:
+    """Betting times over one to three shoes, each wager's EV a random walk (small steps near a threshold, and
+    jumps), the way a shoe's edges move."""
+    out: list[CoupEdges] = []
+    for shoe in range(1, draw(st.integers(1, 3)) + 1):
+        ev = {bet: draw(_evs) for bet in _BETS}
+        for coup in range(1, draw(st.integers(1, 40)) + 1):
+            moves = draw(st.lists(st.one_of(st.floats(-0.004, 0.004), st.floats(-0.08, 0.08)), min_size=3, max_size=3))
+            ev = {bet: min(1.0, max(-1.0, ev[bet] + move)) for bet, move in zip(_BETS, moves, strict=True)}
+            out.append(CoupEdges(shoe, coup, 400 - 4 * coup, dict(ev)))
+    return out
+
+
+@given(
+    runs=_edge_runs(),
+    threshold=st.sampled_from([0.0, 0.003, 0.01, 0.02]),
+    margin=st.sampled_from([0.0, 0.002, 0.01]),
+    step=st.sampled_from([0.0, 0.01, 0.05]),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_flags_never_flip_on_noise(runs: list[CoupEdges], threshold: float, margin: float, step: float) -> None:
+    flags = AdvantageFlags(threshold, margin=margin, step=step)
+    raised: dict[tuple[int, str], list[float]] = {}
+    up: set[str] = set()
+    for edges in runs:
+        for kind, body in flags.update(edges):
+            bet, ev = str(body["bet"]), float(body["ev"])
+            if kind == "advantage":
+                assert ev >= threshold  # every raise at or above the threshold
+                earlier = raised.setdefault((edges.shoe, bet), [])
+                assert not earlier or ev >= earlier[-1] + step  # a second raise in a shoe only after the growth
+                assert bet not in up or step > 0  # raised again while up only by a step above 0
+                earlier.append(ev)
+                up.add(bet)
+            else:
+                assert bet in up
+                if body.get("shoe_ended"):
+                    assert body["shoe"] < edges.shoe  # a flag left up is cleared when the next shoe starts
+                else:
+                    assert ev < threshold - margin and body["shoe"] == edges.shoe  # cleared only below the margin
+                up.discard(bet)
+        assert up == set(flags.flagged)
+        for bet, ev in edges.ev.items():  # a wager above the threshold is flagged, unless it was raised higher
+            if ev >= threshold and bet not in up:
+                assert raised.get((edges.shoe, bet)) and ev < raised[(edges.shoe, bet)][-1] + step
+            if bet in up and step > 0:  # a flag up has been raised at an edge within a step of this one
+                assert ev < raised[(edges.shoe, bet)][-1] + step
+
+
+@given(runs=_edge_runs(), cut=st.integers(0, 120))
+@settings(max_examples=100, deadline=None)
+def test_a_restart_keeps_the_flags_and_the_shoe_s_raises(runs: list[CoupEdges], cut: int) -> None:
+    """The flags rebuilt from the journal's advantage records behave as if the table had never stopped."""
+    straight = AdvantageFlags(0.01, margin=0.01, step=0.05)
+    first = AdvantageFlags(0.01, margin=0.01, step=0.05)
+    journal: list[tuple[str, dict[str, Any]]] = []
+    want, got = [], []
+    for i, edges in enumerate(runs):
+        want += straight.update(edges)
+        if i < cut:
+            records = first.update(edges)
+            journal += [(str(k), b) for k, b in records]
+            got += records
+    second = AdvantageFlags(0.01, margin=0.01, step=0.05)
+    for kind, body in journal:
+        second.feed(kind, body)
+    for edges in runs[cut:]:
+        got += second.update(edges)
+
+    def said(records: list[tuple[Any, dict[str, Any]]]) -> list[tuple[Any, ...]]:
+        # a flag cleared by its shoe's end carries the shoe's last betting time, which a restart at that very
+        # betting time has not seen again (its figures are the raise's): the rest is the same
+        return [
+            (k, b["bet"], b["shoe"], *((True,) if b.get("shoe_ended") else (b["coup"], b["ev"]))) for k, b in records
+        ]
+
+    assert said(got) == said(want)
+
+
+def test_an_edge_hovering_at_the_threshold_is_raised_once_and_cleared_once() -> None:
+    """The issue's flood: Dragon 7 hovering at +0.03 % raised and cleared at every coup; now once each."""
+    flags = AdvantageFlags(0.0, margin=0.01, step=0.05)
+    records = []
+    evs = [0.0003, -0.0002, 0.0004, -0.0001, 0.0003, -0.004, 0.002, -0.02, 0.001, 0.06, 0.08, 0.115, 0.12]
+    for coup, ev in enumerate(evs, 1):
+        records += [(k.value, b["coup"]) for k, b in flags.update(CoupEdges(1, coup, 300 - coup, {"dragon_7": ev}))]
+    # raised at coup 1, cleared at coup 8 (under -1 %), not again at coup 9 (+0.1 %), again at coup 10 (+6 %);
+    # still up, raised again at coup 12 (+11.5 %, five points past +6 %), not at 11 (+8 %) nor 13 (+12 %)
+    assert records == [("advantage", 1), ("advantage_cleared", 8), ("advantage", 10), ("advantage", 12)]
+    new_shoe = flags.update(CoupEdges(2, 1, 410, {"dragon_7": 0.001}))
+    assert [(k.value, b["shoe"], b.get("shoe_ended")) for k, b in new_shoe] == [
+        ("advantage_cleared", 1, True),
+        ("advantage", 2, None),
+    ]
+
+
+def test_the_margin_and_the_step_are_settings_with_one_line_errors() -> None:
+    from controller.config import ConfigError, parse_config
+
+    good = parse_config("[surveillance]\nadvantage_margin = 0.002\nadvantage_step = 0.1\n", "t.toml")
+    assert (good.surveillance.advantage_margin, good.surveillance.advantage_step) == (0.002, 0.1)
+    default = parse_config("", "t.toml").surveillance
+    assert (default.advantage_threshold, default.advantage_margin, default.advantage_step) == (0.01, 0.01, 0.1)
+    for text, says in [("advantage_margin = -0.01", "between 0 and 1"), ("advantage_step = 'big'", "a number")]:
+        with pytest.raises(ConfigError) as info:
+            parse_config(f"[surveillance]\n{text}\n", "t.toml")
+        message = str(info.value)
+        assert text.split()[0] in message and says in message and "\n" not in message

@@ -459,6 +459,28 @@ def _ldconfig_knows(path_dir: Path, sonames: list[str]) -> None:
     (path_dir / "ldconfig").chmod(0o755)
 
 
+def _fc_list_knows(path_dir: Path, fonts: list[str]) -> None:
+    """An ``fc-list`` on PATH that lists exactly these font files."""
+    listing = "".join(f"/usr/share/fonts/truetype/x/{name}: A Font:style=Regular\n" for name in fonts)
+    (path_dir / "fc-list").write_text(f"#!/bin/sh\nprintf '%s' '{listing}'\n")
+    (path_dir / "fc-list").chmod(0o755)
+
+
+def test_install_system_deps_reports_a_missing_font(tmp_path: Path) -> None:
+    # The bilingual scoreboard's test needs a CJK font: every command and library is there, fontconfig lists
+    # no CJK font, and it is reported under its Debian package's name.
+    script = (ROOT / "scripts" / "install-system-deps").read_text()
+    commands = re.findall(r'^\s+"\S+ (\S+)"', script, flags=re.MULTILINE)
+    for command in commands:
+        (tmp_path / command).write_text("#!/bin/sh\nexit 0\n")
+        (tmp_path / command).chmod(0o755)
+    _ldconfig_knows(tmp_path, [c for c in commands if ".so" in c])
+    _fc_list_knows(tmp_path, ["DejaVuSans.ttf"])
+    result = _install_deps(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "missing: wqy-microhei.ttc (Debian package fonts-wqy-microhei)"
+
+
 def test_install_system_deps_reports_a_missing_library(tmp_path: Path) -> None:
     # Playwright's node needs libatomic.so.1, which a minimal Debian 12 lacks: every command is there, the
     # library is not in the linker's cache, and it is reported under its Debian package's name.
@@ -485,6 +507,9 @@ def test_install_system_deps_does_nothing_when_all_is_present(tmp_path: Path) ->
         stub.write_text("#!/bin/sh\nexit 0\n")
         stub.chmod(0o755)
     _ldconfig_knows(tmp_path, libraries)  # and every library is in the linker's cache
+    fonts = [c for c in commands if c.endswith((".ttc", ".ttf", ".otf"))]
+    assert "wqy-microhei.ttc" in fonts
+    _fc_list_knows(tmp_path, fonts)  # and every font in fontconfig's list
     apt = tmp_path / "apt-get"  # would record a call; must not be called
     apt.write_text(f"#!/bin/sh\necho called >> {tmp_path}/apt-called\nexit 1\n")
     apt.chmod(0o755)

@@ -3,7 +3,8 @@
 ``--json`` prints one object per coup with the ``replay`` fields (coup, player, banker, player_total,
 banker_total, winner, natural, player_pair, banker_pair) plus shoe, ts, void, declared, misdraw,
 dummy_hand and record (the journal record id), then any further fields the daemon stored. The journal is
-opened read-only, so this runs beside the live daemon.
+opened read-only, so this runs beside the live daemon. The table (without ``--json``) writes cards and
+results in the notation people read (docs/notation.md): ``Banker wins · P 5 – B 9``, ``10♠ 5♥``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from controller.commands import Subparsers, UsageError
 from controller.commands.journal import add_journal_argument, journal_path, open_read_only
+from controller.game.notation import hand_text, local_time_text, result_text
 from controller.game.records import shape_coup
 
 #: SQLite's largest INTEGER: a larger filter value cannot even be asked of the journal.
@@ -55,11 +57,7 @@ def _result(c: dict[str, Any]) -> str:
     winner, pt, bt = c["winner"], c["player_total"], c["banker_total"]
     if winner is None:
         return "-"
-    if winner == "tie":
-        return f"TIE {pt}-{bt}"
-    if pt is None or bt is None:
-        return str(winner).upper()
-    return f"{str(winner).upper()} {max(pt, bt)}-{min(pt, bt)}"
+    return result_text(str(winner), pt, bt)
 
 
 def _flags(c: dict[str, Any]) -> str:
@@ -71,9 +69,9 @@ def _flags(c: dict[str, Any]) -> str:
     if c["banker_pair"]:
         flags.append("B pair")
     if c["misdraw"] or c["dummy_hand"]:
-        flags.append("misdraw: " + " ".join(c["dummy_hand"]) if c["dummy_hand"] else "misdraw")
+        flags.append("misdraw: " + hand_text(c["dummy_hand"]) if c["dummy_hand"] else "misdraw")
     if c["void"] and c.get("cards"):
-        flags.append("cards: " + " ".join(c["cards"]))
+        flags.append("cards: " + hand_text(c["cards"]))
     if not c["declared"] and not c["void"]:
         flags.append("not declared")
     return ", ".join(flags)
@@ -94,13 +92,13 @@ def run(args: argparse.Namespace) -> int:
     if not coups:
         print(f"{path}: no coups", file=sys.stderr)
         return 0
-    head = f"{'time (UTC)':<19}  {'shoe':>4} {'coup':>4}  {'result':<11} {'player':<9} {'banker':<9} flags"
+    head = f"{'time':<23}  {'shoe':>4} {'coup':>4}  {'result':<23} {'player':<11} {'banker':<11} flags"
     out.write(head + "\n")
     for c in coups:
-        ts = str(c["ts"])[:19].replace("T", " ")
-        player = " ".join(c["player"])
-        banker = " ".join(c["banker"])
+        ts = local_time_text(str(c["ts"]))
+        player = hand_text(c["player"])
+        banker = hand_text(c["banker"])
         shoe, coup = f"{c['shoe']!s:>4}", f"{'-' if c['coup'] is None else c['coup']!s:>4}"
-        line = f"{ts:<19}  {shoe} {coup}  {_result(c):<11} {player:<9} {banker:<9} {_flags(c)}"
+        line = f"{ts:<23}  {shoe} {coup}  {_result(c):<23} {player:<11} {banker:<11} {_flags(c)}"
         out.write(line.rstrip() + "\n")
     return 0

@@ -9,6 +9,7 @@ import sys
 from controller.commands import Subparsers, UsageError, add_rules_argument, read_tokens
 from controller.game.cards import parse_cards
 from controller.game.coup import play_coups
+from controller.game.notation import hand_text
 
 
 def register(sub: Subparsers) -> None:
@@ -34,6 +35,6 @@ def run(args: argparse.Namespace) -> int:
         else:
             out.write(f"{number:4d}  {result.describe()}\n")
     if leftover:
-        rest = " ".join(c.token for c in leftover)
+        rest = hand_text(c.token for c in leftover)
         print(f"shoe-controller replay: {len(leftover)} card(s) left over, no complete coup: {rest}", file=sys.stderr)
     return 0

@@ -51,6 +51,9 @@ class ScoreboardSettings(Protocol):
     @property
     def reveal(self) -> str: ...
 
+    @property
+    def bilingual(self) -> bool: ...
+
 
 class ScoreboardSink:
     """The scoreboard as a table sink with its own small HTTP server.
@@ -82,7 +85,8 @@ class ScoreboardSink:
         self.wall_ms = wall_ms
         self.max_streams = max_streams
         self.max_streams_per_address = max_streams_per_address
-        self.builder = SnapshotBuilder(TableInfo(table_name, limits, ruleset), reveal=settings.reveal, history=history)
+        info = TableInfo(table_name, limits, ruleset, bilingual=settings.bilingual)
+        self.builder = SnapshotBuilder(info, reveal=settings.reveal, history=history)
         #: The squeeze for views handed to :meth:`update` in this process (the board process gets its
         #: updates from the table's feed, projected there).
         self.projector = PublicProjector(settings.reveal)

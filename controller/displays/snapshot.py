@@ -2,9 +2,15 @@
 no sockets, no clocks (the server in :mod:`controller.displays.scoreboard` adds the version and the time).
 
 A snapshot is the single source of the page: ``/api/state`` returns it, ``/events`` pushes each new one,
-and the page's JavaScript only draws it. Its parts: ``table`` (name, limits, payout guide), ``reveal``,
-``shoe``, ``coup`` (in progress), ``last`` (the last declared coup and how each wager came out),
-``counters``, ``alarms`` and ``roads`` (the five roads and their cell layout).
+and the page's JavaScript only draws it. Its parts: ``table`` (name, limits of every offered wager, payout
+guide, the Dragon Bonus pay ladder, whether the labels are bilingual), ``reveal``, ``shoe``, ``coup`` (in
+progress), ``last`` (the last declared coup and how each wager came out), ``counters``, ``stats`` (each
+result's share of the shoe and the current streak), ``notice``, ``alarms`` and ``roads`` (the five roads and
+their cell layout).
+
+**What players are told** (``notice``): a player reads "Table closed" or "Shoe change", never a technical
+state. The table's alarms (LINK DOWN, JOURNAL FULL, a misdraw ...) are for the dealer screen, the LCD and the
+pit; the snapshot keeps them in ``alarms`` for tools, and the page does not show them.
 
 **Squeeze games** (``reveal = "on_declare"``): no card, total, what is due or result of the coup in
 progress may leave the table before the dealer declares it. The filtering is done in the table process by
@@ -31,7 +37,20 @@ from controller.game.roads import Roads, RoadsBuilder, roads_layout
 from controller.game.rules import Bet, CommissionCollection, Ruleset
 from controller.game.settlement import Wager, settle
 
-__all__ = ["LimitsLike", "SnapshotBuilder", "TableInfo", "money", "odds", "payout_guide", "settle_result"]
+__all__ = [
+    "CLOSED_ALARMS",
+    "LimitsLike",
+    "SnapshotBuilder",
+    "TableInfo",
+    "dragon_ladder",
+    "limit_rows",
+    "money",
+    "odds",
+    "payout_guide",
+    "player_notice",
+    "settle_result",
+    "shoe_stats",
+]
 
 
 class LimitsLike(Protocol):
@@ -46,6 +65,12 @@ class LimitsLike(Protocol):
 
     @property
     def maximum_cents(self) -> int: ...
+
+    @property
+    def side_minimum_cents(self) -> int: ...
+
+    @property
+    def side_maximum_cents(self) -> int: ...
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -63,8 +88,8 @@ _BET_LABELS: Mapping[Bet, str] = {
     Bet.TIE: "Tie",
     Bet.PLAYER_PAIR: "Player Pair",
     Bet.BANKER_PAIR: "Banker Pair",
-    Bet.DRAGON_BONUS_PLAYER: "Dragon Bonus P",
-    Bet.DRAGON_BONUS_BANKER: "Dragon Bonus B",
+    Bet.DRAGON_BONUS_PLAYER: "Dragon Bonus Player",
+    Bet.DRAGON_BONUS_BANKER: "Dragon Bonus Banker",
     Bet.DRAGON_7: "Dragon 7",
     Bet.PANDA_8: "Panda 8",
 }
@@ -83,22 +108,103 @@ def payout_guide(rules: Ruleset) -> list[dict[str, str]]:
     else:
         banker_note = "no commission"
     bonus = rules.dragon_bonus
-    steps = " · ".join(f"{m} {odds(p)}" for m, p in sorted(bonus.ladder.items(), reverse=True))
-    bonus_note = f"natural {odds(bonus.natural_win)}; win by {steps}"
-    if bonus.natural_tie_pushes:
-        bonus_note += "; natural tie pushes"
+    top = max([bonus.natural_win, *bonus.ladder.values()])
+    bonus_pays = f"to {odds(top)}"
+    bonus_note = "see Dragon Bonus pays"
     rows = [
         (Bet.BANKER, odds(_banker_pays(rules, rules.banker_pays)), banker_note),
         (Bet.PLAYER, odds(rules.player_pays), ""),
         (Bet.TIE, odds(rules.tie_pays), "Banker and Player push" if rules.tie_pushes_main_bets else ""),
         (Bet.PLAYER_PAIR, odds(rules.pair_pays), "first two cards"),
         (Bet.BANKER_PAIR, odds(rules.pair_pays), "first two cards"),
-        (Bet.DRAGON_BONUS_PLAYER, "ladder", bonus_note),
-        (Bet.DRAGON_BONUS_BANKER, "ladder", bonus_note),
+        (Bet.DRAGON_BONUS_PLAYER, bonus_pays, bonus_note),
+        (Bet.DRAGON_BONUS_BANKER, bonus_pays, bonus_note),
         (Bet.DRAGON_7, odds(rules.dragon_7_pays), "3-card 7 Banker win"),
         (Bet.PANDA_8, odds(rules.panda_8_pays), "3-card 8 Player win"),
     ]
     return [{"bet": b.value, "label": _BET_LABELS[b], "pays": p, "note": n} for b, p, n in rows if rules.offers(b)]
+
+
+def dragon_ladder(rules: Ruleset) -> list[dict[str, str]]:
+    """The Dragon Bonus pay table as a player reads it, one row per way to win: ``{"win", "pays"}``, the
+    natural win first, then each winning margin from the largest (``{"win": "Win by 9", "pays": "30:1"}``), then
+    what a natural tie does. Empty where the table offers no Dragon Bonus."""
+    if not (rules.offers(Bet.DRAGON_BONUS_PLAYER) or rules.offers(Bet.DRAGON_BONUS_BANKER)):
+        return []
+    bonus = rules.dragon_bonus
+    rows = [{"win": "Natural", "pays": odds(bonus.natural_win)}]
+    rows += [{"win": f"Win by {m}", "pays": odds(p)} for m, p in sorted(bonus.ladder.items(), reverse=True)]
+    rows.append({"win": "Natural tie", "pays": "push" if bonus.natural_tie_pushes else "loses"})
+    return rows
+
+
+#: The side wagers whose limits the board shows, each under its label (the pairs share one line).
+_SIDE_LIMITS: Sequence[tuple[str, str, tuple[Bet, ...]]] = (
+    ("tie", "Tie", (Bet.TIE,)),
+    ("pairs", "Pairs", (Bet.PLAYER_PAIR, Bet.BANKER_PAIR)),
+    ("dragon_bonus", "Dragon Bonus", (Bet.DRAGON_BONUS_PLAYER, Bet.DRAGON_BONUS_BANKER)),
+    ("dragon_7", "Dragon 7", (Bet.DRAGON_7,)),
+    ("panda_8", "Panda 8", (Bet.PANDA_8,)),
+)
+
+
+def limit_rows(limits: LimitsLike, rules: Ruleset) -> list[dict[str, str]]:
+    """The table limits as the board shows them: Banker and Player first, then each offered side wager
+    (Tie, pairs, ...), labelled: ``{"key", "label", "minimum", "maximum"}``."""
+    rows = [
+        {
+            "key": "main",
+            "label": "Banker · Player",
+            "minimum": money(limits.minimum_cents),
+            "maximum": money(limits.maximum_cents),
+        }
+    ]
+    for key, label, bets in _SIDE_LIMITS:
+        if any(rules.offers(b) for b in bets):
+            rows.append(
+                {
+                    "key": key,
+                    "label": label,
+                    "minimum": money(limits.side_minimum_cents),
+                    "maximum": money(limits.side_maximum_cents),
+                }
+            )
+    return rows
+
+
+def shoe_stats(counters: Mapping[str, int], winners: Sequence[str]) -> dict[str, Any]:
+    """Each result's share of the shoe's declared coups in whole percent (``percent``: banker, player,
+    tie; all 0 before the first coup) and the current ``streak``: the newest winner other than a tie and
+    how many times running it has won, ties not breaking it (as the big road counts a column), or None."""
+    coups = counters.get("coups", 0)
+    share = {k: (counters.get(k, 0) * 200 + coups) // (2 * coups) if coups else 0 for k in ("banker", "player", "tie")}
+    streak: dict[str, Any] | None = None
+    for w in reversed(winners):
+        if w == "tie":
+            continue
+        if streak is None:
+            streak = {"winner": w, "count": 1}
+        elif w == streak["winner"]:
+            streak["count"] += 1
+        else:
+            break
+    return {"percent": share, "streak": streak}
+
+
+#: Alarms under which the table cannot deal: the players read "Table closed" (the dealer and the pit the
+#: alarm itself). Every other alarm is the dealer's business and shows players nothing.
+CLOSED_ALARMS = frozenset({"link_down", "table_offline", "journal_full", "journal_fault", "shoe_protocol_v2"})
+TABLE_CLOSED = {"kind": "table_closed", "text": "Table closed"}
+SHOE_CHANGE = {"kind": "shoe_change", "text": "Shoe change"}
+
+
+def player_notice(alarms: Sequence[str], coup_state: str) -> dict[str, str] | None:
+    """What the players are told of the table's state: "Table closed", "Shoe change" or nothing."""
+    if CLOSED_ALARMS.intersection(alarms):
+        return TABLE_CLOSED
+    if coup_state in ("burn", "shoe_closed"):
+        return SHOE_CHANGE
+    return None
 
 
 def settle_result(result: CoupResult, rules: Ruleset) -> list[dict[str, str]]:
@@ -140,6 +246,8 @@ class TableInfo:
     name: str
     limits: LimitsLike
     ruleset: Ruleset
+    #: Show 莊 閒 和 beside Banker, Player and Tie (``[scoreboard] bilingual``).
+    bilingual: bool = False
 
 
 class SnapshotBuilder:
@@ -210,19 +318,24 @@ class SnapshotBuilder:
             self.follow(update)
         if self._roads is None:  # the shoe's declared coups changed: redo what depends on them only
             declared = self._declared()
+            counters = self._counters(declared)
             self._roads = {
                 "last": self._last_part(declared[-1] if declared else None),
-                "counters": self._counters(declared),
+                "counters": counters,
+                "stats": shoe_stats(counters, [str(r["winner"]) for r in declared]),
                 "roads": self._roads_part(self._road_builder.roads),
             }
         view = self.view
+        coup = view.coup.to_dict()
         return {
             "table": self._static,
             "reveal": self.reveal.value,
             "shoe": view.shoe.to_dict(),
-            "coup": view.coup.to_dict(),
+            "coup": coup,
             "last": self._roads["last"],
             "counters": self._roads["counters"],
+            "stats": self._roads["stats"],
+            "notice": player_notice([a.name for a in view.alarms], str(coup["state"])),
             "alarms": [a.to_dict() for a in view.alarms],
             "roads": self._roads["roads"],
         }
@@ -240,8 +353,11 @@ class SnapshotBuilder:
                 "unit": money(lim.unit_cents),
                 "minimum_cents": lim.minimum_cents,
                 "maximum_cents": lim.maximum_cents,
+                "rows": limit_rows(lim, rules),
             },
             "guide": payout_guide(rules),
+            "ladder": dragon_ladder(rules),
+            "bilingual": self.info.bilingual,
         }
 
     def _last_part(self, record: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -1,7 +1,8 @@
 """The demo's live table in a terminal: LED panel, cards, totals, what is due, results, coups, faults.
 
 On a TTY the picture is redrawn in place with ANSI escapes; otherwise (a pipe, a log) one line is printed
-per event, so the demo's output can be read by a script or a test.
+per event, so the demo's output can be read by a script or a test. Cards, scores and results are written in
+the notation people read (docs/notation.md): ``10♠``, ``Banker wins · P 5 – B 7``, Player first.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TextIO
 from controller.displays.lcd import money_line
 from controller.displays.wording import money
 from controller.game.coup import Winner
+from controller.game.notation import card_text, hand_text
 from controller.game.table import (
     AlarmCleared,
     AlarmRaised,
@@ -86,11 +88,11 @@ class TerminalDisplay:
             self.wins[n.result.winner] += 1
             self.history.append(n.result.winner.letter)
             del self.history[:-BEAD_CELLS]
-            extra = f"  (dummy hand: {' '.join(c.token for c in n.dummy_hand)})" if n.dummy_hand else ""
+            extra = f"  (dummy hand: {hand_text(c.token for c in n.dummy_hand)})" if n.dummy_hand else ""
             self.last_line = f"shoe {n.shoe_number} coup {n.coup_number:3d}: {n.result.describe()}{extra}"
             return self.last_line
         if isinstance(n, CoupVoided):
-            return f"shoe {n.shoe_number} coup {n.coup_number:3d}: VOID ({' '.join(c.token for c in n.cards)})"
+            return f"shoe {n.shoe_number} coup {n.coup_number:3d}: VOID ({hand_text(c.token for c in n.cards)})"
         if isinstance(n, AlarmRaised):
             return f"ALARM {n.alarm.value}: {n.detail}"
         if isinstance(n, AlarmCleared):
@@ -102,7 +104,7 @@ class TerminalDisplay:
         if isinstance(n, CutCardNotice):
             return "cut card out: " + ("this coup is the last" if n.last_coup_is_current else "one more coup")
         if isinstance(n, BurnCard) and n.exposed and n.card is not None:
-            return f"burn: {n.card} exposed"
+            return f"burn: {card_text(n.card.token)} exposed"
         return self._money(n)
 
     def _money(self, n: Notice) -> str:
@@ -131,8 +133,8 @@ class TerminalDisplay:
             label = f" {_LAMP_LABELS[lamp]} "
             style = f"{_LAMP_COLOURS[lamp]};1" if lamp in view.lamps else "2"
             lamps.append(f"\x1b[{style}m{label}\x1b[0m")
-        player = " ".join(c.token for c in view.player)
-        banker = " ".join(c.token for c in view.banker)
+        player = hand_text(c.token for c in view.player)
+        banker = hand_text(c.token for c in view.banker)
         shoe = f"shoe {view.shoe_number}  coup {view.coup_number}  {view.cards_remaining} cards left"
         if view.cut_card_out:
             shoe += "  CUT CARD OUT" + ("  (last coup)" if view.last_coup else "  (one more)")

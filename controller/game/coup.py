@@ -15,6 +15,7 @@ from typing import Any
 
 from controller.game.cards import Card, hand_total
 from controller.game.errors import CardNotDue, RulesViolation
+from controller.game.notation import hand_text, result_text
 from controller.game.tableau import TABLEAU
 
 
@@ -183,14 +184,9 @@ class CoupResult:
         }
 
     def describe(self) -> str:
-        """One human line: ``BANKER wins 7-5  P: 2H 3S  B: 4D 3C``."""
-        p = " ".join(c.token for c in self.player)
-        b = " ".join(c.token for c in self.banker)
-        if self.winner is Winner.TIE:
-            head = f"TIE {self.player_total}-{self.banker_total}"
-        else:
-            hi, lo = max(self.player_total, self.banker_total), min(self.player_total, self.banker_total)
-            head = f"{self.winner.value.upper()} wins {hi}-{lo}"
+        """One human line in the notation people read (docs/notation.md): the result with its score, Player
+        first, then each hand: ``Banker wins · P 5 – B 7   P 2♥ 3♠      B 4♦ 3♣``."""
+        head = result_text(self.winner.value, self.player_total, self.banker_total)
         flags = []
         if self.natural:
             flags.append(f"natural ({self.natural_hand})")
@@ -199,7 +195,9 @@ class CoupResult:
         if self.banker_pair:
             flags.append("banker pair")
         tail = f"  [{', '.join(flags)}]" if flags else ""
-        return f"{head:<16} P: {p:<9} B: {b:<9}{tail}"
+        player = hand_text(c.token for c in self.player)
+        banker = hand_text(c.token for c in self.banker)
+        return f"{head:<23}  P {player:<11}  B {banker:<11}{tail}".rstrip()
 
 
 class Coup:

@@ -15,7 +15,8 @@ numbers come from the live table and from a journal or the floor's archive alone
   (``shoe-controller edges``, and the floor's edge chart).
 * :class:`EdgeWatch` is what the table loop holds: it feeds the same tracker the records the loop journals,
   and at a betting time (the loop says when) prices the shoe and returns the ``advantage`` and
-  ``advantage_cleared`` records due (:class:`AdvantageFlags`, a wager at or above the threshold is flagged).
+  ``advantage_cleared`` records due (:class:`AdvantageFlags`: a wager is flagged at the threshold, cleared only a
+  margin below it, and raised at most once per shoe unless its edge grows by a step).
 
 A card the shoe could not read is not taken out of the composition: its rank is unknown, and by
 exchangeability the cards after an unseen card are dealt as if it were still in the shoe, so the
@@ -141,33 +142,60 @@ def shoe_edges(
         tracker.feed(kind, body)
 
 
+#: The defaults of the flags (``[surveillance]``; docs/configuration.md gives the figures behind them,
+#: benchmarks/bench_advantage_flags.py measures them): a wager is flagged at +1 % player EV, cleared only when it
+#: no longer favours the player (1 % below that: EV under 0), and raised again in the same shoe (its flag up or
+#: not) only when it has grown 10 % of the stake past the edge it was last raised at.
+DEFAULT_THRESHOLD = 0.01
+DEFAULT_MARGIN = 0.01
+DEFAULT_STEP = 0.10
+
+
 @dataclass
 class AdvantageFlags:
-    """Which wagers stand at or above the threshold: an ``advantage`` record when one gets there, an
-    ``advantage_cleared`` record when it falls back below (or its shoe ends with the flag up)."""
+    """Which wagers stand flagged, with hysteresis so that an edge hovering at the threshold does not flood the
+    floor: an ``advantage`` record when a wager's EV reaches the threshold, an ``advantage_cleared`` record only
+    when it falls ``margin`` below it (or its shoe ends with the flag up), and at most one raise of a wager per
+    shoe unless its EV has grown ``step`` past the EV it was last raised at in that shoe (then an ``advantage``
+    record again, the flag up or not: the pit hears that the edge grew)."""
 
-    threshold: float
+    threshold: float = DEFAULT_THRESHOLD
     #: Wager name -> the figures of the betting time that flagged it (then of the latest one).
     flagged: dict[str, CoupEdges] = field(default_factory=dict)
     #: Wager name -> its own threshold, in place of ``threshold`` (a floor that wants only big side-bet edges).
     per_bet: Mapping[str, float] = field(default_factory=dict)
+    #: A flag clears only below its threshold less this (>= 0).
+    margin: float = DEFAULT_MARGIN
+    #: A wager raised once in a shoe is raised again only at an EV this much above the last raise (>= 0).
+    step: float = DEFAULT_STEP
+    #: Wager name -> (shoe, EV) of its last raise.
+    raised: dict[str, tuple[int, float]] = field(default_factory=dict)
 
     def threshold_for(self, bet: str) -> float:
         return self.per_bet.get(bet, self.threshold)
+
+    def _may_raise(self, bet: str, shoe: int, ev: float) -> bool:
+        """Whether ``bet`` at ``ev`` may be raised in ``shoe``: its first raise in the shoe, or ``step`` past its
+        last (while the flag is up only with a step above 0: step 0 raises again after a clear, never while up)."""
+        last = self.raised.get(bet)
+        if last is None or last[0] != shoe:
+            return True
+        return ev >= last[1] + self.step and (self.step > 0 or bet not in self.flagged)
 
     def update(self, edges: CoupEdges) -> list[tuple[RecordKind, dict[str, Any]]]:
         out = [] if all(e.shoe == edges.shoe for e in self.flagged.values()) else self.shoe_ended()
         for bet, ev in edges.ev.items():
             threshold = self.threshold_for(bet)
-            if ev >= threshold and bet not in self.flagged:
-                out.append((RecordKind.ADVANTAGE, advantage_body(edges.shoe, edges.coup, bet, ev, edges.cards_left)))
-            elif ev < threshold and bet in self.flagged:
+            if bet in self.flagged and ev < threshold - self.margin:
                 body = advantage_body(edges.shoe, edges.coup, bet, ev, edges.cards_left)
                 out.append((RecordKind.ADVANTAGE_CLEARED, body))
                 del self.flagged[bet]
-                continue
-            if ev >= threshold:
+            elif bet in self.flagged and not self._may_raise(bet, edges.shoe, ev):
+                self.flagged[bet] = edges  # still up: the latest figures, for its clear at the shoe's end
+            elif ev >= threshold and self._may_raise(bet, edges.shoe, ev):  # up, or up again a step higher
+                out.append((RecordKind.ADVANTAGE, advantage_body(edges.shoe, edges.coup, bet, ev, edges.cards_left)))
                 self.flagged[bet] = edges
+                self.raised[bet] = (edges.shoe, ev)
         return out
 
     def shoe_ended(self) -> list[tuple[RecordKind, dict[str, Any]]]:
@@ -183,12 +211,13 @@ class AdvantageFlags:
         return out
 
     def feed(self, kind: str, body: Mapping[str, Any]) -> None:
-        """Take a journal record back (a restart): the flags stand as the journal's records left them."""
+        """Take a journal record back (a restart): the flags, and the shoe's raises, as the journal left them."""
         if kind == RecordKind.ADVANTAGE:
             ev = {body["bet"]: float(body["ev"])}
             self.flagged[str(body["bet"])] = CoupEdges(
                 int(body["shoe"]), int(body["coup"]), int(body["cards_left"]), ev
             )
+            self.raised[str(body["bet"])] = (int(body["shoe"]), float(body["ev"]))
         elif kind == RecordKind.ADVANTAGE_CLEARED:
             self.flagged.pop(str(body["bet"]), None)
 
@@ -203,9 +232,11 @@ class EdgeWatch:
         default_rules: Ruleset | None = None,
         default_decks: int | None = None,
         per_bet: Mapping[str, float] | None = None,
+        margin: float = DEFAULT_MARGIN,
+        step: float = DEFAULT_STEP,
     ) -> None:
         self.tracker = EdgeTracker(default_rules, default_decks)
-        self.flags = AdvantageFlags(threshold, per_bet=dict(per_bet or {}))
+        self.flags = AdvantageFlags(threshold, per_bet=dict(per_bet or {}), margin=margin, step=step)
         self.priced: tuple[int, int] | None = None  # (shoe, coup) last priced
         #: The figures of the last betting time priced (the benchmark and the tests read them).
         self.last: CoupEdges | None = None

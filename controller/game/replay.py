@@ -101,7 +101,12 @@ def replay_edges(watch: EdgeWatch, records: Iterable[tuple[str, Mapping[str, Any
     """A fresh edge watch with ``watch``'s threshold and defaults, fed the journal's ``(kind, body)`` records:
     the cards left and the flags standing as the journal leaves them (input records are skipped)."""
     fresh = EdgeWatch(
-        watch.flags.threshold, watch.tracker.default_rules, watch.tracker.default_decks, watch.flags.per_bet
+        watch.flags.threshold,
+        watch.tracker.default_rules,
+        watch.tracker.default_decks,
+        watch.flags.per_bet,
+        watch.flags.margin,
+        watch.flags.step,
     )
     for kind, body in records:
         if kind != RecordKind.INPUT:

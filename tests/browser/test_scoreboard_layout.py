@@ -37,7 +37,7 @@ MEASURE = """() => {
   const parts = {};
   for (const id of ["coup", "last", "counters", "road-bead_plate", "road-big_road", "road-big_eye_boy",
                     "road-small_road", "road-cockroach_pig", "ask", "table-name", "limits", "shoe-number",
-                    "alarms"]) {
+                    "notice"]) {
     parts[id] = box(document.querySelector('[data-testid="' + id + '"]'));
   }
   parts.header = box(document.querySelector("header.top"));
@@ -58,7 +58,7 @@ MEASURE = """() => {
     if (style.visibility === "hidden") continue;
     const range = document.createRange(); range.selectNodeContents(node);
     const r = range.getBoundingClientRect();
-    const panel = e.closest(".panel, .road-box, .counters .c, header.top, .alarms");
+    const panel = e.closest(".panel, .road-box, .counters .c, header.top, .notice");
     texts.push({text: node.textContent.trim().slice(0, 30), size: parseFloat(style.fontSize), box: box(e),
                 clip: panel ? box(panel) : null, ellipsis: style.textOverflow === "ellipsis",
                 tx: {x: r.left, y: r.top, r: r.right, b: r.bottom}});
@@ -104,7 +104,7 @@ def test_the_board_fits_the_screen(browser: Any, board: ScoreboardSink, width: i
         page.screenshot(path=str(OUTPUT / f"scoreboard-{width}x{height}.png"))
     finally:
         page.close()
-    viewport = {"x": 0, "y": 0, "r": width, "b": height}
+    viewport: dict[str, float] = {"x": 0, "y": 0, "r": width, "b": height}
     # No scrollbar: nothing reaches past the viewport.
     assert (m["vw"], m["vh"]) == (width, height)
     assert max(m["sw"], m["bw"]) <= width and max(m["sh"], m["bh"]) <= height, m
@@ -112,7 +112,7 @@ def test_the_board_fits_the_screen(browser: Any, board: ScoreboardSink, width: i
     for name, rect in parts.items():
         assert rect["w"] > 0 and rect["h"] > 0, f"{name} is not shown"
         assert inside(rect, viewport), f"{name} {rect} is outside the {width}x{height} viewport"
-    blocks = ["header", "alarms", "coup", "last", "counters", "road-bead_plate", "road-big_road", "road-big_eye_boy",
+    blocks = ["header", "notice", "coup", "last", "counters", "road-bead_plate", "road-big_road", "road-big_eye_boy",
               "road-small_road", "road-cockroach_pig", "ask"]  # fmt: skip
     for i, a in enumerate(blocks):
         for b in blocks[i + 1 :]:

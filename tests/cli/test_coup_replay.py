@@ -12,7 +12,7 @@ from controller.cli import main
 
 def test_coup_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["coup", "2h", "3s", "ad", "kc", "8d"]) == 0
-    assert capsys.readouterr().out.startswith("BANKER wins 3-1")
+    assert capsys.readouterr().out.startswith("Banker wins · P 1 – B 3  P 2♥ A♦ 8♦  ")
     assert main(["coup", "--json", "9H", "2S", "KD", "5C"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["player"] == ["9H", "KD"]
@@ -51,7 +51,7 @@ def test_replay_json_lines_and_leftover(tmp_path: Path, capsys: pytest.CaptureFi
     for key in ("player_pair", "banker_pair", "natural"):
         assert isinstance(lines[1][key], bool)
     assert "2 card(s) left over" in captured.err
-    assert "3C TH" in captured.err
+    assert "3♣ 10♥" in captured.err  # the notation people read (docs/notation.md)
 
 
 def test_replay_bad_token_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -86,3 +86,13 @@ def test_user_mistake_is_never_a_traceback() -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip() == "shoe-controller replay: /no/such/file: cannot read: No such file or directory"
+
+
+def test_replay_text_is_in_the_notation_people_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "cards.txt"
+    src.write_text("2H 3S AD KC 8D  9H 2S KD 5C\n")
+    assert main(["replay", str(src)]) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    assert first.startswith("   1  Banker wins · P 1 – B 3  P 2♥ A♦ 8♦     B 3♠ K♣"), first
+    assert second.startswith("   2  Player wins · P 9 – B 7  P 9♥ K♦        B 2♠ 5♣"), second
+    assert second.endswith("[natural (player)]")

@@ -127,10 +127,12 @@ def test_history_table_is_one_line_per_coup(journal: Path) -> None:
     header, *rows = result.stdout.splitlines()
     assert "shoe" in header and "coup" in header
     assert len(rows) == 4
-    assert "BANKER 9-5" in rows[0] and "2H 3S" in rows[0] and "AD KC 8D" in rows[0]
-    assert "PLAYER 8-3" in rows[1] and "natural" in rows[1] and "P pair" in rows[1]
-    assert "TIE" in rows[2]
-    assert "VOID" in rows[3] and "misdraw: 7C" in rows[3] and "cards: 4H 5D 6S" in rows[3]
+    # The notation people read (docs/notation.md): the result with its score Player first, cards as 10♠.
+    assert "Banker wins · P 5 – B 9" in rows[0] and "2♥ 3♠" in rows[0] and "A♦ K♣ 8♦" in rows[0]
+    assert "Player wins · P 8 – B 3" in rows[1] and "natural" in rows[1] and "P pair" in rows[1]
+    assert "Tie · P" in rows[2]
+    assert "VOID" in rows[3] and "misdraw: 7♣" in rows[3] and "cards: 4♥ 5♦ 6♠" in rows[3]
+    assert "AD" not in result.stdout and "BANKER" not in result.stdout
     assert rows[0].startswith("2025-03-01 20:01:00")
 
 

@@ -12,6 +12,7 @@ import socket
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +22,30 @@ from hypothesis import strategies as st
 
 from controller.config import Settings
 from controller.displays.scoreboard import ScoreboardSink
-from controller.displays.snapshot import SnapshotBuilder, TableInfo, payout_guide, settle_result
+from controller.displays.snapshot import (
+    SnapshotBuilder,
+    TableInfo,
+    dragon_ladder,
+    limit_rows,
+    payout_guide,
+    player_notice,
+    settle_result,
+    shoe_stats,
+)
 from controller.displays.wording import money, odds
 from controller.game.cards import DECK, Card
 from controller.game.coup import Coup, CoupResult, next_due
 from controller.game.public import PublicProjector
 from controller.game.records import derived_records
 from controller.game.roads import compute_roads
-from controller.game.rules import COMMISSION, EZ, SUPER6
+from controller.game.rules import COMMISSION, EZ, SUPER6, Bet
 from controller.game.settlement import TableLimits
 from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import (
     Alarm,
     CardDrawn,
     DeclarePressed,
+    LinkChanged,
     NewShoePressed,
     Notice,
     TableInput,
@@ -52,11 +63,19 @@ class Board:
     host: str = "127.0.0.1"
     port: int = 0
     reveal: str = "on_read"
+    bilingual: bool = False
 
 
-def make_sink(reveal: str = "on_read", history: Sequence[dict[str, Any]] = (), **kw: Any) -> ScoreboardSink:
+def make_sink(
+    reveal: str = "on_read", history: Sequence[dict[str, Any]] = (), bilingual: bool = False, **kw: Any
+) -> ScoreboardSink:
     return ScoreboardSink(
-        Board(reveal=reveal), table_name="Table 7", limits=TableLimits(), ruleset=COMMISSION, history=history, **kw
+        Board(reveal=reveal, bilingual=bilingual),
+        table_name="Table 7",
+        limits=TableLimits(),
+        ruleset=COMMISSION,
+        history=history,
+        **kw,
     )
 
 
@@ -285,7 +304,6 @@ def test_every_alarm_is_shown_by_its_text(alarm: Alarm) -> None:
 
 
 def test_money_and_odds_are_exact() -> None:
-    from fractions import Fraction
 
     assert [money(c) for c in (2500, 500000, 250, 5)] == ["$25", "$5,000", "$2.50", "$0.05"]
     assert [odds(Fraction(p)) for p in ("8", "1/2", "19/20", "40")] == ["8:1", "1:2", "0.95:1", "40:1"]
@@ -301,8 +319,20 @@ def test_payout_guide_follows_the_ruleset() -> None:
     assert pays(EZ)["banker"] == "1:1" and "three-card 7" in payout_guide(EZ)[0]["note"]
     assert "1:2" in payout_guide(SUPER6)[0]["note"]
     assert pays(EZ)["dragon_7"] == "40:1" and pays(EZ)["panda_8"] == "25:1"
-    bonus = next(r for r in payout_guide(COMMISSION) if r["bet"] == "dragon_bonus_player")["note"]
-    assert "9 30:1 · 8 10:1" in bonus and "4 1:1" in bonus and "natural 1:1" in bonus
+    bonus = next(r for r in payout_guide(COMMISSION) if r["bet"] == "dragon_bonus_player")
+    assert bonus["pays"] == "to 30:1" and bonus["note"] == "see Dragon Bonus pays"  # never "ladder"
+    assert dragon_ladder(COMMISSION) == [
+        {"win": "Natural", "pays": "1:1"},
+        {"win": "Win by 9", "pays": "30:1"},
+        {"win": "Win by 8", "pays": "10:1"},
+        {"win": "Win by 7", "pays": "6:1"},
+        {"win": "Win by 6", "pays": "4:1"},
+        {"win": "Win by 5", "pays": "2:1"},
+        {"win": "Win by 4", "pays": "1:1"},
+        {"win": "Natural tie", "pays": "push"},
+    ]
+    no_bonus = COMMISSION.with_side_bets(frozenset({Bet.PLAYER_PAIR}))
+    assert dragon_ladder(no_bonus) == []
 
 
 def _result(player: str, banker: str) -> CoupResult:
@@ -458,3 +488,63 @@ def test_payout_guide_lists_only_offered_bets() -> None:
     table = COMMISSION.with_side_bets(SIDE_BETS - {Bet.DRAGON_7, Bet.PANDA_8, Bet.PLAYER_PAIR})
     bets = [row["bet"] for row in payout_guide(table)]
     assert bets == ["banker", "player", "tie", "banker_pair", "dragon_bonus_player", "dragon_bonus_banker"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# What the players read besides the roads: the limits of each wager, the shoe's statistics, the notice
+
+
+def test_limits_show_the_main_and_each_offered_side_wager_apart() -> None:
+    limits = TableLimits(minimum_cents=2_500, maximum_cents=500_000, side_minimum_cents=500, side_maximum_cents=20_000)
+    rows = limit_rows(limits, COMMISSION)
+    assert [(r["key"], r["label"], r["minimum"], r["maximum"]) for r in rows] == [
+        ("main", "Banker · Player", "$25", "$5,000"),
+        ("tie", "Tie", "$5", "$200"),
+        ("pairs", "Pairs", "$5", "$200"),
+        ("dragon_bonus", "Dragon Bonus", "$5", "$200"),
+        ("dragon_7", "Dragon 7", "$5", "$200"),
+        ("panda_8", "Panda 8", "$5", "$200"),
+    ]
+    only_pairs = COMMISSION.with_side_bets(frozenset({Bet.PLAYER_PAIR, Bet.BANKER_PAIR}))
+    assert [r["key"] for r in limit_rows(limits, only_pairs)] == ["main", "tie", "pairs"]
+    snapshot = make_sink().snapshot()
+    assert [r["key"] for r in snapshot["table"]["limits"]["rows"]][:3] == ["main", "tie", "pairs"]
+    assert snapshot["table"]["bilingual"] is False
+    assert make_sink(bilingual=True).snapshot()["table"]["bilingual"] is True
+
+
+@given(st.lists(st.sampled_from(["banker", "player", "tie"]), max_size=90))
+def test_shoe_stats_give_each_share_and_the_current_streak(winners: list[str]) -> None:
+    counts = {"coups": len(winners), **{k: winners.count(k) for k in ("banker", "player", "tie")}}
+    stats = shoe_stats(counts, winners)
+    for k in ("banker", "player", "tie"):
+        exact = Fraction(winners.count(k) * 100, len(winners)) if winners else Fraction(0)
+        assert abs(stats["percent"][k] - exact) <= Fraction(1, 2), k  # whole percent, rounded
+    decided = [w for w in winners if w != "tie"]
+    if not decided:
+        assert stats["streak"] is None
+    else:
+        run = len(decided) - next((i for i in range(len(decided) - 1, -1, -1) if decided[i] != decided[-1]), -1) - 1
+        assert stats["streak"] == {"winner": decided[-1], "count": run}
+
+
+def test_shoe_stats_examples() -> None:
+    ws = ["player", "banker", "banker", "tie", "banker", "banker"]
+    counts = {"coups": 6, "banker": 4, "player": 1, "tie": 1}
+    assert shoe_stats(counts, ws) == {"percent": {"banker": 67, "player": 17, "tie": 17},
+                                      "streak": {"winner": "banker", "count": 4}}  # fmt: skip
+    assert shoe_stats({"coups": 0}, [])["streak"] is None
+
+
+def test_players_are_told_table_closed_or_shoe_change_never_a_technical_state() -> None:
+    assert player_notice(["link_down"], "waiting") == {"kind": "table_closed", "text": "Table closed"}
+    assert player_notice(["table_offline", "misdraw"], "dealing") == {"kind": "table_closed", "text": "Table closed"}
+    assert player_notice([], "shoe_closed") == {"kind": "shoe_change", "text": "Shoe change"}
+    assert player_notice([], "burn") == {"kind": "shoe_change", "text": "Shoe change"}
+    assert player_notice(["misdraw", "noisy_line"], "dealing") is None
+    assert player_notice([], "waiting") is None
+    table = Table(make_sink())
+    table.apply(LinkChanged(up=False))
+    snapshot = table.sink.snapshot()
+    assert snapshot["notice"] == {"kind": "table_closed", "text": "Table closed"}
+    assert snapshot["alarms"][0]["text"] == "LINK DOWN"  # kept for tools; the page does not show it

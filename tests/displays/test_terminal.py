@@ -32,7 +32,7 @@ def test_a_pipe_gets_one_line_per_event() -> None:
     display = TerminalDisplay(out)
     play(display, [*cards("9H 2S KD 5C"), DeclarePressed(), *cards("3C"), DeclarePressed()])
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("shoe 1 coup   1: PLAYER wins 9-7")
+    assert lines[0].startswith("shoe 1 coup   1: Player wins · P 9 – B 7")
     assert lines[1] == "ALARM DECLARE TOO EARLY: declare pressed while BANKER CARD is due"
     assert len(lines) == 2
     assert display.coups == 1
@@ -45,8 +45,8 @@ def test_a_tty_gets_the_table_redrawn_with_lamps_totals_and_due() -> None:
     display = TerminalDisplay(out, footer="seed 1")
     play(display, cards("2H 3S AD KC"))
     frame = out.getvalue().split("\x1b[H\x1b[2J")[-1]
-    assert "PLAYER  2H AD" in frame
-    assert "BANKER  3S KC" in frame
+    assert "PLAYER  2♥ A♦" in frame
+    assert "BANKER  3♠ K♣" in frame
     assert "DUE     PLAYER THIRD" in frame
     assert "\x1b[44;1m PLAYER DRAW \x1b[0m" in frame  # the lit lamp
     assert "\x1b[2m BANKER DRAW \x1b[0m" in frame  # a dark one

@@ -358,6 +358,27 @@ def test_a_flag_cleared_because_its_shoe_ended_says_so(archive_url: str) -> None
         assert "no longer" not in cleared.detail
 
 
+def test_a_flag_cleared_above_zero_does_not_say_the_edge_is_gone(archive_url: str) -> None:
+    """With a wager's own threshold above its margin (dragon_7 = 0.05, margin 0.01) a flag clears while the EV is
+    still positive: the alert says the flag cleared and where the edge fell, never that it no longer favours
+    the player; one cleared below 0 does say so."""
+    with Archive(archive_url) as a:
+        t1 = Chain("T1")
+        t1.new_shoe()
+        body = {"shoe": 1, "coup": 60, "bet": "dragon_7", "ev": 0.061, "cards_left": 40}
+        t1.add("advantage", body)
+        t1.add("advantage_cleared", {**body, "coup": 61, "ev": 0.031})
+        t1.add("advantage", {**body, "coup": 62, "ev": 0.12})
+        t1.add("advantage_cleared", {**body, "coup": 63, "ev": -0.02})
+        a.store(t1.records)
+        a.advance("T1", "s1")
+        Surveillance(a).process("T1", "s1")
+        gone, _, still, _ = a.feed()[:4]
+        assert "dragon_7 flag cleared, its edge fell to EV +3.1000%" in still.detail
+        assert "no longer" not in still.detail
+        assert "dragon_7 no longer favours the player (EV -2.0000%)" in gone.detail
+
+
 def test_a_table_whose_clock_is_not_synchronised_is_an_alert_once(archive_url: str) -> None:
     """Journal times are set against the cameras in a dispute: a table's ``clock`` input saying its clock is not
     synchronised is an alert naming it, once (two collectors, one key); a synchronised one is none."""

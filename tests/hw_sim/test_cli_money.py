@@ -51,6 +51,12 @@ def _bets(tmp_path: Path, *lines: str) -> str:
         (["--players", "2", "--unit", "2.50", "--minimum", "25", "--maximum", "50"], "--unit: the simulator's chips"),
         (["--players", "2", "--spots-link", "/nonexistent-dir/s"], "--spots-link /nonexistent-dir/s: directory"),
         (["--players", "2", "--spots-link", "/tmp/s", "--spots-tcp", "localhost:1"], "not allowed with"),
+        (["--players", "2", "--counter", "3:dragon_7"], "--counter: the counter sits on one of the --players' seats"),
+        (["--players", "2", "--counter", "2:banker"], "--counter: a counter bets a side wager, not banker"),
+        (["--players", "2", "--counter", "2:lucky_6"], "--counter: not a wager: 'lucky_6'"),
+        (["--players", "2", "--counter", "two:tie"], "--counter: SEAT:WAGER[:FACTOR]"),
+        (["--players", "2", "--counter", "2:tie:500"], "--counter: the counter's factor is 0-100"),
+        (["--players", "2", "--counter", "2:panda_8", "--side-bets", "player_pair"], "--counter: the table does not"),
     ],
 )
 def test_bad_money_arguments_exit_2_with_one_line(
