@@ -86,6 +86,8 @@ class AlertKind:
     REPEATED_SHOE = "repeated_shoe"  # a new shoe's first 20 dealt cards were dealt before, in order
     DEALER_ERRORS = "dealer_errors"  # a table's dealer errors this hour far above the floor's rate
     CLOCK_UNSYNCHRONISED = "clock_unsynchronised"  # a table journaled that its clock is not synchronised
+    # the floor's accounting (floor/accounting.py): a shift's win outside the 95 % interval of its exact theo
+    HOLD_OUTSIDE_INTERVAL = "hold_outside_interval"
     # trust (docs/floor.md, threat model)
     FORGED = "forged"  # a record from an unenrolled or revoked table, or whose signature does not verify
     KEY_ENROLLED = "key_enrolled"  # a table's first key (shoe-floor enroll)

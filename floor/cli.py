@@ -12,6 +12,8 @@
   shoe-floor verify --archive URL [--table T] [--json]
   shoe-floor alerts --archive URL [--table T] [--last N] [--json]
   shoe-floor errors --archive URL [--table T] [--hours N] [--json]
+  shoe-floor report --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
+  shoe-floor ratings --archive URL [--table T] [--since ISO] [--open] [--decisions-per-hour N] [--json]
 
 Bad input (a URL, a number, an archive that cannot be opened) is one line on stderr and exit 2.
 """
@@ -26,6 +28,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from types import FrameType
 from typing import TypeVar
 
@@ -33,9 +36,19 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from commandline import Parser, UsageError
 from commandline.keyfile import KeyFileError, read_key_file, write_key_file
+from controller.game.wagers import money_text
+from floor.accounting import (
+    DEFAULT_DECISIONS_PER_HOUR,
+    DEFAULT_LEAVE_AFTER_COUPS,
+    ShiftFigures,
+    floor_totals,
+    ratings,
+    shift_report,
+)
 from floor.archive import Archive, ArchiveError, ArchiveLost
 from floor.collector import Collector, Settings, Stats
 from floor.pit import Pit
+from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, ShiftError, ShiftPlan, parse_time
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
 from floor_protocol.addresses import AddressError, parse_broker, parse_host_port
 from floor_protocol.admission import MAX_RECORD_BYTES
@@ -140,6 +153,15 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--repeat-days", type=_days, default=30, help="repeated-shoe check: shoes of the last N days (default 30)"
     )
+    _shift_options(s, "the shifts whose win is checked against its 95 % interval")
+    s.add_argument(
+        "--leave-after-coups",
+        type=_bounded(int, 1, 1000, "a whole number", "between 1 and 1000"),
+        default=DEFAULT_LEAVE_AFTER_COUPS,
+        metavar="N",
+        help="a seat session ends at the N-th coup running with the seat's spots empty: the tables'"
+        f" spots.leave_after_coups (default {DEFAULT_LEAVE_AFTER_COUPS})",
+    )
     s.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     s.set_defaults(handler=serve)
     kg = sub.add_parser("keygen", help="write the floor's private key (mode 0600) and print its public key")
@@ -192,7 +214,55 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--table", help="only this table")
     v.add_argument("--json", action="store_true", help="one JSON object per table")
     v.set_defaults(handler=verify)
+    rp = sub.add_parser("report", help="each table's money per shift: handle, win, hold, commission, theo, interval")
+    rp.add_argument("--archive", required=True)
+    rp.add_argument("--table", help="only this table")
+    rp.add_argument("--from", dest="start", required=True, metavar="ISO", help="the first shift holding this time")
+    rp.add_argument("--to", dest="end", required=True, metavar="ISO", help="up to the shift holding this time")
+    _shift_options(rp, "the shifts reported on")
+    rp.add_argument("--json", action="store_true", help="one JSON object per table and shift, then the floor's")
+    rp.set_defaults(handler=report)
+    ra = sub.add_parser("ratings", help="seat sessions: time, coups, wagered, average bet, theo, win, commission")
+    ra.add_argument("--archive", required=True)
+    ra.add_argument("--table", help="only this table")
+    ra.add_argument("--since", metavar="ISO", help="only the sessions open or ended since then")
+    ra.add_argument("--open", action="store_true", help="only the open sessions")
+    ra.add_argument(
+        "--decisions-per-hour",
+        type=_bounded(int, 1, 1000, "a whole number", "between 1 and 1000"),
+        default=DEFAULT_DECISIONS_PER_HOUR,
+        metavar="N",
+        help=f"the usual theo's pace (default {DEFAULT_DECISIONS_PER_HOUR}, a mini-baccarat table's)",
+    )
+    ra.add_argument("--json", action="store_true", help="one JSON object per session")
+    ra.set_defaults(handler=rate)
     return p
+
+
+def _shift_options(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--shifts",
+        default=DEFAULT_SHIFTS,
+        metavar="HH:MM,...",
+        help=f"{what}: the shifts' local start times (default {DEFAULT_SHIFTS})",
+    )
+    p.add_argument(
+        "--zone", default=DEFAULT_ZONE, metavar="IANA", help=f"the shifts' time zone (default {DEFAULT_ZONE})"
+    )
+
+
+def _plan(args: argparse.Namespace) -> ShiftPlan:
+    try:
+        return ShiftPlan.parse(args.shifts, args.zone)
+    except ShiftError as exc:
+        raise UsageError(f"shoe-floor {args.command}: {exc}") from None
+
+
+def _time(args: argparse.Namespace, option: str, text: str) -> datetime:
+    try:
+        return parse_time(text)
+    except ShiftError as exc:
+        raise UsageError(f"shoe-floor {args.command}: {option} {exc}") from None
 
 
 def _broker_password(args: argparse.Namespace) -> str | None:
@@ -303,6 +373,8 @@ def serve(args: argparse.Namespace) -> int:
         username=args.username,
         password=password,
         thresholds=Thresholds(repeat_days=args.repeat_days),
+        shift_plan=_plan(args),
+        leave_after_coups=args.leave_after_coups,
     )
     on_stats, metrics = _metrics()
     with Archive(args.archive) as archive:
@@ -509,6 +581,74 @@ def verify(args: argparse.Namespace) -> int:
         bad = sum(len(r.problems) for r in reports)
         print(f"archive {archive_id}: {sum(r.records for r in reports)} records, {len(reports)} tables, {bad} bad")
     return 0 if all(r.ok for r in reports) else 1
+
+
+def report(args: argparse.Namespace) -> int:
+    """Each table's money per shift (floor/accounting.py), then the floor's per shift (``"total": true``,
+    ``"table": null``)."""
+    plan = _plan(args)
+    start, end = _time(args, "--from", args.start), _time(args, "--to", args.end)
+    if end <= start:
+        raise UsageError(f"shoe-floor report: --to must be after --from ({args.end} is not after {args.start})")
+    with Archive(args.archive, create=False) as archive:
+        figures = shift_report(archive, plan, start, end, args.table)
+    lines = [*figures, *floor_totals(figures)]
+    if args.json:
+        for f in lines:
+            sys.stdout.write(json.dumps(f.to_dict(), separators=(",", ":")) + "\n")
+        return 0
+    if not figures:
+        print("no money in these shifts" + (f" at table {args.table}" if args.table else ""), file=sys.stderr)
+        return 0
+    print(
+        f"{'shift':<22} {'table':<10} {'handle':>13} {'win':>12} {'hold':>7} {'theo':>11} {'95 % interval':>25}"
+        f" {'collected':>10} {'uncollected':>11} {'coups':>5}"
+    )
+    for f in lines:
+        print(_report_line(f))
+    return 0
+
+
+def _report_line(f: ShiftFigures) -> str:
+    hold = "-" if f.hold_pct is None else f"{f.hold_pct:.2f}%"
+    low, high = (money_text(round(x)) for x in f.interval)
+    interval = f"{low}..{high}" + (" OUTSIDE" if f.outside else "")
+    return (
+        f"{f.shift:<22} {f.table or 'FLOOR':<10} {money_text(f.handle):>13} {money_text(f.win):>12} {hold:>7}"
+        f" {money_text(round(f.theo_cents)):>11} {interval:>25} {money_text(f.commission_collected):>10}"
+        f" {money_text(f.commission_uncollected):>11} {f.coups:>5}"
+    )
+
+
+def rate(args: argparse.Namespace) -> int:
+    """Seat sessions (ratings), oldest first."""
+    since = None if args.since is None else _time(args, "--since", args.since)
+    with Archive(args.archive, create=False) as archive:
+        sessions = ratings(archive, args.table, since, args.open, args.decisions_per_hour)
+    if args.json:
+        for x in sessions:
+            sys.stdout.write(json.dumps(x.to_dict(), separators=(",", ":")) + "\n")
+        return 0
+    if not sessions:
+        print("no seat sessions", file=sys.stderr)
+        return 0
+    print(
+        f"{'table':<10} {'seat':>4} {'start (UTC)':<19} {'end':<8} {'hours':>5} {'coups':>5} {'wagered':>12}"
+        f" {'avg bet':>10} {'usual theo':>10} {'exact theo':>10} {'win':>11} {'commission':>10}"
+    )
+    for x in sessions:
+        end = "open" if x.end is None else x.end[11:19]
+        print(
+            f"{x.table:<10} {x.seat:>4} {x.start[:19].replace('T', ' '):<19} {end:<8} {x.hours:>5.2f} {x.coups:>5}"
+            f" {money_text(x.wagered):>12} {money_text(x.average_bet):>10}"
+            f" {money_text(round(x.usual_theo_cents)):>10} {money_text(round(x.exact_theo_cents)):>10}"
+            f" {money_text(x.win):>11} {money_text(x.commission_collected or x.commission):>10}"
+        )
+    print(
+        f"usual theo: average bet x {args.decisions_per_hour} decisions/hour x hours x the wagers' house edge off the"
+        " top; exact theo: the sum of each wager's theo at its betting time"
+    )
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -51,7 +51,9 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.game.records import RecordError, TableRecord
+from floor.accounting import DEFAULT_LEAVE_AFTER_COUPS, Accounting
 from floor.archive import Alert, AlertKind, Archive, ArchiveLost, FeedItem, Head, TableKey
+from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance, Thresholds
 from floor_protocol.ack import Ack
 from floor_protocol.addresses import Broker, parse_broker
@@ -163,6 +165,8 @@ class Settings:
     username: str | None = None
     password: str | None = None
     thresholds: Thresholds = field(default_factory=Thresholds)  # surveillance (floor/surveillance.py)
+    shift_plan: ShiftPlan = field(default_factory=ShiftPlan.parse)  # the accounting's shifts (floor/accounting.py)
+    leave_after_coups: int = DEFAULT_LEAVE_AFTER_COUPS  # the tables' own (a seat session's end)
 
 
 @dataclass
@@ -266,7 +270,8 @@ class Collector:
         props = _properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
         props.ReceiveMaximum = self.settings.receive_maximum
-        self._surveillance = Surveillance(archive, self.settings.thresholds)
+        accounting = Accounting(self.settings.shift_plan, self.settings.leave_after_coups)
+        self._surveillance = Surveillance(archive, self.settings.thresholds, watches=[accounting])
         self._archive_id = archive.archive_id
         log.info("archive id %s", archive.archive_id)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)
