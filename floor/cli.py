@@ -188,6 +188,7 @@ def parser() -> argparse.ArgumentParser:
     pit.add_argument("--username", help="broker user name")
     pit.add_argument("--password-file", help="file holding the broker password")
     pit.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    _shift_options(pit, "the shift whose handle and win the tiles show")
     pit.set_defaults(handler=pit_view)
     h = sub.add_parser("history", help="the coups in the archive (one JSON object per line with --json)")
     h.add_argument("--archive", required=True)
@@ -310,7 +311,7 @@ def _start_pit(
     password: str | None,
     metrics: Callable[[], bytes] | None,
 ) -> Pit:
-    pit = Pit(args.archive)
+    pit = Pit(args.archive, plan=_plan(args))
     try:
         pit.start(args.bind, args.broker, metrics=metrics, ca_file=args.ca_file, username=username, password=password)
     except OSError as exc:

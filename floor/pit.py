@@ -37,7 +37,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,7 @@ from controller.game.edges import shoe_edges
 from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
+from floor.accounting import shift_report
 from floor.archive import Archive
 from floor.pit_intake import Refused, body_ok, followable, read_alert, read_record, read_status
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftPlan, parse_time
@@ -106,12 +107,13 @@ def initial_feed(archive: Archive, limit: int = FEED_SIZE, table: str | None = N
 
 
 class ShiftMoney:
-    """One table's money in one shift, as the tile shows it: handle, the house's win, the commission.
+    """One table's money in one shift, as the tile shows it: handle, the house's win, the commission boxes.
 
     Seeded from the accounting's figures for the shift (:func:`floor.accounting.shift_report`) and kept live
-    from the ``settlement`` and ``commission`` records the pit follows, folded by the accounting's rule: the
-    handle is the stakes settled, the win is what the house keeps (the stakes lost less the wins paid, the
-    commission taken at the payout included: ``-net``) plus what the seats' commission boxes collected."""
+    from the ``settlement`` and ``commission`` records the pit follows, folded by the accounting's rule
+    (floor/accounting.py): the handle is the stakes settled, the win is what the house keeps (minus the
+    settlements' ``net``, the commission taken at the payout included) plus what the seats' commission boxes
+    collected; commission collected and uncollected are the boxes'."""
 
     __slots__ = ("commission_collected", "commission_uncollected", "handle", "shift", "theo", "wagers", "win")
 
@@ -129,7 +131,6 @@ class ShiftMoney:
         if kind == RecordKind.SETTLEMENT:
             self.handle += int(body["stake"])
             self.win -= int(body["net"])
-            self.commission_collected += int(body["commission"])
             self.wagers += 1
         elif kind == RecordKind.COMMISSION:
             self.win += int(body["collected"])
@@ -360,8 +361,10 @@ class Pit:
             self._publish()
 
     def _shift_figures(self, shift: Shift) -> dict[str, Mapping[str, Any]]:
-        """Each table's figures for ``shift`` so far, from the archive (the accounting's shift report)."""
-        return {}
+        """Each table's figures for ``shift`` so far, from the archive (the accounting's shift report; nothing
+        when the archive has no money tables yet)."""
+        figures = shift_report(self.archive, self.plan, shift.start, shift.start + timedelta(seconds=1))
+        return {f.table: f.to_dict() for f in figures if f.table is not None and f.shift == shift.name}
 
     def _roll(self) -> None:
         """A new shift began (by the clock): every tile starts its figures afresh."""
