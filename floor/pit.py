@@ -50,7 +50,7 @@ from controller.game.edges import shoe_edges
 from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
-from floor.accounting import shift_report
+from floor.accounting import ratings, shift_report
 from floor.archive import Archive
 from floor.pit_intake import Refused, body_ok, followable, read_alert, read_record, read_status
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftPlan, parse_time
@@ -83,6 +83,8 @@ MAX_FLAGS = 16
 REFUSED_MESSAGES = ("state", "status", "record", "alert", "topic")
 #: Errors while handling a message are logged at most this often (seconds); every one is counted.
 ERROR_LOG_EVERY = 60.0
+#: Open rating sessions a table page lists (a table seats at most 14).
+MAX_SESSIONS = 28
 #: Coups a table page lists for the current and the previous shoe (regulators ask for at least 10).
 PAGE_COUPS = 200
 
@@ -554,11 +556,22 @@ class Pit:
                     "edges": _edges(good),
                 }
             out["alerts"] = initial_feed(self.archive, 100, table)
+            out["ratings"] = [r.to_dict() for r in ratings(self.archive, table, open_only=True)][-MAX_SESSIONS:]
+            tile = self.tiles.get(table)
+            out["money"] = None if tile is None or tile.money is None else tile.money.to_dict()
         return out
 
     def recall(self, table: str, shoe: int, coup: int) -> dict[str, Any] | None:
+        """A coup as a dispute needs it (:meth:`floor.archive.Archive.recall`: the cards, the totals, the flags,
+        the record's seq and hash, and the coup's money records), the money records not of their shape left out
+        (counted in ``skipped``)."""
         with self.archive_lock:
-            return self.archive.recall(table, shoe, coup)
+            found = self.archive.recall(table, shoe, coup)
+        if found is None:
+            return None
+        money = found.get("money") or []
+        kept = [m for m in money if body_ok(m["kind"], m["body"])]
+        return {**found, "money": kept, "skipped": len(money) - len(kept)}
 
     # -- serving ---------------------------------------------------------------------------------------
     def start(
