@@ -74,8 +74,8 @@ ROADS = """() => [...document.querySelectorAll('.road')].map((road) => {
   const mark = cells.length ? getComputedStyle(cells[0], '::before') : null;
   return {name: road.dataset.testid.slice(5), cells: cells.length, box_bottom: top + road.clientHeight,
     row5: cells.filter((c) => c.dataset.row === '5').map((c) => c.getBoundingClientRect().bottom),
-    mark: mark && {background: mark.backgroundColor, border: parseFloat(mark.borderTopWidth), width: parseFloat(mark.width),
-      height: parseFloat(mark.height), transform: mark.transform}};
+    mark: mark && {background: mark.backgroundColor, border: parseFloat(mark.borderTopWidth),
+      width: parseFloat(mark.width), height: parseFloat(mark.height), transform: mark.transform}};
 })"""
 
 
