@@ -30,12 +30,14 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from types import FrameType
-from typing import TypeVar
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from commandline import Parser, UsageError
 from commandline.keyfile import KeyFileError, read_key_file, write_key_file
+from controller.game.notation import hand_text, result_text
 from controller.game.wagers import money_text
 from floor.accounting import (
     DEFAULT_DECISIONS_PER_HOUR,
@@ -195,6 +197,7 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("--table", help="only this table")
     h.add_argument("--last", type=_count, metavar="N", help="only the last N coups of each table")
     h.add_argument("--json", action="store_true")
+    h.add_argument("--zone", metavar="IANA", help="the time zone the times are written in (default this machine's)")
     h.set_defaults(handler=history)
     al = sub.add_parser("alerts", help="the alert feed, newest first (one JSON object per line with --json)")
     al.add_argument("--archive", required=True)
@@ -490,6 +493,14 @@ def _metrics() -> tuple[Callable[[Stats], None], Callable[[], bytes]]:
 
 
 def history(args: argparse.Namespace) -> int:
+    """The coups in the archive; without ``--json`` in the notation people read (docs/notation.md): the local
+    time with its zone, the result in words with the score Player first, the cards as ``10♠``."""
+    zone = None
+    if args.zone is not None:
+        try:
+            zone = ZoneInfo(args.zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise UsageError(f"shoe-floor history: unknown time zone {args.zone!r:.40} (an IANA name)") from None
     with Archive(args.archive, create=False) as archive:
         coups = archive.coups(args.table, args.last)
     if args.json:
@@ -499,16 +510,29 @@ def history(args: argparse.Namespace) -> int:
     if not coups:
         print("no coups", file=sys.stderr)
         return 0
-    print(f"{'table':<10} {'time (UTC)':<19}  {'shoe':>4} {'coup':>4}  {'winner':<7} {'player':<9} {'banker':<9}")
+    print(f"{'table':<10} {'time':<23}  {'shoe':>4} {'coup':>4}  {'result':<24} {'player':<12} banker")
     for c in coups:
-        ts = str(c["ts"])[:19].replace("T", " ")
-        result = "VOID" if c["void"] else str(c["winner"] or "-").upper()
+        result = ("cards set aside" if c.get("set_aside") else "void") if c["void"] else coup_result(c)
         coup = "-" if c["coup"] is None else c["coup"]
         print(
-            f"{c['table']!s:<10} {ts:<19}  {c['shoe']!s:>4} {coup!s:>4}  {result:<7}"
-            f" {' '.join(c['player']):<9} {' '.join(c['banker']):<9}".rstrip()
+            f"{c['table']!s:<10} {_local_time(str(c['ts']), zone):<23}  {c['shoe']!s:>4} {coup!s:>4}  {result:<24}"
+            f" {hand_text(c['player']):<12} {hand_text(c['banker']):<12}".rstrip()
         )
     return 0
+
+
+def coup_result(c: dict[str, Any]) -> str:
+    return result_text(c.get("winner"), c.get("player_total"), c.get("banker_total"))
+
+
+def _local_time(at: str, zone: ZoneInfo | None) -> str:
+    """A record's UTC time as local time with its zone (``2026-12-01 18:04:05 CET``); as it is when unreadable."""
+    try:
+        moment = parse_time(at)
+    except ShiftError:
+        return at[:23]
+    local = moment.astimezone(zone)
+    return local.strftime("%Y-%m-%d %H:%M:%S ") + (local.tzname() or "")
 
 
 def alerts(args: argparse.Namespace) -> int:
