@@ -190,8 +190,13 @@
   // 4 when there is room (the last result with its cards); the road takes the rest.
   function textHeight(font, lines) { return lines * (Math.ceil(font * 1.2) + 1) + 8; }
   function sizes(w, h) {
-    const font = Math.max(11, Math.min(18, Math.floor(Math.min(h / 8, w / 21))));
-    const lines = (h - textHeight(font, 4)) / 6 >= Math.min(14, Math.max(MIN_CELL, (w - 12) / SHOE_COLUMNS)) ? 4 : 3;
+    const top = Math.max(11, Math.min(18, Math.floor(Math.min(h / 8, w / 21))));
+    const want = Math.min(14, Math.max(MIN_CELL, (w - 12) / SHOE_COLUMNS));
+    // the fourth line (the last result and its cards) when a font not under 12 px leaves the road its cells
+    let font = top, lines = 3;
+    for (let f = top; f >= Math.min(top, 12); f--) {
+      if ((h - textHeight(f, 4)) / 6 >= want) { font = f; lines = 4; break; }
+    }
     const cell = Math.floor(Math.min((h - textHeight(font, lines)) / 6, Math.max((w - 12) / SHOE_COLUMNS, MIN_CELL), 40));
     return { font: font, cell: cell, lines: lines };
   }
@@ -278,8 +283,10 @@
     const head = el("div", "head");
     head.appendChild(el("span", "kind", items.kindWord(f.kind)));
     head.appendChild(el("span", "table", f.table));
-    const when = el("span", "when", f.at ? N.localTime(f.at) : "");
-    if (f.at) when.title = f.at;
+    // today's alerts by their time alone (the date in the tooltip), older ones with their date
+    const local = f.at ? N.localTime(f.at) : "";
+    const when = el("span", "when", local.startsWith(N.localTime(new Date().toISOString()).slice(0, 11)) ? local.slice(11) : local);
+    if (f.at) when.title = local + " (" + f.at + ")";
     head.appendChild(when);
     li.appendChild(head);
     li.appendChild(el("div", "detail", f.detail || ""));
