@@ -81,6 +81,7 @@
     const game = el("span", "game", gameText(t.game));
     if (t.game && t.game.description) game.title = t.game.description;
     top.appendChild(game);
+    top.appendChild(field("Shoe", t.shoe, "shoe"));  // on the head line when the tile is compact
     const st = el("span", "state", t.phase || t.link);
     st.dataset.testid = "link";
     top.appendChild(st);

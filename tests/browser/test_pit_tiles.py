@@ -52,8 +52,8 @@ MEASURE = """() => {
       newest: cells.length ? box(t.querySelector(".c.newest")) : null,
       bottom: cells.filter((c) => c.style.top.includes("* 5")).map(box),
       texts: leaves.map((e) => ({text: e.textContent.trim().slice(0, 30), box: box(e),
-        size: parseFloat(getComputedStyle(e).fontSize)})),
-      fields: Object.fromEntries([...t.querySelectorAll(".fields .f")].map((f) =>
+        line: e.closest(".line") ? box(e.closest(".line")) : null, size: parseFloat(getComputedStyle(e).fontSize)})),
+      fields: Object.fromEntries([...t.querySelectorAll(".f")].filter((f) => f.getClientRects().length).map((f) =>
         [f.querySelector(".k").textContent, f.querySelector(".v").textContent])),
       money: t.querySelector(".money").dataset};
   });
@@ -173,6 +173,8 @@ def check_tiles(m: dict[str, Any], width: int) -> None:
         for i, a in enumerate(texts):
             assert a["size"] >= 10, f"{name}: {a['text']!r} is {a['size']} px"
             assert inside(a["box"], t["box"], slack=1), f"{name}: {a['text']!r} leaves its tile"
+            if a["line"] is not None:  # a line clips what does not fit
+                assert inside(a["box"], a["line"], slack=1), f"{name}: {a['text']!r} is cut off by its line"
             assert not overlap(a["box"], t["road"]), f"{name}: {a['text']!r} lies on the road"
             for b in texts[i + 1 :]:
                 nested = inside(a["box"], b["box"]) or inside(b["box"], a["box"])
