@@ -117,10 +117,11 @@ class ShiftMoney:
     settlements' ``net``, the commission taken at the payout included) plus what the seats' commission boxes
     collected; commission collected and uncollected are the boxes'."""
 
-    __slots__ = ("commission_collected", "commission_uncollected", "handle", "shift", "theo", "wagers", "win")
+    __slots__ = ("commission_collected", "commission_uncollected", "handle", "shift", "shown", "theo", "wagers", "win")
 
     def __init__(self, shift: Shift, figures: Mapping[str, Any] | None = None) -> None:
         self.shift = shift
+        self.shown = shift.to_dict()  # its name, start and end as the tile shows them
         f = figures or {}
         self.handle = int(f.get("handle") or 0)
         self.win = int(f.get("win") or 0)
@@ -141,7 +142,7 @@ class ShiftMoney:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            **self.shift.to_dict(),
+            **self.shown,
             "handle": self.handle,
             "win": self.win,
             "hold": None if not self.handle else self.win / self.handle,
@@ -169,6 +170,7 @@ class _Tile:
         self.last: dict[str, Any] | None = None
         self.bead = ""
         self.big_road: list[list[Any]] = []
+        self._road_json = "[]"  # the big road's JSON, made when the bead string changes (most messages do not)
         self.alarms: dict[str, int | None] = {}  # name -> since (epoch ms)
         # bet -> its flag this shoe: raised (the table's advantage record) or cleared (advantage_cleared), with the
         # times it was raised; a cleared flag stays on the tile (dimmed) so a wager that flaps shows once.
@@ -202,6 +204,7 @@ class _Tile:
             cells = big_road_grid(columns)
             first = max(0, max((c for c, _r, _cell in cells), default=0) + 1 - TILE_COLUMNS)
             self.big_road = [[c - first, r, cell.winner.value, cell.ties] for c, r, cell in cells if c >= first]
+            self._road_json = json.dumps(self.big_road, separators=(",", ":"))
         self.updated = now
 
     def follow_record(self, kind: str, body: Mapping[str, Any], at: str | None = None) -> None:
@@ -254,26 +257,28 @@ class _Tile:
 
     def encode(self) -> None:
         link = "offline" if self.status == "offline" else "link down" if "link_down" in self.alarms else self.status
-        self.json = json.dumps(
-            {
-                "table": self.table,
-                "site": self.site,
-                "status": self.status,
-                "link": link,
-                "phase": self.phase(),
-                **self.state,
-                "counts": self.counts,
-                "game": self.game,
-                "last": self.last,
-                "bead": self.bead,
-                "big_road": self.big_road,
-                "alarms": [{"name": a, "since": s} for a, s in self.alarms.items()],
-                "advantage": sorted(self.advantage.values(), key=lambda f: str(f["bet"])),
-                "money": None if self.money is None else self.money.to_dict(),
-                "updated": self.updated,
-            },
-            separators=(",", ":"),
-            allow_nan=False,
+        self.json = (
+            json.dumps(
+                {
+                    "table": self.table,
+                    "site": self.site,
+                    "status": self.status,
+                    "link": link,
+                    "phase": self.phase(),
+                    **self.state,
+                    "counts": self.counts,
+                    "game": self.game,
+                    "last": self.last,
+                    "bead": self.bead,
+                    "alarms": [{"name": a, "since": s} for a, s in self.alarms.items()],
+                    "advantage": sorted(self.advantage.values(), key=lambda f: str(f["bet"])),
+                    "money": None if self.money is None else self.money.to_dict(),
+                    "updated": self.updated,
+                },
+                separators=(",", ":"),
+                allow_nan=False,
+            )[:-1]
+            + f',"big_road":{self._road_json}}}'
         )
 
 
