@@ -23,10 +23,11 @@ surveillance step's own transaction, and keeps two tables of its own:
   system would rate the card in it.
 
 The 95 % interval: a shift's win is a sum of many wagers' results, its mean the exact theo and its variance the
-sum of each wager's, ``stake**2`` x the variance of one unit of that wager. The ``wager`` record carries the
-exact EV at its betting time but not its variance, so the variance is the wager's **off the top** of the shoe
-(a full shoe of the table's decks, under the table's rules from the shoe's start record; exact, from
-:func:`controller.game.odds.enumerate_outcomes`): close to the betting-time variance except deep in a shoe.
+sum of each wager's, ``stake**2`` x the variance of one unit of that wager at its betting time, which the
+``wager`` record carries (``variance``, from the table's odds engine). A version 3 record written before that
+field was added falls back to the wager's variance **off the top** of the shoe (a full shoe of the table's
+decks, under the table's rules from the shoe's start record, by the same engine): close to the betting-time
+variance except deep in a shoe.
 A wager the table did not price (``ev`` null) counts its off-the-top edge as its theo. When a table's first
 record at or after a shift's end arrives, a win outside ``[theo - 1.96 sigma, theo + 1.96 sigma]`` for the
 shift that ended is an alert ``hold_outside_interval`` (once per table and shift, its ``key``).
@@ -42,13 +43,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from controller.game.composition import Composition
-from controller.game.odds import OUTCOME_BETS, enumerate_outcomes, pair_probability, payoff
-from controller.game.payouts import PAIR_BETS
+from controller.game.odds import exact_odds
 from controller.game.records import RecordKind, TableRecord, ruleset_from_body
 from controller.game.rules import COMMISSION, Bet, Ruleset
 from floor.archive import Alert, AlertKind, Archive
@@ -104,9 +103,31 @@ _ADD_SESSION = (
 )
 
 
-def _iso(at: str) -> str:
-    """A record's ``at`` in one text form (so that times compare as text): ``2026-12-01T17:45:03.123456Z``."""
-    return parse_time(at).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+_ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
+#: The epoch: the time of a record whose ``at`` cannot be read, when no record before it in the step could.
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class _When:
+    """A record's time: as a datetime, in one text form (times compare as text), and its bucket."""
+
+    moment: datetime
+    iso: str  # 2026-12-01T17:45:03.123456Z
+    bucket: str
+
+    @classmethod
+    def of(cls, moment: datetime) -> _When:
+        return cls(moment, moment.strftime(_ISO), bucket_of(moment))
+
+
+@lru_cache(maxsize=4096)
+def _when(at: str) -> _When | None:
+    """A record's ``at`` read once (the records of one coup share their stamps), None when it is no time."""
+    try:
+        return _When.of(parse_time(at))
+    except ValueError:
+        return None
 
 
 def _number(value: Any) -> float | None:
@@ -127,26 +148,10 @@ def _int(value: Any) -> int | None:
 def unit_moments(rules_text: str, decks: int) -> Mapping[str, tuple[float, float]]:
     """Per wager (its :class:`Bet` name): the house edge and the variance of one unit staked, off the top of
     a full shoe of ``decks`` decks under the rules a shoe's start record holds (``rules_text``, its JSON; empty:
-    :data:`DEFAULT_RULES`). Exact (the card-by-card enumeration), then as floats."""
+    :data:`DEFAULT_RULES`): the odds engine the table prices its wagers with (:func:`exact_odds`)."""
     rules: Ruleset = DEFAULT_RULES if not rules_text else ruleset_from_body(json.loads(rules_text))
-    comp = Composition.decks(decks)
-    dist = enumerate_outcomes(comp)
-    out: dict[str, tuple[float, float]] = {}
-    for bet in OUTCOME_BETS:
-        m1 = m2 = Fraction(0)
-        for outcome, p in dist.items():
-            if outcome is None:
-                continue
-            x = payoff(bet, outcome, rules)
-            m1 += p * x
-            m2 += p * x * x
-        out[bet.value] = (float(-m1), float(m2 - m1 * m1))
-    pair = pair_probability(comp)
-    for bet in PAIR_BETS:
-        m1 = pair * rules.pair_pays - (1 - pair)
-        m2 = pair * rules.pair_pays**2 + (1 - pair)
-        out[bet.value] = (float(-m1), float(m2 - m1 * m1))
-    return out
+    report = exact_odds(Composition.decks(decks), rules)
+    return {bet.value: (odds.house_edge, odds.variance) for bet, odds in report.bets.items()}
 
 
 def _moments(state: AccountState, bet: str) -> tuple[float, float]:
@@ -214,35 +219,39 @@ class Accounting:
     # -- scan (pure) ----------------------------------------------------------------------------------------
     def scan(self, state: AccountState, records: Sequence[TableRecord]) -> AccountScan:
         out = AccountScan()
+        last: _When | None = None
         for r in records:
-            self._shift(state, r, out)
+            # A record whose time cannot be read (a table's bug) counts at the time of the one before it.
+            when = _when(r.at) or last or _When.of(_EPOCH)
+            last = when
+            self._shift(state, r, when, out)
             body = r.body
             if r.kind == RecordKind.SHOE and body.get("event") == "start":
                 self._shoe_start(state, body)
             elif r.kind == RecordKind.WAGER:
-                self._wager(state, r)
+                self._wager(state, r, when)
             elif r.kind == RecordKind.WAGER_REFUSED:
                 seat = _int(body.get("seat"))
                 if seat is not None and seat not in state.playing:
                     state.playing.append(seat)
             elif r.kind == RecordKind.SETTLEMENT:
-                self._settlement(state, r, out)
+                self._settlement(state, r, when, out)
             elif r.kind == RecordKind.COMMISSION:
-                self._commission(state, r, out)
+                self._commission(state, r, when, out)
             elif r.kind == RecordKind.COUP and not body.get("set_aside"):
-                self._coup(state, r, out)
+                self._coup(state, r, when, out)
         return out
 
-    def _shift(self, state: AccountState, r: TableRecord, out: AccountScan) -> None:
-        try:
-            moment = parse_time(r.at)
-        except ValueError:
-            return
-        if state.shift is not None and moment >= parse_time(state.shift[1]):
-            out.ended.append((self.plan.shift_of(parse_time(state.shift[0])), r.seq))
-            state.shift = None
+    def _shift(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
+        if state.shift is not None:
+            end = _when(state.shift[1])
+            if end is None or when.moment >= end.moment:
+                start = _when(state.shift[0])
+                if start is not None and end is not None:
+                    out.ended.append((self.plan.shift_of(start.moment), r.seq))
+                state.shift = None
         if state.shift is None:
-            s = self.plan.shift_of(moment)
+            s = self.plan.shift_of(when.moment)
             state.shift = [s.start.isoformat(), s.end.isoformat()]
 
     @staticmethod
@@ -260,7 +269,7 @@ class Accounting:
         state.pending, state.playing, state.decided = [], [], []
 
     @staticmethod
-    def _wager(state: AccountState, r: TableRecord) -> None:
+    def _wager(state: AccountState, r: TableRecord, when: _When) -> None:
         b = r.body
         seat, stake = _int(b.get("seat")), _int(b.get("stake"))
         if seat is None or stake is None:
@@ -273,17 +282,17 @@ class Accounting:
         if seat not in state.playing:
             state.playing.append(seat)
         if str(seat) not in state.open:
-            state.open[str(seat)] = [r.seq, _iso(r.at)]
+            state.open[str(seat)] = [r.seq, when.iso]
             state.last[str(seat)] = state.open[str(seat)]
 
-    def _session(self, state: AccountState, seat: int, r: TableRecord, out: AccountScan) -> dict[str, Any]:
+    def _session(self, state: AccountState, seat: int, r: TableRecord, when: _When, out: AccountScan) -> dict[str, Any]:
         key = state.open.get(str(seat))
         if key is None:  # a settlement without its wager (the wager was refused reading): a session all the same
-            key = state.open[str(seat)] = state.last[str(seat)] = [r.seq, _iso(r.at)]
-        return self._session_of(key, seat, r, out)
+            key = state.open[str(seat)] = state.last[str(seat)] = [r.seq, when.iso]
+        return self._session_of(key, seat, when, out)
 
     @staticmethod
-    def _session_of(key: list[Any], seat: int, r: TableRecord, out: AccountScan) -> dict[str, Any]:
+    def _session_of(key: list[Any], seat: int, when: _When, out: AccountScan) -> dict[str, Any]:
         row = out.sessions.get((seat, int(key[0])))
         if row is None:
             row = out.sessions[(seat, int(key[0]))] = {
@@ -293,10 +302,10 @@ class Accounting:
                 "end_seq": None,
                 **dict.fromkeys(_SESSION_SUMS, 0),
             }
-        row["last_at"] = max(row["last_at"], _iso(r.at))
+        row["last_at"] = max(row["last_at"], when.iso)
         return row
 
-    def _settlement(self, state: AccountState, r: TableRecord, out: AccountScan) -> None:
+    def _settlement(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
         b = r.body
         seat, stake, net = _int(b.get("seat")), _int(b.get("stake")), _int(b.get("net"))
         commission = _int(b.get("commission")) or 0
@@ -314,13 +323,13 @@ class Accounting:
                 break
         if theo_h is None:  # not priced by the table: its edge off the top
             theo_h = round(edge * stake * 100)
-        bucket = out.buckets.setdefault(bucket_of(r.at), _zero_bucket())
+        bucket = out.buckets.setdefault(when.bucket, _zero_bucket())
         bucket["handle"] += stake
         bucket["win"] -= net
         bucket["theo_h"] += theo_h
         bucket["variance"] += float(stake) * float(stake) * unit_var
         bucket["wagers"] += 1
-        row = self._session(state, seat, r, out)
+        row = self._session(state, seat, r, when, out)
         row["wagers"] += 1
         row["wagered"] += stake
         row["net"] += net
@@ -331,24 +340,24 @@ class Accounting:
             state.decided.append(seat)
             row["coups"] += 1
 
-    def _commission(self, state: AccountState, r: TableRecord, out: AccountScan) -> None:
+    def _commission(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
         b = r.body
         seat, collected, uncollected = _int(b.get("seat")), _int(b.get("collected")), _int(b.get("uncollected"))
         if seat is None or collected is None or uncollected is None:
             return
-        bucket = out.buckets.setdefault(bucket_of(r.at), _zero_bucket())
+        bucket = out.buckets.setdefault(when.bucket, _zero_bucket())
         bucket["collected"] += collected
         bucket["uncollected"] += uncollected
         bucket["win"] += collected
         key = state.open.get(str(seat)) or state.last.get(str(seat))
         if key is not None:
-            self._session_of(key, seat, r, out)["collected"] += collected
+            self._session_of(key, seat, when, out)["collected"] += collected
 
-    def _coup(self, state: AccountState, r: TableRecord, out: AccountScan) -> None:
+    def _coup(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
         b = r.body
         declared = bool(b.get("declared"))
         if declared:
-            out.buckets.setdefault(bucket_of(r.at), _zero_bucket())["coups"] += 1
+            out.buckets.setdefault(when.bucket, _zero_bucket())["coups"] += 1
         locked = declared or (bool(b.get("void")) and bool(b.get("cards")))
         if locked:
             for seat_text in list(state.open):
@@ -360,8 +369,8 @@ class Accounting:
                 state.empty[seat_text] = count
                 if count >= self.leave_after_coups:
                     key = state.open.pop(seat_text)
-                    row = self._session_of(key, seat, r, out)
-                    row["end_at"], row["end_seq"] = _iso(r.at), r.seq
+                    row = self._session_of(key, seat, when, out)
+                    row["end_at"], row["end_seq"] = when.iso, r.seq
                     state.empty.pop(seat_text, None)
             for seat in state.playing:
                 state.empty.pop(str(seat), None)
@@ -429,7 +438,7 @@ def _hold_alert(table: str, f: ShiftFigures, seq: int, site: str | None) -> Aler
 @dataclass(frozen=True)
 class ShiftFigures:
     """One table's (or, with ``table`` None, the floor's) money over one shift; integer cents but for theo and
-    its interval (cents, to a hundredth)."""
+    its interval (cents, to a hundredth). Fields and properties are the report line (:meth:`to_dict`)."""
 
     table: str | None
     shift: str
@@ -439,11 +448,24 @@ class ShiftFigures:
     win: int
     commission_collected: int
     commission_uncollected: int
-    theo_cents: float
-    sigma_cents: float
-    interval: tuple[float, float]
+    theo_h: int  # the exact theo in hundredths of a cent
+    variance: float  # of the win, cents squared
     coups: int
     wagers: int
+
+    @property
+    def theo_cents(self) -> float:
+        return self.theo_h / 100
+
+    @property
+    def sigma_cents(self) -> float:
+        return round(math.sqrt(max(self.variance, 0.0)), 2)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95 % interval of the win around the theo: ``theo -/+ 1.96 sigma`` (cents, to a hundredth)."""
+        half = Z95 * math.sqrt(max(self.variance, 0.0))
+        return round(self.theo_h / 100 - half, 2), round(self.theo_h / 100 + half, 2)
 
     @property
     def hold_pct(self) -> float | None:
@@ -453,7 +475,8 @@ class ShiftFigures:
     @property
     def outside(self) -> bool:
         """The win lies outside the 95 % interval (never when nothing was wagered)."""
-        return self.wagers > 0 and self.sigma_cents > 0 and not self.interval[0] <= self.win <= self.interval[1]
+        low, high = self.interval
+        return self.wagers > 0 and self.variance > 0 and not low <= self.win <= high
 
     def to_dict(self) -> dict[str, Any]:
         hold = self.hold_pct
@@ -479,8 +502,6 @@ class ShiftFigures:
 
 def _figures(table: str | None, shift: Shift, sums: Sequence[Any]) -> ShiftFigures:
     handle, win, collected, uncollected, theo_h, variance, coups, wagers = sums
-    theo = int(theo_h or 0) / 100
-    sigma = math.sqrt(max(float(variance or 0.0), 0.0))
     d = shift.to_dict()
     return ShiftFigures(
         table=table,
@@ -491,9 +512,8 @@ def _figures(table: str | None, shift: Shift, sums: Sequence[Any]) -> ShiftFigur
         win=int(win or 0),
         commission_collected=int(collected or 0),
         commission_uncollected=int(uncollected or 0),
-        theo_cents=round(theo, 2),
-        sigma_cents=round(sigma, 2),
-        interval=(round(theo - Z95 * sigma, 2), round(theo + Z95 * sigma, 2)),
+        theo_h=int(theo_h or 0),
+        variance=float(variance or 0.0),
         coups=int(coups or 0),
         wagers=int(wagers or 0),
     )
@@ -544,26 +564,21 @@ def floor_totals(figures: Sequence[ShiftFigures]) -> list[ShiftFigures]:
         by_shift.setdefault((f.start, f.end, f.shift), []).append(f)
     out = []
     for (start, end, name), lines in by_shift.items():
-        theo = round(sum(f.theo_cents * 100 for f in lines)) / 100
-        sigma = math.sqrt(sum(f.sigma_cents**2 for f in lines))
-        out.append(
-            ShiftFigures(
-                None,
-                name,
-                start,
-                end,
-                sum(f.handle for f in lines),
-                sum(f.win for f in lines),
-                sum(f.commission_collected for f in lines),
-                sum(f.commission_uncollected for f in lines),
-                round(theo, 2),
-                round(sigma, 2),
-                (round(theo - Z95 * sigma, 2), round(theo + Z95 * sigma, 2)),
-                sum(f.coups for f in lines),
-                sum(f.wagers for f in lines),
-            )
-        )
+        sums = [sum(getattr(f, c) for f in lines) for c in _TOTALLED]
+        out.append(ShiftFigures(None, name, start, end, *sums))
     return out
+
+
+_TOTALLED = (
+    "handle",
+    "win",
+    "commission_collected",
+    "commission_uncollected",
+    "theo_h",
+    "variance",
+    "coups",
+    "wagers",
+)
 
 
 @dataclass(frozen=True)
@@ -656,7 +671,7 @@ def ratings(
         where.append("end_at IS NULL")
     elif since is not None:
         where.append("(end_at IS NULL OR end_at >= ?)")
-        params.append(since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+        params.append(since.astimezone(UTC).strftime(_ISO))
     columns = 'seat_sessions."table", seat, start_at, end_at, last_at, ' + ", ".join(_SESSION_SUMS)
     sql = f"SELECT {columns} FROM seat_sessions" + (" WHERE " + " AND ".join(where) if where else "")
     cur = archive.connection.cursor()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import socket
 import sys
@@ -667,7 +668,7 @@ def rate(args: argparse.Namespace) -> int:
             f"{x.table:<10} {x.seat:>4} {x.start[:19].replace('T', ' '):<19} {end:<8} {x.hours:>5.2f} {x.coups:>5}"
             f" {money_text(x.wagered):>12} {money_text(x.average_bet):>10}"
             f" {money_text(round(x.usual_theo_cents)):>10} {money_text(round(x.exact_theo_cents)):>10}"
-            f" {money_text(x.win):>11} {money_text(x.commission_collected or x.commission):>10}"
+            f" {money_text(x.win):>11} {money_text(x.commission):>10}"
         )
     print(
         f"usual theo: average bet x {args.decisions_per_hour} decisions/hour x hours x the wagers' house edge off the"
@@ -685,6 +686,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (``| head``): not an error
+        _drop_stdout()
+        return 0
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout closed or not a real file (in tests)
+        pass
 
 
 if __name__ == "__main__":

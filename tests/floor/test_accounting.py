@@ -17,12 +17,14 @@ from typing import Any
 import pytest
 
 from controller.game.records import TableRecord
-from floor.accounting import Accounting, floor_totals, ratings, shift_report, unit_moments
+from floor.accounting import Accounting, AccountState, floor_totals, ratings, shift_report, unit_moments
 from floor.archive import AlertKind, Archive
 from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance
-from tests.floor.conftest import shoe_floor
+from tests.floor.conftest import Keys, Table, serve_process, shoe_floor
 from tests.floor.test_surveillance import Chain
+from tests.servers import Mosquitto
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDE = (datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC))
@@ -357,3 +359,46 @@ def test_ratings_bad_since_is_one_line_and_exit_2(tmp_path: Path) -> None:
     Archive(url).close()
     r = shoe_floor("ratings", "--archive", url, "--since", "soon")
     assert r.returncode == 2 and "not an ISO date" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+# -- through the real collector --------------------------------------------------------------------------
+
+
+def test_shoe_floor_serve_keeps_the_money_as_the_table_settled_it(
+    journal_path: Path,
+    journal_records: list[TableRecord],
+    broker: Mosquitto,
+    table: Table,
+    keys: Keys,
+    archive_url: str,
+    tmp_path: Path,
+) -> None:
+    wagers, _ = settle_lines(journal_path)
+    keys.enroll(archive_url, "T1")
+    log = tmp_path / "serve.log"
+    shifts = ("--shifts", "07:00,19:00", "--zone", "Europe/London", "--leave-after-coups", "5")
+    proc = serve_process(broker, archive_url, "floor-a", log, *shifts)
+    try:
+        until(lambda: "subscribed" in log.read_text(), 30, "the collector to subscribe")
+        table.publish(journal_records)
+        table.wait_ack("T1", len(journal_records), timeout=90)
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    with Archive(archive_url) as a:
+        report = shift_report(a, ShiftPlan.parse("07:00,19:00", "Europe/London"), *WIDE)
+        sessions = ratings(a, "T1")
+    assert sum(f.handle for f in report) == sum(w["stake"] for w in wagers)
+    assert sum(f.win for f in report) == -sum(w["net"] for w in wagers)  # commission at the payout: in net
+    assert {f.shift[-3:] for f in report} <= {"GMT", "BST"}
+    assert sum(x.wagered for x in sessions) == sum(w["stake"] for w in wagers)
+
+
+def test_a_record_whose_time_cannot_be_read_counts_at_the_time_before_it() -> None:
+    t = MoneyChain("T1")
+    t.start()
+    t.play({1: [("banker", 1000, -1000)]})
+    bad = t.records[-2]  # the settlement
+    records = [*t.records[:-2], TableRecord.from_dict({**bad.to_dict(), "at": "not a time"}), t.records[-1]]
+    out = Accounting(UTC_PLAN).scan(AccountState(), records)
+    assert [(b["handle"], b["win"]) for b in out.buckets.values()] == [(1000, 1000)]
