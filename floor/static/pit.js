@@ -47,7 +47,7 @@
   function gameText(g) {
     if (!g) return "";
     const name = g.name ? (GAMES[g.name] || g.name.replace(/_/g, " ")) : "";
-    return [name, g.decks ? g.decks + " decks" : ""].filter(Boolean).join(" \u00b7 ");
+    return [name, g.decks ? g.decks + (g.decks === 1 ? " deck" : " decks") : ""].filter(Boolean).join(" \u00b7 ");
   }
 
   function build(t) {
