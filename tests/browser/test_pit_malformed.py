@@ -117,7 +117,7 @@ def test_a_table_page_skips_malformed_coups_alarms_and_alerts_and_draws_the_rest
         assert rows.evaluate_all("es => es.map(e => e.dataset.coup)") == ["4"]
         assert rows.first.locator(".card").count() == 4
         log = page.locator('[data-testid="alarm-log"]').text_content()
-        assert "link_down the link dropped" in log and "banker flagged" in log
+        assert "link down – the link dropped" in log and "banker flagged" in log  # the alarm in words
         assert page.locator('[data-testid="road-big_road"] .c').count() == 1
         assert page.locator('[data-testid="road-bead_plate"] .c').count() == 1
         # skipped: 2 coups, 1 road cell, 1 alarm, the edges, 1 alert, the previous shoe
