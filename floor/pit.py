@@ -167,6 +167,7 @@ class _Tile:
         self.state: dict[str, Any] = {}
         self.counts: dict[str, int] = {}
         self.game: dict[str, Any] | None = None
+        self.limits: dict[str, int] | None = None  # the table's limits in cents (its state says them)
         self.last: dict[str, Any] | None = None
         self.bead = ""
         self.big_road: list[list[Any]] = []
@@ -189,6 +190,11 @@ class _Tile:
             "cards_dealt": state.cards_dealt,
             "last_coup": state.last_coup,
         }
+        lim = state.limits
+        self.limits = None if lim is None else {
+            "minimum": lim.minimum, "maximum": lim.maximum, "side_minimum": lim.side_minimum,
+            "side_maximum": lim.side_maximum,
+        }  # fmt: skip
         c = state.counts
         self.counts = {"coups": c.coups, "banker": c.banker, "player": c.player, "tie": c.tie,
                        "natural": c.natural, "player_pair": c.player_pair, "banker_pair": c.banker_pair}  # fmt: skip
@@ -268,6 +274,7 @@ class _Tile:
                     **self.state,
                     "counts": self.counts,
                     "game": self.game,
+                    "limits": self.limits,
                     "last": self.last,
                     "bead": self.bead,
                     "alarms": [{"name": a, "since": s} for a, s in self.alarms.items()],

@@ -57,7 +57,7 @@
     a.dataset.link = t.link;
     a.dataset.phase = t.phase || "";
     a.dataset.alarms = t.alarms.length ? "1" : "0";
-    const raised = t.advantage.filter((f) => f.state !== "cleared");
+    const raised = t.advantage.filter((f) => f.state !== "cleared").sort((x, y) => y.ev - x.ev);  // best edge first
     a.dataset.advantage = raised.length ? "1" : "0";
     a.dataset.shoe = t.shoe === null || t.shoe === undefined ? "" : String(t.shoe);
     a.dataset.coup = t.coup === null || t.coup === undefined ? "" : String(t.coup);
@@ -71,12 +71,27 @@
       al.textContent = alarmText(al);
       top.appendChild(al);
     }
-    for (const f of raised) {
+    for (const f of raised.slice(0, 2)) {
       const s = el("span", "flag", items.betWord(f.bet) + " " + (f.ev >= 0 ? "+" : "") + (100 * f.ev).toFixed(2) + "%");
       s.dataset.bet = f.bet;
       s.dataset.state = "raised";
       s.title = "raised at coup " + f.coup + (f.raised > 1 ? ", " + f.raised + " times this shoe" : "");
       top.appendChild(s);
+    }
+    // at most two raised flags on the head line, the rest counted ("+2"); the tile's amber frame says it too
+    if (raised.length > 2) {
+      const more = el("span", "flag more", "+" + (raised.length - 2));
+      more.title = raised.slice(2).map((f) => items.betWord(f.bet)).join(", ");
+      top.appendChild(more);
+    }
+    if (t.limits) {
+      const short = tilesBox.classList.contains("compact");
+      const lim = el("span", "limits", items.money(t.limits.minimum, false, short) + "\u2013" +
+        items.money(t.limits.maximum, false, short).slice(1));
+      lim.title = "limits " + items.money(t.limits.minimum) + "\u2013" + items.money(t.limits.maximum) +
+        ", side wagers " + items.money(t.limits.side_minimum) + "\u2013" + items.money(t.limits.side_maximum);
+      lim.dataset.testid = "limits";
+      top.appendChild(lim);
     }
     const game = el("span", "game", gameText(t.game));
     if (t.game && t.game.description) game.title = t.game.description;

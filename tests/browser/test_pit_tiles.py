@@ -35,6 +35,8 @@ pytestmark = pytest.mark.browser
 
 #: The road's legible minimum (CSS px): the page's MIN_CELL.
 MIN_CELL = 9
+#: The tables' limits in cents, as the link puts them in the state.
+LIMITS = {"minimum": 2500, "maximum": 500000, "side_minimum": 500, "side_maximum": 50000}
 #: How far each of the four tables deals into the shoe (in coups); T3 deals the whole shoe.
 DEALT = {"T1": 12, "T2": 40, "T3": 200, "T4": 55}
 
@@ -55,7 +57,8 @@ MEASURE = """() => {
         line: e.closest(".line") ? box(e.closest(".line")) : null, size: parseFloat(getComputedStyle(e).fontSize)})),
       fields: Object.fromEntries([...t.querySelectorAll(".f")].filter((f) => f.getClientRects().length).map((f) =>
         [f.querySelector(".k").textContent, f.querySelector(".v").textContent])),
-      money: t.querySelector(".money").dataset};
+      money: t.querySelector(".money").dataset,
+      limits: t.querySelector(".limits") ? t.querySelector(".limits").textContent : null};
   });
   const de = document.documentElement;
   return {tiles, vw: innerWidth, vh: innerHeight, sw: de.scrollWidth, sh: de.scrollHeight,
@@ -89,7 +92,8 @@ class Floor4:
                 if r.kind == "coup" and r.body.get("declared"):
                     dealt += 1
                     self.pit.on_message(sim.topic("state"), json.dumps(sim.state()).encode())
-            self.pit.on_message(sim.topic("state"), json.dumps(sim.state()).encode())
+            state = {**sim.state(), "limits": LIMITS}  # as the table's link says them
+            self.pit.on_message(sim.topic("state"), json.dumps(state).encode())
         for i, kind in enumerate(("dealer_errors", "advantage", "repeated_shoe")):
             record = self.sims["T2"].records[5].to_dict()
             item = {"v": 1, "id": 10 + i, "at": f"2026-11-30T12:00:0{i}.000Z", "site": "s1", "table": "T2",
@@ -201,6 +205,7 @@ def test_four_tables_dealing(browser: Any, floor4: Floor4, size: tuple[int, int]
         assert (t["fields"]["B"], t["fields"]["P"], t["fields"]["T"]) == tuple(
             str(counts[w]) for w in ("banker", "player", "tie")
         )
+        assert t["limits"] == "$25–5,000", "the table's limits on its tile"
         handle, win = own_account(floor4.sent(t["table"]), floor4.plan, floor4.now)
         assert handle > 0, "the demo's players wagered"
         assert (int(t["money"]["handle"]), int(t["money"]["win"])) == (handle, win)

@@ -26,8 +26,8 @@ def record(kind: str, seq: int, **body: Any) -> bytes:
     }).encode()  # fmt: skip
 
 
-def state(due: str = "deal", alarms: tuple[str, ...] = ()) -> bytes:
-    return json.dumps({
+def state(due: str = "deal", alarms: tuple[str, ...] = (), **more: Any) -> bytes:
+    return json.dumps(more | {
         "v": 1, "site": "s1", "table": "T1", "at": AT, "shoe": 1, "coup": 3, "due": due, "cards_dealt": 0,
         "cards_remaining": 400, "cut_card_out": False, "last_coup": False, "alarms": list(alarms),
         "counts": {"coups": 2, "banker": 1, "player": 1, "tie": 0, "natural": 0, "player_pair": 0,
@@ -73,7 +73,10 @@ def test_the_table_s_state_in_the_pit_s_words(tmp_path: Path) -> None:
     try:
         pit.on_message(TOPIC + "status", b"online")
         pit.on_message(TOPIC + "state", state())
-        assert tile(pit)["phase"] == "dealing"
+        assert tile(pit)["phase"] == "dealing" and tile(pit)["limits"] is None  # an older table says none
+        limits = {"minimum": 2500, "maximum": 500000, "side_minimum": 500, "side_maximum": 50000}
+        pit.on_message(TOPIC + "state", state(limits=limits))
+        assert tile(pit)["limits"] == limits
         pit.on_message(TOPIC + "state", state(due="new_shoe"))
         assert tile(pit)["phase"] == "shoe change"
         pit.on_message(TOPIC + "state", state(alarms=("link_down",)))
