@@ -42,6 +42,8 @@ def test_twelve_real_tables_on_the_pit_page(browser: Any, floor_dir: Path) -> No
         )
         names = page.locator(".tile").evaluate_all("es => es.map(e => e.dataset.table)")
         assert sorted(names) == sorted(TABLES)
+        # each table's limits, as its link says them in its state ([table.limits]' defaults: 25.00-5000.00)
+        assert page.locator(".tile .limits").all_text_contents() == ["$25–5,000"] * len(TABLES)
         # the tiles move on as the tables deal
         t7 = page.locator('.tile[data-table="T7"]')
         before = [int(t7.get_attribute("data-shoe")), int(t7.get_attribute("data-coup"))]
