@@ -50,6 +50,7 @@ from controller.game.composition import Composition
 from controller.game.odds import exact_odds
 from controller.game.records import RecordKind, TableRecord, ruleset_from_body
 from controller.game.rules import COMMISSION, Bet, Ruleset
+from controller.game.wagers import MAX_SEATS, money_text
 from floor.archive import Alert, AlertKind, Archive
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftPlan, bucket_of, parse_time
 
@@ -62,8 +63,8 @@ DEFAULT_LEAVE_AFTER_COUPS = 3
 #: Decks and rules assumed for a shoe whose start record does not say (records older than version 3).
 DEFAULT_DECKS = 8
 DEFAULT_RULES = COMMISSION
-#: Most wagers of one coup held between a ``wager`` and its ``settlement`` (14 seats x 9 spots, doubled).
-MAX_PENDING = 14 * 9 * 2
+#: Most wagers held between a ``wager`` and its ``settlement`` (every spot of the largest layout, two coups).
+MAX_PENDING = MAX_SEATS * 9 * 2
 
 SCHEMA: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS money_heads ("table" TEXT PRIMARY KEY, state TEXT NOT NULL)""",
@@ -135,6 +136,12 @@ def _number(value: Any) -> float | None:
     if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
         return float(value)
     return None
+
+
+def _seat(value: Any) -> int | None:
+    """A seat number on the largest layout (1-14), else None: the per-seat state stays bounded."""
+    seat = _int(value)
+    return seat if seat is not None and 1 <= seat <= MAX_SEATS else None
 
 
 def _int(value: Any) -> int | None:
@@ -231,7 +238,7 @@ class Accounting:
             elif r.kind == RecordKind.WAGER:
                 self._wager(state, r, when)
             elif r.kind == RecordKind.WAGER_REFUSED:
-                seat = _int(body.get("seat"))
+                seat = _seat(body.get("seat"))
                 if seat is not None and seat not in state.playing:
                     state.playing.append(seat)
             elif r.kind == RecordKind.SETTLEMENT:
@@ -271,7 +278,7 @@ class Accounting:
     @staticmethod
     def _wager(state: AccountState, r: TableRecord, when: _When) -> None:
         b = r.body
-        seat, stake = _int(b.get("seat")), _int(b.get("stake"))
+        seat, stake = _seat(b.get("seat")), _int(b.get("stake"))
         if seat is None or stake is None:
             return
         theo, variance = _number(b.get("theo_cents")), _number(b.get("variance"))
@@ -307,7 +314,7 @@ class Accounting:
 
     def _settlement(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
         b = r.body
-        seat, stake, net = _int(b.get("seat")), _int(b.get("stake")), _int(b.get("net"))
+        seat, stake, net = _seat(b.get("seat")), _int(b.get("stake")), _int(b.get("net"))
         commission = _int(b.get("commission")) or 0
         if seat is None or stake is None or net is None:
             return
@@ -342,7 +349,7 @@ class Accounting:
 
     def _commission(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
         b = r.body
-        seat, collected, uncollected = _int(b.get("seat")), _int(b.get("collected")), _int(b.get("uncollected"))
+        seat, collected, uncollected = _seat(b.get("seat")), _int(b.get("collected")), _int(b.get("uncollected"))
         if seat is None or collected is None or uncollected is None:
             return
         bucket = out.buckets.setdefault(when.bucket, _zero_bucket())
@@ -421,8 +428,6 @@ class Accounting:
 
 
 def _hold_alert(table: str, f: ShiftFigures, seq: int, site: str | None) -> Alert:
-    from controller.game.wagers import money_text
-
     detail = (
         f"shift {f.shift}: win {money_text(f.win)} on handle {money_text(f.handle)} is outside the 95 % interval"
         f" {money_text(round(f.interval[0]))} to {money_text(round(f.interval[1]))} around the exact theo"

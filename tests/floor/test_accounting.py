@@ -5,9 +5,13 @@ a shift's win outside its 95 % interval is one alert; two collectors racing coun
 
 from __future__ import annotations
 
+import atexit
+import functools
+import itertools
 import json
 import subprocess
 import sys
+import tempfile
 import threading
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
@@ -15,13 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.game.records import TableRecord
 from floor.accounting import Accounting, AccountState, floor_totals, ratings, shift_report, unit_moments
 from floor.archive import AlertKind, Archive
 from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance
-from tests.floor.conftest import Keys, Table, serve_process, shoe_floor
+from tests.floor.conftest import Keys, Table, as_table, serve_process, shoe_floor
 from tests.floor.test_surveillance import Chain
 from tests.servers import Mosquitto
 from tests.waiting import until
@@ -195,6 +201,7 @@ def test_a_seat_session_ends_at_the_lock_where_the_book_judges_the_seat_has_left
         archive_all(a, Surveillance(a, watches=[Accounting(UTC_PLAN, leave_after_coups=3)]), t.records, step=5)
         got = ratings(a)
         opened = ratings(a, open_only=True)
+        since = ratings(a, since=datetime.fromisoformat(left_at.at.replace("Z", "+00:00")) + timedelta(seconds=1))
     by = [(x.seat, x.end is not None, x.wagered, x.player_net, x.coups, x.wagers, x.commission_collected) for x in got]
     assert by == [
         (1, True, 3100, -1150, 4, 4, 0),  # the voided coup's wager is not settled
@@ -207,6 +214,7 @@ def test_a_seat_session_ends_at_the_lock_where_the_book_judges_the_seat_has_left
     )
     assert got[0].end is not None and got[0].end.startswith(seat1_left.at[:19])
     assert [(x.seat, x.wagered) for x in opened] == [(2, 2300)]
+    assert [(x.seat, x.wagered) for x in since] == [(1, 3100), (2, 2300)]  # seat 2's first ended before
     assert got[2].win == -1600 + 90
 
 
@@ -402,3 +410,75 @@ def test_a_record_whose_time_cannot_be_read_counts_at_the_time_before_it() -> No
     records = [*t.records[:-2], TableRecord.from_dict({**bad.to_dict(), "at": "not a time"}), t.records[-1]]
     out = Accounting(UTC_PLAN).scan(AccountState(), records)
     assert [(b["handle"], b["win"]) for b in out.buckets.values()] == [(1000, 1000)]
+
+
+# -- each record once, however the steps fall ------------------------------------------------------------
+
+_coups = st.lists(
+    st.one_of(
+        st.just("empty_void"),
+        st.dictionaries(
+            st.integers(1, 4),
+            st.dictionaries(
+                st.sampled_from(["banker", "player", "tie"]),
+                st.tuples(st.integers(1, 50), st.booleans()),
+                min_size=1,
+                max_size=2,
+            ),
+            max_size=4,
+        ),
+    ),
+    min_size=1,
+    max_size=16,
+)
+
+
+_examples = itertools.count()
+
+
+@functools.cache
+def _shared_archive() -> tuple[Archive, Surveillance]:
+    """One SQLite archive and its surveillance for every example (one per example is too slow): each example
+    its own tables."""
+    directory = tempfile.mkdtemp(prefix="accounting-steps-")
+    archive = Archive(f"sqlite:///{directory}/archive.db")
+    atexit.register(archive.close)
+    return archive, Surveillance(archive, watches=[Accounting(UTC_PLAN)])
+
+
+def _without_table(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in line.items() if k != "table"} for line in lines]
+
+
+@pytest.mark.timeout(900)  # every step is a commit (two, with its surveillance): slow on a loaded machine
+@settings(max_examples=15, deadline=None)
+@given(coups=_coups, shoe_every=st.integers(3, 12), step=st.integers(2, 40))
+def test_the_figures_do_not_depend_on_how_the_records_fall_into_steps(
+    coups: list[Any], shoe_every: int, step: int
+) -> None:
+    t = MoneyChain("T1")
+    t.start()
+    for i, coup in enumerate(coups):
+        if i and i % shoe_every == 0:
+            t.start()
+            t.box(1, owed=50, collected=25)
+        if coup == "empty_void":
+            t.empty_void()
+            continue
+        bets = {seat: [(bet, units * 100, units * 100 if won else -units * 100) for bet, (units, won) in w.items()]
+                for seat, w in coup.items()}  # fmt: skip
+        t.play(bets, void=i % 7 == 6)
+    a, surveillance = _shared_archive()
+    n = next(_examples)
+    figures = []
+    for name, size in ((f"one{n}", len(t.records)), (f"steps{n}", step)):
+        archive_all(a, surveillance, as_table(t.records, name), step=size)
+        report = _without_table([f.to_dict() for f in shift_report(a, UTC_PLAN, *WIDE, table=name)])
+        figures.append((report, _without_table([x.to_dict() for x in ratings(a, name)])))
+    assert figures[0] == figures[1]
+    handle = sum(r.body["stake"] for r in t.records if r.kind == "settlement")
+    assert sum(f["handle"] for f in figures[0][0]) == handle == sum(x["wagered"] for x in figures[0][1])
+    collected = sum(r.body["collected"] for r in t.records if r.kind == "commission")
+    assert sum(f["win"] for f in figures[0][0]) == -sum(r.body["net"] for r in t.records if r.kind == "settlement") + (
+        collected
+    )
