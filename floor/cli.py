@@ -13,6 +13,8 @@
   shoe-floor alerts --archive URL [--table T] [--last N] [--json]
   shoe-floor errors --archive URL [--table T] [--hours N] [--json]
   shoe-floor faults --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
+  shoe-floor report --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
+  shoe-floor ratings --archive URL [--table T] [--since ISO] [--open] [--decisions-per-hour N] [--json]
 
 Bad input (a URL, a number, an archive that cannot be opened) is one line on stderr and exit 2.
 """
@@ -22,19 +24,31 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import socket
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from types import FrameType
-from typing import TypeVar
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from commandline import Parser, UsageError
 from commandline.keyfile import KeyFileError, read_key_file, write_key_file
+from controller.game.notation import hand_text, result_text
 from controller.game.wagers import money_text
+from floor.accounting import (
+    DEFAULT_DECISIONS_PER_HOUR,
+    DEFAULT_LEAVE_AFTER_COUPS,
+    ShiftFigures,
+    floor_totals,
+    ratings,
+    shift_report,
+)
 from floor.archive import Archive, ArchiveError, ArchiveLost
 from floor.collector import Collector, Settings, Stats
 from floor.counting import DEFAULT_THRESHOLD
@@ -154,6 +168,15 @@ def parser() -> argparse.ArgumentParser:
         help="betting with the count: the betting score that is an alert; a seat whose stakes ignore the edge"
         f" reaches it with probability at most 1/SCORE per seat session and wager (default {DEFAULT_THRESHOLD:g})",
     )
+    _shift_options(s, "the shifts whose win is checked against its 95 % interval")
+    s.add_argument(
+        "--leave-after-coups",
+        type=_bounded(int, 1, 1000, "a whole number", "between 1 and 1000"),
+        default=DEFAULT_LEAVE_AFTER_COUPS,
+        metavar="N",
+        help="a seat session ends at the N-th coup running with the seat's spots empty: the tables'"
+        f" spots.leave_after_coups (default {DEFAULT_LEAVE_AFTER_COUPS})",
+    )
     s.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     s.set_defaults(handler=serve)
     kg = sub.add_parser("keygen", help="write the floor's private key (mode 0600) and print its public key")
@@ -180,12 +203,14 @@ def parser() -> argparse.ArgumentParser:
     pit.add_argument("--username", help="broker user name")
     pit.add_argument("--password-file", help="file holding the broker password")
     pit.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    _shift_options(pit, "the shift whose handle and win the tiles show")
     pit.set_defaults(handler=pit_view)
     h = sub.add_parser("history", help="the coups in the archive (one JSON object per line with --json)")
     h.add_argument("--archive", required=True)
     h.add_argument("--table", help="only this table")
     h.add_argument("--last", type=_count, metavar="N", help="only the last N coups of each table")
     h.add_argument("--json", action="store_true")
+    h.add_argument("--zone", metavar="IANA", help="the time zone the times are written in (default this machine's)")
     h.set_defaults(handler=history)
     al = sub.add_parser("alerts", help="the alert feed, newest first (one JSON object per line with --json)")
     al.add_argument("--archive", required=True)
@@ -205,10 +230,9 @@ def parser() -> argparse.ArgumentParser:
     )
     mf.add_argument("--archive", required=True)
     mf.add_argument("--table", help="only this table")
-    mf.add_argument("--from", dest="start", required=True, metavar="ISO", help="from this date or time (UTC if naive)")
-    mf.add_argument("--to", dest="end", required=True, metavar="ISO", help="up to this date or time (excluded)")
-    mf.add_argument("--shifts", default=DEFAULT_SHIFTS, metavar="HH:MM,...", help=f"shift starts ({DEFAULT_SHIFTS})")
-    mf.add_argument("--zone", default=DEFAULT_ZONE, metavar="IANA", help=f"the shifts' time zone ({DEFAULT_ZONE})")
+    mf.add_argument("--from", dest="start", required=True, metavar="ISO", help="the first shift holding this time")
+    mf.add_argument("--to", dest="end", required=True, metavar="ISO", help="up to the shift holding this time")
+    _shift_options(mf, "the shifts counted")
     mf.add_argument("--json", action="store_true", help="one JSON object per table and shift")
     mf.set_defaults(handler=faults)
     v = sub.add_parser(
@@ -218,7 +242,55 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--table", help="only this table")
     v.add_argument("--json", action="store_true", help="one JSON object per table")
     v.set_defaults(handler=verify)
+    rp = sub.add_parser("report", help="each table's money per shift: handle, win, hold, commission, theo, interval")
+    rp.add_argument("--archive", required=True)
+    rp.add_argument("--table", help="only this table")
+    rp.add_argument("--from", dest="start", required=True, metavar="ISO", help="the first shift holding this time")
+    rp.add_argument("--to", dest="end", required=True, metavar="ISO", help="up to the shift holding this time")
+    _shift_options(rp, "the shifts reported on")
+    rp.add_argument("--json", action="store_true", help="one JSON object per table and shift, then the floor's")
+    rp.set_defaults(handler=report)
+    ra = sub.add_parser("ratings", help="seat sessions: time, coups, wagered, average bet, theo, win, commission")
+    ra.add_argument("--archive", required=True)
+    ra.add_argument("--table", help="only this table")
+    ra.add_argument("--since", metavar="ISO", help="only the sessions open or ended since then")
+    ra.add_argument("--open", action="store_true", help="only the open sessions")
+    ra.add_argument(
+        "--decisions-per-hour",
+        type=_bounded(int, 1, 1000, "a whole number", "between 1 and 1000"),
+        default=DEFAULT_DECISIONS_PER_HOUR,
+        metavar="N",
+        help=f"the usual theo's pace (default {DEFAULT_DECISIONS_PER_HOUR}, a mini-baccarat table's)",
+    )
+    ra.add_argument("--json", action="store_true", help="one JSON object per session")
+    ra.set_defaults(handler=rate)
     return p
+
+
+def _shift_options(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--shifts",
+        default=DEFAULT_SHIFTS,
+        metavar="HH:MM,...",
+        help=f"{what}: the shifts' local start times (default {DEFAULT_SHIFTS})",
+    )
+    p.add_argument(
+        "--zone", default=DEFAULT_ZONE, metavar="IANA", help=f"the shifts' time zone (default {DEFAULT_ZONE})"
+    )
+
+
+def _plan(args: argparse.Namespace) -> ShiftPlan:
+    try:
+        return ShiftPlan.parse(args.shifts, args.zone)
+    except ShiftError as exc:
+        raise UsageError(f"shoe-floor {args.command}: {exc}") from None
+
+
+def _time(args: argparse.Namespace, option: str, text: str) -> datetime:
+    try:
+        return parse_time(text)
+    except ShiftError as exc:
+        raise UsageError(f"shoe-floor {args.command}: {option} {exc}") from None
 
 
 def _broker_password(args: argparse.Namespace) -> str | None:
@@ -266,7 +338,7 @@ def _start_pit(
     password: str | None,
     metrics: Callable[[], bytes] | None,
 ) -> Pit:
-    pit = Pit(args.archive)
+    pit = Pit(args.archive, plan=_plan(args))
     try:
         pit.start(args.bind, args.broker, metrics=metrics, ca_file=args.ca_file, username=username, password=password)
     except OSError as exc:
@@ -330,6 +402,8 @@ def serve(args: argparse.Namespace) -> int:
         password=password,
         thresholds=Thresholds(repeat_days=args.repeat_days),
         count_threshold=args.count_threshold,
+        shift_plan=_plan(args),
+        leave_after_coups=args.leave_after_coups,
     )
     on_stats, metrics = _metrics()
     with Archive(args.archive) as archive:
@@ -444,6 +518,14 @@ def _metrics() -> tuple[Callable[[Stats], None], Callable[[], bytes]]:
 
 
 def history(args: argparse.Namespace) -> int:
+    """The coups in the archive; without ``--json`` in the notation people read (docs/notation.md): the local
+    time with its zone, the result in words with the score Player first, the cards as ``10♠``."""
+    zone = None
+    if args.zone is not None:
+        try:
+            zone = ZoneInfo(args.zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise UsageError(f"shoe-floor history: unknown time zone {args.zone!r:.40} (an IANA name)") from None
     with Archive(args.archive, create=False) as archive:
         coups = archive.coups(args.table, args.last)
     if args.json:
@@ -453,16 +535,29 @@ def history(args: argparse.Namespace) -> int:
     if not coups:
         print("no coups", file=sys.stderr)
         return 0
-    print(f"{'table':<10} {'time (UTC)':<19}  {'shoe':>4} {'coup':>4}  {'winner':<7} {'player':<9} {'banker':<9}")
+    print(f"{'table':<10} {'time':<23}  {'shoe':>4} {'coup':>4}  {'result':<24} {'player':<12} banker")
     for c in coups:
-        ts = str(c["ts"])[:19].replace("T", " ")
-        result = "VOID" if c["void"] else str(c["winner"] or "-").upper()
+        result = ("cards set aside" if c.get("set_aside") else "void") if c["void"] else coup_result(c)
         coup = "-" if c["coup"] is None else c["coup"]
         print(
-            f"{c['table']!s:<10} {ts:<19}  {c['shoe']!s:>4} {coup!s:>4}  {result:<7}"
-            f" {' '.join(c['player']):<9} {' '.join(c['banker']):<9}".rstrip()
+            f"{c['table']!s:<10} {_local_time(str(c['ts']), zone):<23}  {c['shoe']!s:>4} {coup!s:>4}  {result:<24}"
+            f" {hand_text(c['player']):<12} {hand_text(c['banker']):<12}".rstrip()
         )
     return 0
+
+
+def coup_result(c: dict[str, Any]) -> str:
+    return result_text(c.get("winner"), c.get("player_total"), c.get("banker_total"))
+
+
+def _local_time(at: str, zone: ZoneInfo | None) -> str:
+    """A record's UTC time as local time with its zone (``2026-12-01 18:04:05 CET``); as it is when unreadable."""
+    try:
+        moment = parse_time(at)
+    except ShiftError:
+        return at[:23]
+    local = moment.astimezone(zone)
+    return local.strftime("%Y-%m-%d %H:%M:%S ") + (local.tzname() or "")
 
 
 def alerts(args: argparse.Namespace) -> int:
@@ -512,13 +607,10 @@ def errors(args: argparse.Namespace) -> int:
 def faults(args: argparse.Namespace) -> int:
     """The money's faults surveillance counts per table and quarter hour, added up per shift, with their rates
     per 100 coups and per 1,000 wagers: what a ``money_faults`` alert was judged on."""
-    try:
-        plan = ShiftPlan.parse(args.shifts, args.zone)
-        start, end = parse_time(args.start), parse_time(args.end)
-    except ShiftError as exc:
-        raise UsageError(f"shoe-floor faults: {exc}") from None
+    plan = _plan(args)
+    start, end = _time(args, "--from", args.start), _time(args, "--to", args.end)
     if end <= start:
-        raise UsageError(f"shoe-floor faults: --to {args.end} is not after --from {args.start}")
+        raise UsageError(f"shoe-floor faults: --to must be after --from ({args.end} is not after {args.start})")
     with Archive(args.archive, create=False) as archive:
         rows = fault_rates(archive, plan, start, end, args.table)
     if args.json:
@@ -568,6 +660,74 @@ def verify(args: argparse.Namespace) -> int:
     return 0 if all(r.ok for r in reports) else 1
 
 
+def report(args: argparse.Namespace) -> int:
+    """Each table's money per shift (floor/accounting.py), then the floor's per shift (``"total": true``,
+    ``"table": null``)."""
+    plan = _plan(args)
+    start, end = _time(args, "--from", args.start), _time(args, "--to", args.end)
+    if end <= start:
+        raise UsageError(f"shoe-floor report: --to must be after --from ({args.end} is not after {args.start})")
+    with Archive(args.archive, create=False) as archive:
+        figures = shift_report(archive, plan, start, end, args.table)
+    lines = [*figures, *floor_totals(figures)]
+    if args.json:
+        for f in lines:
+            sys.stdout.write(json.dumps(f.to_dict(), separators=(",", ":")) + "\n")
+        return 0
+    if not figures:
+        print("no money in these shifts" + (f" at table {args.table}" if args.table else ""), file=sys.stderr)
+        return 0
+    print(
+        f"{'shift':<22} {'table':<10} {'handle':>13} {'win':>12} {'hold':>7} {'theo':>11} {'95 % interval':>25}"
+        f" {'collected':>10} {'uncollected':>11} {'coups':>5}"
+    )
+    for f in lines:
+        print(_report_line(f))
+    return 0
+
+
+def _report_line(f: ShiftFigures) -> str:
+    hold = "-" if f.hold_pct is None else f"{f.hold_pct:.2f}%"
+    low, high = (money_text(round(x)) for x in f.interval)
+    interval = f"{low}..{high}" + (" OUTSIDE" if f.outside else "")
+    return (
+        f"{f.shift:<22} {f.table or 'FLOOR':<10} {money_text(f.handle):>13} {money_text(f.win):>12} {hold:>7}"
+        f" {money_text(round(f.theo_cents)):>11} {interval:>25} {money_text(f.commission_collected):>10}"
+        f" {money_text(f.commission_uncollected):>11} {f.coups:>5}"
+    )
+
+
+def rate(args: argparse.Namespace) -> int:
+    """Seat sessions (ratings), oldest first."""
+    since = None if args.since is None else _time(args, "--since", args.since)
+    with Archive(args.archive, create=False) as archive:
+        sessions = ratings(archive, args.table, since, args.open, args.decisions_per_hour)
+    if args.json:
+        for x in sessions:
+            sys.stdout.write(json.dumps(x.to_dict(), separators=(",", ":")) + "\n")
+        return 0
+    if not sessions:
+        print("no seat sessions", file=sys.stderr)
+        return 0
+    print(
+        f"{'table':<10} {'seat':>4} {'start (UTC)':<19} {'end':<8} {'hours':>5} {'coups':>5} {'wagered':>12}"
+        f" {'avg bet':>10} {'usual theo':>10} {'exact theo':>10} {'win':>11} {'commission':>10}"
+    )
+    for x in sessions:
+        end = "open" if x.end is None else x.end[11:19]
+        print(
+            f"{x.table:<10} {x.seat:>4} {x.start[:19].replace('T', ' '):<19} {end:<8} {x.hours:>5.2f} {x.coups:>5}"
+            f" {money_text(x.wagered):>12} {money_text(x.average_bet):>10}"
+            f" {money_text(round(x.usual_theo_cents)):>10} {money_text(round(x.exact_theo_cents)):>10}"
+            f" {money_text(x.win):>11} {money_text(x.commission):>10}"
+        )
+    print(
+        f"usual theo: average bet x {args.decisions_per_hour} decisions/hour x hours x the wagers' house edge off the"
+        " top; exact theo: the sum of each wager's theo at its betting time"
+    )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser().parse_args(argv)
@@ -577,6 +737,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (``| head``): not an error
+        _drop_stdout()
+        return 0
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout closed or not a real file (in tests)
+        pass
 
 
 if __name__ == "__main__":

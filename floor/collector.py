@@ -51,11 +51,13 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.game.records import RecordError, TableRecord
+from floor.accounting import DEFAULT_LEAVE_AFTER_COUPS, Accounting
 from floor.archive import Alert, AlertKind, Archive, ArchiveLost, FeedItem, Head, TableKey
 from floor.counting import DEFAULT_THRESHOLD
 from floor.counting_watch import CountWatch
 from floor.money_watch import MoneyWatch
-from floor.surveillance import Surveillance, Thresholds
+from floor.shifts import ShiftPlan
+from floor.surveillance import Surveillance, Thresholds, Watch
 from floor_protocol.ack import Ack
 from floor_protocol.addresses import Broker, parse_broker
 from floor_protocol.admission import MAX_RECORD_BYTES, AdmissionError, Limits, admit_json
@@ -167,6 +169,8 @@ class Settings:
     password: str | None = None
     thresholds: Thresholds = field(default_factory=Thresholds)  # surveillance (floor/surveillance.py)
     count_threshold: float = DEFAULT_THRESHOLD  # betting with the count (floor/counting.py)
+    shift_plan: ShiftPlan = field(default_factory=ShiftPlan.parse)  # the accounting's shifts (floor/accounting.py)
+    leave_after_coups: int = DEFAULT_LEAVE_AFTER_COUPS  # the tables' own (a seat session's end)
 
 
 @dataclass
@@ -270,9 +274,13 @@ class Collector:
         props = _properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
         props.ReceiveMaximum = self.settings.receive_maximum
-        self._surveillance = Surveillance(
-            archive, self.settings.thresholds, watches=[CountWatch(self.settings.count_threshold), MoneyWatch()]
-        )
+        plan, leave_after = self.settings.shift_plan, self.settings.leave_after_coups
+        watches: list[Watch] = [
+            Accounting(plan, leave_after),
+            MoneyWatch(plan),
+            CountWatch(self.settings.count_threshold, leave_after),
+        ]
+        self._surveillance = Surveillance(archive, self.settings.thresholds, watches=watches)
         self._archive_id = archive.archive_id
         log.info("archive id %s", archive.archive_id)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)

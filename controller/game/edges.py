@@ -47,6 +47,8 @@ class CoupEdges:
     coup: int
     cards_left: int
     ev: dict[str, float]
+    #: Each wager's variance of the net win per unit staked (the same composition; not in ``to_dict``).
+    variance: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """``shoe``, ``coup``, ``cards_left``, then one field per wager (the ``edges --json`` line)."""
@@ -115,7 +117,10 @@ class EdgeTracker:
         comp = self.composition()
         if comp is None or self.rules is None or self.shoe is None:
             return None
-        return CoupEdges(self.shoe, coup, comp.total, price(comp, self.rules))
+        report = exact_odds(comp, self.rules)
+        bets = offered_bets(self.rules)
+        ev = {bet.value: report.bets[bet].ev for bet in bets}
+        return CoupEdges(self.shoe, coup, comp.total, ev, {bet.value: report.bets[bet].variance for bet in bets})
 
 
 def shoe_edges(
@@ -242,6 +247,12 @@ class EdgeWatch:
         the first): what the ``wager`` records of the coup then locked carry
         (:func:`~controller.game.records.derived_records`)."""
         return {} if self.last is None else MappingProxyType(self.last.ev)
+
+    @property
+    def betting_variances(self) -> Mapping[str, float]:
+        """Each offered wager's variance of the net win per unit (by Bet name) at the latest betting time priced:
+        what the ``wager`` records of the coup then locked carry as ``variance``."""
+        return {} if self.last is None else MappingProxyType(self.last.variance)
 
     def record(self, kind: str, body: Mapping[str, Any]) -> list[tuple[RecordKind, dict[str, Any]]]:
         """Take one record the loop journals; returns the records due because of it (a shoe ended with flags

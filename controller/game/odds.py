@@ -83,10 +83,12 @@ class Probabilities:
 
 @dataclass(frozen=True, slots=True)
 class BetOdds:
-    """Expected net win per unit staked on one wager, and the house edge (its negation)."""
+    """Expected net win per unit staked on one wager, the house edge (its negation), and the variance of the
+    net win per unit staked (``stake**2`` x it is a wager's variance: the floor's 95 % interval of a shift)."""
 
     ev: float
     house_edge: float
+    variance: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -325,7 +327,8 @@ _priced_by_key: dict[object, FloatArray] = {}
 
 
 def _priced_matrix(rules: Ruleset) -> FloatArray:
-    """(5005, 3 + len(OUTCOME_BETS)): per multiset, ordering-weighted banker/player/tie wins and payoffs."""
+    """(5005, 3 + 2 * len(OUTCOME_BETS)): per multiset, ordering-weighted banker/player/tie wins, payoffs and
+    squared payoffs (the second moments, for each wager's variance)."""
     hit = _priced_by_id.get(id(rules))
     if hit is not None and hit[0] is rules:
         return hit[1]
@@ -336,7 +339,8 @@ def _priced_matrix(rules: Ruleset) -> FloatArray:
         columns: list[list[float]] = [
             [float(o.winner is w) for o in table.outcomes] for w in (Winner.BANKER, Winner.PLAYER, Winner.TIE)
         ]
-        columns += [[float(payoff(bet, o, rules)) for o in table.outcomes] for bet in OUTCOME_BETS]
+        pays = [[float(payoff(bet, o, rules)) for o in table.outcomes] for bet in OUTCOME_BETS]
+        columns += pays + [[x * x for x in column] for column in pays]  # the payoffs, then their squares
         priced = np.array(columns, dtype=np.float64).T
         matrix = np.empty((len(table.orderings), priced.shape[1]), dtype=np.float64)
         for start in range(0, len(table.orderings), _PRICE_SLICE):  # small float temporaries, not one of 8 MB
@@ -380,14 +384,22 @@ def exact_odds(comp: Composition, rules: Ruleset) -> OddsReport:
     sums = weights @ _priced_matrix(rules)
     pair = sum(k * (k - 1) for k in comp.counts) / (n * (n - 1))
     pair_ev = pair * float(rules.pair_pays) - (1.0 - pair)
-    evs = dict(zip(OUTCOME_BETS, sums[3:].tolist(), strict=True))
+    k = len(OUTCOME_BETS)
+    evs = dict(zip(OUTCOME_BETS, sums[3 : 3 + k].tolist(), strict=True))
+    m2 = dict(zip(OUTCOME_BETS, sums[3 + k :].tolist(), strict=True))
     evs[Bet.PLAYER_PAIR] = evs[Bet.BANKER_PAIR] = pair_ev
+    m2[Bet.PLAYER_PAIR] = m2[Bet.BANKER_PAIR] = pair * float(rules.pair_pays) ** 2 + (1.0 - pair)
     return OddsReport(
         probabilities=Probabilities(float(sums[0]), float(sums[1]), float(sums[2])),
-        bets=MappingProxyType({bet: BetOdds(evs[bet], -evs[bet]) for bet in Bet}),
+        bets=MappingProxyType({bet: BetOdds(evs[bet], -evs[bet], _variance(m2[bet], evs[bet])) for bet in Bet}),
         cards=n,
         rules=rules.name,
     )
+
+
+def _variance(second_moment: float, ev: float) -> float:
+    """E[X**2] - E[X]**2, never below 0 (float rounding on a wager that cannot vary)."""
+    return max(second_moment - ev * ev, 0.0)
 
 
 # -- the reference: card-by-card enumeration -----------------------------------------------------------
@@ -535,14 +547,18 @@ def _report_from_distribution(
     played = 1 - runs_out  # a void coup returns every wager
     by_winner = dict.fromkeys(Winner, Fraction(0))
     evs: dict[Bet, Fraction] = dict.fromkeys(Bet, Fraction(0))
+    m2: dict[Bet, Fraction] = dict.fromkeys(Bet, Fraction(0))
     for outcome, p in dist.items():
         if outcome is None:
             continue
         by_winner[outcome.winner] += p
         for bet in OUTCOME_BETS:
-            evs[bet] += p * payoff(bet, outcome, rules)
+            x = payoff(bet, outcome, rules)
+            evs[bet] += p * x
+            m2[bet] += p * x * x
     for bet, p_pair in ((Bet.PLAYER_PAIR, player_pair), (Bet.BANKER_PAIR, banker_pair)):
         evs[bet] = p_pair * rules.pair_pays - (played - p_pair)
+        m2[bet] = p_pair * rules.pair_pays**2 + (played - p_pair)
     if n < MIN_COUP_CARDS:
         note = f"only {n} card(s) left in the shoe: no coup can be dealt; every wager would be returned"
     elif runs_out:
@@ -557,7 +573,9 @@ def _report_from_distribution(
         probabilities=Probabilities(
             float(by_winner[Winner.BANKER]), float(by_winner[Winner.PLAYER]), float(by_winner[Winner.TIE])
         ),
-        bets=MappingProxyType({bet: BetOdds(float(evs[bet]), -float(evs[bet])) for bet in Bet}),
+        bets=MappingProxyType(
+            {bet: BetOdds(float(evs[bet]), -float(evs[bet]), float(m2[bet] - evs[bet] ** 2)) for bet in Bet}
+        ),
         cards=n,
         complete=runs_out == 0,
         note=note,

@@ -358,17 +358,21 @@ def coup_body(notice: CoupDeclared | CoupVoided | CardsSetAside) -> dict[str, An
 
 
 def derived_records(
-    notices: Iterable[Notice], ruleset: Ruleset | None = None, edges: Mapping[str, float] | None = None
+    notices: Iterable[Notice],
+    ruleset: Ruleset | None = None,
+    edges: Mapping[str, float] | None = None,
+    variances: Mapping[str, float] | None = None,
 ) -> list[tuple[RecordKind, dict[str, Any]]]:
     """The journal's derived records for these notices: coups, burns, shoe start and end, alarms, and the
     money's records (:func:`money_record`). A shoe's start record carries ``ruleset`` (the table's game and
     the wagers it offers) under ``rules`` when given. ``edges`` are the player EVs per unit of the offered
     wagers at the betting time (by :class:`~controller.game.rules.Bet` name,
-    :attr:`~controller.game.edges.EdgeWatch.betting_evs`): a ``wager`` record carries its own."""
+    :attr:`~controller.game.edges.EdgeWatch.betting_evs`): a ``wager`` record carries its own, and its
+    ``variance`` from ``variances`` (:attr:`~controller.game.edges.EdgeWatch.betting_variances`)."""
     out: list[tuple[RecordKind, dict[str, Any]]] = []
     for n in notices:
         if isinstance(n, WagersLocked):
-            out += [(RecordKind.WAGER, wager_body(n, i, edges)) for i in range(len(n.wagers))]
+            out += [(RecordKind.WAGER, wager_body(n, i, edges, variances)) for i in range(len(n.wagers))]
             continue
         money = money_record(n)
         if money is not None:
@@ -399,10 +403,12 @@ def derived_records(
 #: Each money record's fields, in order (``bet`` is the wager's :class:`~controller.game.rules.Bet` name, every
 #: amount integer cents). A ``wager`` record's ``ev`` is the wager's exact player EV per unit staked at the
 #: coup's betting time (None when the table did not price it) and ``theo_cents`` the house's theoretical win
-#: on it, ``-ev x stake``, a float rounded to a hundredth of a cent (None with ``ev``). A ``commission``
+#: on it, ``-ev x stake``, a float rounded to a hundredth of a cent (None with ``ev``), and ``variance`` the
+#: variance of its net win per unit staked at the same time (None with ``ev``; the wager's variance is
+#: ``stake**2`` x it; absent from the version 3 records written before it was added). A ``commission``
 #: record's ``why`` is ``shoe_end`` or ``seat_left``; ``over_collected`` is what was collected above owed.
 MONEY_FIELDS: dict[RecordKind, tuple[str, ...]] = {
-    RecordKind.WAGER: ("shoe", "coup", "seat", "bet", "stake", "ev", "theo_cents"),
+    RecordKind.WAGER: ("shoe", "coup", "seat", "bet", "stake", "ev", "theo_cents", "variance"),
     RecordKind.WAGER_REFUSED: ("shoe", "coup", "seat", "bet", "cents", "text"),
     RecordKind.PAST_POST: ("shoe", "coup", "seat", "bet", "locked_cents", "seen_cents"),
     RecordKind.PULLED_BET: ("shoe", "coup", "seat", "bet", "locked_cents", "seen_cents"),
@@ -426,10 +432,16 @@ MONEY_FIELDS: dict[RecordKind, tuple[str, ...]] = {
 }
 
 
-def wager_body(notice: WagersLocked, index: int, edges: Mapping[str, float] | None = None) -> dict[str, Any]:
+def wager_body(
+    notice: WagersLocked,
+    index: int,
+    edges: Mapping[str, float] | None = None,
+    variances: Mapping[str, float] | None = None,
+) -> dict[str, Any]:
     """The ``wager`` record of the ``index``-th wager a seat locked (:data:`MONEY_FIELDS`)."""
     wager = notice.wagers[index]
     ev = None if edges is None else edges.get(wager.bet.value)
+    variance = None if ev is None or variances is None else variances.get(wager.bet.value)
     # "+ 0.0" turns a negative zero into zero: PostgreSQL's numeric has none, so a -0.0 would come back from
     # the floor's archive as 0.0 and the record's hash would no longer verify there.
     if ev is not None:
@@ -443,6 +455,7 @@ def wager_body(notice: WagersLocked, index: int, edges: Mapping[str, float] | No
         "stake": wager.amount_cents,
         "ev": ev,
         "theo_cents": theo,
+        "variance": None if variance is None else float(variance) + 0.0,
     }
 
 

@@ -703,7 +703,7 @@ class TableLoop:
         if self.edges is None:
             return derived_records(notices, self.ruleset)
         # The wagers locked now carry their EVs at the betting time the edge watch priced last (this coup's).
-        records = derived_records(notices, self.ruleset, self.edges.betting_evs)
+        records = derived_records(notices, self.ruleset, self.edges.betting_evs, self.edges.betting_variances)
         out: list[tuple[RecordKind, dict[str, Any]]] = []
         for kind, body in records:
             out.append((kind, body))

@@ -45,6 +45,7 @@ def _assert_reports_agree(comp: Composition, rules: Ruleset, tol: float = 1e-12)
     assert set(fast.bets) == set(Bet) == set(ref.bets)
     for bet in Bet:
         assert fast.bets[bet].ev == pytest.approx(ref.bets[bet].ev, abs=tol), bet
+        assert fast.bets[bet].variance == pytest.approx(ref.bets[bet].variance, abs=tol * 1000), bet
 
 
 # -- the six-card table against the enumeration ----------------------------------------------------------
@@ -106,6 +107,14 @@ def test_eight_deck_published_house_edges(rules: Ruleset, bet: Bet, edge_percent
     digits = len(str(edge_percent).split(".")[1])
     assert round(odds.house_edge * 100, digits) == edge_percent
     assert odds.house_edge == -odds.ev
+
+
+@pytest.mark.parametrize(("bet", "sd"), [(Bet.BANKER, 0.93), (Bet.PLAYER, 0.95), (Bet.TIE, 2.64)])
+def test_eight_deck_published_standard_deviations(bet: Bet, sd: float) -> None:
+    """The standard deviation of one unit's net win, as the Wizard of Odds tabulates it for 8 decks (the floor's
+    95 % interval of a shift's win adds up ``stake**2`` x these variances)."""
+    for report in (exact_odds(EIGHT, COMMISSION), enumerate_odds(EIGHT, COMMISSION)):
+        assert report.bets[bet].variance ** 0.5 == pytest.approx(sd, abs=0.005)
 
 
 def test_six_deck_counts_exactly_as_published() -> None:
@@ -285,6 +294,7 @@ def test_probabilities_sum_to_one_and_no_ev_below_minus_one(comp: Composition, r
     for odds in report.bets.values():
         assert odds.ev >= -1 - 1e-12
         assert odds.house_edge == -odds.ev
+        assert odds.variance >= 0
     assert report.complete and report.runs_out == 0
 
 

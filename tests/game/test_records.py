@@ -158,8 +158,8 @@ def test_derived_records_of_a_shoe_start_burns_coup_and_alarm() -> None:
 def test_the_vocabulary_is_pinned_to_its_version() -> None:
     # Changing a kind or a field changes the shape every journal, history and floor reader relies on:
     # bump RECORD_VERSION and pin the new signature here, in the same commit. (Version 3 is unreleased: its
-    # shapes are still being added to, the clock record last; a release freezes it.)
-    assert (RECORD_VERSION, signature()) == (3, "d5a3765a6f60cb9f")
+    # shapes are still being added to, the wager's variance last; a release freezes it.)
+    assert (RECORD_VERSION, signature()) == (3, "107a4c0120ea80bb")
 
 
 def test_a_version_2_record_and_journal_still_read() -> None:
@@ -192,11 +192,19 @@ def test_a_wager_record_carries_its_ev_and_the_houses_theoretical_win() -> None:
     with pytest.raises(TypeError):
         operator.setitem(evs, "banker", 0.0)  # read-only: the loop's figures, not the caller's
     _state, notices = run(every_money_kind())
-    wagers = [body for ns in notices for kind, body in derived_records(ns, COMMISSION, evs) if kind is RecordKind.WAGER]
+    variances = watch.betting_variances
+    assert set(variances) == set(evs) and 0.85 < variances["banker"] < 0.87  # (0.93 units)**2, eight decks
+    wagers = [
+        body
+        for ns in notices
+        for kind, body in derived_records(ns, COMMISSION, evs, variances)
+        if kind is RecordKind.WAGER
+    ]
     assert [(w["seat"], w["bet"], w["stake"]) for w in wagers][:3] == [(1, "banker", 10_000), (3, "player", 5000),
                                                                       (5, "player", 2500)]  # fmt: skip
     banker = wagers[0]
     assert banker["ev"] == evs["banker"] and banker["theo_cents"] == round(-evs["banker"] * 10_000, 2)
     assert 105 < banker["theo_cents"] < 107  # about 1.06 % of $100
+    assert banker["variance"] == variances["banker"]  # per unit: the floor multiplies by the stake squared
     unpriced = [b for ns in notices for k, b in derived_records(ns) if k is RecordKind.WAGER]
-    assert unpriced[0]["ev"] is None and unpriced[0]["theo_cents"] is None
+    assert unpriced[0]["ev"] is None and unpriced[0]["theo_cents"] is None and unpriced[0]["variance"] is None

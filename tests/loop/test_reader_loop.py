@@ -150,6 +150,7 @@ def test_bets_lock_settle_and_pay_through_the_loop(table: Table) -> None:
     wagers = table.records("wager")
     assert [(w["seat"], w["bet"], w["stake"]) for w in wagers] == [(1, "banker", 5000), (2, "player", 2500)]
     assert all(isinstance(w["ev"], float) and w["theo_cents"] is not None for w in wagers)
+    assert all(isinstance(w["variance"], float) and w["variance"] > 0.8 for w in wagers)  # banker, player
     for line in ("S2", "DK", "C5"):  # ... Banker 2, Player K, Banker 5: Player 9 beats Banker 7
         table.card(line)
     reader.wait_window(WindowState.PAYOUT)
