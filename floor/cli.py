@@ -39,6 +39,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from commandline import Parser, UsageError
 from commandline.keyfile import KeyFileError, read_key_file, write_key_file
+from commandline.times import local_time_text
 from controller.game.notation import hand_text, result_text
 from controller.game.wagers import money_text
 from floor.accounting import (
@@ -540,7 +541,7 @@ def history(args: argparse.Namespace) -> int:
         result = ("cards set aside" if c.get("set_aside") else "void") if c["void"] else coup_result(c)
         coup = "-" if c["coup"] is None else c["coup"]
         print(
-            f"{c['table']!s:<10} {_local_time(str(c['ts']), zone):<23}  {c['shoe']!s:>4} {coup!s:>4}  {result:<24}"
+            f"{c['table']!s:<10} {local_time_text(str(c['ts']), zone):<23}  {c['shoe']!s:>4} {coup!s:>4}  {result:<24}"
             f" {hand_text(c['player']):<12} {hand_text(c['banker']):<12}".rstrip()
         )
     return 0
@@ -548,16 +549,6 @@ def history(args: argparse.Namespace) -> int:
 
 def coup_result(c: dict[str, Any]) -> str:
     return result_text(c.get("winner"), c.get("player_total"), c.get("banker_total"))
-
-
-def _local_time(at: str, zone: ZoneInfo | None) -> str:
-    """A record's UTC time as local time with its zone (``2026-12-01 18:04:05 CET``); as it is when unreadable."""
-    try:
-        moment = parse_time(at)
-    except ShiftError:
-        return at[:23]
-    local = moment.astimezone(zone)
-    return local.strftime("%Y-%m-%d %H:%M:%S ") + (local.tzname() or "")
 
 
 def alerts(args: argparse.Namespace) -> int:
