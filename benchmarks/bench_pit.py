@@ -8,6 +8,9 @@ default 2 s: a card every 2 s at every table at once is faster than a dealer dea
 retained ``state`` (as the floor link publishes it on every change). A real :class:`floor.pit.Pit` follows the
 broker and serves the page; headless Chromium (/usr/bin/chromium) shows it at 1920x1080.
 
+The journal's records carry the money (the demo's seven players: wagers, settlements): every tile keeps this
+shift's handle and win live from them (the figures are printed at the end).
+
 Measured: for every tile the page rebuilt because of a new state, the time from the state's ``at`` (taken by
 the publisher just before it publishes) to the tile's replacement in the DOM (``window.pit.tileLatencies``),
 and, per snapshot, from the render to the next animation frame (the paint). p50 / p95 / max of each.
@@ -110,6 +113,12 @@ def main() -> int:
             )
             figures("state published -> tile replaced in the DOM", latencies)
             figures("render -> next animation frame", paints)
+            money = [t["money"] for t in pit.snapshot()["tables"] if t.get("money")]
+            print(
+                f"money on the tiles: {sum(m['wagers'] for m in money)} wagers settled this shift on"
+                f" {sum(1 for m in money if m['wagers'])} tiles, handle ${sum(m['handle'] for m in money) / 100:,.2f},"
+                f" the house's win ${sum(m['win'] for m in money) / 100:,.2f}"
+            )
         finally:
             if floor is not None:
                 floor.close()

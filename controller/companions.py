@@ -353,7 +353,12 @@ class LinkProcess(_Companion):
         if s.floor.enabled:
             from controller.floor_link import FloorLink
 
-            self.floor = FloorLink(s.floor, s.journal.path, self.feed.send_ack, on_trouble=self._on_trouble)
+            lim = s.table.limits
+            limits = {"minimum": lim.minimum_cents, "maximum": lim.maximum_cents,
+                      "side_minimum": lim.side_minimum_cents, "side_maximum": lim.side_maximum_cents}  # fmt: skip
+            self.floor = FloorLink(
+                s.floor, s.journal.path, self.feed.send_ack, on_trouble=self._on_trouble, limits=limits
+            )
         self.table_metrics = TableFamilies()
         self.registry: CollectorRegistry | None = None
         self._server: Any = None

@@ -39,7 +39,7 @@ import ssl
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import islice
 from json.encoder import encode_basestring
@@ -178,7 +178,14 @@ def record_payload(record: Record, table: str, key: Ed25519PrivateKey, sig: str 
 
 
 def state_message(
-    view: PublicView, coups: Sequence[dict[str, Any]], *, table: str, site: str, head: int, acked: int
+    view: PublicView,
+    coups: Sequence[dict[str, Any]],
+    *,
+    table: str,
+    site: str,
+    head: int,
+    acked: int,
+    limits: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The retained ``state`` JSON: the table now (shoe, coup, counts, what is due, alarms, roads summary).
     Its shape is :class:`floor_protocol.state.TableStateMessage` (a test holds every message built here to it).
@@ -216,6 +223,8 @@ def state_message(
         "roads": {"bead": "".join(bead)},
         "journal": {"head": head, "acked": acked},
     }
+    if limits is not None:  # the table's limits in cents (the pit shows them on the tile)
+        message["limits"] = dict(limits)
     if not hidden:
         message["player"] = list(view.coup.player or ())
         message["banker"] = list(view.coup.banker or ())
@@ -245,11 +254,13 @@ class FloorLink:
         client_id: str | None = None,
         signer_process: bool = True,
         on_trouble: Callable[[Trouble | None], None] | None = None,
+        limits: Mapping[str, int] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_inflight < 1:
             raise ValueError("max_inflight must be at least 1")
         self.settings = settings
+        self.limits = limits  # the table's limits in cents, for the state message (None: not said)
         #: The table's signing key and the floor's public key (from ``settings`` unless given).
         self.key = key if key is not None else signing_key(settings)
         self.floor_key = floor_key if floor_key is not None else floor_public_key(settings)
@@ -633,6 +644,7 @@ class FloorLink:
             site=self.settings.site,
             head=self.head,
             acked=self.acked,
+            limits=self.limits,
         )
         self.client.publish(self.topic_state, json.dumps(message, separators=(",", ":")), qos=1, retain=True)
         self._view_sent = view

@@ -108,6 +108,16 @@ class AlertKind:
 
 #: The record kinds the archive's queries name (bound as plain text: a driver need not know the enum).
 _COUP, _SHOE = RecordKind.COUP.value, RecordKind.SHOE.value
+#: The money's records a coup's recall shows (:meth:`Archive.coup_money`).
+_MONEY_KINDS = (
+    RecordKind.WAGER,
+    RecordKind.WAGER_REFUSED,
+    RecordKind.PAST_POST,
+    RecordKind.PULLED_BET,
+    RecordKind.SETTLEMENT,
+    RecordKind.MISPAY,
+    RecordKind.COMMISSION,
+)
 
 #: The alert feed's JSON version (``v`` of what is published on ``baccarat/<site>/floor/alert``).
 FEED_VERSION = 1
@@ -968,7 +978,8 @@ class Archive:
     def recall(self, table: str, shoe: int, coup: int) -> dict[str, Any] | None:
         """Coup ``coup`` of shoe ``shoe`` as it was settled: the declared record, or, when the coup number was
         only ever voided, the last void; None when the archive holds no such coup. ``voids`` counts the voided
-        deals of that number (a void and a re-deal keep the coup's number)."""
+        deals of that number (a void and a re-deal keep the coup's number); ``hash`` is the coup record's own
+        (``record`` its seq) and ``money`` what a dispute needs of the coup's wagers (:meth:`coup_money`)."""
         rows = self._coup_rows(
             'SELECT seq, at, body FROM records WHERE "table" = ? AND kind = ? AND {shoe} = ? AND {coup} = ?'
             " ORDER BY seq",
@@ -978,7 +989,59 @@ class Archive:
         if not rows:
             return None
         declared = [r for r in rows if r["declared"]]
-        return {**(declared[-1] if declared else rows[-1]), "voids": sum(1 for r in rows if r["void"])}
+        found = declared[-1] if declared else rows[-1]
+        return {
+            **found,
+            "voids": sum(1 for r in rows if r["void"]),
+            "hash": self._hash_of(table, int(found["record"])),
+            "money": self.coup_money(table, shoe, coup, int(found["record"])),
+        }
+
+    def _hash_of(self, table: str, seq: int) -> str | None:
+        cur = self._conn.cursor()
+        cur.execute(self.dialect.sql('SELECT hash FROM records WHERE "table" = ? AND seq = ?'), (table, seq))
+        row = cur.fetchone()
+        self._conn.commit()
+        return None if row is None else str(row[0])
+
+    def coup_money(self, table: str, shoe: int, coup: int, seq: int) -> list[dict[str, Any]]:
+        """The money records of one coup, in journal order, each ``{"kind", "seq", "at", "hash", "body"}``: its
+        wagers (locked after the table's previous coup record), their settlements, mispays, past-posts, pulled
+        and refused bets (those of this shoe and coup), and the commission boxes that closed right after it
+        (``seq`` is the coup record's; the records read lie between the coup records before and after it)."""
+        cur = self._conn.cursor()
+        cur.execute(
+            self.dialect.sql('SELECT max(seq) FROM records WHERE "table" = ? AND kind = ? AND seq < ?'),
+            (table, _COUP, seq),
+        )
+        row = cur.fetchone()
+        before = 0 if row is None or row[0] is None else int(row[0])
+        cur.execute(
+            self.dialect.sql('SELECT min(seq) FROM records WHERE "table" = ? AND kind IN (?, ?) AND seq > ?'),
+            (table, _COUP, _SHOE, seq),
+        )
+        row = cur.fetchone()
+        after = None if row is None or row[0] is None else int(row[0])
+        kinds = tuple(k.value for k in _MONEY_KINDS)
+        sql = (
+            f'SELECT seq, kind, at, hash, body FROM records WHERE "table" = ? AND seq > ?'
+            f" AND kind IN ({', '.join('?' for _ in kinds)})"
+        )
+        params: list[Any] = [table, before, *kinds]
+        if after is not None:
+            sql += " AND seq < ?"
+            params.append(after)
+        cur.execute(self.dialect.sql(sql + " ORDER BY seq LIMIT 2000"), params)
+        out = []
+        for r_seq, kind, at, digest, body in cur.fetchall():
+            data = json.loads(_body_text(body))
+            if not isinstance(data, dict) or data.get("shoe") != shoe:
+                continue
+            if kind != RecordKind.COMMISSION and data.get("coup") != coup:
+                continue
+            out.append({"kind": str(kind), "seq": int(r_seq), "at": str(at), "hash": str(digest), "body": data})
+        self._conn.commit()
+        return out
 
     def shoe_records(self, table: str, shoe: int) -> list[tuple[str, dict[str, Any]]]:
         """``(kind, body)`` of every record of one shoe, from its start record to the next shoe's, in journal

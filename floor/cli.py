@@ -12,9 +12,9 @@
   shoe-floor verify --archive URL [--table T] [--json]
   shoe-floor alerts --archive URL [--table T] [--last N] [--json]
   shoe-floor errors --archive URL [--table T] [--hours N] [--json]
+  shoe-floor faults --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
   shoe-floor report --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
   shoe-floor ratings --archive URL [--table T] [--since ISO] [--open] [--decisions-per-hour N] [--json]
-  shoe-floor faults --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
 
 Bad input (a URL, a number, an archive that cannot be opened) is one line on stderr and exit 2.
 """
@@ -32,12 +32,15 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from types import FrameType
-from typing import TypeVar
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from commandline import Parser, UsageError
 from commandline.keyfile import KeyFileError, read_key_file, write_key_file
+from commandline.times import local_time_text
+from controller.game.notation import hand_text, result_text
 from controller.game.wagers import money_text
 from floor.accounting import (
     DEFAULT_DECISIONS_PER_HOUR,
@@ -201,12 +204,14 @@ def parser() -> argparse.ArgumentParser:
     pit.add_argument("--username", help="broker user name")
     pit.add_argument("--password-file", help="file holding the broker password")
     pit.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    _shift_options(pit, "the shift whose handle and win the tiles show")
     pit.set_defaults(handler=pit_view)
     h = sub.add_parser("history", help="the coups in the archive (one JSON object per line with --json)")
     h.add_argument("--archive", required=True)
     h.add_argument("--table", help="only this table")
     h.add_argument("--last", type=_count, metavar="N", help="only the last N coups of each table")
     h.add_argument("--json", action="store_true")
+    h.add_argument("--zone", metavar="IANA", help="the time zone the times are written in (default this machine's)")
     h.set_defaults(handler=history)
     al = sub.add_parser("alerts", help="the alert feed, newest first (one JSON object per line with --json)")
     al.add_argument("--archive", required=True)
@@ -226,10 +231,9 @@ def parser() -> argparse.ArgumentParser:
     )
     mf.add_argument("--archive", required=True)
     mf.add_argument("--table", help="only this table")
-    mf.add_argument("--from", dest="start", required=True, metavar="ISO", help="from this date or time (UTC if naive)")
-    mf.add_argument("--to", dest="end", required=True, metavar="ISO", help="up to this date or time (excluded)")
-    mf.add_argument("--shifts", default=DEFAULT_SHIFTS, metavar="HH:MM,...", help=f"shift starts ({DEFAULT_SHIFTS})")
-    mf.add_argument("--zone", default=DEFAULT_ZONE, metavar="IANA", help=f"the shifts' time zone ({DEFAULT_ZONE})")
+    mf.add_argument("--from", dest="start", required=True, metavar="ISO", help="the first shift holding this time")
+    mf.add_argument("--to", dest="end", required=True, metavar="ISO", help="up to the shift holding this time")
+    _shift_options(mf, "the shifts counted")
     mf.add_argument("--json", action="store_true", help="one JSON object per table and shift")
     mf.set_defaults(handler=faults)
     v = sub.add_parser(
@@ -335,7 +339,7 @@ def _start_pit(
     password: str | None,
     metrics: Callable[[], bytes] | None,
 ) -> Pit:
-    pit = Pit(args.archive)
+    pit = Pit(args.archive, plan=_plan(args))
     try:
         pit.start(args.bind, args.broker, metrics=metrics, ca_file=args.ca_file, username=username, password=password)
     except OSError as exc:
@@ -515,6 +519,14 @@ def _metrics() -> tuple[Callable[[Stats], None], Callable[[], bytes]]:
 
 
 def history(args: argparse.Namespace) -> int:
+    """The coups in the archive; without ``--json`` in the notation people read (docs/notation.md): the local
+    time with its zone, the result in words with the score Player first, the cards as ``10♠``."""
+    zone = None
+    if args.zone is not None:
+        try:
+            zone = ZoneInfo(args.zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise UsageError(f"shoe-floor history: unknown time zone {args.zone!r:.40} (an IANA name)") from None
     with Archive(args.archive, create=False) as archive:
         coups = archive.coups(args.table, args.last)
     if args.json:
@@ -524,16 +536,19 @@ def history(args: argparse.Namespace) -> int:
     if not coups:
         print("no coups", file=sys.stderr)
         return 0
-    print(f"{'table':<10} {'time (UTC)':<19}  {'shoe':>4} {'coup':>4}  {'winner':<7} {'player':<9} {'banker':<9}")
+    print(f"{'table':<10} {'time':<23}  {'shoe':>4} {'coup':>4}  {'result':<24} {'player':<12} banker")
     for c in coups:
-        ts = str(c["ts"])[:19].replace("T", " ")
-        result = "VOID" if c["void"] else str(c["winner"] or "-").upper()
+        result = ("cards set aside" if c.get("set_aside") else "void") if c["void"] else coup_result(c)
         coup = "-" if c["coup"] is None else c["coup"]
         print(
-            f"{c['table']!s:<10} {ts:<19}  {c['shoe']!s:>4} {coup!s:>4}  {result:<7}"
-            f" {' '.join(c['player']):<9} {' '.join(c['banker']):<9}".rstrip()
+            f"{c['table']!s:<10} {local_time_text(str(c['ts']), zone):<23}  {c['shoe']!s:>4} {coup!s:>4}  {result:<24}"
+            f" {hand_text(c['player']):<12} {hand_text(c['banker']):<12}".rstrip()
         )
     return 0
+
+
+def coup_result(c: dict[str, Any]) -> str:
+    return result_text(c.get("winner"), c.get("player_total"), c.get("banker_total"))
 
 
 def alerts(args: argparse.Namespace) -> int:
@@ -583,13 +598,10 @@ def errors(args: argparse.Namespace) -> int:
 def faults(args: argparse.Namespace) -> int:
     """The money's faults surveillance counts per table and quarter hour, added up per shift, with their rates
     per 100 coups and per 1,000 wagers: what a ``money_faults`` alert was judged on."""
-    try:
-        plan = ShiftPlan.parse(args.shifts, args.zone)
-        start, end = parse_time(args.start), parse_time(args.end)
-    except ShiftError as exc:
-        raise UsageError(f"shoe-floor faults: {exc}") from None
+    plan = _plan(args)
+    start, end = _time(args, "--from", args.start), _time(args, "--to", args.end)
     if end <= start:
-        raise UsageError(f"shoe-floor faults: --to {args.end} is not after --from {args.start}")
+        raise UsageError(f"shoe-floor faults: --to must be after --from ({args.end} is not after {args.start})")
     with Archive(args.archive, create=False) as archive:
         rows = fault_rates(archive, plan, start, end, args.table)
     if args.json:

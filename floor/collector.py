@@ -57,7 +57,7 @@ from floor.counting import DEFAULT_THRESHOLD
 from floor.counting_watch import CountWatch
 from floor.money_watch import MoneyWatch
 from floor.shifts import ShiftPlan
-from floor.surveillance import Surveillance, Thresholds
+from floor.surveillance import Surveillance, Thresholds, Watch
 from floor_protocol.ack import Ack
 from floor_protocol.addresses import Broker, parse_broker
 from floor_protocol.admission import MAX_RECORD_BYTES, AdmissionError, Limits, admit_json
@@ -274,12 +274,13 @@ class Collector:
         props = _properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = 24 * 3600  # the broker keeps our session (and unacked messages) a day
         props.ReceiveMaximum = self.settings.receive_maximum
-        accounting = Accounting(self.settings.shift_plan, self.settings.leave_after_coups)
-        self._surveillance = Surveillance(
-            archive,
-            self.settings.thresholds,
-            watches=[CountWatch(self.settings.count_threshold), MoneyWatch(), accounting],
-        )
+        plan, leave_after = self.settings.shift_plan, self.settings.leave_after_coups
+        watches: list[Watch] = [
+            Accounting(plan, leave_after),
+            MoneyWatch(plan),
+            CountWatch(self.settings.count_threshold, leave_after),
+        ]
+        self._surveillance = Surveillance(archive, self.settings.thresholds, watches=watches)
         self._archive_id = archive.archive_id
         log.info("archive id %s", archive.archive_id)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30, clean_start=False, properties=props)

@@ -37,7 +37,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -50,8 +50,10 @@ from controller.game.edges import shoe_edges
 from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
+from floor.accounting import ratings, shift_report
 from floor.archive import Archive
 from floor.pit_intake import Refused, body_ok, followable, read_alert, read_record, read_status
+from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftPlan, parse_time
 from floor_protocol.addresses import parse_broker
 from floor_protocol.state import StateError, TableStateMessage, parse_state
 from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
@@ -72,14 +74,17 @@ STATIC_FILES: Mapping[str, str] = {
 MAX_TABLES = 200
 #: Alerts kept for the feed (newest first); the archive holds them all.
 FEED_SIZE = 100
-#: Big-road columns a tile shows (the newest).
-TILE_COLUMNS = 16
+#: Big-road columns a tile keeps (the newest): a shoe of ~80 coups takes up to ~50; the page sizes the cells to
+#: the tile and scrolls inside the road (the newest in view) when they would be smaller than legible.
+TILE_COLUMNS = 100
 #: Advantage flags kept per table (a table offers a handful of wagers).
 MAX_FLAGS = 16
 #: The messages the pit refuses when they are not of their shape (``refused_<name>`` in ``stats``).
 REFUSED_MESSAGES = ("state", "status", "record", "alert", "topic")
 #: Errors while handling a message are logged at most this often (seconds); every one is counted.
 ERROR_LOG_EVERY = 60.0
+#: Open rating sessions a table page lists (a table seats at most 14).
+MAX_SESSIONS = 28
 #: Coups a table page lists for the current and the previous shoe (regulators ask for at least 10).
 PAGE_COUPS = 200
 
@@ -103,6 +108,55 @@ def initial_feed(archive: Archive, limit: int = FEED_SIZE, table: str | None = N
     return [item.to_dict() for item in archive.feed(limit, table=table)]
 
 
+class ShiftMoney:
+    """One table's money in one shift, as the tile shows it: handle, the house's win, the commission boxes.
+
+    Seeded from the accounting's figures for the shift (:func:`floor.accounting.shift_report`) and kept live
+    from the ``settlement`` and ``commission`` records the pit follows, folded by the accounting's rule
+    (floor/accounting.py): the handle is the stakes settled, the win is what the house keeps (minus the
+    settlements' ``net``, the commission taken at the payout included) plus what the seats' commission boxes
+    collected; commission collected and uncollected are the boxes'."""
+
+    __slots__ = ("commission_collected", "commission_uncollected", "handle", "shift", "shown", "theo", "wagers", "win")
+
+    def __init__(self, shift: Shift, figures: Mapping[str, Any] | None = None) -> None:
+        self.shift = shift
+        self.shown = shift.to_dict()  # its name, start and end as the tile shows them
+        f = figures or {}
+        self.handle = int(f.get("handle") or 0)
+        self.win = int(f.get("win") or 0)
+        self.commission_collected = int(f.get("commission_collected") or 0)
+        self.commission_uncollected = int(f.get("commission_uncollected") or 0)
+        self.wagers = int(f.get("wagers") or 0)
+        self.theo = float(f.get("theo") or 0)
+
+    def fold(self, kind: str, body: Mapping[str, Any]) -> None:
+        if kind == RecordKind.SETTLEMENT:
+            self.handle += int(body["stake"])
+            self.win -= int(body["net"])
+            self.wagers += 1
+        elif kind == RecordKind.COMMISSION:
+            self.win += int(body["collected"])
+            self.commission_collected += int(body["collected"])
+            self.commission_uncollected += int(body["uncollected"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.shown,
+            "handle": self.handle,
+            "win": self.win,
+            "hold": None if not self.handle else self.win / self.handle,
+            "commission_collected": self.commission_collected,
+            "commission_uncollected": self.commission_uncollected,
+            "wagers": self.wagers,
+        }
+
+
+def _flag(body: Mapping[str, Any], state: str) -> dict[str, Any]:
+    return {"bet": body["bet"], "ev": body["ev"], "shoe": body.get("shoe"), "coup": body.get("coup"),
+            "cards_left": body.get("cards_left"), "state": state}  # fmt: skip
+
+
 class _Tile:
     """One table as the pit shows it."""
 
@@ -111,11 +165,18 @@ class _Tile:
         self.table = table
         self.status = "unknown"
         self.state: dict[str, Any] = {}
+        self.counts: dict[str, int] = {}
+        self.game: dict[str, Any] | None = None
+        self.limits: dict[str, int] | None = None  # the table's limits in cents (its state says them)
         self.last: dict[str, Any] | None = None
         self.bead = ""
         self.big_road: list[list[Any]] = []
+        self._road_json = "[]"  # the big road's JSON, made when the bead string changes (most messages do not)
         self.alarms: dict[str, int | None] = {}  # name -> since (epoch ms)
+        # bet -> its flag this shoe: raised (the table's advantage record) or cleared (advantage_cleared), with the
+        # times it was raised; a cleared flag stays on the tile (dimmed) so a wager that flaps shows once.
         self.advantage: dict[str, dict[str, Any]] = {}
+        self.money: ShiftMoney | None = None
         self.updated: int | None = None
         self.json = ""
         self.encode()  # a tile made by a message it then refused is still shown (and the snapshot still JSON)
@@ -127,7 +188,16 @@ class _Tile:
             "due": state.due,
             "cards_remaining": state.cards_remaining,
             "cards_dealt": state.cards_dealt,
+            "last_coup": state.last_coup,
         }
+        lim = state.limits
+        self.limits = None if lim is None else {
+            "minimum": lim.minimum, "maximum": lim.maximum, "side_minimum": lim.side_minimum,
+            "side_maximum": lim.side_maximum,
+        }  # fmt: skip
+        c = state.counts
+        self.counts = {"coups": c.coups, "banker": c.banker, "player": c.player, "tie": c.tie,
+                       "natural": c.natural, "player_pair": c.player_pair, "banker_pair": c.banker_pair}  # fmt: skip
         now = _ms(state.at)
         self.alarms = {a: self.alarms.get(a, now) for a in state.alarms}
         bead = state.roads.bead
@@ -140,42 +210,101 @@ class _Tile:
             cells = big_road_grid(columns)
             first = max(0, max((c for c, _r, _cell in cells), default=0) + 1 - TILE_COLUMNS)
             self.big_road = [[c - first, r, cell.winner.value, cell.ties] for c, r, cell in cells if c >= first]
+            self._road_json = json.dumps(self.big_road, separators=(",", ":"))
         self.updated = now
 
-    def follow_record(self, kind: str, body: Mapping[str, Any]) -> None:
+    def follow_record(self, kind: str, body: Mapping[str, Any], at: str | None = None) -> None:
         if kind == RecordKind.COUP and body.get("declared"):
             self.last = {
                 k: body.get(k)
-                for k in ("shoe", "coup", "winner", "player", "banker", "player_total", "banker_total", "natural")
-            }
+                for k in ("shoe", "coup", "winner", "player", "banker", "player_total", "banker_total", "natural",
+                          "player_pair", "banker_pair")
+            }  # fmt: skip
         elif kind == RecordKind.SHOE and body.get("event") == "start":
             self.advantage.clear()
             self.last = None
+            self.game = _game(body)
         elif kind == RecordKind.ADVANTAGE and isinstance(body.get("bet"), str):
-            if body["bet"] in self.advantage or len(self.advantage) < MAX_FLAGS:
-                self.advantage[body["bet"]] = {k: body.get(k) for k in ("bet", "ev", "shoe", "coup", "cards_left")}
+            old = self.advantage.get(body["bet"])
+            if old is not None or len(self.advantage) < MAX_FLAGS:
+                flag = _flag(body, "raised")
+                flag["raised"] = (old["raised"] if old else 0) + 1
+                self.advantage[body["bet"]] = flag
         elif kind == RecordKind.ADVANTAGE_CLEARED:
-            self.advantage.pop(str(body.get("bet")), None)
+            old = self.advantage.get(str(body.get("bet")))
+            if old is not None:
+                self.advantage[old["bet"]] = {**_flag(body, "cleared"), "raised": old["raised"], "peak": old["ev"]}
+        elif kind in (RecordKind.SETTLEMENT, RecordKind.COMMISSION) and at is not None and self.money is not None:
+            try:
+                moment = parse_time(at)
+            except ShiftError:
+                return
+            if self.money.shift.contains(moment):
+                self.money.fold(kind, body)
+
+    def roll(self, shift: Shift) -> bool:
+        """Start ``shift``'s figures when it is a later shift than the tile's (a new shift began)."""
+        if self.money is None or self.money.shift.start < shift.start:
+            self.money = ShiftMoney(shift)
+            return True
+        return False
+
+    def phase(self) -> str:
+        """The table's state in the pit's words: closed, link down, shoe change, dealing (or unknown)."""
+        if self.status == "offline":
+            return "closed"
+        if "link_down" in self.alarms:
+            return "link down"
+        if self.state.get("due") == "new_shoe":
+            return "shoe change"
+        if self.status == "online":
+            return "dealing"
+        return "unknown"
 
     def encode(self) -> None:
         link = "offline" if self.status == "offline" else "link down" if "link_down" in self.alarms else self.status
-        self.json = json.dumps(
-            {
-                "table": self.table,
-                "site": self.site,
-                "status": self.status,
-                "link": link,
-                **self.state,
-                "last": self.last,
-                "bead": self.bead,
-                "big_road": self.big_road,
-                "alarms": [{"name": a, "since": s} for a, s in self.alarms.items()],
-                "advantage": sorted(self.advantage.values(), key=lambda f: str(f["bet"])),
-                "updated": self.updated,
-            },
-            separators=(",", ":"),
-            allow_nan=False,
+        self.json = (
+            json.dumps(
+                {
+                    "table": self.table,
+                    "site": self.site,
+                    "status": self.status,
+                    "link": link,
+                    "phase": self.phase(),
+                    **self.state,
+                    "counts": self.counts,
+                    "game": self.game,
+                    "limits": self.limits,
+                    "last": self.last,
+                    "bead": self.bead,
+                    "alarms": [{"name": a, "since": s} for a, s in self.alarms.items()],
+                    "advantage": sorted(self.advantage.values(), key=lambda f: str(f["bet"])),
+                    "money": None if self.money is None else self.money.to_dict(),
+                    "updated": self.updated,
+                },
+                separators=(",", ":"),
+                allow_nan=False,
+            )[:-1]
+            + f',"big_road":{self._road_json}}}'
         )
+
+
+def _game(body: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The game a shoe's start record names: its ruleset's name and description, the decks, the wagers."""
+    rules = body.get("rules")
+    if not isinstance(rules, Mapping):
+        return {"name": None, "description": None, "decks": body.get("decks") if _whole(body.get("decks")) else None}
+    offered = rules.get("offered")
+    return {
+        "name": str(rules.get("name"))[:60] if isinstance(rules.get("name"), str) else None,
+        "description": str(rules.get("description"))[:120] if isinstance(rules.get("description"), str) else None,
+        "decks": body.get("decks") if _whole(body.get("decks")) else None,
+        "offered": [b for b in offered if isinstance(b, str)][:16] if isinstance(offered, list) else [],
+    }
+
+
+def _whole(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**53
 
 
 class Pit:
@@ -190,8 +319,10 @@ class Pit:
         max_streams: int = MAX_STREAMS,
         max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
         wall_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
+        plan: ShiftPlan | None = None,
     ) -> None:
         self.board = Board()
+        self.plan = plan if plan is not None else ShiftPlan.parse(DEFAULT_SHIFTS, DEFAULT_ZONE)
         self.stats: Counter[str] = Counter()
         self.heartbeat = heartbeat
         self.retry_ms = retry_ms
@@ -212,7 +343,11 @@ class Pit:
         self._last_error_log = -ERROR_LOG_EVERY  # when an error was last logged (monotonic)
         self._refused_shown = 0  # the refused count the published snapshot shows
         self._refused_at = -1.0  # when a refusal last published one (monotonic)
+        self.shift = self.plan.shift_of(self._now())
         self.load()
+
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self.wall_ms() / 1000, UTC)
 
     # -- history from the archive ------------------------------------------------------------------
     def load(self) -> None:
@@ -223,9 +358,11 @@ class Pit:
             lasts = {t: self.archive.coups(t, last=1) for t in tables}
             shoes = {t: self.archive.shoes(t) for t in tables}
             current = {t: self.archive.shoe_records(t, s[-1]) if s else [] for t, s in shoes.items()}
+            money = self._shift_figures(self.shift)
         with self._lock:
             for table in tables:
                 tile = self.tiles.setdefault(table, _Tile("", table))
+                tile.money = ShiftMoney(self.shift, money.get(table))
                 for kind, body in current[table]:
                     if body_ok(kind, body):
                         tile.follow_record(kind, body)
@@ -236,6 +373,22 @@ class Pit:
             self.feed.extend(reversed(feed[:FEED_SIZE]))  # the deque holds oldest first
             self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"))
             self._publish()
+
+    def _shift_figures(self, shift: Shift) -> dict[str, Mapping[str, Any]]:
+        """Each table's figures for ``shift`` so far, from the archive (the accounting's shift report; nothing
+        when the archive has no money tables yet)."""
+        figures = shift_report(self.archive, self.plan, shift.start, shift.start + timedelta(seconds=1))
+        return {f.table: f.to_dict() for f in figures if f.table is not None and f.shift == shift.name}
+
+    def _roll(self) -> None:
+        """A new shift began (by the clock): every tile starts its figures afresh."""
+        now = self._now()
+        if self.shift.contains(now):
+            return
+        self.shift = self.plan.shift_of(now)
+        for tile in self.tiles.values():
+            if tile.roll(self.shift):
+                tile.encode()
 
     # -- live from the broker (paho's thread) --------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:
@@ -274,6 +427,7 @@ class Pit:
         if where is None:
             return
         with self._lock:
+            self._roll()
             if where.leaf is None:  # the floor's alert topic
                 changed = self._alert(payload)
             else:
@@ -305,6 +459,7 @@ class Pit:
             if len(self.tiles) >= MAX_TABLES or not valid_table(table):
                 return None
             tile = _Tile(site, table)
+            tile.money = ShiftMoney(self.shift)
         return tile
 
     def _follow(self, tile: _Tile, leaf: Leaf, payload: bytes) -> bool:
@@ -333,7 +488,12 @@ class Pit:
         except Refused as exc:
             self._refused("record", tile.table, exc)
             return False
-        tile.follow_record(record.kind, record.body)
+        if record.kind in (RecordKind.SETTLEMENT, RecordKind.COMMISSION):
+            try:
+                tile.roll(self.plan.shift_of(parse_time(record.at)))  # a record of a later shift starts it
+            except ShiftError:
+                return False
+        tile.follow_record(record.kind, record.body, record.at)
         return True
 
     def _alert(self, payload: bytes) -> bool:
@@ -408,11 +568,22 @@ class Pit:
                     "edges": _edges(good),
                 }
             out["alerts"] = initial_feed(self.archive, 100, table)
+            out["ratings"] = [r.to_dict() for r in ratings(self.archive, table, open_only=True)][-MAX_SESSIONS:]
+            tile = self.tiles.get(table)
+            out["money"] = None if tile is None or tile.money is None else tile.money.to_dict()
         return out
 
     def recall(self, table: str, shoe: int, coup: int) -> dict[str, Any] | None:
+        """A coup as a dispute needs it (:meth:`floor.archive.Archive.recall`: the cards, the totals, the flags,
+        the record's seq and hash, and the coup's money records), the money records not of their shape left out
+        (counted in ``skipped``)."""
         with self.archive_lock:
-            return self.archive.recall(table, shoe, coup)
+            found = self.archive.recall(table, shoe, coup)
+        if found is None:
+            return None
+        money = found.get("money") or []
+        kept = [m for m in money if body_ok(m["kind"], m["body"])]
+        return {**found, "money": kept, "skipped": len(money) - len(kept)}
 
     # -- serving ---------------------------------------------------------------------------------------
     def start(

@@ -6,8 +6,10 @@ The pit (:mod:`floor.pit`) follows four kinds of message, each from whoever can 
 * ``status``: exactly ``online`` or ``offline``;
 * ``record``: :func:`read_record`, at most :data:`MAX_RECORD_BYTES`, JSON without NaN or Infinity, a
   :class:`~controller.game.records.TableRecord` of the table of its topic, and, for the kinds the pit shows
-  (``coup``, ``shoe``, ``advantage``, ``advantage_cleared``), a body whose fields the pit and its page read are
-  of their type and in range (cards are card tokens, totals 0-9, ``ev`` a finite number ...);
+  (``coup``, ``shoe``, ``advantage``, ``advantage_cleared``, and the money's ``settlement`` and ``commission``),
+  a body whose fields the pit and its page read are of their type and in range (cards are card tokens, totals
+  0-9, ``ev`` a finite number, cents whole numbers ...; the table page's recall reads the coup's ``wager``,
+  ``mispay``, ``past_post``, ``pulled_bet`` and ``wager_refused`` records through the same checks);
 * ``alert``: :func:`read_alert`, at most :data:`MAX_ALERT_BYTES`, the feed's shape
   (:class:`floor.archive.FeedItem`: ``v``, ``id``, ``at``, ``site``, ``table``, ``seq``, ``kind``, ``detail``,
   ``record``, ``extra``); a ``record`` that is not a :class:`~controller.game.records.TableRecord` is dropped
@@ -128,6 +130,29 @@ def _body(kind: str, body: Mapping[str, Any]) -> None:
         if not isinstance(ev, int | float) or isinstance(ev, bool) or not math.isfinite(ev) or abs(ev) > 10:
             raise Refused("ev: not a number in -10..10")
         for key in ("shoe", "coup", "cards_left"):
+            _int(body, key)
+    elif kind == RecordKind.SETTLEMENT:
+        _bet(body)
+        for key in ("shoe", "coup", "seat", "stake", "win", "commission"):
+            _int(body, key)
+        _int(body, "net", lo=-_MAX_INT)
+    elif kind == RecordKind.COMMISSION:
+        for key in ("shoe", "seat", "owed", "collected", "uncollected"):
+            _int(body, key)
+    elif kind == RecordKind.WAGER:
+        _bet(body)
+        for key in ("shoe", "coup", "seat", "stake"):
+            _int(body, key)
+        ev = body.get("ev")
+        if ev is not None and (not isinstance(ev, int | float) or isinstance(ev, bool) or not math.isfinite(ev)):
+            raise Refused("ev: not a number")
+    elif kind == RecordKind.MISPAY:
+        for key in ("shoe", "coup", "seat", "expected_cents", "seen_cents"):
+            _int(body, key, lo=-_MAX_INT)
+        if not isinstance(body.get("kind"), str):
+            raise Refused("kind: not a text")
+    elif kind in (RecordKind.PAST_POST, RecordKind.PULLED_BET, RecordKind.WAGER_REFUSED):
+        for key in ("shoe", "seat"):
             _int(body, key)
 
 

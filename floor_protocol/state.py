@@ -107,6 +107,18 @@ class Roads(_Part):
     ]
 
 
+Cents = Annotated[int, Field(ge=0, le=2**53)]
+
+
+class Limits(_Part):
+    """The table's limits (``[table.limits]``), in cents: what the pit shows on the table's tile."""
+
+    minimum: Cents = Field(description="the minimum Banker, Player or Tie wager")
+    maximum: Cents = Field(description="the maximum Banker, Player or Tie wager")
+    side_minimum: Cents = Field(description="the minimum side wager")
+    side_maximum: Cents = Field(description="the maximum side wager")
+
+
 class JournalMarks(_Part):
     head: Seq = Field(description="the seq of the table's newest journal record")
     acked: Seq = Field(description="the highest seq the floor has acknowledged")
@@ -175,6 +187,7 @@ class TableStateMessage(_Part):
     counts: Counts
     roads: Roads
     journal: JournalMarks
+    limits: Limits | None = Field(default=None, description="the table's limits in cents; absent from older tables")
     player: Annotated[tuple[Card, ...] | None, Field(max_length=3), _HAND_SCHEMA] = None
     banker: Annotated[tuple[Card, ...] | None, Field(max_length=3), _HAND_SCHEMA] = None
     result: CoupOutcome | None = Field(default=None, description="null until the coup is complete; absent when hidden")

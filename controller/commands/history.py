@@ -14,9 +14,10 @@ import json
 import sys
 from typing import Any
 
+from commandline.times import local_time_text
 from controller.commands import Subparsers, UsageError
 from controller.commands.journal import add_journal_argument, journal_path, open_read_only
-from controller.game.notation import hand_text, local_time_text, result_text
+from controller.game.notation import hand_text, result_text
 from controller.game.records import shape_coup
 
 #: SQLite's largest INTEGER: a larger filter value cannot even be asked of the journal.

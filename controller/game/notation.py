@@ -20,7 +20,6 @@ person reads: the CLI, the dealer's LCD where it can, the scoreboard, the pit an
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from controller.game.cards import Card
@@ -68,17 +67,3 @@ def coup_text(coup: Mapping[str, Any]) -> str:
     parts.append("P " + hand_text(coup.get("player") or ()))
     parts.append("B " + hand_text(coup.get("banker") or ()))
     return " · ".join(parts)
-
-
-def local_time_text(at: str, zone: tzinfo | None = None) -> str:
-    """A record's UTC ``at`` as local time with its zone: ``2026-12-01 18:04:05 CET`` (``zone`` None: the
-    system's own zone, with the offset it had at that moment, daylight saving included). A text that is no
-    time comes back as it was."""
-    try:
-        moment = datetime.fromisoformat(str(at).replace("Z", "+00:00"))
-    except ValueError:
-        return str(at)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    local = moment.astimezone(zone)
-    return local.strftime("%Y-%m-%d %H:%M:%S ") + (local.tzname() or local.strftime("%z"))

@@ -26,7 +26,10 @@
       opt(t.last, hand) &&
       list(t.big_road, (c) => Array.isArray(c) && isInt(c[0]) && isInt(c[1]) && isStr(c[2]) && isInt(c[3])) &&
       list(t.alarms, (a) => isObj(a) && isStr(a.name) && opt(a.since, isNum)) &&
-      list(t.advantage, (f) => isObj(f) && isStr(f.bet) && isNum(f.ev)),
+      list(t.advantage, (f) => isObj(f) && isStr(f.bet) && isNum(f.ev) && opt(f.state, isStr)) &&
+      opt(t.counts, isObj) && opt(t.game, isObj) && opt(t.phase, isStr) &&
+      opt(t.limits, (l) => isObj(l) && isInt(l.minimum) && isInt(l.maximum)) &&
+      opt(t.money, (m) => isObj(m) && isInt(m.handle) && isInt(m.win) && opt(m.shift, isStr)),
     /** An alert of the feed (floor.archive.FeedItem). */
     alert: (f) => isObj(f) && isStr(f.kind) && isStr(f.table) && opt(f.id, isInt) && opt(f.seq, isInt) &&
       opt(f.at, isStr) && opt(f.detail, isStr) && opt(f.record, record),
@@ -61,5 +64,34 @@
     node.textContent = n ? n + (n === 1 ? " item" : " items") + " skipped (not of their shape)" : "";
   }
 
-  window.pitItems = { checks: checks, keep: keep, note: note, isObj: isObj };
+  /** A wager's name in words (the table's own labels, controller/displays/snapshot.py). */
+  const BETS = { banker: "Banker", player: "Player", tie: "Tie", player_pair: "Player Pair", banker_pair: "Banker Pair",
+    dragon_bonus_player: "Dragon Bonus P", dragon_bonus_banker: "Dragon Bonus B", dragon_7: "Dragon 7", panda_8: "Panda 8" };
+  function betWord(bet) { return BETS[bet] || String(bet).replace(/_/g, " "); }
+  /** An alert's kind as a word ("past_post" -> "Past-post"). */
+  const KINDS = { advantage: "Advantage", advantage_cleared: "Advantage cleared", repeated_shoe: "Repeated shoe",
+    broken_link: "Broken chain", gap: "Missing records", conflict: "Conflicting record", forged: "Forged record",
+    dealer_errors: "Dealer errors", past_post: "Past-post", pulled_bet: "Pulled bet", mispay: "Mispay",
+    unknown_chip: "Unknown chip", counting: "Betting with the count", key_revoked: "Key revoked",
+    hold_outside: "Hold outside expectation" };
+  function kindWord(kind) {
+    const k = String(kind);
+    if (KINDS[k]) return KINDS[k];
+    const t = k.replace(/_/g, " ");
+    return t.charAt(0).toUpperCase() + t.slice(1);
+  }
+  /** Cents as dollars for people: 1234567 -> "$12,346", -500 -> "−$5"; ``exact`` keeps the cents, ``short``
+   * writes thousands and millions as k and M from $10,000 ("$12.3k"). */
+  function money(cents, exact, short) {
+    if (!Number.isFinite(cents)) return "\u2013";
+    const v = Math.abs(cents) / 100;
+    const sign = cents < 0 ? "\u2212$" : "$";
+    if (short && v >= 1e6) return sign + (v / 1e6).toFixed(2) + "M";
+    if (short && v >= 1e4) return sign + (v / 1e3).toFixed(1) + "k";
+    const text = v.toLocaleString("en-US", { minimumFractionDigits: exact ? 2 : 0, maximumFractionDigits: exact ? 2 : 0 });
+    return (cents < 0 ? "\u2212$" : "$") + text;
+  }
+
+  window.pitItems = { checks: checks, keep: keep, note: note, isObj: isObj, betWord: betWord, kindWord: kindWord,
+    money: money };
 })();

@@ -5,7 +5,6 @@
 "use strict";
 
 (function () {
-  const WORD = { banker: "Banker", player: "Player", tie: "Tie" };
   const items = window.pitItems;
   const stats = { version: 0, renders: 0, skipped: 0, tileLatencies: [], paints: [] };
   window.pit = stats;
@@ -27,98 +26,222 @@
     if (s < 3600) return Math.floor(s / 60) + "m";
     return Math.floor(s / 3600) + "h" + String(Math.floor((s % 3600) / 60)).padStart(2, "0");
   }
-  function cardText(tokens) { return (tokens || []).map((t) => t.replace("T", "10")).join(" "); }
+  const N = window.notation;
+  function field(label, value, cls) {
+    const f = el("span", "f" + (cls ? " " + cls : ""));
+    f.appendChild(el("span", "k", label));
+    f.appendChild(el("span", "v", value === null || value === undefined ? "\u2013" : value));
+    return f;
+  }
+  function hand(label, tokens) {
+    const h = el("span", "hand");
+    h.appendChild(el("span", "k", label));
+    for (const t of tokens || []) {
+      const c = el("span", "card" + (N.cardRed(t) ? " red" : ""), N.cardText(t));
+      c.dataset.card = t;
+      h.appendChild(c);
+    }
+    return h;
+  }
+  const GAMES = { commission: "Commission", no_commission: "No commission", ez: "EZ Baccarat", super6: "Super 6" };
+  function gameText(g) {
+    if (!g) return "";
+    const name = g.name ? (GAMES[g.name] || g.name.replace(/_/g, " ")) : "";
+    return [name, g.decks ? g.decks + (g.decks === 1 ? " deck" : " decks") : ""].filter(Boolean).join(" \u00b7 ");
+  }
 
   function build(t) {
     const a = el("a", "tile");
     a.href = "/table/" + encodeURIComponent(t.table);
     a.dataset.table = t.table;
     a.dataset.link = t.link;
+    a.dataset.phase = t.phase || "";
     a.dataset.alarms = t.alarms.length ? "1" : "0";
-    a.dataset.advantage = t.advantage.length ? "1" : "0";
+    const raised = t.advantage.filter((f) => f.state !== "cleared").sort((x, y) => y.ev - x.ev);  // best edge first
+    a.dataset.advantage = raised.length ? "1" : "0";
     a.dataset.shoe = t.shoe === null || t.shoe === undefined ? "" : String(t.shoe);
     a.dataset.coup = t.coup === null || t.coup === undefined ? "" : String(t.coup);
-    const top = el("div", "line");
+    const top = el("div", "line head");
     top.appendChild(el("span", "name", t.table));
-    const st = el("span", "state", t.link);
+    const alarms = t.alarms.filter((x) => x.name !== "link_down" || t.phase !== "link down");
+    if (alarms.length) {
+      const al = el("span", "alarms");
+      al.dataset.names = alarms.map((x) => x.name).join(" ");
+      al.dataset.since = alarms.map((x) => x.since || "").join(" ");
+      al.textContent = alarmText(al);
+      top.appendChild(al);
+    }
+    for (const f of raised.slice(0, 2)) {
+      const s = el("span", "flag", items.betWord(f.bet) + " " + (f.ev >= 0 ? "+" : "") + (100 * f.ev).toFixed(2) + "%");
+      s.dataset.bet = f.bet;
+      s.dataset.state = "raised";
+      s.title = "raised at coup " + f.coup + (f.raised > 1 ? ", " + f.raised + " times this shoe" : "");
+      top.appendChild(s);
+    }
+    // at most two raised flags on the head line, the rest counted ("+2"); the tile's amber frame says it too
+    if (raised.length > 2) {
+      const more = el("span", "flag more", "+" + (raised.length - 2));
+      more.title = raised.slice(2).map((f) => items.betWord(f.bet)).join(", ");
+      top.appendChild(more);
+    }
+    if (t.limits) {
+      const short = tilesBox.classList.contains("compact");
+      const lim = el("span", "limits", items.money(t.limits.minimum, false, short) + "\u2013" +
+        items.money(t.limits.maximum, false, short).slice(1));
+      lim.title = "limits " + items.money(t.limits.minimum) + "\u2013" + items.money(t.limits.maximum) +
+        ", side wagers " + items.money(t.limits.side_minimum) + "\u2013" + items.money(t.limits.side_maximum);
+      lim.dataset.testid = "limits";
+      top.appendChild(lim);
+    }
+    const game = el("span", "game", gameText(t.game));
+    if (t.game && t.game.description) game.title = t.game.description;
+    top.appendChild(game);
+    top.appendChild(field("Shoe", t.shoe, "shoe"));  // on the head line when the tile is compact
+    const st = el("span", "state", t.phase || t.link);
     st.dataset.testid = "link";
     top.appendChild(st);
     a.appendChild(top);
-    const where = el("div", "line where");
-    where.appendChild(el("span", null, "Shoe " + (t.shoe ?? "-")));
-    where.appendChild(el("span", null, "Coup " + (t.coup ?? "-")));
-    if (t.cards_remaining !== null && t.cards_remaining !== undefined) where.appendChild(el("span", "dim", t.cards_remaining + " left"));
+    const where = el("div", "line fields");
+    where.appendChild(field("Shoe", t.shoe, "shoe"));
+    where.appendChild(field("Coup", t.coup, "coup"));
+    where.appendChild(field("Left", t.cards_remaining, "left"));
+    const n = t.counts || {};
+    const counts = el("span", "counts");
+    for (const [w, letter] of [["banker", "B"], ["player", "P"], ["tie", "T"]]) {
+      const c = field(letter, n[w] ?? null, "count " + w);
+      c.dataset.winner = w;
+      counts.appendChild(c);
+    }
+    where.appendChild(counts);
     a.appendChild(where);
-    const res = el("div", "line result");
+    // The last result and its cards (when the tile has room), and the flags cleared this shoe (dimmed: a wager
+    // whose edge went up and down shows once, not as a flicker).
+    const info = el("div", "line info");
     const last = t.last;
+    const res = el("span", "result");
     res.dataset.winner = last ? last.winner || "" : "";
-    res.textContent = last
-      ? (WORD[last.winner] || "-") + " " + (last.player_total ?? "") + "-" + (last.banker_total ?? "") +
-        "  P " + cardText(last.player) + " / B " + cardText(last.banker)
-      : "no result yet";
-    a.appendChild(res);
-    const mini = el("div", "mini");
-    for (const [col, row, winner, ties] of t.big_road) {
+    res.textContent = last ? N.resultText(last.winner, last.player_total, last.banker_total) : "no result yet";
+    info.appendChild(res);
+    if (last) {
+      info.appendChild(hand("P", last.player));
+      info.appendChild(hand("B", last.banker));
+    }
+    const cleared = t.advantage.filter((x) => x.state === "cleared");
+    if (cleared.length) {
+      const s = el("span", "cleared", "cleared: " + cleared.map((f) => items.betWord(f.bet)).join(", "));
+      s.dataset.bets = cleared.map((f) => f.bet).join(" ");
+      s.title = cleared.map((f) => items.betWord(f.bet) + " raised up to " +
+        (100 * (Number.isFinite(f.peak) ? f.peak : f.ev)).toFixed(2) + "%, cleared at coup " + f.coup).join("; ");
+      info.appendChild(s);
+    }
+    a.appendChild(info);
+    a.appendChild(road(t.big_road));
+    const m = t.money;
+    const money = el("div", "line money");
+    money.dataset.testid = "money";
+    if (m) {
+      const short = tilesBox.classList.contains("compact");
+      money.appendChild(field("Handle", items.money(m.handle, false, short), "handle"));
+      const w = field("Win", items.money(m.win, false, short), "win");
+      w.dataset.sign = m.win < 0 ? "-" : "+";
+      money.appendChild(w);
+      money.appendChild(field("Hold", m.handle ? (100 * m.win / m.handle).toFixed(1) + "%" : null, "hold"));
+      money.dataset.handle = String(m.handle);
+      money.dataset.win = String(m.win);
+      money.title = "shift " + m.shift + ": handle " + items.money(m.handle, true) + ", win " + items.money(m.win, true) +
+        ", commission collected " + items.money(m.commission_collected, true);
+    } else money.appendChild(el("span", "k", "no wagers this shift"));
+    a.appendChild(money);
+    return a;
+  }
+
+  // The big road of the whole shoe: rings in the winner's colour, a tie a green slash on the cell before it
+  // (its count written from the second tie), the newest outlined. The cells are as big as the tile allows; when
+  // a legible cell cannot hold every column the road scrolls inside itself with the newest in view.
+  function road(cells) {
+    const box = el("div", "mini");
+    const inner = el("div", "grid");
+    let cols = 0, newest = null;
+    for (const [col, row, winner, ties] of cells) {
       const c = el("span", "c");
       c.style.left = "calc(var(--cell) * " + col + ")";
       c.style.top = "calc(var(--cell) * " + row + ")";
       c.dataset.winner = winner;
       c.dataset.ties = String(ties);
-      mini.appendChild(c);
+      if (ties) c.appendChild(el("i", "tie"));
+      if (ties > 1) c.appendChild(el("b", "n", ties));
+      inner.appendChild(c);
+      cols = Math.max(cols, col + 1);
+      newest = c;
     }
-    a.appendChild(mini);
-    if (t.alarms.length) {
-      const al = el("div", "line alarms");
-      for (const x of t.alarms) {
-        const s = el("span", "alarm", x.name.replace(/_/g, " "));
-        s.dataset.since = x.since || "";
-        s.dataset.name = x.name;
-        al.appendChild(s);
-      }
-      a.appendChild(al);
-    }
-    if (t.advantage.length) {
-      const fl = el("div", "line flags");
-      for (const f of t.advantage) {
-        const s = el("span", "flag", f.bet + " " + (f.ev >= 0 ? "+" : "") + (100 * f.ev).toFixed(2) + "%");
-        s.dataset.bet = f.bet;
-        fl.appendChild(s);
-      }
-      a.appendChild(fl);
-    }
-    return a;
+    if (newest) newest.classList.add("newest");
+    inner.style.width = "calc(var(--cell) * " + cols + ")";
+    box.dataset.columns = String(cols);
+    box.appendChild(inner);
+    return box;
+  }
+  function keepNewest(tile) {
+    const m = tile.querySelector(".mini");
+    if (m) m.scrollLeft = m.scrollWidth;
   }
 
+  // A tile's open alarms in one line, each with how long it has stood ("misdraw 2m · foreign card 10s").
+  function alarmText(node) {
+    const since = node.dataset.since.split(" ");
+    return node.dataset.names.split(" ").map((n, i) => n.replace(/_/g, " ") + (since[i] ? " " + age(Number(since[i])) : ""))
+      .join(" \u00b7 ");
+  }
   function ages() {
-    for (const s of document.querySelectorAll(".tile .alarm")) {
-      const base = s.dataset.name.replace(/_/g, " ");
-      const text = s.dataset.since ? base + " " + age(Number(s.dataset.since)) : base;
+    for (const s of document.querySelectorAll(".tile .alarms")) {
+      const text = alarmText(s);
       if (s.textContent !== text) s.textContent = text;
     }
   }
 
-  // As many tiles as there are tables, as large as the room allows: choose the columns that give the
-  // biggest tile of a pit-tile's shape. Under 1100 px wide the CSS takes over (one scrolling column).
+  // As many tiles as there are tables, as large as the room allows: choose the columns that give the biggest
+  // big-road cell (a shoe is up to ~50 columns; under MIN_CELL the road scrolls, newest in view). On a screen
+  // under 1100 px wide the page scrolls down instead and each tile is as tall as its content needs.
+  const MIN_CELL = 9, SHOE_COLUMNS = 48;
+  // A tile's text: 3 lines when compact (name and state, shoe/coup/cards left and B/P/T, the shift's money),
+  // 4 when there is room (the last result with its cards); the road takes the rest.
+  function textHeight(font, lines) { return lines * (Math.ceil(font * 1.2) + 1) + 8; }
+  function sizes(w, h) {
+    const top = Math.max(11, Math.min(18, Math.floor(Math.min(h / 8, w / 21))));
+    const want = Math.min(14, Math.max(MIN_CELL, (w - 12) / SHOE_COLUMNS));
+    // the fourth line (the last result and its cards) when a font not under 12 px leaves the road its cells
+    let font = top, lines = 3;
+    for (let f = top; f >= Math.min(top, 12); f--) {
+      if ((h - textHeight(f, 4)) / 6 >= want) { font = f; lines = 4; break; }
+    }
+    const cell = Math.floor(Math.min((h - textHeight(font, lines)) / 6, Math.max((w - 12) / SHOE_COLUMNS, MIN_CELL), 40));
+    return { font: font, cell: cell, lines: lines };
+  }
   function layout(n) {
+    const count = Math.max(1, n);
+    const W = tilesBox.clientWidth - 8;
+    let best = null;
     if (window.innerWidth <= 1100) {
-      tilesBox.style.removeProperty("--cols");
-      tilesBox.style.removeProperty("--row-h");
-      return;
+      const cols = Math.max(1, Math.floor(W / 520));
+      const w = (W - 4 * (cols - 1)) / cols;
+      const font = 12, cell = Math.max(MIN_CELL, Math.min(18, Math.floor((w - 12) / SHOE_COLUMNS)));
+      best = { cols: cols, h: textHeight(font, 4) + 6 * cell + 2, font: font, cell: cell, lines: 4 };
+    } else {
+      const H = tilesBox.clientHeight - 8;
+      for (let cols = 1; cols <= count; cols++) {
+        const rows = Math.ceil(count / cols);
+        const w = (W - 4 * (cols - 1)) / cols, h = Math.floor((H - 4 * (rows - 1)) / rows);
+        const s = sizes(w, h);
+        // the biggest legible road cell first, then the bigger text, then the roomier tile
+        const score = Math.min(s.cell, 40) * 1e6 + s.font * 1e3 + Math.min(w, 2 * h) / 10;
+        if (!best || score > best.score) best = { cols: cols, h: h, font: s.font, cell: s.cell, lines: s.lines, score: score };
+      }
     }
-    const W = tilesBox.clientWidth - 8, H = tilesBox.clientHeight - 8;
-    let best = 1, score = 0;
-    for (let cols = 1; cols <= Math.max(1, n); cols++) {
-      const rows = Math.ceil(Math.max(1, n) / cols);
-      const w = (W - 4 * (cols - 1)) / cols, h = (H - 4 * (rows - 1)) / rows;
-      const s = Math.min(w / 1.6, h);  // tiles about 1.6 times as wide as high
-      if (s > score) { score = s; best = cols; }
-    }
-    const rows = Math.ceil(Math.max(1, n) / best);
-    const h = Math.floor((H - 4 * (rows - 1)) / rows);
-    tilesBox.style.setProperty("--cols", String(best));
-    tilesBox.style.setProperty("--row-h", h + "px");
-    tilesBox.style.setProperty("--tile-font", Math.max(11, Math.min(20, Math.floor(h / 9))) + "px");
-    tilesBox.style.setProperty("--cell", Math.max(4, Math.min(14, Math.floor(h / 16))) + "px");
+    tilesBox.style.setProperty("--cols", String(best.cols));
+    tilesBox.style.setProperty("--row-h", best.h + "px");
+    tilesBox.style.setProperty("--tile-font", best.font + "px");
+    tilesBox.style.setProperty("--cell", Math.max(4, best.cell) + "px");
+    tilesBox.classList.toggle("compact", best.lines < 4);
+    stats.cell = best.cell;
   }
 
   function renderTiles(list) {
@@ -135,6 +258,7 @@
       try { node = build(t); } catch (e) { skipped += 1; return; }
       if (entry) entry.el.replaceWith(node);
       else tilesBox.insertBefore(node, tilesBox.children[i] || null);
+      keepNewest(node);
       tiles.set(t.table, { el: node, key: key, updated: t.updated });
       // A new state (not a record or an alert on the same state): how long it took from the table to here.
       if (entry && t.updated && t.updated !== entry.updated) stats.tileLatencies.push(now - t.updated);
@@ -152,27 +276,43 @@
     $("feed-count").textContent = feed.length ? "(" + feed.length + ")" : "";
     let skipped = 0;
     const drawn = [];
+    const open = new Set([...box.querySelectorAll("details[open]")].map((d) => d.parentElement.dataset.id));
     for (const f of feed) {
-      try { drawn.push(alertItem(f)); } catch (e) { skipped += 1; }
+      try {
+        const li = alertItem(f);
+        li.dataset.id = f.id === null || f.id === undefined ? "" : String(f.id);
+        if (li.dataset.id && open.has(li.dataset.id) && li.querySelector("details")) li.querySelector("details").open = true;
+        drawn.push(li);
+      } catch (e) { skipped += 1; }
     }
     box.replaceChildren(...drawn);
     box.dataset.skipped = String(skipped);
     return skipped;
   }
 
+  // An alert in words first: its kind as a word, its table and local time, what happened; the record behind
+  // it only on demand (a details element).
   function alertItem(f) {
     const li = el("li");
     li.dataset.kind = f.kind;
     li.dataset.table = f.table;
     const head = el("div", "head");
-    head.appendChild(el("span", "kind", f.kind.replace(/_/g, " ")));
-    head.appendChild(el("span", "table", f.table + (f.seq !== null && f.seq !== undefined ? " #" + f.seq : "")));
-    head.appendChild(el("span", "when", f.at ? f.at.slice(11, 19) : ""));
+    head.appendChild(el("span", "kind", items.kindWord(f.kind)));
+    head.appendChild(el("span", "table", f.table));
+    // today's alerts by their time alone (the date in the tooltip), older ones with their date
+    const local = f.at ? N.localTime(f.at) : "";
+    const when = el("span", "when", local.startsWith(N.localTime(new Date().toISOString()).slice(0, 11)) ? local.slice(11) : local);
+    if (f.at) when.title = local + " (" + f.at + ")";
+    head.appendChild(when);
     li.appendChild(head);
-    li.appendChild(el("div", "detail", f.detail));
-    if (f.record) {
+    li.appendChild(el("div", "detail", f.detail || ""));
+    if (f.record || f.seq !== null && f.seq !== undefined) {
+      const d = el("details", "record");
       const r = f.record;
-      li.appendChild(el("div", "record", r.kind + (r.seq ? " #" + r.seq : "") + " " + JSON.stringify(r.body)));
+      d.appendChild(el("summary", null, "record" + (f.seq !== null && f.seq !== undefined ? " #" + f.seq : "") +
+        (r ? " (" + r.kind + ")" : "")));
+      if (r) d.appendChild(el("pre", null, JSON.stringify(r.body !== undefined ? r.body : r, null, 1)));
+      li.appendChild(d);
     }
     return li;
   }
@@ -215,7 +355,11 @@
     source.onerror = () => { $("connection").hidden = false; };
   }
 
-  window.addEventListener("resize", () => { if (latest) layout(latest.tables.length); });
+  window.addEventListener("resize", () => {
+    if (!latest) return;
+    layout(latest.tables.length);
+    for (const t of tilesBox.children) keepNewest(t);
+  });
   setInterval(ages, 1000);
   connect();
 })();

@@ -35,16 +35,23 @@ def test_twelve_real_tables_on_the_pit_page(browser: Any, floor_dir: Path) -> No
         page.goto(demo.address("floor"))
         page.wait_for_function(
             "n => { const t = [...document.querySelectorAll('.tile')];"
-            " return t.length === n && t.every(e => e.dataset.link === 'online' && +e.dataset.coup >= 3); }",
+            " return t.length === n && t.every(e => e.dataset.link === 'online' &&"
+            " (+e.dataset.coup >= 3 || +e.dataset.shoe >= 2)); }",  # one-deck shoes: a second shoe dealt a first
             arg=len(TABLES),
             timeout=90_000,
         )
         names = page.locator(".tile").evaluate_all("es => es.map(e => e.dataset.table)")
         assert sorted(names) == sorted(TABLES)
+        # each table's limits, as its link says them in its state ([table.limits]' defaults: 25.00-5000.00)
+        assert page.locator(".tile .limits").all_text_contents() == ["$25–5,000"] * len(TABLES)
         # the tiles move on as the tables deal
-        before = int(page.locator('.tile[data-table="T7"]').get_attribute("data-coup"))
-        page.wait_for_function(
-            "c => +document.querySelector('.tile[data-table=\"T7\"]').dataset.coup > c", arg=before, timeout=60_000
+        t7 = page.locator('.tile[data-table="T7"]')
+        before = [int(t7.get_attribute("data-shoe")), int(t7.get_attribute("data-coup"))]
+        page.wait_for_function(  # a later coup, or a later shoe (one-deck shoes are a few seconds long)
+            "([s, c]) => { const d = document.querySelector('.tile[data-table=\"T7\"]').dataset;"
+            " return +d.shoe > s || (+d.shoe === s && +d.coup > c); }",
+            arg=before,
+            timeout=60_000,
         )
         assert page.evaluate("() => document.documentElement.scrollHeight") <= 1080
         OUTPUT.mkdir(exist_ok=True)

@@ -33,7 +33,7 @@ MEASURE = """() => {
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {
     const node = walker.currentNode, e = node.parentElement;
-    if (!node.textContent.trim() || !e.getClientRects().length) continue;
+    if (!node.textContent.trim() || !e.getClientRects().length || e.closest(".mini")) continue;  // the road scrolls
     const style = getComputedStyle(e);
     const tile = e.closest(".tile");
     texts.push({text: node.textContent.trim().slice(0, 30), size: parseFloat(style.fontSize), box: box(e),

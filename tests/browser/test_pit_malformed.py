@@ -71,7 +71,7 @@ def test_the_pit_page_skips_malformed_tiles_and_alerts_and_draws_the_rest(browse
         page.goto(base(pit) + "/")
         page.wait_for_function("() => window.pit && window.pit.renders >= 1", timeout=15_000)
         assert page.locator(".tile").evaluate_all("es => es.map(e => e.dataset.table)") == ["T1", "T2"]
-        assert "Banker 5-9" in page.locator('.tile[data-table="T2"] .result').text_content()
+        assert "Banker wins · P 5 – B 9" in page.locator('.tile[data-table="T2"] .result').text_content()
         assert page.locator('[data-testid="feed"] li').count() == 1
         # The second refusal came within a second of the first: a refusal alone publishes at most once a second,
         # and the count catches up with the next snapshot.
@@ -117,7 +117,7 @@ def test_a_table_page_skips_malformed_coups_alarms_and_alerts_and_draws_the_rest
         assert rows.evaluate_all("es => es.map(e => e.dataset.coup)") == ["4"]
         assert rows.first.locator(".card").count() == 4
         log = page.locator('[data-testid="alarm-log"]').text_content()
-        assert "link_down the link dropped" in log and "banker flagged" in log
+        assert "link down – the link dropped" in log and "banker flagged" in log  # the alarm in words
         assert page.locator('[data-testid="road-big_road"] .c').count() == 1
         assert page.locator('[data-testid="road-bead_plate"] .c').count() == 1
         # skipped: 2 coups, 1 road cell, 1 alarm, the edges, 1 alert, the previous shoe

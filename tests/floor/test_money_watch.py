@@ -348,7 +348,7 @@ def test_the_faults_command_for_people_and_with_nothing_counted(
     ("args", "says"),
     [
         (["--from", "yesterday", "--to", "2026-12-02"], "'yesterday' is not an iso date"),
-        (["--from", "2026-12-02", "--to", "2026-12-01"], "is not after --from"),
+        (["--from", "2026-12-02", "--to", "2026-12-01"], "must be after --from"),
         (["--from", "2026-12-01", "--to", "2026-12-02", "--zone", "Mars/Olympus"], "unknown time zone"),
         (["--from", "2026-12-01", "--to", "2026-12-02", "--shifts", "06:00,25:00"], "is not hh:mm"),
         (["--from", "2026-12-01"], "--to"),

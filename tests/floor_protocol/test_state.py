@@ -95,6 +95,11 @@ def _messages() -> Iterator[dict[str, Any]]:
             for reveal in ("on_read", "on_declare"):
                 public = PublicProjector(reveal).view(view)
                 yield state_message(public, coups, table="t1", site="s", head=9, acked=3)
+                yield state_message(public, coups, table="t1", site="s", head=9, acked=3, limits=LIMITS)
+
+
+#: A table's limits as the link says them (cents): ``[table.limits]``'s defaults.
+LIMITS = {"minimum": 2500, "maximum": 500000, "side_minimum": 500, "side_maximum": 50000}
 
 
 def test_every_state_the_table_sends_is_valid_and_reads_back_the_same(validator: Draft202012Validator) -> None:
@@ -121,6 +126,8 @@ def _hidden() -> dict[str, Any]:
     ("change", "says"),
     [
         (lambda m: m | {"surprise": 1}, "surprise: Extra inputs are not permitted"),
+        (lambda m: m | {"limits": {**LIMITS, "minimum": -5}}, "limits.minimum: Input should be greater than or equal"),
+        (lambda m: m | {"limits": {"minimum": 2500}}, "limits.maximum: Field required"),
         (lambda m: {k: v for k, v in m.items() if k != "counts"}, "counts: Field required"),
         (lambda m: m | {"due": "dance"}, "due: 'dance' is not one of"),
         (lambda m: m | {"shoe": True}, "shoe: Input should be a valid integer"),

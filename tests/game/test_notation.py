@@ -47,15 +47,3 @@ def test_hand_score_result_and_coup() -> None:
     for rargs, text in RESULT_CASES:
         assert result_text(*rargs) == text
     assert coup_text(COUP_CASE[0]) == COUP_CASE[1]
-
-
-def test_a_record_time_reads_as_local_time_with_its_zone() -> None:
-    from zoneinfo import ZoneInfo
-
-    from controller.game.notation import local_time_text
-
-    london = ZoneInfo("Europe/London")
-    assert local_time_text("2026-12-01T17:04:05.123Z", london) == "2026-12-01 17:04:05 GMT"
-    assert local_time_text("2026-07-01T17:04:05Z", london) == "2026-07-01 18:04:05 BST"  # the summer's offset
-    assert local_time_text("2026-12-01T17:04:05Z", ZoneInfo("Asia/Macau")) == "2026-12-02 01:04:05 CST"
-    assert local_time_text("not a time") == "not a time"
