@@ -70,7 +70,9 @@ READ = """() => {
           notice: q("notice").hidden ? null : q("notice").textContent,
           streak: text("streak"), percent: ["banker", "player", "tie"].map((k) => text("percent-" + k)),
           notes: [...document.querySelectorAll(".guide td.note, .guide td.pays")].filter(shown)
-            .map((e) => e.textContent)};
+            .map((e) => e.textContent),
+          left: box(document.querySelector(".left")),
+          guideRows: [...document.querySelectorAll(".guide tr")].filter(shown).map((r) => box(r))};
 }"""
 
 #: Draws a character on a canvas in the page's own font and returns its pixels' checksum and ink count: two
@@ -153,6 +155,9 @@ def _check_common(m: dict[str, Any], snapshot: dict[str, Any], width: int, heigh
     # Nothing a player reads is clipped: limits, payout notes and pays, counters, the Dragon Bonus pays.
     assert m["clipped"] == [], m["clipped"]
     assert not any("ladder" in n.lower() for n in m["notes"]), m["notes"]
+    # ... nor cut off at the bottom of its panel: every row of the payout guide shown lies inside the panel.
+    for row in m["guideRows"]:
+        assert row["b"] <= m["left"]["b"] + 1, (row, m["left"])
     # The limits: Banker and Player, then Tie and the pairs apart, each labelled (the widest screens show
     # every offered side wager's; every screen shows the main, Tie and pairs).
     keys = [x["key"] for x in m["limits"]]

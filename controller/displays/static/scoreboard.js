@@ -288,6 +288,19 @@
 
   function shoeEnded(s) { return s.coup.state === "shoe_closed"; }
 
+  // The payout guide never runs off the bottom of its panel (a header with the cut card's badges is taller):
+  // its notes give way first, then its size, and only then the guide itself.
+  const FIT = ["tight", "tighter", "no-guide"];
+  function fitGuide() {
+    const left = document.querySelector(".left");
+    if (!left) return;
+    left.classList.remove(...FIT);
+    for (const level of FIT) {
+      if (left.scrollHeight <= left.clientHeight + 1) return;
+      left.classList.add(level);
+    }
+  }
+
   function render(s) {
     latest = s;
     header(s);
@@ -296,6 +309,7 @@
     last(s.last, s.table.guide, s.table.ladder);
     counters(s.counters, s.stats);
     roads(s.roads, shoeEnded(s));
+    fitGuide();
     document.body.dataset.version = String(s.version);
     document.body.dataset.reveal = s.reveal;
     stats.version = s.version;
