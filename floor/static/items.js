@@ -66,14 +66,17 @@
 
   /** A wager's name in words (the table's own labels, controller/displays/snapshot.py). */
   const BETS = { banker: "Banker", player: "Player", tie: "Tie", player_pair: "Player Pair", banker_pair: "Banker Pair",
-    dragon_bonus_player: "Dragon Bonus P", dragon_bonus_banker: "Dragon Bonus B", dragon_7: "Dragon 7", panda_8: "Panda 8" };
+    dragon_bonus_player: "Dragon Bonus Player", dragon_bonus_banker: "Dragon Bonus Banker", dragon_7: "Dragon 7", panda_8: "Panda 8" };
   function betWord(bet) { return BETS[bet] || String(bet).replace(/_/g, " "); }
-  /** An alert's kind as a word ("past_post" -> "Past-post"). */
+  /** An alert's kind as a word ("past_post" -> "Past-post"); every AlertKind has one (tests/pit/test_alert_words.py). */
   const KINDS = { advantage: "Advantage", advantage_cleared: "Advantage cleared", repeated_shoe: "Repeated shoe",
     broken_link: "Broken chain", gap: "Missing records", conflict: "Conflicting record", forged: "Forged record",
     dealer_errors: "Dealer errors", past_post: "Past-post", pulled_bet: "Pulled bet", mispay: "Mispay",
-    unknown_chip: "Unknown chip", counting: "Betting with the count", key_revoked: "Key revoked",
-    hold_outside: "Hold outside expectation" };
+    foreign_chip: "Foreign chip", stolen_chip: "STOLEN CHIP", money_faults: "Money faults this shift",
+    betting_with_the_count: "Betting with the count", hold_outside_interval: "Win outside its 95 % interval",
+    clock_unsynchronised: "Clock not synchronised", key_enrolled: "Key enrolled", key_rotated: "Key rotated",
+    key_revoked: "Key revoked", key_replaced: "Key replaced", refused: "Refused message",
+    archive_lost: "Archive lost" };
   function kindWord(kind) {
     const k = String(kind);
     if (KINDS[k]) return KINDS[k];
