@@ -169,7 +169,7 @@ def parser() -> argparse.ArgumentParser:
         help="betting with the count: the betting score that is an alert; a seat whose stakes ignore the edge"
         f" reaches it with probability at most 1/SCORE per seat session and wager (default {DEFAULT_THRESHOLD:g})",
     )
-    _shift_options(s, "the shifts whose win is checked against its 95 % interval")
+    _shift_options(s, "the shifts whose win is checked against its 95 %% interval")
     s.add_argument(
         "--leave-after-coups",
         type=_bounded(int, 1, 1000, "a whole number", "between 1 and 1000"),
