@@ -229,11 +229,7 @@ def parser() -> argparse.ArgumentParser:
         "faults",
         help="money faults (past-posts, pulled bets, mispays, foreign chips) per table and shift, with their rates",
     )
-    mf.add_argument("--archive", required=True)
-    mf.add_argument("--table", help="only this table")
-    mf.add_argument("--from", dest="start", required=True, metavar="ISO", help="the first shift holding this time")
-    mf.add_argument("--to", dest="end", required=True, metavar="ISO", help="up to the shift holding this time")
-    _shift_options(mf, "the shifts counted")
+    _shift_range_options(mf, "the shifts counted")
     mf.add_argument("--json", action="store_true", help="one JSON object per table and shift")
     mf.set_defaults(handler=faults)
     v = sub.add_parser(
@@ -244,11 +240,7 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="one JSON object per table")
     v.set_defaults(handler=verify)
     rp = sub.add_parser("report", help="each table's money per shift: handle, win, hold, commission, theo, interval")
-    rp.add_argument("--archive", required=True)
-    rp.add_argument("--table", help="only this table")
-    rp.add_argument("--from", dest="start", required=True, metavar="ISO", help="the first shift holding this time")
-    rp.add_argument("--to", dest="end", required=True, metavar="ISO", help="up to the shift holding this time")
-    _shift_options(rp, "the shifts reported on")
+    _shift_range_options(rp, "the shifts reported on")
     rp.add_argument("--json", action="store_true", help="one JSON object per table and shift, then the floor's")
     rp.set_defaults(handler=report)
     ra = sub.add_parser("ratings", help="seat sessions: time, coups, wagered, average bet, theo, win, commission")
@@ -278,6 +270,16 @@ def _shift_options(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--zone", default=DEFAULT_ZONE, metavar="IANA", help=f"the shifts' time zone (default {DEFAULT_ZONE})"
     )
+
+
+def _shift_range_options(p: argparse.ArgumentParser, what: str) -> None:
+    """The options of a per-shift command (``report``, ``faults``): the archive, a table, the shifts from
+    ``--from`` to ``--to`` and the shift plan."""
+    p.add_argument("--archive", required=True)
+    p.add_argument("--table", help="only this table")
+    p.add_argument("--from", dest="start", required=True, metavar="ISO", help="the first shift holding this time")
+    p.add_argument("--to", dest="end", required=True, metavar="ISO", help="up to the shift holding this time")
+    _shift_options(p, what)
 
 
 def _plan(args: argparse.Namespace) -> ShiftPlan:
