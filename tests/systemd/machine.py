@@ -129,21 +129,46 @@ class Machine:
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + timeout
-        while not self.leader:
-            self._check_alive()
-            children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
-            if children:
-                self.leader = int(children[0])
-            elif time.monotonic() > deadline:
-                raise TimeoutError(f"no container PID 1: {self.console()}")
-            time.sleep(0.05)
         while True:
-            result = self.sh("systemctl is-system-running --wait", check=False, timeout=timeout)
-            if result.stdout.strip() in ("running", "degraded"):
-                return
+            self._check_alive()
+            self.leader = self._container_init()
+            if self.leader:
+                result = self.sh("systemctl is-system-running --wait", check=False, timeout=timeout)
+                if result.stdout.strip() in ("running", "degraded"):
+                    return
+                said = f"{result.stdout.strip()} {result.stderr.strip()}"
+            else:
+                said = "no container PID 1 yet"
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the machine did not boot: {result.stdout} {self.console()}")
-            time.sleep(0.5)
+                raise TimeoutError(f"the machine did not boot: {said}\n{self.console()}")
+            time.sleep(0.2)
+
+    def _container_init(self) -> int:
+        """The host PID of the container's PID 1, or 0 while there is none.
+
+        nspawn's first child is a transient "outer child" that sets the container up and forks the real init
+        into a new PID namespace; taking whichever child shows first raced with it (CI once entered the outer
+        child, which had gone, and waited the whole timeout on nothing). The init is the descendant whose
+        ``NSpid`` ends in 1.
+        """
+        assert self.proc is not None
+        pending = [self.proc.pid]
+        while pending:
+            pid = pending.pop()
+            try:
+                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            except OSError:
+                continue
+            for child in map(int, children):
+                try:
+                    status = Path(f"/proc/{child}/status").read_text()
+                except OSError:
+                    continue
+                nspids = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [])
+                if len(nspids) > 1 and nspids[-1] == "1":
+                    return child
+                pending.append(child)
+        return 0
 
     def _check_alive(self) -> None:
         assert self.proc is not None
