@@ -80,12 +80,13 @@ class ReaderDevice:
         """Until the table's last WINDOW said ``state``."""
         self.wait(lambda: bool(self.windows) and self.windows[-1] is state, timeout, f"WINDOW {state.name}")
 
-    def churn(self, seconds: float, seats: int = 9) -> int:
+    def churn(self, seconds: float, seats: int = 9, until: threading.Event | None = None) -> int:
         """Reports of real changes as fast as the table acknowledges them (the window kept full) for
-        ``seconds``: each one a spot input the table applies, shows and journals. Returns how many were sent."""
+        ``seconds`` (or until ``until`` is set): each one a spot input the table applies, shows and journals.
+        Returns how many were sent."""
         sent = 0
         end = time.monotonic() + seconds
-        while time.monotonic() < end:
+        while time.monotonic() < end and not (until is not None and until.is_set()):
             with self._lock:
                 now = time.monotonic()
                 while len(self.session._held) < self.session.max_unacked:
