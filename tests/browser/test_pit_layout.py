@@ -82,9 +82,19 @@ def _state(table: str, rng: random.Random) -> bytes:
 
 
 def _record(table: str, rng: random.Random) -> bytes:
-    body = {"shoe": 7, "coup": 40, "declared": True, "void": False, "winner": "banker", "player": ["9H", "QS", "4C"],
-            "banker": ["KD", "8C"], "player_total": 3, "banker_total": 8, "natural": "banker"}  # fmt: skip
-    return json.dumps({"table": table, "kind": "coup", "body": body}).encode()
+    body = {"shoe": 7, "coup": 40, "declared": True, "void": False, "misdraw": False, "dummy_hand": [],
+            "winner": "banker", "player": ["9H", "QS", "4C"], "banker": ["KD", "8C"], "player_total": 3,
+            "banker_total": 8, "natural": True, "natural_hand": "banker", "player_pair": False,
+            "banker_pair": False, "player_three_cards": True, "banker_three_cards": False, "margin": 5}  # fmt: skip
+    return json.dumps(_envelope(table, "coup", 40, body)).encode()
+
+
+def _envelope(table: str, kind: str, seq: int, body: dict[str, Any]) -> dict[str, Any]:
+    """A table record as the table's journal sends it (the pit refuses anything less)."""
+    return {
+        "v": 3, "table": table, "seq": seq, "kind": kind, "at": "2026-11-30T12:00:00.000Z", "session": 1,
+        "number": None, "cause": None, "prev": "0" * 64, "hash": "1" * 64, "body": body,
+    }  # fmt: skip
 
 
 def _pit(tmp: Path, n: int) -> Pit:
@@ -93,21 +103,22 @@ def _pit(tmp: Path, n: int) -> Pit:
     pit = Pit(url)
     rng = random.Random(n)
     for i in range(n):
-        name = f"Table {i + 1:02d}" if i % 7 else f"VIP Salon Baccarat {i + 1:02d}"  # a long name too
+        name = f"T{i + 1:02d}" if i % 7 else f"VIP-Salon-Baccarat-{i + 1:02d}"  # table ids, a long one too
         pit.on_message(f"baccarat/s1/{name}/status", b"online" if i % 9 else b"offline")
         pit.on_message(f"baccarat/s1/{name}/state", _state(name, rng))
         pit.on_message(f"baccarat/s1/{name}/record", _record(name, rng))
         if i % 10 == 3:
-            adv = {"kind": "advantage", "body": {"shoe": 7, "coup": 40, "bet": "dragon_bonus_player", "ev": 0.021}}
+            adv = _envelope(name, "advantage", 10, {"shoe": 7, "coup": 40, "bet": "dragon_bonus_player", "ev": 0.021})
             item = {"v": 1, "id": i, "at": "2026-11-30T12:00:00.000Z", "site": "s1", "table": name, "seq": 10,
                     "kind": "advantage", "detail": "dragon_bonus_player EV +2.10% at coup 40", "record": adv,
                     "extra": {}}  # fmt: skip
             pit.on_message("baccarat/s1/floor/alert", json.dumps(item).encode())
     for i in range(30 - len(pit.feed)):
-        item = {"v": 1, "id": 100 + i, "at": "2026-11-30T12:01:00.000Z", "site": "s1", "table": "Table 02",
+        item = {"v": 1, "id": 100 + i, "at": "2026-11-30T12:01:00.000Z", "site": "s1", "table": "T02",
                 "seq": 50 + i, "kind": "dealer_errors", "detail": "5 misdraws in the last hour (floor: 0.4)",
                 "record": None, "extra": {}}  # fmt: skip
         pit.on_message("baccarat/s1/floor/alert", json.dumps(item).encode())
+    assert not pit.stats["refused"] and not pit.stats["alert_records_dropped"], f"messages refused: {pit.stats}"
     pit.start(("127.0.0.1", 0), None)
     return pit
 
