@@ -62,8 +62,9 @@ READ = """() => {
   const limits = [...document.querySelectorAll(".lim")].filter(shown).map((e) =>
     ({key: e.dataset.testid, label: e.querySelector(".k").textContent, range: e.querySelector("b").textContent}));
   const marks = [...document.querySelectorAll('[data-testid="ask"] .mark')].map((m) => m.dataset.colour);
+  const askRows = [...document.querySelectorAll('[data-testid="ask"] .ask-row')].map(shown);
   const text = (id) => q(id) ? q(id).textContent : null;
-  return {roads, clipped, steps, limits, marks, body: document.body.innerText,
+  return {roads, clipped, steps, limits, marks, askRows, body: document.body.innerText,
           ladderShown: shown(q("ladder")), ladder: box(q("ladder")), last: box(q("last")), coup: box(q("coup")),
           counters: box(q("counters")), bead: box(q("road-bead_plate")),
           viewport: {x: 0, y: 0, r: innerWidth, b: innerHeight},
@@ -210,6 +211,7 @@ def test_a_whole_shoe_as_players_read_it(browser: Any, ended: ScoreboardSink, wi
     _check_common(m, snapshot, width, height)
     # The shoe has ended: no ask marks (there is no next coup to ask about); the players read "Shoe change".
     assert m["marks"] and set(m["marks"]) == {"none"}, m["marks"]
+    assert m["askRows"] == [False, False], "the ask box still shows its B and P with nothing to ask"
     assert m["notice"] == "Shoe change"
     # A whole shoe's columns in every road (the bead plate, the big road and each derived road) where the
     # screen has room for it.
@@ -254,6 +256,7 @@ def test_bilingual_board_with_the_link_down(browser: Any, bilingual: ScoreboardS
     assert "LINK DOWN" not in m["body"].upper()
     # Mid-shoe, the ask marks are there (so the test of their absence after the shoe's end means something).
     assert any(c != "none" for c in m["marks"]), m["marks"]
+    assert m["askRows"] == [True, True]
 
 
 def test_a_board_that_loses_the_table_says_table_closed(browser: Any) -> None:
