@@ -9,7 +9,8 @@ and natural flags of each bead.
 
 **Big road** (logical form). Columns of same-winner streaks, Banker and Player only. A tie makes no cell:
 it adds one to the ``ties`` count of the previous cell. Ties dealt before the first Banker or Player result
-are held and attached to the first cell when it appears (until then the big road is empty).
+are held and attached to the first cell when it appears (until then the big road is empty). A cell carries
+the pair flags of every coup it stands for (its win and its ties).
 
 **Derived roads** (big eye boy k=1, small road k=2, cockroach pig k=3). For each new big-road cell placed
 in logical column ``n`` at row ``m`` (both counted from 1):
@@ -112,13 +113,29 @@ class Bead:
 
 @dataclass(frozen=True, slots=True)
 class BigRoadCell:
-    """One big-road cell: a Banker or Player win, and the ties dealt after it (or before the first cell)."""
+    """One big-road cell: a Banker or Player win, and the ties dealt after it (or before the first cell).
+
+    ``player_pair`` and ``banker_pair``: whether any coup the cell stands for (its win and its ties) had that
+    pair, so no pair the bead plate shows is missing from the big road (the dots boards draw on its cells)."""
 
     winner: Winner
     ties: int = 0
+    player_pair: bool = False
+    banker_pair: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"winner": self.winner.value, "ties": self.ties}
+        return {
+            "winner": self.winner.value,
+            "ties": self.ties,
+            "player_pair": self.player_pair,
+            "banker_pair": self.banker_pair,
+        }
+
+    def with_tie(self, bead: Bead) -> BigRoadCell:
+        """This cell with one more tie on it, and that tie's pairs."""
+        return BigRoadCell(
+            self.winner, self.ties + 1, self.player_pair or bead.player_pair, self.banker_pair or bead.banker_pair
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,7 +351,7 @@ class RoadsBuilder:
         self._closed: list[tuple[BigRoadCell, ...]] = []  # big-road columns before the last one
         self._last: list[BigRoadCell] = []  # the big road's current column
         self._heights: list[int] = []
-        self._pending_ties = 0
+        self._pending_ties: list[Bead] = []  # ties before the first Banker or Player result
         # per derived road: closed columns and the current one
         self._derived: list[tuple[list[tuple[Colour, ...]], list[Colour]]] = [([], []) for _ in DERIVED_ROADS]
         self._count = 0
@@ -366,19 +383,21 @@ class RoadsBuilder:
         winner = bead.winner
         if winner is Winner.TIE:
             if self._last:
-                cell = self._last[-1]
-                self._last[-1] = BigRoadCell(cell.winner, cell.ties + 1)
+                self._last[-1] = self._last[-1].with_tie(bead)
             else:
-                self._pending_ties += 1
+                self._pending_ties.append(bead)
             return
+        cell = BigRoadCell(winner, 0, bead.player_pair, bead.banker_pair)
         if self._last and self._last[0].winner is winner:
-            self._last.append(BigRoadCell(winner))
+            self._last.append(cell)
             self._heights[-1] += 1
         else:
             if self._last:
                 self._closed.append(tuple(self._last))
-            self._last = [BigRoadCell(winner, self._pending_ties)]
-            self._pending_ties = 0
+            for tie in self._pending_ties:  # ties dealt before the first Banker or Player result
+                cell = cell.with_tie(tie)
+            self._last = [cell]
+            self._pending_ties.clear()
             self._heights.append(1)
         n, m = len(self._heights), self._heights[-1]
         for (closed, current), (_, k) in zip(self._derived, DERIVED_ROADS, strict=True):
@@ -441,7 +460,10 @@ def roads_layout(roads: Roads) -> dict[str, Any]:
         [c, r, b.winner.value, b.player_pair, b.banker_pair, b.natural]
         for c, r, b in bead_plate_grid(roads.bead_plate, ROAD_ROWS)
     ]
-    big = [[c, r, cell.winner.value, cell.ties] for c, r, cell in big_road_grid(roads.big_road, ROAD_ROWS)]
+    big = [
+        [c, r, cell.winner.value, cell.ties, cell.player_pair, cell.banker_pair]
+        for c, r, cell in big_road_grid(roads.big_road, ROAD_ROWS)
+    ]
     data["layout"] = {"rows": ROAD_ROWS, "bead_plate": beads, "big_road": big}
     for name, k in DERIVED_ROADS:
         marks = big_road_grid(roads.derived(k), ROAD_ROWS)

@@ -125,6 +125,8 @@
           c.dataset.winner = item[2];
           if (item[3]) c.appendChild(el("i", "tie"));
           if (item[3] > 1) c.appendChild(el("b", "n", item[3]));
+          if (item[4]) c.appendChild(el("i", "pair player"));  // the pairs of its win and its ties
+          if (item[5]) c.appendChild(el("i", "pair banker"));
         } else c.dataset.colour = item[2];
         grid.appendChild(c);
         cols = Math.max(cols, item[0] + 1);

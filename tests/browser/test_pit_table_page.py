@@ -20,6 +20,7 @@ import pytest
 
 from controller.game.notation import card_text, result_text
 from controller.game.records import TableRecord
+from controller.game.roads import compute_roads, roads_layout
 from floor.accounting import Accounting, ratings
 from floor.archive import Archive
 from floor.pit import Pit
@@ -94,6 +95,15 @@ def test_the_table_page(browser: Any, setup: Setup, size: tuple[int, int]) -> No
             for bottom in r["row5"]:
                 assert bottom <= r["box_bottom"] + 0.5, f"{name}: its 6th row is cut off"
         assert roads["bead_plate"]["row5"], "a whole shoe fills the bead plate's 6th row"
+        # the big road's pair dots: those of the coups each cell stands for (its win and its ties)
+        dots = page.eval_on_selector_all(
+            '[data-testid="road-big_road"] .c',
+            "es => es.map(e => [!!e.querySelector('.pair.player'), !!e.querySelector('.pair.banker')])",
+        )
+        coups = [r.body for r in setup.records if r.kind == "coup" and r.body.get("declared")]
+        expected = [[c[4], c[5]] for c in roads_layout(compute_roads(coups))["layout"]["big_road"]]
+        assert any(any(p) for p in expected), "the shoe dealt no pair: the check would prove nothing"
+        assert dots == expected
         eye, small, pig = (roads[n]["mark"] for n in ("big_eye_boy", "small_road", "cockroach_pig"))
         assert eye["border"] >= 1.5 and eye["background"] == "rgba(0, 0, 0, 0)", "big eye boy: a hollow ring"
         assert small["border"] == 0 and small["background"] != "rgba(0, 0, 0, 0)", "small road: a filled dot"

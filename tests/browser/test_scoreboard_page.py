@@ -122,6 +122,12 @@ def _check_against_journal(page: Any, coups: list[dict[str, Any]]) -> None:
     assert _cells(page, "big_road", "winner") == big
     if big:
         assert sum(int(t) for t in _cells(page, "big_road", "ties")) == winners.count("tie")
+    # the pair dots on the big road: those of the coups each cell stands for (its win and its ties)
+    dots = page.eval_on_selector_all(
+        '[data-testid="road-big_road"] .cell',
+        "els => els.map(e => [!!e.querySelector('.pp'), !!e.querySelector('.bp')])",
+    )
+    assert dots == [[c.player_pair, c.banker_pair] for col in compute_roads(coups).big_road for c in col]
     roads = compute_roads(winners)
     for name, k in DERIVED_ROADS:
         expected = [mark.value for column in roads.derived(k) for mark in column]

@@ -63,8 +63,10 @@ READ = """() => {
     ({key: e.dataset.testid, label: e.querySelector(".k").textContent, range: e.querySelector("b").textContent}));
   const marks = [...document.querySelectorAll('[data-testid="ask"] .mark')].map((m) => m.dataset.colour);
   const askRows = [...document.querySelectorAll('[data-testid="ask"] .ask-row')].map(shown);
+  const bigPairs = [...document.querySelectorAll('[data-testid="road-big_road"] .cell')].map((e) =>
+    [!!shown(e.querySelector(".pp")), !!shown(e.querySelector(".bp"))]);
   const text = (id) => q(id) ? q(id).textContent : null;
-  return {roads, clipped, steps, limits, marks, askRows, body: document.body.innerText,
+  return {roads, clipped, steps, limits, marks, askRows, bigPairs, body: document.body.innerText,
           ladderShown: shown(q("ladder")), ladder: box(q("ladder")), last: box(q("last")), coup: box(q("coup")),
           counters: box(q("counters")), bead: box(q("road-bead_plate")),
           viewport: {x: 0, y: 0, r: innerWidth, b: innerHeight},
@@ -212,6 +214,10 @@ def test_a_whole_shoe_as_players_read_it(browser: Any, ended: ScoreboardSink, wi
     # The shoe has ended: no ask marks (there is no next coup to ask about); the players read "Shoe change".
     assert m["marks"] and set(m["marks"]) == {"none"}, m["marks"]
     assert m["askRows"] == [False, False], "the ask box still shows its B and P with nothing to ask"
+    # The big road's pair dots: those of the coups each cell stands for (a shoe of 80 coups has some).
+    pairs = [[bool(c[4]), bool(c[5])] for c in snapshot["roads"]["layout"]["big_road"]]
+    assert any(any(p) for p in pairs), "the shoe dealt no pair: the test would prove nothing"
+    assert m["bigPairs"] and m["bigPairs"] == pairs[-len(m["bigPairs"]) :]
     assert m["notice"] == "Shoe change"
     # A whole shoe's columns in every road (the bead plate, the big road and each derived road) where the
     # screen has room for it.

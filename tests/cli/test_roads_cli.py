@@ -31,9 +31,15 @@ def test_json_is_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
     assert data == {
         "bead_plate": ["banker", "banker", "player", "tie", "player", "banker"],
         "big_road": [
-            [{"winner": "banker", "ties": 0}, {"winner": "banker", "ties": 0}],
-            [{"winner": "player", "ties": 1}, {"winner": "player", "ties": 0}],
-            [{"winner": "banker", "ties": 0}],
+            [
+                {"winner": "banker", "ties": 0, "player_pair": False, "banker_pair": False},
+                {"winner": "banker", "ties": 0, "player_pair": False, "banker_pair": False},
+            ],
+            [
+                {"winner": "player", "ties": 1, "player_pair": False, "banker_pair": False},
+                {"winner": "player", "ties": 0, "player_pair": False, "banker_pair": False},
+            ],
+            [{"winner": "banker", "ties": 0, "player_pair": False, "banker_pair": False}],
         ],
         "big_eye_boy": [["red", "red"]],
         "small_road": [],
@@ -110,7 +116,10 @@ def test_as_a_process_json_and_a_clean_error() -> None:
     )
     assert ok.returncode == 0, ok.stderr
     big_road = json.loads(ok.stdout)["big_road"]
-    assert big_road == [[{"winner": "banker", "ties": 1}], [{"winner": "player", "ties": 0}]]
+    assert big_road == [
+        [{"winner": "banker", "ties": 1, "player_pair": False, "banker_pair": False}],
+        [{"winner": "player", "ties": 0, "player_pair": False, "banker_pair": False}],
+    ]
     bad = subprocess.run(
         [sys.executable, "-m", "controller.cli", "roads", "B", "Z"],
         capture_output=True,

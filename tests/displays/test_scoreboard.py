@@ -148,8 +148,11 @@ def test_declared_coups_give_last_result_counters_and_roads() -> None:
     assert payouts["dragon_bonus_banker"] == ("push", "")  # natural tie pushes
     roads = snap["roads"]
     assert roads["bead_plate"] == ["player", "banker", "tie"]
-    assert roads["big_road"] == [[{"winner": "player", "ties": 0}], [{"winner": "banker", "ties": 1}]]
-    assert roads["layout"]["big_road"] == [[0, 0, "player", 0], [1, 0, "banker", 1]]
+    assert roads["big_road"] == [
+        [{"winner": "player", "ties": 0, "player_pair": True, "banker_pair": False}],
+        [{"winner": "banker", "ties": 1, "player_pair": True, "banker_pair": True}],
+    ]
+    assert roads["layout"]["big_road"] == [[0, 0, "player", 0, True, False], [1, 0, "banker", 1, True, True]]
     assert roads["layout"]["bead_plate"] == [
         [0, 0, "player", True, False, True], [0, 1, "banker", True, True, False], [0, 2, "tie", False, False, True],
     ]  # fmt: skip
@@ -161,8 +164,7 @@ def test_roads_in_the_snapshot_are_compute_roads_of_the_shoe() -> None:
     coups = ["4H 7S 4D KD", "2H 3S 2C 3D 9C", "TH 9S TD 9D", "KH KS 9H 2D", "KC 9C QH 2S", "QD 9D JH 2H"]
     for c in coups:
         table.deal(c)
-    winners = [r["winner"] for r in table.sink.builder.records]
-    expected = compute_roads(winners).to_dict()
+    expected = compute_roads(table.sink.builder.records).to_dict()  # the pairs too
     roads = table.sink.snapshot()["roads"]
     assert {k: v for k, v in roads.items() if k != "layout"} == expected
     assert len(roads["layout"]["big_eye_boy"]) == sum(len(c) for c in expected["big_eye_boy"])

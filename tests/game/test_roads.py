@@ -27,6 +27,7 @@ from controller.game.roads import (
     big_road_grid,
     compute_roads,
     derived_mark,
+    roads_layout,
 )
 
 R, BL = "red", "blue"
@@ -38,8 +39,13 @@ def road(results: str) -> dict[str, Any]:
     return compute_roads(results.split()).to_dict()
 
 
-def cell(winner: str, ties: int = 0) -> dict[str, Any]:
-    return {"winner": {"B": "banker", "P": "player"}[winner], "ties": ties}
+def cell(winner: str, ties: int = 0, player_pair: bool = False, banker_pair: bool = False) -> dict[str, Any]:
+    return {
+        "winner": {"B": "banker", "P": "player"}[winner],
+        "ties": ties,
+        "player_pair": player_pair,
+        "banker_pair": banker_pair,
+    }
 
 
 # -- bead plate and big road ---------------------------------------------------------------------------------
@@ -121,7 +127,31 @@ def test_journal_records_carry_the_bead_flags_and_void_coups_are_skipped() -> No
         {"winner": "banker", "player_pair": True, "banker_pair": False, "natural": True},
         {"winner": "tie", "player_pair": False, "banker_pair": False, "natural": False},
     ]
-    assert roads.to_dict()["big_road"] == [[cell("B", 1)]]
+    assert roads.to_dict()["big_road"] == [[cell("B", 1, player_pair=True)]]
+
+
+def test_a_big_road_cell_carries_the_pairs_of_its_win_and_of_its_ties() -> None:
+    """No pair the bead plate shows is missing from the big road: a tie's pair goes on the cell its tie is
+    written on, the pairs of ties before the first cell on that cell; a cell without one has none."""
+    records: list[dict[str, Any]] = [
+        {"winner": "tie", "banker_pair": True},  # before any cell
+        {"winner": "player"},
+        {"winner": "player", "player_pair": True},
+        {"winner": "tie", "banker_pair": True},  # on the second Player cell
+        {"winner": "banker"},
+        {"winner": "tie"},
+    ]
+    big = compute_roads(records).to_dict()["big_road"]
+    assert big == [
+        [cell("P", 1, banker_pair=True), cell("P", 1, player_pair=True, banker_pair=True)],
+        [cell("B", 1)],
+    ]
+    layout = roads_layout(compute_roads(records))["layout"]["big_road"]
+    assert layout == [
+        [0, 0, "player", 1, False, True],
+        [0, 1, "player", 1, True, True],
+        [1, 0, "banker", 1, False, False],
+    ]
 
 
 def test_a_journal_record_without_a_winner_is_refused() -> None:

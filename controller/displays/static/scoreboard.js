@@ -213,6 +213,9 @@
         cell.appendChild(el("span", "tie-slash"));
         if (item[3] > 1) cell.appendChild(el("span", "tie-count", item[3]));
       }
+      // the pairs of the coups the cell stands for, as on the bead plate
+      if (item[5]) cell.appendChild(el("span", "bp"));
+      if (item[4]) cell.appendChild(el("span", "pp"));
     } else {
       cell.dataset.colour = value;
     }
