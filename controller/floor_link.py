@@ -57,6 +57,7 @@ from controller.config import FloorSection
 from controller.floor_trouble import REPEAT, Cause, Trouble, TroubleLog, from_error, from_refusal
 from controller.game.public import PublicView
 from controller.game.records import RECORD_VERSION
+from controller.game.roads import PAIR_LETTERS
 from controller.journal import Journal, JournalError, Record, utc_now
 from controller.journal.ack import AckRefusals, refusal
 from controller.keyfiles import load_private_key
@@ -195,7 +196,7 @@ def state_message(
     dealt (``null``); the coups of the shoe are declared ones, so they stay."""
     hidden = view.coup.hidden
     counts = {"coups": 0, "banker": 0, "player": 0, "tie": 0, "natural": 0, "player_pair": 0, "banker_pair": 0}
-    bead = []
+    bead, pairs = [], []
     for coup in coups:
         if not coup.get("declared") or coup.get("void"):
             continue
@@ -204,6 +205,7 @@ def state_message(
         if winner in ("banker", "player", "tie"):
             counts[winner] += 1
             bead.append(winner[0].upper())
+            pairs.append(PAIR_LETTERS[bool(coup.get("player_pair")), bool(coup.get("banker_pair"))])
         for flag in ("natural", "player_pair", "banker_pair"):
             counts[flag] += bool(coup.get(flag))
     message: dict[str, Any] = {
@@ -220,7 +222,7 @@ def state_message(
         "last_coup": view.shoe.last_coup,
         "alarms": [a.name for a in view.alarms],
         "counts": counts,
-        "roads": {"bead": "".join(bead)},
+        "roads": {"bead": "".join(bead), "pairs": "".join(pairs)},
         "journal": {"head": head, "acked": acked},
     }
     if limits is not None:  # the table's limits in cents (the pit shows them on the tile)

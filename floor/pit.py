@@ -170,7 +170,8 @@ class _Tile:
         self.limits: dict[str, int] | None = None  # the table's limits in cents (its state says them)
         self.last: dict[str, Any] | None = None
         self.bead = ""
-        self.big_road: list[list[Any]] = []
+        self.pairs: str | None = None  # the pairs beside the bead string (absent from older tables)
+        self.big_road: list[list[Any]] = []  # [column, row, winner, ties, player_pair, banker_pair]
         self._road_json = "[]"  # the big road's JSON, made when the bead string changes (most messages do not)
         self.alarms: dict[str, int | None] = {}  # name -> since (epoch ms)
         # bet -> its flag this shoe: raised (the table's advantage record) or cleared (advantage_cleared), with the
@@ -200,16 +201,20 @@ class _Tile:
                        "natural": c.natural, "player_pair": c.player_pair, "banker_pair": c.banker_pair}  # fmt: skip
         now = _ms(state.at)
         self.alarms = {a: self.alarms.get(a, now) for a in state.alarms}
-        bead = state.roads.bead
-        if bead != self.bead:
-            self.bead = bead
+        roads = state.roads
+        if (roads.bead, roads.pairs) != (self.bead, self.pairs):
+            self.bead, self.pairs = roads.bead, roads.pairs
             try:
-                columns = compute_roads(bead).big_road
+                columns = compute_roads(roads.results()).big_road
             except RoadError:
                 columns = ()
             cells = big_road_grid(columns)
             first = max(0, max((c for c, _r, _cell in cells), default=0) + 1 - TILE_COLUMNS)
-            self.big_road = [[c - first, r, cell.winner.value, cell.ties] for c, r, cell in cells if c >= first]
+            self.big_road = [
+                [c - first, r, cell.winner.value, cell.ties, cell.player_pair, cell.banker_pair]
+                for c, r, cell in cells
+                if c >= first
+            ]
             self._road_json = json.dumps(self.big_road, separators=(",", ":"))
         self.updated = now
 

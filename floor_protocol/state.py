@@ -22,6 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from controller.game.coup import Winner
 from controller.game.records import RECORD_VERSION
+from controller.game.roads import PAIR_LETTERS
 from controller.game.shoe import MAX_DECKS
 from controller.game.table import Alarm, Due
 from floor_protocol.topics import LEVEL_PATTERN
@@ -105,6 +106,30 @@ class Roads(_Part):
     bead: Annotated[
         str, Field(pattern=r"^[BPT]*$", max_length=_MAX_COUNT, description="the bead road: B, P or T per coup")
     ]
+    pairs: Annotated[
+        str | None,
+        Field(
+            pattern=f"^[{''.join(PAIR_LETTERS.values())}]*$",
+            max_length=_MAX_COUNT,
+            description="the pairs of each coup of the bead road: . none, p Player pair, b Banker pair, x both; "
+            "absent from older tables",
+        ),
+    ] = None
+
+    @model_validator(mode="after")
+    def _a_pair_letter_per_coup(self) -> Roads:
+        if self.pairs is not None and len(self.pairs) != len(self.bead):
+            raise ValueError(f"pairs has {len(self.pairs)} letters for the bead road's {len(self.bead)} coups")
+        return self
+
+    def results(self) -> list[dict[str, Any]]:
+        """The bead road as results :func:`controller.game.roads.compute_roads` reads, with their pairs."""
+        winners = {"B": "banker", "P": "player", "T": "tie"}
+        pairs = self.pairs if self.pairs is not None else "." * len(self.bead)
+        return [
+            {"winner": winners[w], "player_pair": p in "px", "banker_pair": p in "bx"}
+            for w, p in zip(self.bead, pairs, strict=True)
+        ]
 
 
 Cents = Annotated[int, Field(ge=0, le=2**53)]

@@ -26,6 +26,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.game.records import RECORD_VERSION, TableRecord
+from controller.game.roads import PAIR_LETTERS
 from controller.journal import Journal
 from floor_protocol.topics import Leaf, table_topic
 from mqttloop import NetworkLoop
@@ -70,7 +71,7 @@ class SimTable:
     coup: int | None = None
     bead: str = ""
     alarms: list[str] = field(default_factory=list)
-    coups: list[dict[str, Any]] = field(default_factory=list)  # declared coups, in order
+    coups: list[dict[str, Any]] = field(default_factory=list)  # the shoe's declared coups, in order
 
     def topic(self, what: str) -> str:
         return table_topic(self.site, self.table, Leaf(what))
@@ -79,6 +80,7 @@ class SimTable:
         body = record.body
         if record.kind == "shoe" and body.get("event") == "start":
             self.shoe, self.coup, self.bead = int(body["shoe"]), 1, ""
+            self.coups.clear()
         elif record.kind == "coup" and body.get("coup") is not None:
             if body.get("declared"):  # the journal does not record an alarm's clearing: a declared coup clears
                 self.alarms.clear()
@@ -109,7 +111,12 @@ class SimTable:
                 **{w: sum(c.get("winner") == w for c in self.coups) for w in ("banker", "player", "tie")},
                 **{f: sum(bool(c.get(f)) for c in self.coups) for f in ("natural", "player_pair", "banker_pair")},
             },
-            "roads": {"bead": self.bead},
+            "roads": {
+                "bead": self.bead,
+                "pairs": "".join(
+                    PAIR_LETTERS[bool(c.get("player_pair")), bool(c.get("banker_pair"))] for c in self.coups
+                ),
+            },
             "journal": {"head": self.sent, "acked": self.sent},
             "player": [],
             "banker": [],

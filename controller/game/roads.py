@@ -45,6 +45,7 @@ from controller.game.errors import GameError
 
 __all__ = [
     "DERIVED_ROADS",
+    "PAIR_LETTERS",
     "ROAD_ROWS",
     "Ask",
     "AskMarks",
@@ -446,6 +447,16 @@ def compute_roads(results: Iterable[ResultLike]) -> Roads:
     naming the first bad result.
     """
     return RoadsBuilder(results).roads
+
+
+#: The letter of a coup's pairs in a table's ``state`` message (``roads.pairs``, beside the bead string):
+#: no pair, a Player pair, a Banker pair, both.
+PAIR_LETTERS: dict[tuple[bool, bool], str] = {
+    (False, False): ".",
+    (True, False): "p",
+    (False, True): "b",
+    (True, True): "x",
+}
 
 
 #: Rows of the bead plate, the big road and the derived roads on a page.

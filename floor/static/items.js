@@ -24,7 +24,8 @@
     tile: (t) => isObj(t) && isStr(t.table) && isStr(t.link) && opt(t.status, isStr) &&
       opt(t.shoe, isInt) && opt(t.coup, isInt) && opt(t.cards_remaining, isInt) && opt(t.updated, isNum) &&
       opt(t.last, hand) &&
-      list(t.big_road, (c) => Array.isArray(c) && isInt(c[0]) && isInt(c[1]) && isStr(c[2]) && isInt(c[3])) &&
+      list(t.big_road, (c) => Array.isArray(c) && isInt(c[0]) && isInt(c[1]) && isStr(c[2]) && isInt(c[3]) &&
+        isBool(c[4]) && isBool(c[5])) &&
       list(t.alarms, (a) => isObj(a) && isStr(a.name) && opt(a.since, isNum)) &&
       list(t.advantage, (f) => isObj(f) && isStr(f.bet) && isNum(f.ev) && opt(f.state, isStr)) &&
       opt(t.counts, isObj) && opt(t.game, isObj) && opt(t.phase, isStr) &&

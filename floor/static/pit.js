@@ -162,7 +162,7 @@
     const box = el("div", "mini");
     const inner = el("div", "grid");
     let cols = 0, newest = null;
-    for (const [col, row, winner, ties] of cells) {
+    for (const [col, row, winner, ties, playerPair, bankerPair] of cells) {
       const c = el("span", "c");
       c.style.left = "calc(var(--cell) * " + col + ")";
       c.style.top = "calc(var(--cell) * " + row + ")";
@@ -170,6 +170,8 @@
       c.dataset.ties = String(ties);
       if (ties) c.appendChild(el("i", "tie"));
       if (ties > 1) c.appendChild(el("b", "n", ties));
+      if (playerPair) c.appendChild(el("i", "pair player"));  // the pairs of its win and its ties
+      if (bankerPair) c.appendChild(el("i", "pair banker"));
       inner.appendChild(c);
       cols = Math.max(cols, col + 1);
       newest = c;

@@ -49,6 +49,7 @@ MEASURE = """() => {
     const leaves = [...t.querySelectorAll("*")].filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 &&
       n.textContent.trim()) && e.getClientRects().length && !e.closest(".mini"));
     return {table: t.dataset.table, box: box(t), road: box(road), columns: +road.dataset.columns,
+      pairs: cells.map((c) => [!!c.querySelector(".pair.player"), !!c.querySelector(".pair.banker")]),
       cell: cells.length ? box(cells[0]).w : 0, rows: Math.max(-1, ...cells.map((c) => Math.round(
         (c.getBoundingClientRect().top - road.querySelector(".grid").getBoundingClientRect().top) / box(c).h))) + 1,
       newest: cells.length ? box(t.querySelector(".c.newest")) : null,
@@ -198,6 +199,8 @@ def test_four_tables_dealing(browser: Any, floor4: Floor4, size: tuple[int, int]
     for t in m["tiles"]:
         sim = floor4.sims[t["table"]]
         assert t["columns"] == road_columns(sim.bead), f"{t['table']}: not every column of the shoe is on its road"
+        cells = big_road_grid(compute_roads(sim.coups).big_road)
+        assert t["pairs"] == [[cell.player_pair, cell.banker_pair] for _c, _r, cell in cells], "the pair dots"
         state = sim.state()
         assert t["fields"]["Shoe"] == str(state["shoe"]) and t["fields"]["Coup"] == str(state["coup"])
         assert t["fields"]["Left"] == str(state["cards_remaining"])
@@ -211,6 +214,7 @@ def test_four_tables_dealing(browser: Any, floor4: Floor4, size: tuple[int, int]
         assert (int(t["money"]["handle"]), int(t["money"]["win"])) == (handle, win)
     whole = next(t for t in m["tiles"] if t["table"] == "T3")
     assert whole["columns"] >= 20, "a whole shoe's big road"
+    assert any(any(p) for p in whole["pairs"]), "a whole shoe with no pair: the dots were not tried"
     # the feed: the kind in words and the local time with its zone; the record only when asked
     assert [k for k, _w, _t in m["feed_items"]] == ["repeated_shoe", "advantage", "dealer_errors"]
     assert [w for _k, w, _t in m["feed_items"]] == ["Repeated shoe", "Advantage", "Dealer errors"]

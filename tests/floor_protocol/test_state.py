@@ -103,7 +103,7 @@ LIMITS = {"minimum": 2500, "maximum": 500000, "side_minimum": 500, "side_maximum
 
 
 def test_every_state_the_table_sends_is_valid_and_reads_back_the_same(validator: Draft202012Validator) -> None:
-    seen_due = set()
+    seen_due, seen_pairs = set(), set()
     for message in _messages():
         payload = json.dumps(message, separators=(",", ":"))
         assert len(payload) < MAX_STATE_BYTES / 4
@@ -111,7 +111,13 @@ def test_every_state_the_table_sends_is_valid_and_reads_back_the_same(validator:
         parsed = parse_state(payload)
         assert parsed.to_dict() == message
         seen_due.add(parsed.due)
+        pairs = message["roads"]["pairs"]  # a letter per coup of the bead road, as the counts count them
+        assert len(pairs) == len(message["roads"]["bead"])
+        assert sum(p in "px" for p in pairs) == message["counts"]["player_pair"]
+        assert sum(p in "bx" for p in pairs) == message["counts"]["banker_pair"]
+        seen_pairs.update(pairs)
     assert {"deal", "player_third", "banker_third", "declare", "hidden"} <= seen_due
+    assert {".", "p", "b"} <= seen_pairs
 
 
 def _good() -> dict[str, Any]:
@@ -143,6 +149,7 @@ def _hidden() -> dict[str, Any]:
         (lambda m: m | {"player": ["1X"]}, "player.0: String should match pattern"),
         (lambda m: m | {"player": ["AS", "2S", "3S", "4S"]}, "player: Tuple should have at most 3 items"),
         (lambda m: m | {"roads": {"bead": "BPX"}}, "roads.bead: String should match pattern"),
+        (lambda m: m | {"roads": {"bead": "BP", "pairs": "pz"}}, "roads.pairs: String should match pattern"),
         (lambda m: m | {"counts": m["counts"] | {"tie": -1}}, "counts.tie: Input should be greater than or equal"),
         (lambda m: m | {"journal": {"head": 1}}, "journal.acked: Field required"),
         (lambda m: m | {"result": m["result"] | {"winner": "house"}}, "result.winner: 'house' is not one of"),
@@ -159,6 +166,23 @@ def test_a_wrong_message_is_refused_by_the_parser_and_the_schema(
         parse_state(json.dumps(bad))
     assert says in str(caught.value) and "\n" not in str(caught.value)
     assert list(validator.iter_errors(bad)), "the schema took what the model refused"
+
+
+def test_the_pairs_go_with_the_bead_road_and_an_older_table_sends_none() -> None:
+    """A letter of ``pairs`` per coup of the bead road, or the message is refused (the schema cannot say that
+    one: the parser does); a state without ``pairs`` (an older table) is read, its coups without pairs."""
+    good = _good()
+    with pytest.raises(StateError, match=r"roads: .*pairs has 1 letters for the bead road's 2 coups"):
+        parse_state(json.dumps(good | {"roads": {"bead": "BP", "pairs": "p"}}))
+    both = parse_state(json.dumps(good | {"roads": {"bead": "BTP", "pairs": "x.b"}})).roads
+    assert both.results() == [
+        {"winner": "banker", "player_pair": True, "banker_pair": True},
+        {"winner": "tie", "player_pair": False, "banker_pair": False},
+        {"winner": "player", "player_pair": False, "banker_pair": True},
+    ]
+    older = parse_state(json.dumps(good | {"roads": {"bead": "BP"}})).roads
+    assert older.pairs is None
+    assert [(r["player_pair"], r["banker_pair"]) for r in older.results()] == [(False, False)] * 2
 
 
 def test_a_hidden_coup_with_cards_is_refused_and_without_is_taken(validator: Draft202012Validator) -> None:

@@ -50,7 +50,7 @@ def test_a_table_page_leaves_out_what_is_not_of_its_shape_and_draws_the_rest(tmp
         current = page["current"]
         assert [c["coup"] for c in current["coups"]] == [1]
         assert [a["alarm"] for a in current["alarms"]] == ["link_down"]
-        assert current["roads"]["layout"]["big_road"] == [[0, 0, "banker", 0]]
+        assert current["roads"]["layout"]["big_road"] == [[0, 0, "banker", 0, False, False]]
         # 2 coups listed (coups 2, 3) and 4 records (coups 2, 3, the advantage, the second alarm)
         assert page["skipped"] == 6
         tile = pit.snapshot()["tables"][0]  # started from the archive: its last good coup

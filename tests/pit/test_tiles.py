@@ -105,3 +105,23 @@ def test_a_bad_money_record_is_refused_and_not_counted(tmp_path: Path) -> None:
         assert pit.stats["refused_record"] == 5
     finally:
         pit.close()
+
+
+def test_the_big_road_on_the_tile_carries_the_pairs_of_its_cells(tmp_path: Path) -> None:
+    """The state's ``pairs`` beside its bead string: each big-road cell on the tile with the pairs of its win and
+    its ties; a state without them (an older table) gives cells without pairs; a new pair redraws the road."""
+
+    def with_roads(**roads: str) -> bytes:
+        return json.dumps(json.loads(state()) | {"roads": roads}).encode()
+
+    pit = make_pit(tmp_path)
+    try:
+        pit.on_message(TOPIC + "state", with_roads(bead="PTB", pairs=".xb"))
+        assert tile(pit)["big_road"] == [[0, 0, "player", 1, True, True], [1, 0, "banker", 0, False, True]]
+        pit.on_message(TOPIC + "state", with_roads(bead="PTB", pairs="..."))
+        assert tile(pit)["big_road"] == [[0, 0, "player", 1, False, False], [1, 0, "banker", 0, False, False]]
+        pit.on_message(TOPIC + "state", with_roads(bead="PTBB"))
+        assert [c[4:] for c in tile(pit)["big_road"]] == [[False, False]] * 3
+        assert not pit.stats["refused"]
+    finally:
+        pit.close()
