@@ -26,63 +26,21 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from itertools import islice
 
 from harness import common_args, header, out, verdict
 
-from controller.game.cards import DECK
-from controller.game.edges import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD, AdvantageFlags, CoupEdges, EdgeWatch
-from controller.game.records import RecordKind, derived_records
+from controller.game.edges import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD, AdvantageFlags, CoupEdges
+from controller.game.records import RecordKind
 from controller.game.rules import BUILTIN_RULESETS, Ruleset
-from controller.game.table import (
-    CardDrawn,
-    CutCardOut,
-    DeclarePressed,
-    Due,
-    NewShoePressed,
-    TableInput,
-    TableRules,
-    TableState,
-)
+from hw_sim.counting import dealt_shoes
 
 TARGET_PER_FLAG = 3.0
 
 
 def shoes(count: int, seed: int, ruleset: Ruleset) -> list[list[CoupEdges]]:
-    """Each shoe's betting-time edges, in order."""
-    rng = random.Random(seed)
-    rules = TableRules(decks=8)
-    state = TableState(rules)
-    watch = EdgeWatch(2.0, ruleset, rules.decks)  # no wager reaches +200 %: the flags stay down
-    out_shoes: list[list[CoupEdges]] = []
-    for _ in range(count):
-        cards = list(DECK) * 8
-        rng.shuffle(cards)
-        cut = len(cards) - 14
-        events: list[TableInput] = [NewShoePressed()]
-        dealt = 0
-        edges: list[CoupEdges] = []
-        while True:
-            for event in events:
-                notices = state.apply(event)
-                for kind, body in derived_records(notices, ruleset):
-                    watch.record(kind, body)
-                if state.due is Due.DEAL and state.coup.cards_dealt == 0 and not state.dummy_hand:
-                    before = watch.priced
-                    watch.betting_time(state.shoe_number, state.coup_number)
-                    if watch.priced != before and watch.last is not None:
-                        edges.append(watch.last)
-            due = state.due
-            if due is Due.NEW_SHOE or dealt >= len(cards):
-                break
-            if due is Due.DECLARE:
-                events = [DeclarePressed()]
-            else:
-                events = [CardDrawn(cards[dealt])]
-                dealt += 1
-                if dealt == cut:
-                    events.append(CutCardOut())
-        out_shoes.append(edges)
-    return out_shoes
+    """Each shoe's betting-time edges, in order (the count detector's dealt shoes: hw_sim/counting.py)."""
+    return list(islice(dealt_shoes(random.Random(seed), ruleset), count))
 
 
 def old_rule(shoe: Sequence[CoupEdges], threshold: float) -> list[tuple[str, str, float]]:
