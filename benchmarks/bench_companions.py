@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                     h.link_proc.wait(10)
                     acked = stored_ack(h.journal)
                     h.start_link(*floor)
-                    link_s.append(wait(lambda a=acked: stored_ack(h.journal) > a, 60, "a newer floor ack"))  # type: ignore[misc]
+                    link_s.append(wait(lambda a=acked: stored_ack(h.journal) > a, 60, "a newer floor ack"))
                 h.wait_sim(600)
                 assert_matches_truth(h, sequenced=True)
         finally:

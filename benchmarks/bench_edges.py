@@ -31,6 +31,7 @@ from controller.game.table import (
     DeclarePressed,
     Due,
     NewShoePressed,
+    TableInput,
     TableRules,
     TableState,
 )
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         cards = list(DECK) * 8
         rng.shuffle(cards)
         cut = len(cards) - 14
-        events = [NewShoePressed()]
+        events: list[TableInput] = [NewShoePressed()]
         dealt = 0
         while True:
             for event in events:

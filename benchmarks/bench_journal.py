@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.game.cards import Card, Rank, Suit
-from controller.game.records import derived_records, input_body, input_from_body
+from controller.game.records import RecordKind, derived_records, input_body, input_from_body
 from controller.game.table import (
     CardDrawn,
     CutCardOut,
@@ -36,7 +36,7 @@ from controller.game.table import (
 from controller.journal import Journal
 
 
-def table_session(seed: int) -> Iterator[tuple[TableInput, list[tuple[str, dict[str, Any]]]]]:
+def table_session(seed: int) -> Iterator[tuple[TableInput, list[tuple[RecordKind, dict[str, Any]]]]]:
     """Endless realistic table inputs with their derived coup records: shoes of 8 shuffled decks."""
     rng = random.Random(seed)
     state = TableState()
@@ -118,7 +118,9 @@ def bench_replay(directory: Path, count: int) -> None:
         t0 = time.perf_counter()
         state = TableState()
         for body in bodies:
-            state.apply(input_from_body(body))
+            table_input = input_from_body(body)
+            assert table_input is not None  # the session journals table inputs only
+            state.apply(table_input)
         apply = time.perf_counter() - t0
         t0 = time.perf_counter()
         problems = journal.verify()

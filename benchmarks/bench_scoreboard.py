@@ -32,7 +32,7 @@ from controller.game.cards import DECK  # noqa: E402
 from controller.game.rules import COMMISSION  # noqa: E402
 from controller.game.settlement import TableLimits  # noqa: E402
 from controller.game.shoe import BurnMode, BurnRule  # noqa: E402
-from controller.game.table import CardDrawn, DeclarePressed, Due, TableRules, TableState  # noqa: E402
+from controller.game.table import CardDrawn, DeclarePressed, Due, TableInput, TableRules, TableState  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def bench_update(reveal: str) -> None:
     random.Random(1).shuffle(deck)
     times: list[float] = []
     for card in deck[:-6]:
-        events = [CardDrawn(card)]
+        events: list[TableInput] = [CardDrawn(card)]
         while events:
             notices = state.apply(events.pop())
             t0 = time.perf_counter()

@@ -33,7 +33,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness import console_script, free_port, load, out, proc_status, status_kb
+from harness import console_script, load, out, proc_status, status_kb
+
+from tests.servers import free_port
 
 #: What a flat line means here: growth over the second half, in KB per shoe (the leak was about 35).
 TARGET_SLOPE_KB = 2.0

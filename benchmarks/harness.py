@@ -601,8 +601,8 @@ def bench_latency(
         thread.join(timeout=15)
         quiet.setLevel(level)
         pty.close()
-        with contextlib.suppress(OSError), Journal.open(journal_path, read_only=True) as j:
-            result.outbox = j.head()[0] - (j.floor_ack() or 0)
+        with contextlib.suppress(OSError), Journal.open(journal_path, read_only=True) as stored:
+            result.outbox = stored.head()[0] - (stored.floor_ack() or 0)
         with contextlib.suppress(OSError):
             for suffix in ("", "-wal", "-shm"):
                 Path(str(journal_path) + suffix).unlink(missing_ok=True)

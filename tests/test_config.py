@@ -110,11 +110,11 @@ def test_empty_sections_are_the_defaults() -> None:
 def test_settings_are_frozen() -> None:
     s = default_settings()
     with pytest.raises(ValidationError):
-        s.table.decks = 6  # type: ignore[misc]
+        s.table.decks = 6
     with pytest.raises(ValidationError):
-        s.gpio.pins.fault = 26  # type: ignore[misc]
+        s.gpio.pins.fault = 26
     with pytest.raises(ValidationError):
-        s.shoe = s.shoe  # type: ignore[misc]
+        s.shoe = s.shoe
 
 
 def test_values_are_read() -> None:

@@ -16,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.config import default_settings
-from controller.game.table import Card, CardDrawn, LinkChanged, NewShoePressed, TableState, TableView
+from controller.game.cards import Card
+from controller.game.table import CardDrawn, LinkChanged, NewShoePressed, TableInput, TableState, TableView
 from controller.notify import Notifier, StatusSink, status_line
 
 _SUN_PATH_MAX = 107  # sizeof(sockaddr_un.sun_path) minus the terminating NUL
@@ -217,7 +218,8 @@ def test_no_watchdog_without_a_valid_timeout(env: dict[str, str]) -> None:
 def _state_after(*tokens: str, link_down: bool = False) -> TableView:
     """A table after NEW SHOE, the exposed burn card 2C and two more burn cards, then *tokens* dealt."""
     state = TableState(default_settings().table_rules())
-    for event in [NewShoePressed(), *(CardDrawn(Card.parse(t)) for t in ("2C", "5D", "6D", *tokens))]:
+    events: list[TableInput] = [NewShoePressed(), *(CardDrawn(Card.parse(t)) for t in ("2C", "5D", "6D", *tokens))]
+    for event in events:
         state.apply(event)
     if link_down:
         state.apply(LinkChanged(False))

@@ -24,6 +24,7 @@ from controller.game.table import (
     LineNoise,
     NewShoePressed,
     ShoeRebooted,
+    TableInput,
     TableState,
     UnreadableCard,
     VoidPressed,
@@ -89,7 +90,13 @@ def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Dr
         for number, token in enumerate(["2S", "3S", "4S", "9H", "KD", "KS", "QS"], start=1):  # burn, a natural
             card = CardDrawn(Card.parse(token))
             loop._apply(card, input_body(card, seq=number), 1, number)
-        for event in [DeclarePressed(), CardDrawn(Card.parse("AS")), CardDrawn(Card.parse("AH")), UnreadableCard()]:
+        coup: list[TableInput] = [
+            DeclarePressed(),
+            CardDrawn(Card.parse("AS")),
+            CardDrawn(Card.parse("AH")),
+            UnreadableCard(),
+        ]
+        for event in coup:
             loop._apply(event, input_body(event), None, None)
         loop._apply(VoidPressed(), input_body(VoidPressed(), source="panel"), None, None)
         loop._apply(LineNoise(True), input_body(LineNoise(True), detail="flood"), None, None)
@@ -166,7 +173,7 @@ def test_every_money_kind_and_reader_input_is_valid(tmp_path: Path, validator: D
     ],
 )
 def test_a_wrong_body_is_refused(validator: Draft202012Validator, change: dict[str, Any], message: str) -> None:
-    good = {
+    good: dict[str, Any] = {
         "v": 1, "table": "T1", "seq": 1, "kind": "input", "at": "2026-11-30T12:00:00+00:00", "session": None,
         "number": None, "cause": None, "prev": "0" * 64, "hash": "a" * 64, "body": {"kind": "card", "card": "QS"},
     }  # fmt: skip

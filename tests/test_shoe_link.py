@@ -143,7 +143,9 @@ def test_a_port_that_cannot_open_is_reported_once_then_rarely() -> None:
     finally:
         link.stop()
     assert all(isinstance(e, PortState) and not e.up for e in events)
-    assert "attempts over" in events[1].detail  # the reminder says how long it has been failing
+    reminder = events[1]
+    assert isinstance(reminder, PortState)
+    assert "attempts over" in reminder.detail  # the reminder says how long it has been failing
 
 
 def test_a_write_error_closes_the_port_and_the_link_reopens_it(mocker: MockerFixture) -> None:

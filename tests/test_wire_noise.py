@@ -12,7 +12,16 @@ from controller.game.records import input_body
 from controller.game.table import Alarm, CardDrawn, LineNoise, NewShoePressed, TableRules, TableState
 from controller.journal import Journal
 from controller.loop import TableLoop, WireBytes
-from controller.wire import AsciiWire, BinaryWire, NoiseGate, WireEvent, WireInput, WireNoiseSummary, WireNoisy
+from controller.wire import (
+    AsciiWire,
+    BinaryWire,
+    NoiseGate,
+    WireEvent,
+    WireInput,
+    WireLink,
+    WireNoiseSummary,
+    WireNoisy,
+)
 from firmware_protocol.binary import encode
 from firmware_protocol.messages import Heartbeat
 from firmware_protocol.session import ControllerSession
@@ -84,7 +93,7 @@ def test_a_binary_flood_raises_noisy_line_once_and_heartbeats_keep_the_link_up()
         events += wire.poll(t)[0]
         t += 0.05
     assert [e.noisy for e in events if isinstance(e, WireNoisy)] == [True]
-    assert not [e for e in events if type(e).__name__ == "WireLink" and not e.up]  # type: ignore[attr-defined]
+    assert not [e for e in events if isinstance(e, WireLink) and not e.up]
 
 
 def test_the_loop_journals_a_flood_in_a_few_records_and_noisy_line_survives_a_restart(tmp_path: Path) -> None:

@@ -48,10 +48,11 @@ def _inputs(rng: random.Random) -> TableInput:
     roll = rng.random()
     if roll < 0.80:
         return CardDrawn(rng.choice(DECK))
-    return rng.choice(
-        [DeclarePressed(), DeclarePressed(), VoidPressed(), UnreadableCard(), CutCardOut(), ShoeRebooted(),
-         NewShoePressed(), LinkChanged(up=False), LinkChanged(up=True)]
-    )  # fmt: skip
+    others: list[TableInput] = [
+        DeclarePressed(), DeclarePressed(), VoidPressed(), UnreadableCard(), CutCardOut(), ShoeRebooted(),
+        NewShoePressed(), LinkChanged(up=False), LinkChanged(up=True),
+    ]  # fmt: skip
+    return rng.choice(others)
 
 
 def edges(walks: int = 200, steps: int = 300, seed: int = 1) -> set[tuple[str, str, str]]:

@@ -150,7 +150,7 @@ def _measure(browser: Any, pit: Pit, width: int, height: int) -> dict[str, Any]:
 
 def test_every_table_on_one_full_hd_screen(browser: Any, pit: Pit) -> None:
     m = _measure(browser, pit, 1920, 1080)
-    viewport = {"x": 0, "y": 0, "r": 1920, "b": 1080}
+    viewport: dict[str, float] = {"x": 0, "y": 0, "r": 1920, "b": 1080}
     assert max(m["sw"], m["bw"]) <= 1920 and max(m["sh"], m["bh"]) <= 1080, "the page scrolls"
     tiles = m["tiles"]
     assert len(tiles) == len(pit.tiles)

@@ -23,9 +23,10 @@ from controller.game.notation import result_text
 from floor.archive import Archive
 from floor.pit import Pit
 from tests.browser.conftest import OUTPUT, recall_on_page
-from tests.floor.conftest import InProcess, Keys, until
+from tests.floor.conftest import InProcess, Keys
 from tests.pitload import Floor, SimTable, demo_journal, journal_records
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 pytestmark = pytest.mark.browser
 

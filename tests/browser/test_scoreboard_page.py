@@ -48,7 +48,7 @@ def _declared(truth: Path) -> set[tuple[int, int]]:
     """The (shoe, coup) pairs the simulated dealer has declared so far, from the record of truth."""
     import json
 
-    out = set()
+    out: set[tuple[int, int]] = set()
     if not truth.exists():
         return out
     for line in truth.read_text().splitlines():

@@ -14,7 +14,7 @@ import time
 import tty
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -99,7 +99,12 @@ def test_every_part_answers_lamps_in_turn_buttons_echoed_lcd_pattern_and_the_sho
 ) -> None:
     tmp = harness.tmp
     opened: list[object] = []  # no journal opened at all: not even a SQLite database
-    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: opened.append(a) or pytest.fail("SQLite opened"))
+
+    def connect(*a: object, **k: object) -> NoReturn:
+        opened.append(a)
+        pytest.fail("SQLite opened")
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
     harness.start_sim("--dealer", "self", "--decks", "1", "--linger", "5")
     settings = load_config(write_config(tmp, harness.link, enabled=True, cols=16, rows=2))
     factory = make_pin_factory("mock")

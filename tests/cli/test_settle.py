@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,7 @@ def write(path: Path, events: list[TableInput]) -> None:
 #: loser left on the spot became its Player wager, and wins), then the next shoe.
 EVENTS = [*every_money_kind(), *cards(PLAYER_NATURAL[1:]), DeclarePressed(), NewShoePressed()]
 
-EXPECTED = [
+EXPECTED: list[dict[str, Any]] = [
     {"shoe": 1, "coup": 1, "seat": 1, "bet": "banker", "stake": 10000, "outcome": "win", "win": 10000,
      "commission": 500, "net": 10000},
     {"shoe": 1, "coup": 1, "seat": 3, "bet": "player", "stake": 5000, "outcome": "lose", "win": 0, "commission": 0,

@@ -35,8 +35,8 @@ def test_a_coup_from_bets_to_payout_on_the_screen_and_the_lcd() -> None:
     assert actions(state) == {(1, "banker"): "$100", (3, "player"): "$50"}
     state.apply(cards(BANKER_NATURAL)[0])  # the first card: the lock
     assert screen_model(state.view().money)["phase_text"] == "NO MORE BETS"
-    for event in cards(BANKER_NATURAL)[1:]:
-        state.apply(event)
+    for card in cards(BANKER_NATURAL)[1:]:
+        state.apply(card)
     state.apply(DeclarePressed())  # Banker 9, Player 0: Banker wins 0.95 to 1, the commission deducted now
     view = state.view()
     assert view.money is not None and view.money.phase is Phase.PAYOUT
@@ -46,13 +46,17 @@ def test_a_coup_from_bets_to_payout_on_the_screen_and_the_lcd() -> None:
     # The dealer pays seat 1 and takes seat 3: the checks pass.
     state.apply(SpotSeen(1, Spot.BANKER, plus(banker, chips(2500, 2500, 2500, 2500, 500, 500, 500, 500, 500))))
     assert actions(state)[(1, "banker")] == "TAKE BACK $30"  # $125 paid where $95 is due
-    assert money_line(state.view().money, 16) == "S1 TAKE BACK 30"  # no room for the +1 of seat 3
+    money_view = state.view().money
+    assert money_view is not None
+    assert money_line(money_view, 16) == "S1 TAKE BACK 30"  # no room for the +1 of seat 3
     state.apply(SpotSeen(1, Spot.BANKER, plus(banker, chips(2500, 2500, 2500))))
     assert actions(state)[(1, "banker")] == "PAY $20"  # $75 of $95 so far
     state.apply(SpotSeen(1, Spot.BANKER, plus(banker, chips(*[2500] * 3, *[500] * 4))))
     state.apply(SpotSeen(3, Spot.PLAYER, chips()))
     assert actions(state) == {(1, "banker"): "PAID"}
-    assert money_line(state.view().money, 16) is None
+    money_view = state.view().money
+    assert money_view is not None
+    assert money_line(money_view, 16) is None
 
 
 def test_the_real_books_view_crosses_the_feed_and_reaches_the_screen() -> None:

@@ -106,12 +106,11 @@ class Harness:
         for i, arg in enumerate(table_args[:-1]):
             if arg == "--config":
                 common = ["--config", table_args[i + 1]]
-        args = table_args
         log = self.tmp / f"daemon-{len(self.daemon_logs)}.log"
         self.daemon_logs.append(log)
         cmd = [
             sys.executable, "-m", "controller.cli", "run", "--port", str(self.link), "--journal", str(self.journal),
-            "--pin-factory", "mock", "--dialect", dialect, "--log-level", "info", *args,
+            "--pin-factory", "mock", "--dialect", dialect, "--log-level", "info", *table_args,
         ]  # fmt: skip
         self.daemon = self._spawn(cmd, log)
         if link_args and (self.link_proc is None or self.link_proc.poll() is not None):

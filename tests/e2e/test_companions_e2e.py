@@ -67,8 +67,11 @@ def test_the_board_killed_twenty_times_mid_shoe_costs_the_table_nothing(tmp_path
         assert h.daemon is not None and h.daemon.poll() is None, "the table process died"
         assert_matches_truth(h, sequenced=True)
         declared = [c for c in h.journal_coups() if c.get("declared") and not c.get("void")]
-        shown = lambda: (state(port) or {}).get("counters", {}).get("coups")  # noqa: E731
-        until(lambda: shown() == len(declared), 15, f"the board to count the shoe's {len(declared)} coups")
+
+        def coups_shown() -> Any:
+            return (state(port) or {}).get("counters", {}).get("coups")
+
+        until(lambda: coups_shown() == len(declared), 15, f"the board to count the shoe's {len(declared)} coups")
 
 
 def test_the_link_killed_twenty_times_mid_shoe_costs_the_table_nothing(tmp_path: Path) -> None:

@@ -28,7 +28,9 @@ def replayed_view(h: Harness) -> tuple[str, ...]:
     with Journal.open(h.journal, read_only=True) as j:
         for _id, body in j.inputs():
             if body.get("kind") in REPLAYED_KINDS:
-                state.apply(input_from_body(body))
+                table_input = input_from_body(body)
+                assert table_input is not None  # a replayed kind is always a table input
+                state.apply(table_input)
     v = state.view()
     return (
         str(v.shoe_number),

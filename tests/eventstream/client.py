@@ -37,7 +37,7 @@ class EventStream:
         self.headers = self._block()
 
     def _block(self) -> list[str]:
-        lines = []
+        lines: list[str] = []
         while True:
             line = self.file.readline()
             if not line:

@@ -112,9 +112,12 @@ def test_aborted_requests_at_full_speed_print_no_traceback(
         b"GET / HTTP/1.1\r\nHost:",  # half a request
         b"GE",
     ]
-    threads = [
-        threading.Thread(target=lambda k=k: [_abort(sink, kinds[(i + k) % 4]) for i in range(500)]) for k in range(4)
-    ]
+
+    def abort_500(k: int) -> None:
+        for i in range(500):
+            _abort(sink, kinds[(i + k) % 4])
+
+    threads = [threading.Thread(target=abort_500, args=(k,)) for k in range(4)]
     for t in threads:
         t.start()
     for t in threads:

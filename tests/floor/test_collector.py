@@ -15,8 +15,9 @@ from floor.archive import Alert, AlertKind, Archive
 from floor.collector import Collector, RefusedBudget, Settings
 from floor_protocol.ack import Ack
 from floor_protocol.signing import generate_key
-from tests.floor.conftest import AlertWatch, InProcess, Keys, Table, as_table, until
+from tests.floor.conftest import AlertWatch, InProcess, Keys, Table, as_table
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 
 def dicts(records: list[TableRecord]) -> list[dict[str, object]]:
@@ -211,7 +212,12 @@ def test_an_alert_its_collector_never_got_onto_the_broker_is_published_by_the_sw
         until(lambda: len(watch.alerts()) == 2, 10, "the second alert")
         until(lambda: c.archive.unpublished(older_than=0) == [], 10, "the outbox to empty again")
         sweeps = {c.collector._last_sweep}  # stamped as each sweep starts: the fourth new one ends the third
-        until(lambda: sweeps.add(c.collector._last_sweep) or len(sweeps) > 4, 15, "three sweeps")
+
+        def three_sweeps() -> bool:
+            sweeps.add(c.collector._last_sweep)
+            return len(sweeps) > 4
+
+        until(three_sweeps, 15, "three sweeps")
         # nothing is said twice once the broker has it
         assert [x["kind"] for x in watch.alerts()] == ["gap", "broken_link"]
     finally:

@@ -35,9 +35,9 @@ from tests.floor.conftest import (
     stop_collector,
     stored_ack,
     trusted,
-    until,
 )
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 pytestmark = pytest.mark.e2e
 

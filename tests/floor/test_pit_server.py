@@ -18,8 +18,9 @@ from controller.game.records import TableRecord
 from floor.archive import Archive
 from floor.pit import MAX_TABLES, Pit
 from tests.console import Result, run_main
-from tests.floor.conftest import Keys, Table, serve_process, until
+from tests.floor.conftest import Keys, Table, serve_process
 from tests.servers import Mosquitto, free_port
+from tests.waiting import until
 
 
 def get(url: str) -> tuple[int, bytes]:

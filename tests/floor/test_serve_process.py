@@ -25,9 +25,9 @@ from tests.floor.conftest import (
     archived_count,
     serve_process,
     shoe_floor,
-    until,
 )
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 pytestmark = pytest.mark.e2e
 
@@ -40,7 +40,13 @@ def test_a_collector_killed_mid_stream_and_restarted_archives_the_journal_record
     proc = serve_process(broker, archive_url, "floor-a", log)
     try:
         until(lambda: "subscribed" in log.read_text(), 20, "the collector to subscribe")
-        sender = threading.Thread(target=lambda: [table.publish([r]) or time.sleep(0.002) for r in journal_records])
+
+        def send() -> None:
+            for r in journal_records:
+                table.publish([r])
+                time.sleep(0.002)
+
+        sender = threading.Thread(target=send)
         sender.start()
         until(lambda: archived_count(archive_url) >= 100, 30, "a hundred records archived")
         proc.send_signal(signal.SIGKILL)

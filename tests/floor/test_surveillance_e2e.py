@@ -18,8 +18,9 @@ from controller.journal import Journal
 from floor.archive import Archive
 from hw_sim.shoe import burn_count
 from tests.e2e.harness import Harness
-from tests.floor.conftest import AlertWatch, Keys, serve_process, until
+from tests.floor.conftest import AlertWatch, Keys, serve_process
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]  # three tables and PostgreSQL on a loaded machine
 

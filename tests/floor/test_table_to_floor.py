@@ -22,9 +22,9 @@ from tests.floor.conftest import (
     shoe_floor,
     stored_ack,
     trusted,
-    until,
 )
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 pytestmark = pytest.mark.e2e
 

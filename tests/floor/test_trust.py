@@ -23,9 +23,10 @@ from controller.game.records import TableRecord, canonical_json, record_hash
 from floor.archive import Alert, AlertKind, Archive
 from floor_protocol.signing import KeyStatement, generate_key, key_id, parse_public_key, record_message, sign
 from tests.console import run_script
-from tests.floor.conftest import ROOT, AlertWatch, InProcess, Keys, Table, serve_process, shoe_floor, signed, until
+from tests.floor.conftest import ROOT, AlertWatch, InProcess, Keys, Table, serve_process, shoe_floor, signed
 from tests.keys import key_file
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 
 def invented(after: TableRecord, n: int, sig: Callable[[TableRecord], str | None]) -> list[TableRecord]:
@@ -104,7 +105,12 @@ def test_an_unenrolled_table_is_refused_until_it_is_enrolled_without_a_restart(
     assert "key_enrolled" in done.stdout
     # The table sends again until it hears its ack (as its link does); the collector reads T3's keys again at
     # the first failure KEY_REFRESH after the last read: no restart.
-    until(lambda: table.publish(t3) or table.ack("T3") >= 20, 20, "T3's ack", every=1.0)
+
+    def sent_and_acked() -> bool:
+        table.publish(t3)
+        return table.ack("T3") >= 20
+
+    until(sent_and_acked, 20, "T3's ack", every=1.0)
     assert [s for s, _h, _sig in archived_sigs(archive_url, "T3")] == list(range(1, 21))
 
 

@@ -62,7 +62,7 @@ class FloorSide:
         self.client.on_message = self._on_message
         self.connected = threading.Event()
         self.client.on_connect = self._on_connect
-        self.client.reconnect_delay_set(0.2, 1)
+        self.client.reconnect_delay_set(0.2, 1)  # type: ignore[arg-type]  # paho says int; a float works and keeps it quick
         if username is not None:
             self.client.username_pw_set(username, password)
         if ca_file is not None:
@@ -83,7 +83,7 @@ class FloorSide:
             with self._lock:
                 self.retained[leaf] = bytes(msg.payload)
             return
-        record = TableRecord.from_json(msg.payload)
+        record = TableRecord.from_json(bytes(msg.payload))
         with self._lock:
             self.received.append(record)
             self.by_seq.setdefault(record.seq, record)

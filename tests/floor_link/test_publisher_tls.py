@@ -8,10 +8,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.config import FloorSection
 from controller.floor_link import FloorLink, FloorLinkError
@@ -89,7 +92,12 @@ def test_a_table_cannot_publish_or_read_another_tables_topics(secure: tuple[Secu
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="t1-rogue", protocol=mqtt.MQTTv5)
     client.username_pw_set("t1", "secret-1")
     client.tls_set(ca_certs=str(sb.ca))
-    client.on_publish = lambda c, u, mid, reason, props: (results.__setitem__(f"pub{mid}", reason), done.set())
+
+    def on_publish(c: mqtt.Client, u: Any, mid: int, reason: ReasonCode, props: Properties) -> None:
+        results[f"pub{mid}"] = reason
+        done.set()
+
+    client.on_publish = on_publish
     client.on_subscribe = lambda c, u, mid, reasons, props: results.__setitem__("sub", reasons)
     heard: list[str] = []
     client.on_message = lambda c, u, msg: heard.append(msg.topic)

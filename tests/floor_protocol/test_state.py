@@ -217,4 +217,4 @@ def test_the_model_is_frozen() -> None:
     message = parse_state(json.dumps(_good()))
     assert isinstance(message, TableStateMessage)
     with pytest.raises(ValueError, match="frozen"):
-        message.shoe = 9  # type: ignore[misc]
+        message.shoe = 9

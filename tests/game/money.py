@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from controller.game.cards import Card
 from controller.game.chips import Chip, ChipStatus, SpotChips
+from controller.game.notice import Notice
 from controller.game.rules import COMMISSION, CommissionCollection, Ruleset
 from controller.game.settlement import TableLimits
 from controller.game.shoe import BurnMode, BurnRule
@@ -101,6 +102,6 @@ def every_money_kind() -> list[TableInput]:
     return out
 
 
-def run(events: list[TableInput], rules: TableRules | None = None) -> tuple[TableState, list[list[object]]]:
+def run(events: list[TableInput], rules: TableRules | None = None) -> tuple[TableState, list[list[Notice]]]:
     state = TableState(rules or table_rules(money(leave_after_coups=1)))
     return state, [list(state.apply(e)) for e in events]

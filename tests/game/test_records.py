@@ -1,7 +1,7 @@
 """The record vocabulary: one codec for every input, derived records from notices, a pinned version."""
 
 import operator
-from typing import get_args
+from typing import Any, get_args
 
 import pytest
 
@@ -173,7 +173,7 @@ def test_a_version_2_record_and_journal_still_read() -> None:
         "number": None, "cause": None, "prev": "0" * 64, "hash": "a" * 64, "body": {"kind": "new_shoe"},
     }  # fmt: skip
     assert TableRecord.from_dict(old).v == 2
-    bodies = [{"kind": "new_shoe"}, {"kind": "card", "card": "9H"}, {"kind": "link", "up": False}]
+    bodies: list[dict[str, Any]] = [{"kind": "new_shoe"}, {"kind": "card", "card": "9H"}, {"kind": "link", "up": False}]
     state = replay(TableRules(), bodies).state
     assert state.money is None and state.view().alarms and state.view().burn_left > 0
 
@@ -190,7 +190,8 @@ def test_a_wager_record_carries_its_ev_and_the_houses_theoretical_win() -> None:
     evs = watch.betting_evs
     assert set(evs) == {b.value for b in Bet} and -0.0107 < evs["banker"] < -0.0105  # eight decks, 5 %
     with pytest.raises(TypeError):
-        operator.setitem(evs, "banker", 0.0)  # read-only: the loop's figures, not the caller's
+        # read-only: the loop's figures, not the caller's (a Mapping: the test writes to it on purpose)
+        operator.setitem(evs, "banker", 0.0)  # type: ignore[call-overload]
     _state, notices = run(every_money_kind())
     variances = watch.betting_variances
     assert set(variances) == set(evs) and 0.85 < variances["banker"] < 0.87  # (0.93 units)**2, eight decks

@@ -114,7 +114,12 @@ def test_the_edge_watch_comes_back_from_the_derived_records_alone() -> None:
     live_watch = EdgeWatch(-1.0, ruleset, 1)  # every wager flagged at the betting time
     records: list[tuple[str, Any]] = []
     state = TableState(rules)
-    for event in [NewShoePressed(), *(CardDrawn(Card.parse(t)) for t in ["9H", "2S", "KD", "5C"]), DeclarePressed()]:
+    events: list[TableInput] = [
+        NewShoePressed(),
+        *(CardDrawn(Card.parse(t)) for t in ["9H", "2S", "KD", "5C"]),
+        DeclarePressed(),
+    ]
+    for event in events:
         body = input_body(event)
         records.append((RecordKind.INPUT, body))
         for kind, derived in derived_records(state.apply(event), ruleset):

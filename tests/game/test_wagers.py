@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.game.cards import DECK, Card
-from controller.game.chips import ChipStatus, SpotChips
+from controller.game.chips import Chip, ChipStatus, SpotChips
 from controller.game.coup import Coup, CoupResult
 from controller.game.payouts import Outcome
 from controller.game.rules import COMMISSION, Bet, Ruleset
@@ -542,6 +542,6 @@ def test_the_carried_spots_validate_against_the_shoe_records_schema() -> None:
     assert any(item.get("ghosts") for item in start["spots"])
 
 
-def state_chips(state: TableState, seat: int, spot: Spot) -> tuple[object, ...]:
+def state_chips(state: TableState, seat: int, spot: Spot) -> tuple[Chip, ...]:
     assert state.money is not None
     return state.money._readings[(seat, spot)]

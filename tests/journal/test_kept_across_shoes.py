@@ -175,8 +175,9 @@ def test_a_kept_alarm_journaled_again_keeps_its_place_after_a_restart(tmp_path: 
     newest input of each kind and swapped them (hypothesis found it)."""
     journal = Journal.open(tmp_path / "j.db", durable=False)
     loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None)
-    for event in [NewShoePressed(), LinkChanged(up=False), LineNoise(noisy=True), LinkChanged(up=False),
-                  NewShoePressed()]:  # fmt: skip
+    events: list[TableInput] = [NewShoePressed(), LinkChanged(up=False), LineNoise(noisy=True), LinkChanged(up=False),
+                                NewShoePressed()]  # fmt: skip
+    for event in events:
         loop._apply(event, input_body(event), None, None)
         loop.flush()
     assert loop.view().alarms[:2] == (Alarm.LINK_DOWN, Alarm.NOISY_LINE)

@@ -78,7 +78,7 @@ def shoe_inputs(rng: random.Random) -> Iterator[TableInput]:
 def build(path: Path, shoe_days: list[int], seed: int = 7) -> tuple[Journal, TableLoop]:
     """A journal of one shoe per entry, each stamped that many days before NOW, dealt through a real loop."""
     journal = Journal.open(path, durable=False)
-    stamp = ["", 0]
+    stamp: list[str | int] = ["", 0]  # the shoe's day, then a counter
 
     def wall() -> str:
         stamp[1] = int(stamp[1]) + 1
@@ -176,8 +176,8 @@ def test_the_link_state_a_replay_reads_survives_its_prune(tmp_path: Path) -> Non
     from controller.game.table import LinkChanged
 
     journal, loop = build(tmp_path / "j.db", [40, 35])
-    event = LinkChanged(up=False)
-    loop._apply(event, input_body(event), None, None)
+    link_down = LinkChanged(up=False)
+    loop._apply(link_down, input_body(link_down), None, None)
     loop.flush()
     link_id = journal.head()[0]
     journal.close()
@@ -529,7 +529,8 @@ def test_the_loop_never_prunes_without_an_ack_nor_mid_coup(tmp_path: Path) -> No
     loop._prune_step()
     assert journal.anchor()[0] == 0 and retention.pruned == 0  # no floor ack stored: never
     store_ack(journal, journal.head()[0])
-    for event in [NewShoePressed(), *(CardDrawn(c) for c in DECK[:20])]:
+    events: list[TableInput] = [NewShoePressed(), *(CardDrawn(c) for c in DECK[:20])]
+    for event in events:
         loop._apply(event, input_body(event), None, None)
         if loop.view().player:
             break

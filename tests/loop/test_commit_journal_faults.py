@@ -67,7 +67,9 @@ def replayed(journal: Journal) -> TableState:
     state = TableState(RULES)
     for _id, body in journal.inputs():
         if body["kind"] in REPLAYED_KINDS:
-            state.apply(input_from_body(body))
+            table_input = input_from_body(body)
+            assert table_input is not None  # a replayed kind is always a table input
+            state.apply(table_input)
     return state
 
 

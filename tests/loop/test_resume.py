@@ -34,7 +34,9 @@ def full_replay(journal: Journal) -> TableState:
     state = TableState(RULES)
     for _id, body in journal.inputs():
         if body["kind"] in REPLAYED_KINDS:
-            state.apply(input_from_body(body))
+            table_input = input_from_body(body)
+            assert table_input is not None  # a replayed kind is always a table input
+            state.apply(table_input)
     return state
 
 
@@ -79,7 +81,8 @@ def test_replay_starts_at_the_newest_shoe(tmp_path: Path) -> None:
 def test_a_link_down_before_the_newest_shoe_is_restored(tmp_path: Path) -> None:
     with Journal.open(tmp_path / "j.db") as journal:
         loop = new_loop(journal)
-        for event in [CardDrawn(DECK[5]), LinkChanged(up=False), NewShoePressed(), CardDrawn(DECK[9])]:
+        events: list[TableInput] = [CardDrawn(DECK[5]), LinkChanged(up=False), NewShoePressed(), CardDrawn(DECK[9])]
+        for event in events:
             loop._apply(event, input_body(event), None, None)
         loop.flush()
         assert loop.view().alarms
@@ -92,7 +95,8 @@ def test_resume_gives_the_daemon_the_state_before_the_loop_is_built(tmp_path: Pa
     """The daemon resumes first (the scoreboard needs the shoe's number) and builds the loop with the state."""
     with Journal.open(tmp_path / "j.db") as journal:
         loop = new_loop(journal)
-        for event in [NewShoePressed(), CardDrawn(DECK[3]), LinkChanged(up=False), NewShoePressed()]:
+        events: list[TableInput] = [NewShoePressed(), CardDrawn(DECK[3]), LinkChanged(up=False), NewShoePressed()]
+        for event in events:
             loop._apply(event, input_body(event), None, None)
         loop.flush()
         resumed = resume(journal, RULES)

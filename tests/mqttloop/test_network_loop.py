@@ -83,7 +83,7 @@ def test_the_race_itself_is_caught_and_the_thread_still_joined(tmp_path: Path) -
             c._thread = None  # ... which ends and clears _thread just before the join below
             c._thread.join()  # type: ignore[attr-defined]  # paho's own line: AttributeError on None
 
-        c.loop_stop = racing_loop_stop  # type: ignore[method-assign]
+        c.loop_stop = racing_loop_stop  # type: ignore[method-assign, assignment]  # it raises: returns no code
         assert loop.stop(5), "the thread was not joined after the race"
     finally:
         broker.stop()
