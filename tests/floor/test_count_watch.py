@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -32,6 +31,7 @@ from floor.archive import AlertKind, Archive
 from floor.counting_watch import CountWatch, WatchState
 from floor.surveillance import Surveillance
 from tests.floor.conftest import AlertWatch, InProcess, Table
+from tests.floor.racing import race_two_collectors
 from tests.floor.test_surveillance import TODAY
 from tests.servers import Mosquitto
 from tests.waiting import until
@@ -171,25 +171,8 @@ def test_two_collectors_racing_store_the_alert_once(archive_url: str) -> None:
     chain, _ = counted_shoe()
     with Archive(archive_url) as a, Archive(archive_url) as b:
         sa, sb = Surveillance(a, watches=[CountWatch()]), Surveillance(b, watches=[CountWatch()])
-        found: list[list[Any]] = [[], []]
-        barrier = threading.Barrier(2)
-
-        def run(i: int, s: Surveillance, archive: Archive) -> None:
-            barrier.wait()
-            for k in range(0, len(chain.records), 40):
-                if i == 0:
-                    archive.store(chain.records[k : k + 40])
-                    archive.advance("T1", "s1")
-                found[i] += s.process("T1", "s1")
-            found[i] += s.process("T1", "s1")
-
-        threads = [threading.Thread(target=run, args=(i, s, x)) for i, (s, x) in enumerate(((sa, a), (sb, b)))]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join(120)
-        found[1] += sb.process("T1", "s1")
-        counted = [i for i in found[0] + found[1] if i.kind == AlertKind.BETTING_WITH_THE_COUNT]
+        found = race_two_collectors(chain.records, (sa, a), (sb, b), 40, timeout=120)
+        counted = [i for i in found if i.kind == AlertKind.BETTING_WITH_THE_COUNT]
         assert len(counted) == 1 and counted[0].extra["seat"] == 5
         assert [i.kind for i in a.feed()].count(AlertKind.BETTING_WITH_THE_COUNT) == 1
         cur = a.connection.cursor()

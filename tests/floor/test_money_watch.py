@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -19,12 +18,13 @@ from hypothesis import strategies as st
 
 from controller.game.records import TableRecord
 from controller.journal import Journal
-from floor.archive import AlertKind, Archive, FeedItem
+from floor.archive import AlertKind, Archive
 from floor.cli import main as shoe_floor
 from floor.money_watch import MoneyState, MoneyThresholds, MoneyWatch, fault_rates, scan_money
 from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance
 from tests.floor.conftest import PYTHON, ROOT, InProcess, Table
+from tests.floor.racing import race_two_collectors
 from tests.floor.test_surveillance import TODAY, Chain, archive_chain
 from tests.waiting import until
 
@@ -162,25 +162,8 @@ def test_each_money_alert_is_stored_once_with_two_collectors_racing(archive_url:
                 expected.append(t.spot(3, "tie", [chip(n, "stolen")] if n % 10 == 0 else []).seq)
             t.declared()
         expected = [e for e in expected if t.records[e - 1].kind == "past_post" or t.records[e - 1].body["chips"]]
-        found: list[list[FeedItem]] = [[], []]
-        barrier = threading.Barrier(2)
-
-        def run(i: int, s: Surveillance, archive: Archive) -> None:
-            barrier.wait()
-            for k in range(0, len(t.records), 11):
-                if i == 0:
-                    archive.store(t.records[k : k + 11])
-                    archive.advance("T1", "s1")
-                found[i] += s.process("T1", "s1")
-            found[i] += s.process("T1", "s1")
-
-        threads = [threading.Thread(target=run, args=(i, s, x)) for i, (s, x) in enumerate(((sa, a), (sb, b)))]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join(60)
-        found[1] += sb.process("T1", "s1")
-        fault_items = [i for i in found[0] + found[1] if i.kind != AlertKind.MONEY_FAULTS]
+        found = race_two_collectors(t.records, (sa, a), (sb, b), 11)
+        fault_items = [i for i in found if i.kind != AlertKind.MONEY_FAULTS]
         assert sorted(i.seq or 0 for i in fault_items) == sorted(expected)
         assert sorted(i.seq or 0 for i in a.feed(None) if i.kind != AlertKind.MONEY_FAULTS) == sorted(expected)
         ((row),) = fault_rates(a, ShiftPlan.parse(), *_today())

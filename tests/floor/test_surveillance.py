@@ -17,6 +17,7 @@ from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, r
 from floor.archive import AlertKind, Archive
 from floor.cli import main as shoe_floor
 from floor.surveillance import Surveillance, Thresholds, poisson_tail, stats_of, window_hash
+from tests.floor.racing import race_two_collectors
 
 TODAY = datetime.now(UTC).date().isoformat()  # the records are recent: pruning keeps them
 
@@ -438,27 +439,10 @@ def test_a_watch_reads_each_record_once_with_two_collectors_racing(archive_url: 
         t1.new_shoe()
         t1.deal(shuffled(9)[:40])
         inputs = sum(r.kind == "input" for r in t1.records)
-        found: list[list[Any]] = [[], []]
-        barrier = threading.Barrier(2)
-
-        def run(i: int, s: Surveillance, archive: Archive) -> None:
-            barrier.wait()
-            for k in range(0, len(t1.records), 9):
-                if i == 0:
-                    archive.store(t1.records[k : k + 9])
-                    archive.advance("T1", "s1")
-                found[i] += s.process("T1", "s1")
-            found[i] += s.process("T1", "s1")
-
-        threads = [threading.Thread(target=run, args=(i, s, x)) for i, (s, x) in enumerate(((sa, a), (sb, b)))]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join(60)
-        found[1] += sb.process("T1", "s1")
+        found = race_two_collectors(t1.records, (sa, a), (sb, b), 9)
         cur = a.connection.cursor()
         cur.execute("SELECT n FROM test_watch_counts WHERE \"table\" = 'T1'")
         assert cur.fetchone()[0] == inputs
         a.connection.commit()
-        alerts = sorted(i.detail for i in found[0] + found[1] if i.kind == "test_watch")
+        alerts = sorted(i.detail for i in found if i.kind == "test_watch")
         assert alerts == sorted(f"input {n}" for n in range(5, inputs + 1, 5))
