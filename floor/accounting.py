@@ -30,7 +30,10 @@ decks, under the table's rules from the shoe's start record, by the same engine)
 variance except deep in a shoe.
 A wager the table did not price (``ev`` null) counts its off-the-top edge as its theo. When a table's first
 record at or after a shift's end arrives, a win outside ``[theo - 1.96 sigma, theo + 1.96 sigma]`` for the
-shift that ended is an alert ``hold_outside_interval`` (once per table and shift, its ``key``).
+shift that ended is an alert ``hold_outside_interval`` (once per table and shift, its ``key``). A table that
+stops dealing sends no such record until it deals again, so :func:`ended_shift_alerts` (the collector's sweep,
+every minute) raises the same alert, under the same key, for a table whose last shift ended
+:data:`SHIFT_CLOSE_GRACE` ago with everything archived read: whichever comes first is the one the feed keeps.
 
 :func:`shift_report` and :func:`ratings` are the queries (``shoe-floor report``, ``shoe-floor ratings``, and
 the pit page's shift summary and open ratings).
@@ -42,7 +45,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -425,6 +428,43 @@ class Accounting:
                 if f.outside:
                     alerts.append(_hold_alert(table, f, seq, site))
         return alerts
+
+
+#: How long after a shift's end the sweep waits for a quiet table's last records (a link that was slow or
+#: briefly down still brings them) before it judges that shift's win from what is archived.
+SHIFT_CLOSE_GRACE = timedelta(minutes=15)
+
+
+def ended_shift_alerts(archive: Archive, plan: ShiftPlan, now: datetime) -> list[Alert]:
+    """The hold alerts of tables that have been quiet since their last shift ended: for each table whose last
+    record read lies in a shift that ended at least :data:`SHIFT_CLOSE_GRACE` before ``now``, and whose archived
+    records surveillance has all read, that shift's alert when its win is outside the interval (the record it
+    names is the table's last). The feed stores each key once, so a sweep after the watch raised it (or the
+    watch after a sweep) adds nothing."""
+    conn = archive.connection
+    cur = conn.cursor()
+    alerts: list[Alert] = []
+    try:
+        cur.execute(
+            archive.sql(
+                'SELECT m."table", m.state, h.seq, c.head_seq, c.site FROM money_heads m'
+                ' JOIN surveil_heads h ON h."table" = m."table" JOIN chains c ON c."table" = m."table"'
+                ' ORDER BY m."table"'
+            )
+        )
+        for table, text, read, head, site in cur.fetchall():
+            state = AccountState.from_json(str(text))
+            if state.shift is None or int(read) != int(head):
+                continue  # records of that shift may still be unread: the watch judges it when it reads them
+            start, end = _when(state.shift[0]), _when(state.shift[1])
+            if start is None or end is None or now < end.moment + SHIFT_CLOSE_GRACE:
+                continue
+            for f in _shift_rows(archive, cur, [plan.shift_of(start.moment)], str(table)):
+                if f.outside:
+                    alerts.append(_hold_alert(str(table), f, int(read), None if site is None else str(site)))
+    finally:
+        conn.commit()
+    return alerts
 
 
 def _hold_alert(table: str, f: ShiftFigures, seq: int, site: str | None) -> Alert:

@@ -35,6 +35,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import math
 import queue
 import threading
 import time
@@ -51,7 +52,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.game.records import RecordError, TableRecord
-from floor.accounting import DEFAULT_LEAVE_AFTER_COUPS, Accounting
+from floor.accounting import DEFAULT_LEAVE_AFTER_COUPS, Accounting, ended_shift_alerts
 from floor.archive import Alert, AlertKind, Archive, ArchiveLost, FeedItem, Head, TableKey
 from floor.counting import DEFAULT_THRESHOLD
 from floor.counting_watch import CountWatch
@@ -163,6 +164,7 @@ class Settings:
     refused_per_table: int = 5  # refused messages of one table that are alerts each, per refused_window
     refused_window: float = 60.0  # seconds (RefusedBudget)
     alert_sweep: float = 10.0  # alerts not confirmed on the broker this long after they were stored go again
+    shift_sweep: float = 60.0  # seconds between looks for quiet tables' ended shifts (ended_shift_alerts)
     receive_maximum: int = 2000
     ca_file: str | None = None
     username: str | None = None
@@ -228,6 +230,7 @@ class Collector:
         self._alerted: OrderedDict[tuple[str, str, int | None], None] = OrderedDict()
         self._alerts_in_flight: dict[int, mqtt.MQTTMessageInfo] = {}  # alert id -> its publish, until PUBACK
         self._last_sweep = time.monotonic()
+        self._last_shift_sweep = -math.inf  # the first look is at start (a collector restarted overnight)
         self._refused = RefusedBudget(self.settings.refused_per_table, window=self.settings.refused_window)
         self._limits = Limits(max_bytes=self.settings.max_record_bytes)
         client = mqtt.Client(
@@ -295,6 +298,7 @@ class Collector:
                     archive.check_file()  # a file deleted while the floor is quiet is noticed within a second
                 self._check_gaps(archive)
                 self._raise(archive, self._refused.roll(time.monotonic()), budgeted=True)
+                self._close_quiet_shifts(archive)
                 self._settle_alerts(archive)
         except ArchiveLost as exc:
             self._say_archive_lost(str(exc))
@@ -530,6 +534,15 @@ class Collector:
             fresh.append(_with(a, site=site))
         if fresh:
             self._publish_alerts(archive.alert(fresh))
+
+    def _close_quiet_shifts(self, archive: Archive) -> None:
+        """Every ``shift_sweep`` seconds: the hold alert of a shift that ended at a table quiet since
+        (:func:`floor.accounting.ended_shift_alerts`; its key keeps it once floor-wide, whoever raises it)."""
+        now = time.monotonic()
+        if now - self._last_shift_sweep < self.settings.shift_sweep:
+            return
+        self._last_shift_sweep = now
+        self._raise(archive, ended_shift_alerts(archive, self.settings.shift_plan, datetime.now(UTC)))
 
     def _publish_alerts(self, items: list[FeedItem]) -> None:
         """Log and publish the alerts this collector stored (each is stored once floor-wide). Each stays in the

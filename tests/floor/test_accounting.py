@@ -23,12 +23,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.game.records import TableRecord
-from floor.accounting import Accounting, AccountState, floor_totals, ratings, shift_report, unit_moments
+from floor.accounting import (
+    SHIFT_CLOSE_GRACE,
+    Accounting,
+    AccountState,
+    ended_shift_alerts,
+    floor_totals,
+    ratings,
+    shift_report,
+    unit_moments,
+)
 from floor.archive import AlertKind, Archive
 from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance
 from tests.floor.conftest import Keys, Table, as_table, serve_process, shoe_floor
-from tests.floor.test_surveillance import Chain
+from tests.floor.test_surveillance import TODAY, Chain
 from tests.servers import Mosquitto
 from tests.waiting import until
 
@@ -482,3 +491,45 @@ def test_the_figures_do_not_depend_on_how_the_records_fall_into_steps(
     assert sum(f["win"] for f in figures[0][0]) == -sum(r.body["net"] for r in t.records if r.kind == "settlement") + (
         collected
     )
+
+
+def test_a_quiet_table_s_ended_shift_is_one_alert_once_its_grace_is_past(archive_url: str) -> None:
+    """A table that stops dealing sends no record after its shift's end: the collector's sweep
+    (ended_shift_alerts) judges the shift once SHIFT_CLOSE_GRACE has passed and surveillance has read all it
+    archived, under the watch's key, so the table's next record (the watch's own look) adds nothing."""
+    t = MoneyChain("T1", hour=13)  # the 06:00-14:00 shift
+    t.start()
+    for _ in range(30):  # far outside its interval
+        t.play({1: [("banker", 1000, 950)], 2: [("player", 1000, 1000)]})
+    u = MoneyChain("T2", hour=13)
+    u.start()
+    for i in range(30):  # an ordinary run
+        u.play({1: [("banker", 1000, 950 if i % 2 else -1000)]})
+    end = datetime.fromisoformat(f"{TODAY}T14:00:00+00:00")
+    with Archive(archive_url) as a:
+        s = Surveillance(a, watches=[Accounting(UTC_PLAN)])
+        archive_all(a, s, t.records)
+        archive_all(a, s, u.records)
+        assert ended_shift_alerts(a, UTC_PLAN, end - timedelta(minutes=1)) == []  # the shift is still on
+        assert ended_shift_alerts(a, UTC_PLAN, end + SHIFT_CLOSE_GRACE - timedelta(seconds=1)) == []
+        # a record of T1 archived but not yet read by surveillance: not judged from a half-read shift
+        t.play({1: [("banker", 1000, -1000)]})
+        a.store(t.records[-3:])
+        a.advance("T1", "s1")
+        assert ended_shift_alerts(a, UTC_PLAN, end + SHIFT_CLOSE_GRACE) == []
+        s.process("T1", "s1")
+        (alert,) = ended_shift_alerts(a, UTC_PLAN, end + SHIFT_CLOSE_GRACE)
+        assert (alert.table, alert.kind, alert.site, alert.seq) == (
+            "T1",
+            AlertKind.HOLD_OUTSIDE_INTERVAL,
+            "s1",
+            len(t.records),
+        )
+        assert alert.extra["outside"] is True and alert.extra["win"] == -(30 * 950 + 30 * 1000) + 1000
+        assert [i.table for i in a.alert([alert])] == ["T1"]
+        assert a.alert(ended_shift_alerts(a, UTC_PLAN, end + timedelta(hours=2))) == []  # a minute later: once
+        t.hour = 15  # T1 deals again in the next shift: the watch's alert is the sweep's, stored once
+        t.play({1: [("banker", 1000, -1000)]})
+        archive_all(a, s, t.records[-3:])
+        feed = [i for i in a.feed() if i.kind == AlertKind.HOLD_OUTSIDE_INTERVAL]
+    assert [i.table for i in feed] == ["T1"]

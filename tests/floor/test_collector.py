@@ -5,17 +5,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 import floor.collector as collector_module
 from controller.game.records import TableRecord
+from floor.accounting import Accounting
 from floor.archive import Alert, AlertKind, Archive
 from floor.collector import Collector, RefusedBudget, Settings
+from floor.shifts import ShiftPlan
+from floor.surveillance import Surveillance
 from floor_protocol.ack import Ack
 from floor_protocol.signing import generate_key
 from tests.floor.conftest import AlertWatch, InProcess, Keys, Table, as_table
+from tests.floor.test_accounting import MoneyChain, archive_all
 from tests.servers import Mosquitto
 from tests.waiting import until
 
@@ -304,3 +309,39 @@ def test_a_junk_flood_on_a_table_s_topic_is_a_few_alerts_and_the_floor_goes_on(
         assert len(refused) <= 5 * 8 + 8  # at most five and one summary a window (the flood lasts a few)
         assert any("held_back" in x.extra for x in refused)
     assert stored(archive_url, "T1") == dicts(journal_records[:300])
+
+
+def test_a_quiet_table_s_ended_shift_is_judged_by_the_collector_s_sweep(
+    broker: Mosquitto, collector: Callable[..., InProcess], archive_url: str
+) -> None:
+    """A table that dealt a shift far outside its interval yesterday and has said nothing since: a collector
+    started today raises (and publishes) that shift's hold alert at its first sweep, without a record from the
+    table; a second collector's sweeps add nothing (the alert's key)."""
+    plan = ShiftPlan.parse("06:00,14:00,22:00", "UTC")
+    t = MoneyChain("T5", hour=13)
+    t.day = (datetime.now(UTC) - timedelta(days=1)).date().isoformat()
+    t.start()
+    for _ in range(30):
+        t.play({1: [("banker", 1000, 950)], 2: [("player", 1000, 1000)]})
+    with Archive(archive_url) as a:
+        archive_all(a, Surveillance(a, watches=[Accounting(plan)]), t.records)
+        assert not [x for x in a.alerts("T5") if x.kind == AlertKind.HOLD_OUTSIDE_INTERVAL]
+    watch = AlertWatch(broker)
+    try:
+        collector(shift_plan=plan)
+        until(lambda: [x["kind"] for x in watch.alerts()] == ["hold_outside_interval"], 15, "the quiet shift's alert")
+        (said,) = watch.alerts()
+        assert said["table"] == "T5" and said["seq"] == len(t.records) and said["extra"]["outside"] is True
+        second = collector(shift_plan=plan, shift_sweep=0.2)
+        sweeps = {second.collector._last_shift_sweep}
+
+        def swept_twice() -> bool:
+            sweeps.add(second.collector._last_shift_sweep)
+            return len(sweeps) > 3
+
+        until(swept_twice, 15, "the second collector's sweeps")
+        assert len(watch.alerts()) == 1
+        with Archive(archive_url) as a:
+            assert len([x for x in a.alerts("T5") if x.kind == AlertKind.HOLD_OUTSIDE_INTERVAL]) == 1
+    finally:
+        watch.close()

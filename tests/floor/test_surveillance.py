@@ -29,12 +29,13 @@ class Chain:
         self.table = table
         self.records: list[TableRecord] = []
         self.hour = hour
+        self.day = TODAY  # the records' date (ISO), today unless a test moves it
         self.shoe = 0
 
     def add(self, kind: str, body: dict[str, Any], cause: int | None = None) -> TableRecord:
         seq = len(self.records) + 1
         prev = self.records[-1].hash if self.records else GENESIS_HASH
-        at = f"{TODAY}T{self.hour:02d}:{seq // 60 % 60:02d}:{seq % 60:02d}.000Z"
+        at = f"{self.day}T{self.hour:02d}:{seq // 60 % 60:02d}:{seq % 60:02d}.000Z"
         h = record_hash(prev, seq, at, kind, None, None, cause, canonical_json(body))
         r = TableRecord(self.table, seq, kind, at, None, None, cause, body, prev, h)
         self.records.append(r)
