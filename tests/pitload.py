@@ -71,7 +71,7 @@ class SimTable:
     coup: int | None = None
     bead: str = ""
     alarms: list[str] = field(default_factory=list)
-    coups: list[dict[str, Any]] = field(default_factory=list)  # the shoe's declared coups, in order
+    coups: list[dict[str, Any]] = field(default_factory=list)  # declared coups, in order (every shoe's)
 
     def topic(self, what: str) -> str:
         return table_topic(self.site, self.table, Leaf(what))
@@ -80,7 +80,6 @@ class SimTable:
         body = record.body
         if record.kind == "shoe" and body.get("event") == "start":
             self.shoe, self.coup, self.bead = int(body["shoe"]), 1, ""
-            self.coups.clear()
         elif record.kind == "coup" and body.get("coup") is not None:
             if body.get("declared"):  # the journal does not record an alarm's clearing: a declared coup clears
                 self.alarms.clear()
@@ -92,7 +91,12 @@ class SimTable:
             if name not in self.alarms:
                 self.alarms.append(name)
 
+    def shoe_coups(self) -> list[dict[str, Any]]:
+        """The current shoe's declared coups (what a state message counts)."""
+        return [c for c in self.coups if c.get("shoe") == self.shoe]
+
     def state(self) -> dict[str, Any]:
+        coups = self.shoe_coups()
         return {
             "v": RECORD_VERSION,
             "site": self.site,
@@ -102,20 +106,18 @@ class SimTable:
             "coup": self.coup or 0,
             "due": "deal",
             "cards_dealt": 0,
-            "cards_remaining": max(0, 416 - sum(len(c["player"]) + len(c["banker"]) for c in self.coups)),
+            "cards_remaining": max(0, 416 - sum(len(c["player"]) + len(c["banker"]) for c in coups)),
             "cut_card_out": False,
             "last_coup": False,
             "alarms": list(self.alarms),
             "counts": {
-                "coups": len(self.coups),
-                **{w: sum(c.get("winner") == w for c in self.coups) for w in ("banker", "player", "tie")},
-                **{f: sum(bool(c.get(f)) for c in self.coups) for f in ("natural", "player_pair", "banker_pair")},
+                "coups": len(coups),
+                **{w: sum(c.get("winner") == w for c in coups) for w in ("banker", "player", "tie")},
+                **{f: sum(bool(c.get(f)) for c in coups) for f in ("natural", "player_pair", "banker_pair")},
             },
             "roads": {
                 "bead": self.bead,
-                "pairs": "".join(
-                    PAIR_LETTERS[bool(c.get("player_pair")), bool(c.get("banker_pair"))] for c in self.coups
-                ),
+                "pairs": "".join(PAIR_LETTERS[bool(c.get("player_pair")), bool(c.get("banker_pair"))] for c in coups),
             },
             "journal": {"head": self.sent, "acked": self.sent},
             "player": [],

@@ -204,6 +204,27 @@
   // big-road cell (a shoe is up to ~50 columns; under MIN_CELL the road scrolls, newest in view). On a screen
   // under 1100 px wide the page scrolls down instead and each tile is as tall as its content needs.
   const MIN_CELL = 9, SHOE_COLUMNS = 48;
+  // The floor's money this shift in the header: the tiles of the newest shift any tile is in, summed (each tile
+  // holds its table's figures, as `shoe-floor report` gives them); hidden while no tile has money.
+  function shiftTotal(tables) {
+    const node = $("shift-total");
+    const money = tables.map((t) => t.money).filter((m) => m && isFinite(Date.parse(m.start)));
+    const start = money.reduce((latest, m) => (m.start > latest ? m.start : latest), "");
+    const these = money.filter((m) => m.start === start);
+    node.hidden = these.length === 0;
+    if (node.hidden) return;
+    const handle = these.reduce((sum, m) => sum + m.handle, 0);
+    const win = these.reduce((sum, m) => sum + m.win, 0);
+    node.replaceChildren(el("span", "k long", "Floor, shift " + these[0].shift + ":"), el("span", "k short", "Floor:"),
+      field("Handle", items.money(handle, false), "floor-handle"),
+      field("Win", items.money(win, false), "floor-win"),
+      field("Hold", handle ? (100 * win / handle).toFixed(1) + "%" : "\u2013", "floor-hold"));
+    node.dataset.handle = String(handle);
+    node.dataset.win = String(win);
+    node.dataset.tables = String(these.length);
+    node.dataset.sign = win < 0 ? "-" : win > 0 ? "+" : "";
+  }
+
   // A tile's text: 3 lines when compact (name and state, shoe/coup/cards left and B/P/T, the shift's money),
   // 4 when there is room (the last result with its cards); the road takes the rest.
   function textHeight(font, lines) { return lines * (Math.ceil(font * 1.2) + 1) + 8; }
@@ -334,6 +355,7 @@
     $("summary").textContent = s.tables.length + " tables, " + online + " online" +
       (Number.isInteger(s.ignored) && s.ignored ? ", " + s.ignored + " ignored (too many)" : "") +
       (Number.isInteger(s.refused) && s.refused ? ", " + s.refused + (s.refused === 1 ? " message" : " messages") + " refused" : "");
+    shiftTotal(s.tables);
     items.note($("skipped"), skipped);
     stats.skipped = skipped;
     document.body.dataset.version = String(s.version);

@@ -151,6 +151,11 @@ def measure(browser: Any, base: str, width: int, height: int, name: str, zone: s
         OUTPUT.mkdir(exist_ok=True)
         page.screenshot(path=str(OUTPUT / f"pit-tiles-{name}-{width}x{height}.png"))
         m["feed_text"] = page.locator('[data-testid="feed"]').inner_text()
+        total = page.locator('[data-testid="shift-total"]')
+        m["shift_total"] = total.evaluate(
+            "e => ({hidden: e.hidden, data: {...e.dataset}, text: e.innerText, right: e.getBoundingClientRect().right,"
+            " width: e.getBoundingClientRect().width})"
+        )
         m["feed_items"] = page.locator('[data-testid="feed"] li').evaluate_all(
             "es => es.map(e => [e.dataset.kind, e.querySelector('.kind').textContent,"
             " e.querySelector('.when').textContent])"
@@ -199,7 +204,7 @@ def test_four_tables_dealing(browser: Any, floor4: Floor4, size: tuple[int, int]
     for t in m["tiles"]:
         sim = floor4.sims[t["table"]]
         assert t["columns"] == road_columns(sim.bead), f"{t['table']}: not every column of the shoe is on its road"
-        cells = big_road_grid(compute_roads(sim.coups).big_road)
+        cells = big_road_grid(compute_roads(sim.shoe_coups()).big_road)
         assert t["pairs"] == [[cell.player_pair, cell.banker_pair] for _c, _r, cell in cells], "the pair dots"
         state = sim.state()
         assert t["fields"]["Shoe"] == str(state["shoe"]) and t["fields"]["Coup"] == str(state["coup"])
@@ -212,6 +217,14 @@ def test_four_tables_dealing(browser: Any, floor4: Floor4, size: tuple[int, int]
         handle, win = own_account(floor4.sent(t["table"]), floor4.plan, floor4.now)
         assert handle > 0, "the demo's players wagered"
         assert (int(t["money"]["handle"]), int(t["money"]["win"])) == (handle, win)
+    # the floor's shift in the header: the four tables' own accounts summed, and on screen
+    accounts = [own_account(floor4.sent(t), floor4.plan, floor4.now) for t in floor4.sims]
+    total = m["shift_total"]
+    handle, win = sum(h for h, _w in accounts), sum(w for _h, w in accounts)
+    assert not total["hidden"] and total["data"]["tables"] == "4"
+    assert (int(total["data"]["handle"]), int(total["data"]["win"])) == (handle, win)
+    assert f"{100 * win / handle:.1f}%" in total["text"] and "Hold" in total["text"]
+    assert total["width"] > 0 and total["right"] <= width, "the floor's shift total is cut off"
     whole = next(t for t in m["tiles"] if t["table"] == "T3")
     assert whole["columns"] >= 20, "a whole shoe's big road"
     assert any(any(p) for p in whole["pairs"]), "a whole shoe with no pair: the dots were not tried"
