@@ -172,7 +172,7 @@ class _Tile:
         self.bead = ""
         self.pairs: str | None = None  # the pairs beside the bead string (absent from older tables)
         self.big_road: list[list[Any]] = []  # [column, row, winner, ties, player_pair, banker_pair]
-        self._road_json = "[]"  # the big road's JSON, made when the bead string changes (most messages do not)
+        self._road_json = "[]"  # the big road's JSON, made when the bead or pairs change (most messages do not)
         self.alarms: dict[str, int | None] = {}  # name -> since (epoch ms)
         # bet -> its flag this shoe: raised (the table's advantage record) or cleared (advantage_cleared), with the
         # times it was raised; a cleared flag stays on the tile (dimmed) so a wager that flaps shows once.
