@@ -119,7 +119,9 @@ class Machine:
         subprocess.run(["cp", "-a", "--reflink=auto", str(base_root()), str(self.root)], check=True, timeout=300)
         shutil.copytree(ROOT, self.root / "root" / "shoe-controller", ignore=_SOURCE_SKIP, symlinks=True)
 
-    def boot(self, timeout: float = 120) -> None:
+    def boot(self, timeout: float = 300) -> None:
+        """Boot the copy and wait until systemd says it is up (a few seconds here; the bound is for a CI machine
+        under load, well inside the systemd tests' own 2,400 s)."""
         env = dict(os.environ, SYSTEMD_NSPAWN_UNIFIED_HIERARCHY="1")
         argv = [
             "systemd-nspawn", "--quiet", "-D", str(self.root), "--machine", self.name, "--boot",
@@ -128,19 +130,26 @@ class Machine:
         ]  # fmt: skip
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env)
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
+        deadline = started + timeout
         while True:
             self._check_alive()
             self.leader = self._container_init()
             if self.leader:
-                result = self.sh("systemctl is-system-running --wait", check=False, timeout=timeout)
-                if result.stdout.strip() in ("running", "degraded"):
-                    return
-                said = f"{result.stdout.strip()} {result.stderr.strip()}"
+                try:
+                    left = max(5.0, deadline - time.monotonic())
+                    result = self.sh("systemctl is-system-running --wait", check=False, timeout=left)
+                except subprocess.TimeoutExpired:
+                    said = f"systemctl is-system-running --wait in PID {self.leader} did not return"
+                else:
+                    if result.stdout.strip() in ("running", "degraded"):
+                        return
+                    said = f"PID {self.leader}: {result.stdout.strip()} {result.stderr.strip()}"
             else:
                 said = "no container PID 1 yet"
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the machine did not boot: {said}\n{self.console()}")
+                waited = time.monotonic() - started
+                raise TimeoutError(f"the machine did not boot in {waited:.0f} s: {said}\n{self.console()}")
             time.sleep(0.2)
 
     def _container_init(self) -> int:
