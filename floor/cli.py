@@ -29,7 +29,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from types import FrameType
 from typing import Any, TypeVar
@@ -294,6 +294,22 @@ def _time(args: argparse.Namespace, option: str, text: str) -> datetime:
         return parse_time(text)
     except ShiftError as exc:
         raise UsageError(f"shoe-floor {args.command}: {option} {exc}") from None
+
+
+def _shift_range(args: argparse.Namespace) -> tuple[ShiftPlan, datetime, datetime]:
+    """The shift plan and the ``--from``/``--to`` range of ``report`` and ``faults`` (``_shift_range_options``)."""
+    plan = _plan(args)
+    start, end = _time(args, "--from", args.start), _time(args, "--to", args.end)
+    if end <= start:
+        raise UsageError(f"shoe-floor {args.command}: --to must be after --from ({args.end} is not after {args.start})")
+    return plan, start, end
+
+
+def _json_lines(items: Iterable[Mapping[str, Any]]) -> int:
+    """``--json``: one compact JSON object a line; exit 0."""
+    for item in items:
+        sys.stdout.write(json.dumps(item, separators=(",", ":")) + "\n")
+    return 0
 
 
 def _broker_password(args: argparse.Namespace) -> str | None:
@@ -600,16 +616,11 @@ def errors(args: argparse.Namespace) -> int:
 def faults(args: argparse.Namespace) -> int:
     """The money's faults surveillance counts per table and quarter hour, added up per shift, with their rates
     per 100 coups and per 1,000 wagers: what a ``money_faults`` alert was judged on."""
-    plan = _plan(args)
-    start, end = _time(args, "--from", args.start), _time(args, "--to", args.end)
-    if end <= start:
-        raise UsageError(f"shoe-floor faults: --to must be after --from ({args.end} is not after {args.start})")
+    plan, start, end = _shift_range(args)
     with Archive(args.archive, create=False) as archive:
         rows = fault_rates(archive, plan, start, end, args.table)
     if args.json:
-        for row in rows:
-            sys.stdout.write(json.dumps(row.to_dict(), separators=(",", ":")) + "\n")
-        return 0
+        return _json_lines(row.to_dict() for row in rows)
     if not rows:
         print("no wagers or coups counted in that time (shoe-floor serve counts them)", file=sys.stderr)
         return 0
@@ -656,17 +667,12 @@ def verify(args: argparse.Namespace) -> int:
 def report(args: argparse.Namespace) -> int:
     """Each table's money per shift (floor/accounting.py), then the floor's per shift (``"total": true``,
     ``"table": null``)."""
-    plan = _plan(args)
-    start, end = _time(args, "--from", args.start), _time(args, "--to", args.end)
-    if end <= start:
-        raise UsageError(f"shoe-floor report: --to must be after --from ({args.end} is not after {args.start})")
+    plan, start, end = _shift_range(args)
     with Archive(args.archive, create=False) as archive:
         figures = shift_report(archive, plan, start, end, args.table)
     lines = [*figures, *floor_totals(figures)]
     if args.json:
-        for f in lines:
-            sys.stdout.write(json.dumps(f.to_dict(), separators=(",", ":")) + "\n")
-        return 0
+        return _json_lines(f.to_dict() for f in lines)
     if not figures:
         print("no money in these shifts" + (f" at table {args.table}" if args.table else ""), file=sys.stderr)
         return 0
@@ -696,9 +702,7 @@ def rate(args: argparse.Namespace) -> int:
     with Archive(args.archive, create=False) as archive:
         sessions = ratings(archive, args.table, since, args.open, args.decisions_per_hour)
     if args.json:
-        for x in sessions:
-            sys.stdout.write(json.dumps(x.to_dict(), separators=(",", ":")) + "\n")
-        return 0
+        return _json_lines(x.to_dict() for x in sessions)
     if not sessions:
         print("no seat sessions", file=sys.stderr)
         return 0
