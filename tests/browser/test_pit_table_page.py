@@ -27,6 +27,7 @@ from floor.pit import Pit
 from floor.shifts import ShiftPlan, parse_time
 from floor.surveillance import Surveillance
 from tests.browser.conftest import OUTPUT, recall_on_page
+from tests.floor.feeding import archive_in_steps
 from tests.pitload import demo_journal, journal_records
 
 pytestmark = pytest.mark.browser
@@ -40,11 +41,7 @@ class Setup:
         self.records = journal_records(journal, "T1")
         self.url = f"sqlite:///{tmp}/archive.db"
         with Archive(self.url) as archive:
-            surveillance = Surveillance(archive, watches=[Accounting(PLAN)])
-            for i in range(0, len(self.records), 200):
-                archive.store(self.records[i : i + 200])
-                archive.advance("T1", "s1")
-                surveillance.process("T1", "s1")
+            archive_in_steps(archive, Surveillance(archive, watches=[Accounting(PLAN)]), self.records, 200)
             self.open_sessions = [r.to_dict() for r in ratings(archive, "T1", open_only=True)]
             self.hashes = {r.seq: r.hash for r in self.records}
         wall = int(parse_time(self.records[-1].at).timestamp() * 1000)

@@ -21,6 +21,7 @@ from floor.counting_watch import CountWatch, WatchState
 from floor.surveillance import Surveillance
 from tests.e2e.harness import Harness
 from tests.e2e.test_reader_e2e import money_table, start_players
+from tests.floor.feeding import archive_in_steps
 
 pytestmark = pytest.mark.e2e
 #: A seed whose first eight-deck shoe gives Dragon 7 enough positive-edge coups (as the seen cards price it).
@@ -59,12 +60,7 @@ def test_the_table_s_own_journal_is_read_whole_and_its_players_are_not_accused(
 
     # through a real archive, in the batches a link sends: no alert, every seat's coups counted
     with Archive(f"sqlite:///{tmp_path}/archive.db") as archive:
-        s = Surveillance(archive, watches=[CountWatch()])
-        items = []
-        for i in range(0, len(records), 25):
-            archive.store(records[i : i + 25])
-            archive.advance("T1", "s1")
-            items += s.process("T1", "s1")
+        items = archive_in_steps(archive, Surveillance(archive, watches=[CountWatch()]), records, 25)
         assert [i for i in items if i.kind == AlertKind.BETTING_WITH_THE_COUNT] == []
         stored = CountWatch().load(archive, archive.connection.cursor(), "T1")
         archive.connection.commit()
@@ -93,12 +89,7 @@ def test_a_counter_at_the_real_table_is_one_alert(harness: Harness, tmp_path: Pa
     with Journal.open(harness.journal, read_only=True) as j:
         records = [r.for_floor("T1") for r in j.records()]
     with Archive(f"sqlite:///{tmp_path}/archive.db") as archive:
-        s = Surveillance(archive, watches=[CountWatch()])
-        items = []
-        for i in range(0, len(records), 25):
-            archive.store(records[i : i + 25])
-            archive.advance("T1", "s1")
-            items += s.process("T1", "s1")
+        items = archive_in_steps(archive, Surveillance(archive, watches=[CountWatch()]), records, 25)
     counted = [i for i in items if i.kind == AlertKind.BETTING_WITH_THE_COUNT]
     assert [(i.extra["seat"], i.extra["bet"]) for i in counted] == [(3, "dragon_7")]
     assert counted[0].extra["hits"] >= 4 and counted[0].extra["stake_positive"]["max"] >= 10 * 500

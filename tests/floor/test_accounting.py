@@ -37,6 +37,7 @@ from floor.archive import AlertKind, Archive
 from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance
 from tests.floor.conftest import Keys, Table, as_table, serve_process, shoe_floor
+from tests.floor.feeding import archive_in_steps
 from tests.floor.test_surveillance import TODAY, Chain
 from tests.servers import Mosquitto
 from tests.waiting import until
@@ -60,23 +61,13 @@ def settle_lines(journal: Path) -> tuple[list[dict[str, Any]], list[dict[str, An
     return [x for x in lines if "bet" in x], [x for x in lines if "commission_box" in x]
 
 
-def archive_all(archive: Archive, surveillance: Surveillance, records: list[TableRecord], step: int = 97) -> list[Any]:
-    items = []
-    table = records[0].table
-    for i in range(0, len(records), step):
-        archive.store(records[i : i + step])
-        archive.advance(table, "s1")
-        items += surveillance.process(table, "s1")
-    return items
-
-
 def test_a_real_journal_s_report_and_ratings_equal_what_the_table_settled(
     archive_url: str, journal_path: Path, journal_records: list[TableRecord]
 ) -> None:
     wagers, boxes = settle_lines(journal_path)
     assert len(wagers) > 100, "the demo journal has too few settled wagers"
     with Archive(archive_url) as a:
-        archive_all(a, Surveillance(a, watches=[Accounting(UTC_PLAN)]), journal_records)
+        archive_in_steps(a, Surveillance(a, watches=[Accounting(UTC_PLAN)]), journal_records, step=97)
         report = shift_report(a, UTC_PLAN, *WIDE)
         sessions = ratings(a)
     collected = sum(b["collected"] for b in boxes)
@@ -207,7 +198,7 @@ def test_a_seat_session_ends_at_the_lock_where_the_book_judges_the_seat_has_left
     seat1_left = t.records[-1]
     t.box(2, owed=95, collected=90, why="seat_left")
     with Archive(archive_url) as a:
-        archive_all(a, Surveillance(a, watches=[Accounting(UTC_PLAN, leave_after_coups=3)]), t.records, step=5)
+        archive_in_steps(a, Surveillance(a, watches=[Accounting(UTC_PLAN, leave_after_coups=3)]), t.records, step=5)
         got = ratings(a)
         opened = ratings(a, open_only=True)
         since = ratings(a, since=datetime.fromisoformat(left_at.at.replace("Z", "+00:00")) + timedelta(seconds=1))
@@ -234,7 +225,7 @@ def test_leave_after_coups_is_the_tables_setting(archive_url: str) -> None:
     t.play({})
     t.play({1: [("banker", 1000, -1000)]})
     with Archive(archive_url) as a:
-        archive_all(a, Surveillance(a, watches=[Accounting(UTC_PLAN, leave_after_coups=1)]), t.records, step=3)
+        archive_in_steps(a, Surveillance(a, watches=[Accounting(UTC_PLAN, leave_after_coups=1)]), t.records, step=3)
         got = [(x.wagered, x.end is None) for x in ratings(a)]
     assert got == [(1000, False), (1000, True)]  # left at the first empty lock, back at the next coup
 
@@ -253,14 +244,14 @@ def test_a_shift_won_far_outside_its_interval_is_one_alert_and_an_ordinary_one_i
         u.play({1: [("banker", 1000, 950 if i % 2 else -1000)]})
     with Archive(archive_url) as a:
         s = Surveillance(a, watches=[Accounting(UTC_PLAN)])
-        archive_all(a, s, t.records)
-        archive_all(a, s, u.records)
+        archive_in_steps(a, s, t.records, step=97)
+        archive_in_steps(a, s, u.records, step=97)
         assert not [i for i in a.feed() if i.kind == AlertKind.HOLD_OUTSIDE_INTERVAL]  # the shift has not ended
         for chain in (t, u):
             chain.hour = 14
             chain.play({1: [("banker", 1000, -1000)]})
             chain.play({1: [("banker", 1000, -1000)]})
-            archive_all(a, s, chain.records[-8:])
+            archive_in_steps(a, s, chain.records[-8:], step=97)
         feed = [i for i in a.feed() if i.kind == AlertKind.HOLD_OUTSIDE_INTERVAL]
         s.process("T1", "s1")
         report = shift_report(a, UTC_PLAN, *WIDE)
@@ -325,7 +316,7 @@ def test_two_collectors_racing_count_each_money_record_once(
 
 def test_report_and_ratings_commands(archive_url: str, journal_records: list[TableRecord]) -> None:
     with Archive(archive_url) as a:
-        archive_all(a, Surveillance(a, watches=[Accounting(UTC_PLAN)]), journal_records)
+        archive_in_steps(a, Surveillance(a, watches=[Accounting(UTC_PLAN)]), journal_records, step=97)
         expected = shift_report(a, UTC_PLAN, *WIDE)
     day = journal_records[0].at[:10]
     start = (datetime.fromisoformat(day) - timedelta(days=1)).date().isoformat()
@@ -481,7 +472,7 @@ def test_the_figures_do_not_depend_on_how_the_records_fall_into_steps(
     n = next(_examples)
     figures = []
     for name, size in ((f"one{n}", len(t.records)), (f"steps{n}", step)):
-        archive_all(a, surveillance, as_table(t.records, name), step=size)
+        archive_in_steps(a, surveillance, as_table(t.records, name), step=size)
         report = _without_table([f.to_dict() for f in shift_report(a, UTC_PLAN, *WIDE, table=name)])
         figures.append((report, _without_table([x.to_dict() for x in ratings(a, name)])))
     assert figures[0] == figures[1]
@@ -508,8 +499,8 @@ def test_a_quiet_table_s_ended_shift_is_one_alert_once_its_grace_is_past(archive
     end = datetime.fromisoformat(f"{TODAY}T14:00:00+00:00")
     with Archive(archive_url) as a:
         s = Surveillance(a, watches=[Accounting(UTC_PLAN)])
-        archive_all(a, s, t.records)
-        archive_all(a, s, u.records)
+        archive_in_steps(a, s, t.records, step=97)
+        archive_in_steps(a, s, u.records, step=97)
         assert ended_shift_alerts(a, UTC_PLAN, end - timedelta(minutes=1)) == []  # the shift is still on
         assert ended_shift_alerts(a, UTC_PLAN, end + SHIFT_CLOSE_GRACE - timedelta(seconds=1)) == []
         # a record of T1 archived but not yet read by surveillance: not judged from a half-read shift
@@ -530,6 +521,6 @@ def test_a_quiet_table_s_ended_shift_is_one_alert_once_its_grace_is_past(archive
         assert a.alert(ended_shift_alerts(a, UTC_PLAN, end + timedelta(hours=2))) == []  # a minute later: once
         t.hour = 15  # T1 deals again in the next shift: the watch's alert is the sweep's, stored once
         t.play({1: [("banker", 1000, -1000)]})
-        archive_all(a, s, t.records[-3:])
+        archive_in_steps(a, s, t.records[-3:], step=97)
         feed = [i for i in a.feed() if i.kind == AlertKind.HOLD_OUTSIDE_INTERVAL]
     assert [i.table for i in feed] == ["T1"]

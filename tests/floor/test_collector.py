@@ -20,7 +20,8 @@ from floor.surveillance import Surveillance
 from floor_protocol.ack import Ack
 from floor_protocol.signing import generate_key
 from tests.floor.conftest import AlertWatch, InProcess, Keys, Table, as_table
-from tests.floor.test_accounting import MoneyChain, archive_all
+from tests.floor.feeding import archive_in_steps
+from tests.floor.test_accounting import MoneyChain
 from tests.servers import Mosquitto
 from tests.waiting import until
 
@@ -324,7 +325,7 @@ def test_a_quiet_table_s_ended_shift_is_judged_by_the_collector_s_sweep(
     for _ in range(30):
         t.play({1: [("banker", 1000, 950)], 2: [("player", 1000, 1000)]})
     with Archive(archive_url) as a:
-        archive_all(a, Surveillance(a, watches=[Accounting(plan)]), t.records)
+        archive_in_steps(a, Surveillance(a, watches=[Accounting(plan)]), t.records, step=97)
         assert not [x for x in a.alerts("T5") if x.kind == AlertKind.HOLD_OUTSIDE_INTERVAL]
     watch = AlertWatch(broker)
     try:

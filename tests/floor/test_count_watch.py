@@ -31,7 +31,7 @@ from floor.archive import AlertKind, Archive
 from floor.counting_watch import CountWatch, WatchState
 from floor.surveillance import Surveillance
 from tests.floor.conftest import AlertWatch, InProcess, Table
-from tests.floor.racing import race_two_collectors
+from tests.floor.feeding import archive_in_steps, race_two_collectors
 from tests.floor.test_surveillance import TODAY
 from tests.servers import Mosquitto
 from tests.waiting import until
@@ -92,16 +92,6 @@ class TableChain:
                     events.append(CutCardOut())
 
 
-def archive_chain(archive: Archive, surveillance: Surveillance, chain: TableChain, step: int = 7) -> list[Any]:
-    """Archive the chain in batches of ``step`` records (split from their derived ones), surveil after each."""
-    items = []
-    for i in range(0, len(chain.records), step):
-        archive.store(chain.records[i : i + step])
-        archive.advance(chain.table, "s1")
-        items += surveillance.process(chain.table, "s1")
-    return items
-
-
 def shuffled(seed: int) -> list[str]:
     cards = [c.token for c in DECK] * 8
     random.Random(seed).shuffle(cards)
@@ -136,7 +126,7 @@ def test_a_seat_counting_dragon_7_is_one_alert_with_its_evidence(archive_url: st
     chain, _ = counted_shoe()
     with Archive(archive_url) as archive:
         s = Surveillance(archive, watches=[CountWatch()])
-        items = archive_chain(archive, s, chain, step=7)
+        items = archive_in_steps(archive, s, chain.records, step=7)
         counted = [i for i in items if i.kind == AlertKind.BETTING_WITH_THE_COUNT]
         (item,) = counted
         assert item.table == "T1" and item.site == "s1"
@@ -146,6 +136,7 @@ def test_a_seat_counting_dragon_7_is_one_alert_with_its_evidence(archive_url: st
         assert x["stake_positive"]["max"] == 5000 and x["stake_non_positive"]["max"] == 500
         assert x["score"] >= x["threshold"] and x["p_bound"] <= 1e-5
         assert all(e["ev"] > 0 and e["stake"] == 5000 for e in x["evidence"])
+        assert item.seq is not None
         record = chain.records[item.seq - 1]
         assert item.record == record.to_dict() and record.kind == "coup" and record.body["coup"] == x["coup"]
         assert "seat 5 bets Dragon 7 with the count" in item.detail and "$50.00" in item.detail
@@ -164,7 +155,7 @@ def test_the_same_shoe_without_the_counter_raises_nothing(archive_url: str) -> N
     quiet.shoe(shuffled(seed), lambda coup, ev: {k: v for k, v in flat_and_random(coup, ev).items() if k != 5})
     with Archive(archive_url) as archive:
         s = Surveillance(archive, watches=[CountWatch()])
-        assert archive_chain(archive, s, quiet, step=50) == []
+        assert archive_in_steps(archive, s, quiet.records, step=50) == []
 
 
 def test_two_collectors_racing_store_the_alert_once(archive_url: str) -> None:
@@ -191,7 +182,7 @@ def test_a_bad_wager_record_is_counted_and_the_rest_still_read(archive_url: str)
     chain.add("coup", {"shoe": 1})
     with Archive(archive_url) as archive:
         s = Surveillance(archive, watches=[CountWatch()])
-        assert archive_chain(archive, s, chain) == []
+        assert archive_in_steps(archive, s, chain.records) == []
         cur = archive.connection.cursor()
         state = CountWatch().load(archive, cur, "T3")
         archive.connection.commit()
@@ -294,20 +285,12 @@ def test_an_unreadable_stored_state_starts_again_and_does_not_stop_surveillance(
     with Archive(archive_url) as archive:
         s = Surveillance(archive, watches=[CountWatch()])
         half = len(chain.records) // 2
-        archive_chain(archive, s, TableChainSlice(chain, 0, half), step=500)
+        archive_in_steps(archive, s, chain.records[:half], step=500)
         cur = archive.connection.cursor()
         cur.execute(archive.sql("UPDATE count_heads SET state = ?, token = ?"), ('{"shoe": [', "x"))
         archive.connection.commit()
-        archive_chain(archive, Surveillance(archive, watches=[CountWatch()]), TableChainSlice(chain, half, None))
+        archive_in_steps(archive, Surveillance(archive, watches=[CountWatch()]), chain.records[half:])
         state = CountWatch().load(archive, archive.connection.cursor(), "T1")
         archive.connection.commit()
         assert state.refused == 1 and state.pending  # it read on ...
         assert state.tracker.shoe is None and not state.count.sessions  # ... and prices nothing until a new shoe
-
-
-class TableChainSlice(TableChain):
-    """Part of a chain's records (to archive a chain in two goes)."""
-
-    def __init__(self, chain: TableChain, start: int, stop: int | None) -> None:
-        super().__init__(chain.table)
-        self.records = chain.records[start:stop]

@@ -24,8 +24,8 @@ from floor.money_watch import MoneyState, MoneyThresholds, MoneyWatch, fault_rat
 from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance
 from tests.floor.conftest import PYTHON, ROOT, InProcess, Table
-from tests.floor.racing import race_two_collectors
-from tests.floor.test_surveillance import TODAY, Chain, archive_chain
+from tests.floor.feeding import archive_in_steps, race_two_collectors
+from tests.floor.test_surveillance import TODAY, Chain
 from tests.waiting import until
 
 MONEY_KINDS = {AlertKind.PAST_POST, AlertKind.PULLED_BET, AlertKind.MISPAY, AlertKind.FOREIGN_CHIP}
@@ -85,8 +85,8 @@ def test_each_money_fault_is_one_alert_in_the_pit_s_words_with_its_record(archiv
         under = t.money("mispay", 6, kind="underpay", expected_cents=4875, seen_cents=4375)
         over = t.money("mispay", 6, "dragon_7", kind="overpay", expected_cents=4250, seen_cents=5250)
         left = t.money("mispay", 1, "player_pair", kind="loser_left", expected_cents=0, seen_cents=3500)
-        items = archive_chain(archive, s, t, step=5)
-        by_seq = {i.seq: i for i in items}
+        items = archive_in_steps(archive, s, t.records, step=5)
+        by_seq = {i.seq or 0: i for i in items}  # each names its record
         assert len(items) == 6 and set(by_seq) == {r.seq for r in (post, swap, pulled, under, over, left)}
         for r in (post, swap, pulled, under, over, left):
             assert by_seq[r.seq].record == r.to_dict() and by_seq[r.seq].kind == r.kind
@@ -105,7 +105,7 @@ def test_each_money_fault_is_one_alert_in_the_pit_s_words_with_its_record(archiv
         assert "Dragon 7 overpaid by $10.00" in by_seq[over.seq].detail
         assert "losing Player Pair wager of $35.00 left on the layout" in by_seq[left.seq].detail
         assert by_seq[under.seq].extra["off_cents"] == 500 and by_seq[post.seq].extra["added_cents"] == 2500
-        assert archive_chain(archive, s, t) == []  # read once: nothing again
+        assert archive_in_steps(archive, s, t.records) == []  # read once: nothing again
         assert sorted(i.seq or 0 for i in archive.feed() if i.kind in MONEY_KINDS) == sorted(by_seq)
 
 
@@ -122,7 +122,7 @@ def test_a_foreign_chip_is_alerted_when_it_comes_onto_a_spot_and_a_stolen_one_sa
         again = t.spot(6, "banker", [chip(2, "retired")])  # back on the spot: a new appearance
         t.spot(6, "banker", [chip(2, "retired")])
         boxed = t.snapshot([(1, "banker", [chip(5, "stolen", 50000)]), (3, "commission", [chip(7, "unknown")])])
-        items = archive_chain(archive, s, t, step=3)
+        items = archive_in_steps(archive, s, t.records, step=3)
         got = sorted((i.seq, i.kind, i.extra["uid"]) for i in items)
         assert got == [
             (first.seq, AlertKind.FOREIGN_CHIP, CHIP.format(2)),
@@ -188,7 +188,9 @@ def test_a_table_shift_far_above_the_floor_s_past_posts_is_one_alert(archive_url
                     t.money("past_post", 2, locked_cents=2500, seen_cents=5000)
                 if k % 8 == 7:
                     t.declared()
-            assert [i for i in archive_chain(archive, s, t, step=100) if i.kind == AlertKind.MONEY_FAULTS] == []
+            assert [
+                i for i in archive_in_steps(archive, s, t.records, step=100) if i.kind == AlertKind.MONEY_FAULTS
+            ] == []
         two = MoneyChain("TWO")  # two past-posts and two mispays: under the minimum count, nobody paged
         two.new_shoe()
         for k in range(40):
@@ -196,7 +198,7 @@ def test_a_table_shift_far_above_the_floor_s_past_posts_is_one_alert(archive_url
             if k % 20 == 0:
                 two.money("past_post", 2, locked_cents=2500, seen_cents=5000)
                 two.money("mispay", 2, kind="underpay", expected_cents=5000, seen_cents=4000)
-        assert [i.kind for i in archive_chain(archive, s, two)].count(AlertKind.MONEY_FAULTS) == 0
+        assert [i.kind for i in archive_in_steps(archive, s, two.records)].count(AlertKind.MONEY_FAULTS) == 0
         bad = MoneyChain("BAD")
         bad.new_shoe()
         for k in range(100):
@@ -205,7 +207,7 @@ def test_a_table_shift_far_above_the_floor_s_past_posts_is_one_alert(archive_url
                 bad.money("past_post", 3, locked_cents=2500, seen_cents=7500)
             if k % 8 == 7:
                 bad.declared()
-        items = [i for i in archive_chain(archive, s, bad, step=20) if i.kind == AlertKind.MONEY_FAULTS]
+        items = [i for i in archive_in_steps(archive, s, bad.records, step=20) if i.kind == AlertKind.MONEY_FAULTS]
         (item,) = items  # once for the shift, though every later step is as bad
         x = item.extra
         assert item.table == "BAD" and x["fault"] == "past_posts" and x["count"] >= 3 and x["p"] < 0.001
@@ -263,10 +265,7 @@ def test_a_real_journal_s_faults_are_alerts_and_its_counts_are_its_records(
     assert foreign["stolen"] and foreign["retired"] + foreign["unknown"]
     with Archive(archive_url) as archive:
         s = money_surveillance(archive)
-        for k in range(0, len(records), 250):
-            archive.store(records[k : k + 250])
-            archive.advance("T1", "s1")
-            s.process("T1", "s1")
+        archive_in_steps(archive, s, records, 250)
         feed = Counter(i.kind for i in archive.feed(None))
         assert feed[AlertKind.PAST_POST] == kinds["past_post"] and feed[AlertKind.PULLED_BET] == kinds["pulled_bet"]
         assert feed[AlertKind.MISPAY] == kinds["mispay"] and feed[AlertKind.STOLEN_CHIP] == foreign["stolen"]
@@ -312,12 +311,12 @@ def test_the_faults_command_for_people_and_with_nothing_counted(
         t.wager(1)
         t.money("mispay", 1, kind="underpay", expected_cents=4875, seen_cents=4375)
         t.declared()
-        archive_chain(archive, s, t)
+        archive_in_steps(archive, s, t.records)
         other = MoneyChain("T8")  # another table: not in T9's lines
         other.new_shoe()
         other.wager(2)
         other.declared()
-        archive_chain(archive, s, other)
+        archive_in_steps(archive, s, other.records)
         assert [r.table for r in fault_rates(archive, ShiftPlan.parse(), *_today())] == ["T8", "T9"]
     capsys.readouterr()
     assert shoe_floor([*argv, "--table", "T9", "--shifts", "08:00,20:00", "--zone", "Europe/London"]) == 0

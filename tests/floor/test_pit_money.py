@@ -20,7 +20,7 @@ from floor.archive import Archive
 from floor.pit import Pit
 from floor.shifts import ShiftPlan, parse_time
 from floor.surveillance import Surveillance
-from tests.floor.test_accounting import archive_all
+from tests.floor.feeding import archive_in_steps
 
 PLAN = ShiftPlan.parse("06:00,14:00,22:00", "UTC")
 TOPIC = "baccarat/s1/T1/record"
@@ -42,7 +42,7 @@ def test_the_tile_s_shift_figures_are_the_shift_report_s(archive_url: str, journ
     half = len(records) // 2
     with Archive(archive_url) as archive:
         surveillance = Surveillance(archive, watches=[Accounting(PLAN)])
-        archive_all(archive, surveillance, records[:half])
+        archive_in_steps(archive, surveillance, records[:half], step=97)
         wall = int(parse_time(records[-1].at).timestamp() * 1000)
         pit = Pit(archive_url, wall_ms=lambda: wall, plan=PLAN)
         try:
@@ -51,7 +51,7 @@ def test_the_tile_s_shift_figures_are_the_shift_report_s(archive_url: str, journ
             assert seeded == report_money(archive, records[half - 1].at)
             for r in records[half:]:
                 pit.on_message(TOPIC, r.to_json().encode())
-            archive_all(archive, surveillance, records[half:])
+            archive_in_steps(archive, surveillance, records[half:], step=97)
             assert tile_money(pit) == report_money(archive, records[-1].at)
             assert tile_money(pit)[0] > seeded[0]
             assert tile_money(pit)[0] == sum(r.body["stake"] for r in records if r.kind == "settlement")

@@ -17,7 +17,7 @@ from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, r
 from floor.archive import AlertKind, Archive
 from floor.cli import main as shoe_floor
 from floor.surveillance import Surveillance, Thresholds, poisson_tail, stats_of, window_hash
-from tests.floor.racing import race_two_collectors
+from tests.floor.feeding import archive_in_steps, race_two_collectors
 
 TODAY = datetime.now(UTC).date().isoformat()  # the records are recent: pruning keeps them
 
@@ -67,16 +67,6 @@ class Chain:
         self.add("coup", {"shoe": self.shoe, "coup": 1, "declared": not void, "void": void}, cause=cause.seq)
 
 
-def archive_chain(archive: Archive, surveillance: Surveillance, chain: Chain, step: int = 7) -> list[Any]:
-    """Archive a chain in small batches (records split from their derived ones), surveil after each."""
-    items = []
-    for i in range(0, len(chain.records), step):
-        archive.store(chain.records[i : i + step])
-        archive.advance(chain.table, "s1")
-        items += surveillance.process(chain.table, "s1")
-    return items
-
-
 def shuffled(seed: int, decks: int = 8) -> list[str]:
     cards = [c.token for c in DECK] * decks
     random.Random(seed).shuffle(cards)
@@ -90,11 +80,11 @@ def test_a_shoe_dealt_again_on_another_table_is_caught_at_its_20th_card(archive_
         t1 = Chain("T1")
         t1.new_shoe()
         t1.deal(first[4:300])
-        assert archive_chain(archive, s, t1) == []
+        assert archive_in_steps(archive, s, t1.records) == []
         t2 = Chain("T2")
         t2.new_shoe(exposed="2S", burned=("9D", "KC"))
         dealt = t2.deal(first[104:150])  # cards 101-146 of T1's dealt shoe
-        items = archive_chain(archive, s, t2)
+        items = archive_in_steps(archive, s, t2.records)
         (item,) = items
         assert item.kind == AlertKind.REPEATED_SHOE and item.table == "T2" and item.site == "s1"
         assert item.seq == dealt[19].seq and item.record == dealt[19].to_dict()  # its 20th dealt card
@@ -111,10 +101,10 @@ def test_the_same_shoe_on_the_same_table_later_is_caught_but_not_its_own_windows
         order = shuffled(2)
         t1.new_shoe()
         t1.deal(order[:60])
-        assert archive_chain(archive, s, t1) == []  # its own windows never match itself
+        assert archive_in_steps(archive, s, t1.records) == []  # its own windows never match itself
         t1.new_shoe()
         t1.deal(order[:30])
-        (item,) = archive_chain(archive, s, t1)
+        (item,) = archive_in_steps(archive, s, t1.records)
         assert item.extra["shoe"] == 2 and item.extra["other_shoe"] == 1 and item.extra["other_offset"] == 0
 
 
@@ -128,7 +118,7 @@ def test_a_backlog_spanning_two_shoes_checks_each_shoe(archive_url: str) -> None
         t1 = Chain("T1")
         t1.new_shoe()
         t1.deal(seen[4:120])
-        assert archive_chain(archive, s, t1) == []
+        assert archive_in_steps(archive, s, t1.records) == []
         t2 = Chain("T2")
         t2.new_shoe()
         repeat = t2.deal(seen[4:60])
@@ -137,7 +127,7 @@ def test_a_backlog_spanning_two_shoes_checks_each_shoe(archive_url: str) -> None
         t2.deal(fresh[:40])
         t2.new_shoe()
         again = t2.deal(fresh[:40])
-        items = archive_chain(archive, s, t2, step=len(t2.records))  # one step: the whole backlog at once
+        items = archive_in_steps(archive, s, t2.records, step=len(t2.records))  # one step: the whole backlog at once
         assert [(i.kind, i.seq, i.extra["shoe"], i.extra["other_table"], i.extra["other_shoe"]) for i in items] == [
             (AlertKind.REPEATED_SHOE, repeat[19].seq, 1, "T1", 1),
             (AlertKind.REPEATED_SHOE, again[19].seq, 3, "T2", 2),
@@ -154,7 +144,7 @@ def test_fresh_shuffles_are_never_a_repeated_shoe(archive_url: str) -> None:
             t.deal(shuffled(1000 + n)[4:])
         items = []
         for t in tables:
-            items += archive_chain(archive, s, t, step=500)
+            items += archive_in_steps(archive, s, t.records, step=500)
         assert items == []
         cur = archive.connection.cursor()
         cur.execute("SELECT count(*) FROM shoe_windows")
@@ -171,13 +161,13 @@ def test_windows_past_repeat_days_are_pruned_and_no_longer_match(archive_url: st
         t1 = Chain("T1")
         t1.new_shoe()
         t1.deal(order[:40])
-        archive_chain(archive, s, t1)
+        archive_in_steps(archive, s, t1.records)
         started = int(datetime.fromisoformat(f"{TODAY}T10:00:00+00:00").timestamp())
         assert s.prune(started + 3600) == 40 - 19 - 1  # the last card is still undecided
         t2 = Chain("T2")
         t2.new_shoe()
         t2.deal(order[:40])
-        assert archive_chain(archive, s, t2) == []
+        assert archive_in_steps(archive, s, t2.records) == []
 
 
 def test_an_unreadable_card_breaks_the_run_no_window_spans_it(archive_url: str) -> None:
@@ -187,15 +177,15 @@ def test_an_unreadable_card_breaks_the_run_no_window_spans_it(archive_url: str) 
         t1 = Chain("T1")
         t1.new_shoe()
         t1.deal(order[:30])
-        archive_chain(archive, s, t1)
+        archive_in_steps(archive, s, t1.records)
         t2 = Chain("T2")
         t2.new_shoe()
         t2.deal(order[:10])
         t2.add("input", {"kind": "unreadable", "source": "shoe"})
         t2.deal(order[11:30])  # 19 known cards after it: no window
-        assert archive_chain(archive, s, t2) == []
+        assert archive_in_steps(archive, s, t2.records) == []
         t2.deal(order[30:31])  # not in T1's shoe after card 30: still nothing
-        assert archive_chain(archive, s, t2) == []
+        assert archive_in_steps(archive, s, t2.records) == []
 
 
 def test_an_advantage_record_is_one_alert_with_two_collectors_racing(archive_url: str) -> None:
@@ -251,7 +241,7 @@ def test_dealer_errors_far_above_the_floor_alert_and_ordinary_ones_do_not(archiv
             for n in range(60):
                 t.coup(void=n == 17)
             t.alarm("misdraw")
-            assert archive_chain(archive, s, t, step=50) == []
+            assert archive_in_steps(archive, s, t.records, step=50) == []
         bad = Chain("BAD")
         bad.new_shoe()
         for n in range(30):
@@ -261,7 +251,7 @@ def test_dealer_errors_far_above_the_floor_alert_and_ordinary_ones_do_not(archiv
             if n % 10 == 0:
                 bad.alarm("unreadable")
         bad.alarm("early_declare")
-        items = archive_chain(archive, s, bad, step=20)
+        items = archive_in_steps(archive, s, bad.records, step=20)
         (item,) = items  # once for the hour, though every later step is as bad
         assert item.kind == AlertKind.DEALER_ERRORS and item.table == "BAD"
         # raised as soon as the hour crossed the line, with the counts then
@@ -287,7 +277,7 @@ def test_the_errors_command_shows_each_table_s_hour_with_its_rate(
             bad.coup(void=n % 5 == 0)
             if n % 4 == 0:
                 bad.alarm("misdraw")
-        archive_chain(archive, s, bad, step=20)
+        archive_in_steps(archive, s, bad.records, step=20)
     capsys.readouterr()
     assert shoe_floor(["errors", "--archive", archive_url, "--json"]) == 0
     (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -309,7 +299,7 @@ def test_one_bad_coup_on_a_quiet_floor_pages_nobody(archive_url: str) -> None:
         t.coup(void=True)
         for _ in range(3):
             t.alarm("misdraw")
-        assert archive_chain(archive, s, t) == []  # 4 errors: below the minimum count
+        assert archive_in_steps(archive, s, t.records) == []  # 4 errors: below the minimum count
 
 
 def test_poisson_tail() -> None:
@@ -329,7 +319,7 @@ def test_shoe_floor_alerts_prints_the_feed(
         t1.new_shoe()
         adv = t1.add("advantage", {"shoe": 1, "coup": 1, "bet": "tie", "ev": 0.02, "cards_left": 40})
         t1.add("advantage_cleared", {"shoe": 1, "coup": 2, "bet": "tie", "ev": -0.02, "cards_left": 34})
-        archive_chain(archive, s, t1)
+        archive_in_steps(archive, s, t1.records)
     assert shoe_floor(["alerts", "--archive", archive_url, "--json", "--last", "1"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert '"kind":"advantage_cleared"' in line

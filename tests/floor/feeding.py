@@ -1,5 +1,7 @@
-"""Two collectors racing over one table's records, as two ``shoe-floor serve`` processes on one archive do:
-the tests of each surveillance watch hold it to storing every alert and reading every record once floor-wide."""
+"""Feeding a table's records to a real archive and its surveillance step as collectors do: one collector in
+steps (:func:`archive_in_steps`), or two racing over the same records, as two ``shoe-floor serve`` processes
+on one archive do (:func:`race_two_collectors`: the tests of each watch hold it to storing every alert and
+reading every record once floor-wide)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,22 @@ from collections.abc import Sequence
 from controller.game.records import TableRecord
 from floor.archive import Archive, FeedItem
 from floor.surveillance import Surveillance
+
+
+def archive_in_steps(
+    archive: Archive, surveillance: Surveillance, records: Sequence[TableRecord], step: int = 7, site: str = "s1"
+) -> list[FeedItem]:
+    """Archive one table's records ``step`` at a time (records split from their derived ones when the step is
+    small), advancing its head and running the surveillance step after each; every alert it returned."""
+    items: list[FeedItem] = []
+    if not records:
+        return items
+    table = records[0].table
+    for i in range(0, len(records), step):
+        archive.store(records[i : i + step])
+        archive.advance(table, site)
+        items += surveillance.process(table, site)
+    return items
 
 
 def race_two_collectors(
