@@ -25,6 +25,7 @@ from typing import Any
 
 from controller.game.cards import RANKS
 from controller.game.edges import EdgeTracker
+from controller.game.notation import WAGER_WORDS
 from controller.game.records import RecordKind, TableRecord, ruleset_from_body
 from controller.game.rules import Ruleset
 from controller.game.wagers import money_text
@@ -41,19 +42,6 @@ MAX_PENDING = 4
 #: Rulesets read from shoe start records, kept parsed (a floor has a few games).
 _RULESETS: dict[str, Ruleset] = {}
 _MAX_RULESETS = 64
-
-#: The wagers in words (the alert's detail).
-WAGER_WORDS: Mapping[str, str] = {
-    "banker": "Banker",
-    "player": "Player",
-    "tie": "Tie",
-    "player_pair": "Player Pair",
-    "banker_pair": "Banker Pair",
-    "dragon_bonus_player": "Dragon Bonus (Player)",
-    "dragon_bonus_banker": "Dragon Bonus (Banker)",
-    "dragon_7": "Dragon 7",
-    "panda_8": "Panda 8",
-}
 
 
 def _ruleset(body: Mapping[str, Any]) -> Ruleset:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from controller.game.notation import WAGER_WORDS
 from controller.game.records import InputKind, RecordKind, TableRecord
 from controller.game.wagers import money_text
 from floor.archive import Alert, AlertKind, Archive
@@ -53,18 +54,7 @@ MAX_SPOTS = 256
 MAX_CHIPS_PER_SPOT = 64
 
 #: The wagers and the commission box in the pit's words.
-SPOT_WORDS: Mapping[str, str] = {
-    "banker": "Banker",
-    "player": "Player",
-    "tie": "Tie",
-    "player_pair": "Player Pair",
-    "banker_pair": "Banker Pair",
-    "dragon_bonus_player": "Dragon Bonus Player",
-    "dragon_bonus_banker": "Dragon Bonus Banker",
-    "dragon_7": "Dragon 7",
-    "panda_8": "Panda 8",
-    "commission": "the commission box",
-}
+SPOT_WORDS: Mapping[str, str] = {**WAGER_WORDS, "commission": "the commission box"}
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS money_watch_state ("table" TEXT PRIMARY KEY, state TEXT NOT NULL)""",

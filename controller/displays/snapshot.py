@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from controller.displays.wording import money, odds, percent
 from controller.game.cards import Card
 from controller.game.coup import CoupResult
+from controller.game.notation import WAGER_WORDS
 from controller.game.public import FeedUpdate, PublicView, Reveal, shoe_coups
 from controller.game.roads import Roads, RoadsBuilder, roads_layout
 from controller.game.rules import Bet, CommissionCollection, Ruleset
@@ -82,17 +83,7 @@ def _banker_pays(rules: Ruleset, pays: Fraction) -> Fraction:
     return pays * (1 - rules.commission_rate)
 
 
-_BET_LABELS: Mapping[Bet, str] = {
-    Bet.BANKER: "Banker",
-    Bet.PLAYER: "Player",
-    Bet.TIE: "Tie",
-    Bet.PLAYER_PAIR: "Player Pair",
-    Bet.BANKER_PAIR: "Banker Pair",
-    Bet.DRAGON_BONUS_PLAYER: "Dragon Bonus Player",
-    Bet.DRAGON_BONUS_BANKER: "Dragon Bonus Banker",
-    Bet.DRAGON_7: "Dragon 7",
-    Bet.PANDA_8: "Panda 8",
-}
+_BET_LABELS: Mapping[Bet, str] = {b: WAGER_WORDS[b.value] for b in Bet}
 
 
 def payout_guide(rules: Ruleset) -> list[dict[str, str]]:

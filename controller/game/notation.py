@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from controller.game.cards import Card
+from controller.game.rules import Bet
 
 SUIT_SYMBOLS: Mapping[str, str] = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 #: The short mark of each result (tiles, roads, a history line's first column).
@@ -30,6 +31,18 @@ RESULT_LETTERS: Mapping[str, str] = {"player": "P", "banker": "B", "tie": "T"}
 RESULT_WORDS: Mapping[str, str] = {"player": "Player", "banker": "Banker", "tie": "Tie"}
 #: The bilingual labels a scoreboard may show beside the words (``[scoreboard] bilingual``).
 RESULT_WORDS_ZH: Mapping[str, str] = {"player": "閒", "banker": "莊", "tie": "和"}
+#: Each wager in words, by its name (:class:`~controller.game.rules.Bet`'s value): labels, alerts, reports.
+WAGER_WORDS: Mapping[str, str] = {
+    Bet.BANKER.value: "Banker",
+    Bet.PLAYER.value: "Player",
+    Bet.TIE.value: "Tie",
+    Bet.PLAYER_PAIR.value: "Player Pair",
+    Bet.BANKER_PAIR.value: "Banker Pair",
+    Bet.DRAGON_BONUS_PLAYER.value: "Dragon Bonus Player",
+    Bet.DRAGON_BONUS_BANKER.value: "Dragon Bonus Banker",
+    Bet.DRAGON_7.value: "Dragon 7",
+    Bet.PANDA_8.value: "Panda 8",
+}
 
 
 def card_text(token: str) -> str:
