@@ -34,9 +34,12 @@ from mqttloop import NetworkLoop
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def demo_journal(path: Path, shoes: int = 1) -> Path:
-    """A real journal: ``shoes`` shoes dealt by the demo (simulated shoe, real table loop)."""
+def demo_journal(path: Path, shoes: int = 1, seed: int | None = None) -> Path:
+    """A real journal: ``shoes`` shoes dealt by the demo (simulated shoe, real table loop); ``seed`` fixes its
+    shuffles and players (a test that needs something particular in the journal names one that has it)."""
     demo = [sys.executable, "-m", "controller.cli", "demo", "--pace", "fast"]
+    if seed is not None:
+        demo += ["--seed", str(seed)]
     subprocess.run(
         [*demo, "--shoes", str(shoes), "--journal", str(path)],
         check=True,
