@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .binary import RejectReason
+from .framing import RejectReason
 from .messages import Ack, Resend, Reset
 from .spots import (
     ReaderFlags,

@@ -202,3 +202,70 @@ def test_there_is_one_usage_error() -> None:
         if isinstance(node, ast.ClassDef) and node.name == "UsageError"
     ]
     assert defined == ["commandline/__init__.py"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# firmware_protocol: the framing under the dialects, no module importing its way back to itself
+
+
+def protocol_imports(source: str, package: str = "firmware_protocol") -> set[str]:
+    """The modules of ``package`` a source imports (relative or absolute, at the top, under TYPE_CHECKING or
+    inside a function), by their name in the package (``framing``, ``spots``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1:
+                names = [node.module] if node.module else [a.name for a in node.names]
+            elif node.level == 0 and node.module and node.module.startswith(package + "."):
+                names = [node.module.split(".")[1]]
+            else:
+                names = []
+            found |= {n.split(".")[0] for n in names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith(package + ".")}
+    return found
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle of the import graph, each as the path from a module back to itself (depth-first)."""
+    cycles: list[list[str]] = []
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        if node in path:
+            cycles.append([*path[path.index(node) :], node])
+            return
+        if node in done:
+            return
+        for nxt in sorted(graph.get(node, ())):
+            visit(nxt, [*path, node])
+        done.add(node)
+
+    for node in sorted(graph):
+        visit(node, [])
+    return cycles
+
+
+PROTOCOL_MODULES = {p.stem: p for p in (ROOT / "firmware_protocol").glob("*.py") if p.stem != "__init__"}
+
+
+def test_no_two_firmware_protocol_modules_import_each_other() -> None:
+    graph = {name: protocol_imports(p.read_text()) - {name} for name, p in PROTOCOL_MODULES.items()}
+    assert import_cycles(graph) == []
+
+
+def test_the_framing_knows_no_dialect() -> None:
+    """framing.py is under every dialect: it imports no other module of the package, so a new device's
+    dialect is a new module and nothing below it changes."""
+    assert protocol_imports(PROTOCOL_MODULES["framing"].read_text()) == set()
+    assert {"binary", "spots"} <= {
+        n for n, p in PROTOCOL_MODULES.items() if "framing" in protocol_imports(p.read_text())
+    }
+
+
+def test_the_cycle_check_catches_a_cycle() -> None:
+    source = "from .binary import SHOE\nif TYPE_CHECKING:\n    from .spots import READER\nimport firmware_protocol.x\n"
+    assert protocol_imports(source) == {"binary", "spots", "x"}
+    graph = {"binary": {"framing", "spots"}, "spots": {"framing", "binary"}, "framing": set()}
+    assert import_cycles(graph) == [["binary", "spots", "binary"]]
+    assert import_cycles({"binary": {"framing"}, "spots": {"framing"}, "framing": set()}) == []

@@ -59,7 +59,7 @@ def commit(wire: SpotWire, dev: ShoeSession, events: list[SpotWireEvent], now: f
 
 def send(wire: SpotWire, dev: ShoeSession, *messages: object, now: float = 0.1) -> list[SpotWireEvent]:
     for message in messages:
-        dev.send(message, now)  # type: ignore[arg-type]
+        dev.send(message, now)
     events = wire.receive(dev.poll(now), now)
     commit(wire, dev, events, now)
     return events
