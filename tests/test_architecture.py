@@ -269,3 +269,50 @@ def test_the_cycle_check_catches_a_cycle() -> None:
     graph = {"binary": {"framing", "spots"}, "spots": {"framing", "binary"}, "framing": set()}
     assert import_cycles(graph) == [["binary", "spots", "binary"]]
     assert import_cycles({"binary": {"framing"}, "spots": {"framing"}, "framing": set()}) == []
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The table process (controller/table/) and the rest of controller/
+
+
+CONTROLLER = sorted((ROOT / "controller").rglob("*.py"))
+TABLE_PROCESS = ("controller.table",)
+#: The commands that start the table process or bring its devices up (run, demo, selftest) may import it.
+STARTS_THE_TABLE = ("controller.commands",)
+#: Modules under controller/ still importing floor/ until the demo supervisors leave controller/commands/.
+STILL_IMPORTS_FLOOR = {"controller/commands/floor_demo.py"}
+
+
+def _module(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def table_problems(module: str, names: list[str]) -> list[str]:
+    """What a module under controller/ may not import: floor/ (anywhere); the table process (outside it and
+    the commands that start it); the board's and the link's processes (from inside the table process)."""
+    bad = [n for n in names if _root(n) == "floor"]
+    inside = _within(module, TABLE_PROCESS)
+    if not inside and not _within(module, STARTS_THE_TABLE):
+        bad += [n for n in names if _within(n, TABLE_PROCESS)]
+    if inside:
+        bad += [n for n in names if _within(n, ("controller.board", "controller.link", "controller.companions"))]
+    return bad
+
+
+@pytest.mark.parametrize("path", CONTROLLER, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_table_process_is_its_own_package(path: Path) -> None:
+    problems = table_problems(_module(path), imports(path))
+    if str(path.relative_to(ROOT)) in STILL_IMPORTS_FLOOR:
+        problems = [n for n in problems if _root(n) != "floor"]
+    assert problems == [], f"{path.relative_to(ROOT)} imports {problems}"
+
+
+def test_the_table_process_rule_catches_a_stray_import() -> None:
+    source = "import floor.archive\nfrom controller.table.loop import TableLoop\nfrom controller.board import Board\n"
+    names = imports_of(source)
+    assert table_problems("controller.feed.server", names) == ["floor.archive", "controller.table.loop"]
+    assert table_problems("controller.commands.run", names) == ["floor.archive"]
+    assert table_problems("controller.table.daemon", names) == ["floor.archive", "controller.board"]
+    assert {"loop", "daemon.py", "wire.py", "spot_wire.py", "panel.py", "lcd.py"} <= {
+        p.name for p in (ROOT / "controller" / "table").iterdir()
+    }

@@ -34,8 +34,8 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import Journal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import TableLoop
+from controller.table.wire import AsciiWire
 
 NO_BURN = BurnRule(mode=BurnMode.NONE)
 
@@ -195,7 +195,7 @@ def test_a_shoe_turned_in_the_players_favour_raises_and_clears_exactly_the_expec
 ) -> None:
     path = tmp_path / "journal.db"
     rules = TableRules(decks=8, burn_rule=NO_BURN)
-    caplog.set_level(logging.WARNING, logger="controller.loop.loop")
+    caplog.set_level(logging.WARNING, logger="controller.table.loop.loop")
     with Journal.open(path) as journal:
         loop, _ = table(journal, rules, COMMISSION, 0.0)
         put(loop, NewShoePressed())

@@ -31,8 +31,8 @@ from controller.game.table import (
 )
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import TableLoop
+from controller.table.wire import AsciiWire
 from tests.game.money import every_money_kind, money, table_rules
 from tests.game.test_records import EVERY_INPUT
 
@@ -140,7 +140,7 @@ def test_every_money_kind_and_reader_input_is_valid(tmp_path: Path, validator: D
                 InputKind.READER_HELLO, firmware_version="1", serial_number="R", protocol_version=1, session_id=9
             ),
             record_body(InputKind.READER_STATUS, flags=["antenna_fault"]),
-            # the facts controller/spot_wire.py gives them
+            # the facts controller/table/spot_wire.py gives them
             record_body(
                 InputKind.READER_HELLO,
                 seq=1,

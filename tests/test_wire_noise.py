@@ -11,8 +11,8 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import Alarm, CardDrawn, LineNoise, NewShoePressed, TableRules, TableState
 from controller.journal import Journal
-from controller.loop import TableLoop, WireBytes
-from controller.wire import (
+from controller.table.loop import TableLoop, WireBytes
+from controller.table.wire import (
     AsciiWire,
     BinaryWire,
     NoiseGate,

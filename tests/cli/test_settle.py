@@ -13,8 +13,8 @@ import pytest
 from controller.game.records import input_body
 from controller.game.table import DeclarePressed, NewShoePressed, TableInput, TableState
 from controller.journal import Journal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import TableLoop
+from controller.table.wire import AsciiWire
 from tests.console import Result, run_main, run_script
 from tests.game.money import PLAYER_NATURAL, cards, every_money_kind, money, table_rules
 

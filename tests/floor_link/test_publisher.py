@@ -23,8 +23,8 @@ from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
 from controller.journal.ack import refusal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import TableLoop
+from controller.table.wire import AsciiWire
 from floor_protocol.ack import Ack
 from floor_protocol.signing import record_message, verify
 from tests.floor_link.floorside import (

@@ -15,8 +15,8 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn, DeclarePressed, ShoeRebooted, TableState
 from controller.journal import Journal, Record
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import TableLoop
+from controller.table.wire import AsciiWire
 from floor_protocol.signing import record_message, sign, verify
 from tests.floor_link.floorside import TEST_TABLE_KEY
 from tests.game.test_records import EVERY_INPUT

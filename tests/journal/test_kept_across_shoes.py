@@ -38,8 +38,8 @@ from controller.game.table import (
 )
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
-from controller.loop import TableLoop, resume
-from controller.wire import AsciiWire
+from controller.table.loop import TableLoop, resume
+from controller.table.wire import AsciiWire
 from tests.game.strategies import inputs
 from tests.journal.test_retention import NOW, RULES, build, restarted_view, shoe_inputs
 

@@ -32,8 +32,8 @@ from controller.game.table import (
 )
 from controller.game.wagers import MoneyRules
 from controller.journal import PRUNE_NOTE, SCHEMA_VERSION, Journal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import TableLoop
+from controller.table.wire import AsciiWire
 from tests.console import Result, run_main
 from tests.floor_link.floorside import signed_ack
 
@@ -432,7 +432,7 @@ def test_the_loop_prunes_on_a_verified_ack_only_never_on_a_forged_one(tmp_path: 
     """Before: a forged retained ack at the head was stored without a word and retention pruned shoe 1 (73
     records) that no archive held, and ``journal verify`` still said intact."""
     from controller.journal import Retention
-    from controller.loop import FloorAck
+    from controller.table.loop import FloorAck
     from floor_protocol.ack import Ack
     from floor_protocol.signing import generate_key
     from tests.floor_link.floorside import TEST_FLOOR_KEY
@@ -466,7 +466,7 @@ def test_the_loop_prunes_on_a_verified_ack_only_never_on_a_forged_one(tmp_path: 
 
 
 def test_a_table_without_the_floors_public_key_stores_no_ack(tmp_path: Path) -> None:
-    from controller.loop import FloorAck
+    from controller.table.loop import FloorAck
 
     journal, _built = build(tmp_path / "j.db", [40, 1])
     loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, floor_table="t1")
@@ -480,7 +480,7 @@ def test_the_loop_prunes_acknowledged_old_shoes_in_small_steps_at_quiet_moments(
     import threading
 
     from controller.journal import Retention
-    from controller.loop import Stop
+    from controller.table.loop import Stop
 
     path = tmp_path / "j.db"
     journal, loop = build(path, [40, 35, 31, 1])

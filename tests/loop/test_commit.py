@@ -13,10 +13,10 @@ from controller.game.cards import DECK, Card
 from controller.game.records import input_body
 from controller.game.table import Alarm, AlarmCleared, AlarmRaised, CardDrawn, Due, Notice, TableRules, TableState
 from controller.journal import Journal, JournalError, JournalFault, PendingInput
-from controller.loop import TableLoop
-from controller.loop.commit import WriteAhead
-from controller.loop.shell_alarms import JournalAlarm
-from controller.wire import AsciiWire, NoiseGate, WireEvent
+from controller.table.loop import TableLoop
+from controller.table.loop.commit import WriteAhead
+from controller.table.loop.shell_alarms import JournalAlarm
+from controller.table.wire import AsciiWire, NoiseGate, WireEvent
 
 RULES = TableRules(decks=1)
 

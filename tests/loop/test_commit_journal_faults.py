@@ -22,8 +22,8 @@ from controller.game.table import (
     TableView,
 )
 from controller.journal import Journal
-from controller.loop import Stop, TableLoop, WireBytes
-from controller.wire import AsciiWire, BinaryWire
+from controller.table.loop import Stop, TableLoop, WireBytes
+from controller.table.wire import AsciiWire, BinaryWire
 from firmware_protocol import messages as m
 from firmware_protocol.session import Acked, ControllerSession, ShoeSession
 from tests.smallfs import SmallFs, small_fs

@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
-from controller.displays.terminal import TerminalDisplay
 from controller.game.table import Alarm, Lamp, TableRules, TableState
 from controller.journal import Journal
-from controller.loop import INPUT_LOST_HOLD, PUT_WAIT, Inbox, PanelPress, PortState, Stop, TableLoop
 from controller.metrics import TableMetrics
-from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
-from controller.wire import AsciiWire
+from controller.table.loop import INPUT_LOST_HOLD, PUT_WAIT, Inbox, PanelPress, PortState, Stop, TableLoop
+from controller.table.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
+from controller.table.terminal import TerminalDisplay
+from controller.table.wire import AsciiWire
 from tests.waiting import until
 
 RULES = TableRules(decks=1)

@@ -24,13 +24,13 @@ from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import CardPlaced, Notice, TableRules, TableState, TableView
 from controller.game.wagers import MoneyRules
 from controller.journal import Journal
-from controller.loop import Inbox, PanelPress, Stop, TableLoop
-from controller.loop.reader import ReaderPort
 from controller.metrics import TableMetrics
-from controller.panel import ButtonAction
-from controller.shoe_link import ShoeLink
-from controller.spot_wire import SpotWire
-from controller.wire import AsciiWire
+from controller.table.loop import Inbox, PanelPress, Stop, TableLoop
+from controller.table.loop.reader import ReaderPort
+from controller.table.panel import ButtonAction
+from controller.table.shoe_link import ShoeLink
+from controller.table.spot_wire import SpotWire
+from controller.table.wire import AsciiWire
 from firmware_protocol.session import ControllerSession
 from firmware_protocol.spots import READER, SpotCode, WindowState
 from tests.reader_device import ReaderDevice

@@ -19,8 +19,8 @@ from controller.game.table import (
     TableState,
 )
 from controller.journal import Journal
-from controller.loop import TableLoop, resume
-from controller.wire import AsciiWire
+from controller.table.loop import TableLoop, resume
+from controller.table.wire import AsciiWire
 from tests.game.strategies import inputs
 
 RULES = TableRules(decks=1)

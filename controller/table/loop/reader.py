@@ -4,7 +4,7 @@ A table with RFID bet spots has a second serial link (``[spots] port``): the loo
 beside the shoe's, and its events become table inputs by the same path as the shoe's (``TableState.apply``,
 the sinks, one commit, the reader's ACK only after it). What this module holds:
 
-* :class:`ReaderWire`, what the loop needs of the reader's codec (:class:`controller.spot_wire.SpotWire`):
+* :class:`ReaderWire`, what the loop needs of the reader's codec (:class:`controller.table.spot_wire.SpotWire`):
   bytes in, its events out (the money's inputs, records, and the shoe wire's noise and duplicates); the ACK;
   and the WINDOW message.
 * :class:`ReaderPort`, the reader's port, wire and writer as the loop is given them.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from controller.game.wagers import MoneyView, Phase, SpotState
-from controller.spot_wire import SpotWireEvent
+from controller.table.spot_wire import SpotWireEvent
 from firmware_protocol.spots import WindowState
 
 __all__ = ["READER_READ_SIZE", "ReaderPort", "ReaderWire", "window_of"]
@@ -34,7 +34,7 @@ READER_READ_SIZE = 512
 
 
 class ReaderWire(Protocol):
-    """The reader's codec as the loop uses it (:class:`controller.spot_wire.SpotWire`)."""
+    """The reader's codec as the loop uses it (:class:`controller.table.spot_wire.SpotWire`)."""
 
     def receive(self, data: bytes, now: float) -> list[SpotWireEvent]: ...
 
@@ -46,7 +46,7 @@ class ReaderWire(Protocol):
 
 
 class PortLike(Protocol):
-    """A port the loop reads (controller.shoe_link.ShoeLink)."""
+    """A port the loop reads (controller.table.shoe_link.ShoeLink)."""
 
     def fileno(self) -> tuple[int, int] | None: ...
 

@@ -22,9 +22,9 @@ from controller.game.records import RecordKind
 from controller.game.table import Notice
 from controller.journal import JournalError, PendingInput
 from controller.journal.queries import device_key
-from controller.loop.inbox import Device
-from controller.loop.shell_alarms import AlarmChange, JournalAlarm, ShellRecord
-from controller.wire import Wire
+from controller.table.loop.inbox import Device
+from controller.table.loop.shell_alarms import AlarmChange, JournalAlarm, ShellRecord
+from controller.table.wire import Wire
 
 log = logging.getLogger(__name__)
 

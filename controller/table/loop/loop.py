@@ -1,13 +1,13 @@
 """The one table loop: the only owner of the table's state, gluing the inbox, the wire, the core and the commit.
 
 The loop waits (:mod:`selectors`) on the shoe's port itself and on the inbox's wake-up pipe for everything
-else. When the port is readable it reads what is there (at most :data:`~controller.loop.inbox.READ_SIZE`
+else. When the port is readable it reads what is there (at most :data:`~controller.table.loop.inbox.READ_SIZE`
 bytes) and decodes it in this thread: one wake-up per card, and the bytes waiting are bounded by the kernel's
-buffer. Other threads only put events in the :class:`~controller.loop.inbox.Inbox`. Each event runs through
+buffer. Other threads only put events in the :class:`~controller.table.loop.inbox.Inbox`. Each event runs through
 the wire codec and the pure :class:`~controller.game.table.TableState`, the new view goes to every sink (LEDs
 first), and the input and its derived records are staged for the write-ahead commit
-(:class:`~controller.loop.commit.WriteAhead`: one transaction per batch, and only then the ACK). The shell's
-own alarms (:mod:`~controller.loop.shell_alarms`) are merged into every view shown. At quiet moments the loop
+(:class:`~controller.table.loop.commit.WriteAhead`: one transaction per batch, and only then the ACK). The shell's
+own alarms (:mod:`~controller.table.loop.shell_alarms`) are merged into every view shown. At quiet moments the loop
 checks the journal's file and gives its retention one bounded step.
 
 Everything the loop uses is passed to its constructor; nothing is set on it afterwards.
@@ -31,7 +31,6 @@ from typing import Any, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from controller.clock import ClockStatus
 from controller.game.edges import EdgeWatch
 from controller.game.records import InputKind, RecordKind, Source, derived_records, input_body, record_body
 from controller.game.rules import Ruleset
@@ -53,8 +52,9 @@ from controller.game.table import (
 from controller.game.wagers import ReaderLinkChanged, SpotsSnapshot
 from controller.journal import JournalError
 from controller.journal.ack import AckRefusals, refusal
-from controller.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
-from controller.loop.inbox import (
+from controller.table.clock import ClockStatus
+from controller.table.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
+from controller.table.loop.inbox import (
     READ_SIZE,
     Device,
     FloorAck,
@@ -65,13 +65,13 @@ from controller.loop.inbox import (
     Stop,
     WireBytes,
 )
-from controller.loop.reader import ReaderPort, window_of
-from controller.loop.resume import ReplayJournal, resume
-from controller.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
-from controller.panel import ButtonAction
-from controller.sinks import Sink
-from controller.spot_wire import SpotInput, SpotRecord, SpotWireEvent
-from controller.wire import (
+from controller.table.loop.reader import ReaderPort, window_of
+from controller.table.loop.resume import ReplayJournal, resume
+from controller.table.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
+from controller.table.panel import ButtonAction
+from controller.table.sinks import Sink
+from controller.table.spot_wire import SpotInput, SpotRecord, SpotWireEvent
+from controller.table.wire import (
     Wire,
     WireDuplicate,
     WireInput,
@@ -150,7 +150,7 @@ class Pruner(Protocol):
 
 
 class PortReader(Protocol):
-    """The shoe's port as the loop reads it (controller.shoe_link.ShoeLink)."""
+    """The shoe's port as the loop reads it (controller.table.shoe_link.ShoeLink)."""
 
     def fileno(self) -> tuple[int, int] | None: ...
 
@@ -290,7 +290,7 @@ class TableLoop:
     # -- start-up --------------------------------------------------------------------------------
     def replay(self) -> int:
         """Rebuild the state (and the edge watch) from the journal through the pure core
-        (:func:`~controller.loop.resume.resume`, from the newest shoe's start). Returns inputs replayed."""
+        (:func:`~controller.table.loop.resume.resume`, from the newest shoe's start). Returns inputs replayed."""
         resumed = resume(self.journal, self.state.rules, self.edges)
         self.state = resumed.state
         self.edges = resumed.edges
@@ -571,7 +571,7 @@ class TableLoop:
 
     # -- the bet-spot reader ---------------------------------------------------------------------
     def _reader_event(self, ev: object) -> None:
-        """One event of the reader's wire (:mod:`controller.spot_wire`): its inputs go the shoe's way (applied,
+        """One event of the reader's wire (:mod:`controller.table.spot_wire`): its inputs go the shoe's way (applied,
         shown, staged, the ACK after the commit); a snapshot that changes nothing the wager book knows is
         counted and acknowledged, not journaled; the link's changes are READER DOWN / up; noise is counted."""
         metrics = self.metrics
