@@ -41,7 +41,7 @@ from controller.journal.queries import session_of
 from controller.metrics import TableMetrics
 from controller.notify import Notifier, StatusSink
 from controller.table.clock import read_clock_status
-from controller.table.loop import FloorAck, Inbox, PanelPress, Stop, TableLoop, resume
+from controller.table.loop import FloorAck, Inbox, LoopConfig, PanelPress, ShoePort, Stop, TableLoop, resume
 from controller.table.loop.reader import ReaderPort
 from controller.table.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.table.shoe_link import ShoeLink
@@ -153,26 +153,28 @@ class Daemon:
             money_group=s.feed.money_group or None,  # money.sock: the board's group reads the dealer screen's money
         )
         sinks.append(feed)  # close_sinks() closes it
+        ports: list[ShoePort | ReaderPort] = [ShoePort(wire, self.link.write, self.link)]  # the loop waits on it
+        if reader is not None:
+            ports.append(reader)
         self.loop = TableLoop(
             resumed.state,
-            wire,
             self.journal,
-            self.link.write,
+            ports,
             sinks,
-            inbox=inbox,
-            port=self.link,  # the loop waits on the port itself (one wake-up per card)
-            after_commit=[feed.committed],  # the floor link reads a committed record now, not at the next card
-            metrics=self.metrics,
-            pruner=self._open_retention(),
-            ruleset=ruleset,
-            edges=resumed.edges,
-            watchdog=self.notifier.watchdog,
-            watchdog_interval=self.notifier.watchdog_interval(),
-            floor_table=s.floor.table,
-            floor_key=s.floor.floor_key(),
-            reader=reader,
-            # journaled at start and on each change; a WARNING while unsynced ([service] clock_check)
-            clock_status=read_clock_status if s.service.clock_check else None,
+            LoopConfig(
+                inbox=inbox,
+                after_commit=[feed.committed],  # the floor link reads a committed record now, not at the next card
+                metrics=self.metrics,
+                pruner=self._open_retention(),
+                ruleset=ruleset,
+                edges=resumed.edges,
+                watchdog=self.notifier.watchdog,
+                watchdog_interval=self.notifier.watchdog_interval(),
+                floor_table=s.floor.table,
+                floor_key=s.floor.floor_key(),
+                # journaled at start and on each change; a WARNING while unsynced ([service] clock_check)
+                clock_status=read_clock_status if s.service.clock_check else None,
+            ),
         )
         if self.journal.degraded is not None:
             self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second

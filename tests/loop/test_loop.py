@@ -16,7 +16,7 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import Journal
-from controller.table.loop import TableLoop
+from controller.table.loop import LoopConfig, ShoePort, TableLoop
 from controller.table.wire import AsciiWire
 
 RULES = TableRules(decks=1)
@@ -24,7 +24,7 @@ RULES = TableRules(decks=1)
 
 def new_loop(journal: Journal, written: list[bytes] | None = None, **parts: Any) -> TableLoop:
     sink = written if written is not None else []
-    return TableLoop(TableState(RULES), AsciiWire(), journal, sink.append, **parts)
+    return TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), sink.append)], config=LoopConfig(**parts))
 
 
 def test_a_full_batch_keeps_the_order_of_what_waits(tmp_path: Path) -> None:
@@ -93,7 +93,9 @@ def test_the_loop_reads_the_shoes_port_itself(tmp_path: Path) -> None:
     with Journal.open(tmp_path / "j.db") as journal:
         inbox = Inbox()  # first: the link's opener reports to it
         link = ShoeLink(path, 9600, inbox.put)
-        loop = TableLoop(TableState(RULES), AsciiWire(), journal, link.write, inbox=inbox, port=link)
+        loop = TableLoop(
+            TableState(RULES), journal, [ShoePort(AsciiWire(), link.write, link)], config=LoopConfig(inbox=inbox)
+        )
         runner = threading.Thread(target=loop.run, name="test-loop")
         runner.start()
         try:
@@ -133,6 +135,8 @@ def test_the_ports_state_is_the_link_only_for_a_wire_that_does_not_report_it(tmp
         assert Alarm.LINK_DOWN in ascii_loop.view().alarms
         ascii_loop.handle(PortState(True, "port opened"))
         assert Alarm.LINK_DOWN not in ascii_loop.view().alarms
-        binary_loop = TableLoop(TableState(RULES), BinaryWire(ControllerSession()), journal, lambda _data: None)
+        binary_loop = TableLoop(
+            TableState(RULES), journal, [ShoePort(BinaryWire(ControllerSession()), lambda _data: None)]
+        )
         binary_loop.handle(PortState(False, "port lost"))
         assert Alarm.LINK_DOWN not in binary_loop.view().alarms

@@ -7,8 +7,11 @@
 * :mod:`~controller.table.loop.shell_alarms`: the shell's own alarms, JOURNAL FULL / FAULT and PRESS AGAIN;
 * :mod:`~controller.table.loop.resume`: the journal read back at start for the pure replay
   (:mod:`controller.game.replay`);
-* :mod:`~controller.table.loop.loop`: :class:`TableLoop`, which waits on the shoe's port and the inbox and glues
-  the parts.
+* :mod:`~controller.table.loop.ports`: what a device's port is to the loop (:class:`Port`) and what the loop lends
+  it (:class:`TableSide`); :mod:`~controller.table.loop.shoe_port` the shoe's (:class:`ShoePort`),
+  :mod:`~controller.table.loop.reader` the bet-spot reader's (:class:`ReaderPort`, and the betting window);
+* :mod:`~controller.table.loop.loop`: :class:`TableLoop`, which waits on its ports and the inbox, schedules them
+  (the shoe first) and glues the parts; :class:`LoopConfig`, everything else it is given.
 
 The state the loop owns is :class:`controller.game.table.TableState` (pure).
 """
@@ -26,9 +29,12 @@ from controller.table.loop.inbox import (
     Stop,
     WireBytes,
 )
-from controller.table.loop.loop import JournalLike, LoopMetrics, LoopStats, PortReader, Pruner, TableLoop
+from controller.table.loop.loop import JournalLike, LoopConfig, LoopMetrics, LoopStats, Pruner, TableLoop
+from controller.table.loop.ports import Port, PortReader, TableSide
+from controller.table.loop.reader import ReaderPort
 from controller.table.loop.resume import Resumed, resume
 from controller.table.loop.shell_alarms import INPUT_LOST_HOLD
+from controller.table.loop.shoe_port import ShoePort
 
 __all__ = [
     "INPUT_LOST_HOLD",
@@ -39,16 +45,21 @@ __all__ = [
     "FloorAck",
     "Inbox",
     "JournalLike",
+    "LoopConfig",
     "LoopEvent",
     "LoopMetrics",
     "LoopStats",
     "PanelPress",
+    "Port",
     "PortReader",
     "PortState",
     "Pruner",
+    "ReaderPort",
     "Resumed",
+    "ShoePort",
     "Stop",
     "TableLoop",
+    "TableSide",
     "WireBytes",
     "WriteAhead",
     "resume",
