@@ -316,3 +316,27 @@ def test_the_table_process_rule_catches_a_stray_import() -> None:
     assert {"loop", "daemon.py", "wire.py", "spot_wire.py", "panel.py", "lcd.py"} <= {
         p.name for p in (ROOT / "controller" / "table").iterdir()
     }
+
+
+def untyped_events(source: str) -> list[str]:
+    """Functions whose event parameter (``ev``, ``event``) is annotated ``object`` or ``Any``, or not at all."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+                if arg.arg in ("ev", "event"):
+                    note = arg.annotation
+                    if note is None or (isinstance(note, ast.Name) and note.id in ("object", "Any")):
+                        found.append(f"{node.name}({arg.arg})")
+    return found
+
+
+def test_each_wire_hands_the_loop_one_typed_event_union() -> None:
+    """The loop and its ports take each device's events as that wire's union (no ``ev: object``)."""
+    loop = sorted((ROOT / "controller" / "table" / "loop").glob("*.py"))
+    found = {str(p.relative_to(ROOT)): bad for p in loop if (bad := untyped_events(p.read_text()))}
+    assert found == {}
+    assert untyped_events("def a(self, ev: object): ...\ndef b(event): ...\ndef c(ev: WireEvent): ...\n") == [
+        "a(ev)",
+        "b(event)",
+    ]

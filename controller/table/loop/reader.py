@@ -49,7 +49,7 @@ READER_READ_SIZE = 512
 
 
 class ReaderWire(Protocol):
-    """The reader's codec as the loop uses it (:class:`controller.table.spot_wire.SpotWire`)."""
+    """The reader's codec as its port uses it (:class:`controller.table.spot_wire.SpotWire`)."""
 
     def receive(self, data: bytes, now: float) -> list[SpotWireEvent]: ...
 
@@ -58,10 +58,6 @@ class ReaderWire(Protocol):
     def poll(self, now: float) -> tuple[list[SpotWireEvent], bytes]: ...
 
     def window(self, state: WindowState) -> bytes: ...
-
-
-#: A port the loop reads (controller.table.shoe_link.ShoeLink); the name the reader's port had first.
-PortLike = PortReader
 
 
 @dataclass
