@@ -205,7 +205,8 @@ class TableLoop:
         shoes = [p for p in ports if isinstance(p, ShoePort)]
         readers = [p for p in ports if isinstance(p, ReaderPort)]
         if len(shoes) != 1 or len(readers) > 1:
-            raise ValueError(f"a table loop takes one shoe and at most one bet-spot reader, not {list(ports)!r}")
+            given = ", ".join(p.device for p in ports) or "none"
+            raise ValueError(f"a table loop takes one shoe and at most one bet-spot reader, not: {given}")
         #: The ports in the loop's order (the shoe first: its timers are polled first).
         self.ports: tuple[ShoePort | ReaderPort, ...] = (shoes[0], *readers)
         self.shoe = shoes[0]
