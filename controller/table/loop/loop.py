@@ -66,7 +66,7 @@ from controller.table.loop.inbox import (
     Stop,
     WireBytes,
 )
-from controller.table.loop.ports import PortReader
+from controller.table.loop.ports import Port, PortReader, QueuedPort
 from controller.table.loop.reader import ReaderPort
 from controller.table.loop.resume import ReplayJournal, resume
 from controller.table.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
@@ -189,7 +189,8 @@ class TableLoop:
 
     ``ports`` are the table's devices on their serial lines, typed (:mod:`controller.table.loop.ports`):
     exactly one :class:`~controller.table.loop.shoe_port.ShoePort`, read first at every wake-up, and at most one
-    :class:`~controller.table.loop.reader.ReaderPort` (None: the table works exactly as without one), read
+    :class:`~controller.table.loop.ports.QueuedPort` per other device (the bet-spot reader's
+    :class:`~controller.table.loop.reader.ReaderPort`; none: the table works exactly as without one), read
     after the shoe and the inbox, capped, yielding to the shoe. ``sinks`` are shown every view (in order: the
     panel first). The rest is ``config`` (:class:`LoopConfig`). :attr:`idle` is clear while the loop has
     something to apply, commit and acknowledge (for tools and tests that wait for a quiet table)."""
@@ -198,20 +199,23 @@ class TableLoop:
         self,
         state: TableState,
         journal: JournalLike,
-        ports: Sequence[ShoePort | ReaderPort],
+        ports: Sequence[ShoePort | QueuedPort],
         sinks: Sequence[Sink] = (),
         config: LoopConfig = LoopConfig(),
     ) -> None:
         shoes = [p for p in ports if isinstance(p, ShoePort)]
-        readers = [p for p in ports if isinstance(p, ReaderPort)]
-        if len(shoes) != 1 or len(readers) > 1:
-            given = ", ".join(p.device for p in ports) or "none"
-            raise ValueError(f"a table loop takes one shoe and at most one bet-spot reader, not: {given}")
-        #: The ports in the loop's order (the shoe first: its timers are polled first).
-        self.ports: tuple[ShoePort | ReaderPort, ...] = (shoes[0], *readers)
+        devices = [p.device for p in ports]
+        if len(shoes) != 1 or len(set(devices)) != len(devices):
+            given = ", ".join(devices) or "none"
+            raise ValueError(f"a table loop takes one shoe and at most one port per device, not: {given}")
+        #: The shoe's port: read first at every wake-up.
         self.shoe = shoes[0]
+        #: The other devices' ports, in the order given: served after the shoe's and the inbox, capped.
+        self.queued: tuple[QueuedPort, ...] = tuple(p for p in ports if not isinstance(p, ShoePort))
+        #: Every port, the shoe's first (its timers are polled first).
+        self.ports: tuple[Port, ...] = (self.shoe, *self.queued)
         #: The bet-spot reader (None: the table has none, and works exactly as without one).
-        self.reader: ReaderPort | None = readers[0] if readers else None
+        self.reader = next((p for p in self.queued if isinstance(p, ReaderPort)), None)
         self.config = config
         self.state = state
         #: Asks the kernel whether the clock is synchronised (None: not watched); journaled at start and on
@@ -263,7 +267,7 @@ class TableLoop:
             after_commit=config.after_commit,
             max_staged=config.max_staged,
             retry=config.journal_retry,
-            reader_ack=self.reader.acknowledge if self.reader is not None else None,
+            device_acks={q.device: q.acknowledge for q in self.queued},
         )
         self.running = False
         self._next_watchdog = 0.0
@@ -314,9 +318,9 @@ class TableLoop:
         """Process events until :class:`Stop`; ``on_tick`` runs after each wake-up or idle tick."""
         self.running = True
         selector = selectors.DefaultSelector()
-        watched: tuple[int, int] | None = None  # (generation, fd) of the port registered
-        watched_reader: tuple[int, int] | None = None  # ... and of the bet-spot reader's port
-        reader_port = self.reader.port if self.reader is not None else None
+        watched: tuple[int, int] | None = None  # (generation, fd) of the shoe's port registered
+        queued = self.queued
+        watched_queued: list[tuple[int, int] | None] = [None] * len(queued)  # ... and of each queued port's
         try:
             with self.inbox.wakeup() as wake_r:
                 selector.register(wake_r, selectors.EVENT_READ, "wake")
@@ -324,22 +328,24 @@ class TableLoop:
                     self.shoe.wire.noise.assume_noisy(self.clock())  # cleared once the line is quiet
                 self.show()
                 self.send_prompt()
-                if self.reader is not None:
+                if queued:
                     self._catch_up_until = self.clock() + self.reader_catch_up
-                reader_ready = True  # until a look at the reader's port says otherwise
+                ready = set(range(len(queued)))  # until a look at their ports says otherwise
                 while True:
-                    watched = self._watch_port(selector, watched, gone=self._holding_shoe(reader_ready))
-                    watched_reader = self._watch_port(selector, watched_reader, port=reader_port, tag="reader")
-                    port_ready = reader_ready = False
-                    busy = not self.inbox.empty() or self._reader_waiting()
+                    watched = self._watch_port(selector, watched, gone=self._holding_shoe(ready))
+                    for i, q in enumerate(queued):
+                        watched_queued[i] = self._watch_port(selector, watched_queued[i], port=q.port, tag=i)
+                    port_ready = False
+                    ready = set()
+                    busy = not self.inbox.empty() or self._queued_waiting()
                     for key, _mask in selector.select(0.0 if busy else self.tick):
                         if key.data == "wake":
                             self.inbox.drain_wakeup(wake_r)
-                        elif key.data == "reader":
-                            reader_ready = True
+                        elif isinstance(key.data, int):
+                            ready.add(key.data)
                         else:
                             port_ready = True
-                    if port_ready or reader_ready or busy:
+                    if port_ready or ready or busy:
                         self.idle.clear()  # set again by flush() below
                     # Group commit: everything read or queued now is applied event by event, then committed
                     # in one transaction and acknowledged once.
@@ -351,13 +357,13 @@ class TableLoop:
                         elif data:
                             self.handle(WireBytes(data, self.clock()))
                     stop = self._handle_waiting()
-                    if (reader_ready or self._reader_waiting()) and self.reader is not None:
+                    shoe_waiting = functools.partial(self._shoe_waiting, watched)
+                    for i, q in enumerate(queued):
                         # After the shoe's port and the inbox, capped, and yielding to the shoe between its
                         # events: a flooding reader delays no card.
-                        shoe_waiting = functools.partial(self._shoe_waiting, watched)
-                        if not self.reader.work(self, reader_ready, shoe_waiting):  # its port is gone
-                            watched_reader = self._watch_port(
-                                selector, watched_reader, gone=True, port=reader_port, tag="reader"
+                        if (i in ready or q.waiting()) and not q.work(self, i in ready, shoe_waiting):
+                            watched_queued[i] = self._watch_port(  # its port is gone
+                                selector, watched_queued[i], gone=True, port=q.port, tag=i
                             )
                     self._check_dropped()
                     self._poll()
@@ -393,7 +399,7 @@ class TableLoop:
         gone: bool = False,
         *,
         port: PortReader | Literal["shoe"] | None = "shoe",
-        tag: str = "port",
+        tag: str | int = "port",
     ) -> tuple[int, int] | None:
         """Keep the selector on a port's current descriptor (or none): the shoe's, or ``port`` under ``tag``;
         returns what is watched."""
@@ -408,19 +414,20 @@ class TableLoop:
             selector.register(current[1], selectors.EVENT_READ, tag)
         return current
 
-    def _reader_waiting(self) -> bool:
-        """Whether the reader's port holds events decoded but not handled yet (one capped read's rest)."""
-        return self.reader is not None and bool(self.reader.backlog)
+    def _queued_waiting(self) -> bool:
+        """Whether a queued port holds events decoded but not handled yet (one capped read's rest)."""
+        return any(q.waiting() for q in self.queued)
 
-    def _holding_shoe(self, reader_ready: bool) -> bool:
-        """At start only: whether the shoe's port still waits for the bet-spot reader to catch up (its link up
-        and nothing more waiting on its port), at most :attr:`reader_catch_up` seconds. After a restart both
-        devices send what they held meanwhile at once; the reader's bets went down before the shoe's first
-        card, so they are taken first, or the card would lock the wagers the journal last knew."""
+    def _holding_shoe(self, ready: set[int]) -> bool:
+        """At start only: whether the shoe's port still waits for the queued ports (the bet-spot reader) to
+        catch up (:meth:`~controller.table.loop.ports.QueuedPort.caught_up`: its link up and nothing more
+        waiting on its port; ``ready``: the queued ports the last look found readable), at most
+        :attr:`reader_catch_up` seconds. After a restart every device sends what it held meanwhile at once; the
+        reader's bets went down before the shoe's first card, so they are taken first, or the card would lock
+        the wagers the journal last knew."""
         if self._catch_up_until is None:
             return False
-        money = self.state.money
-        caught_up = money is not None and money.reader_up and not reader_ready and not self._reader_waiting()
+        caught_up = all(q.caught_up(self, i in ready) for i, q in enumerate(self.queued))
         if caught_up or self.clock() >= self._catch_up_until:
             self._catch_up_until = None
             log.info("bet-spot reader %s; the shoe's port is read", "caught up" if caught_up else "not heard in time")
@@ -469,7 +476,7 @@ class TableLoop:
         elif isinstance(event, FloorAck):
             self._floor_ack(event.ack)
 
-    def _port(self, device: Device) -> ShoePort | ReaderPort | None:
+    def _port(self, device: Device) -> Port | None:
         """The port of ``device`` (None: the table has no such device)."""
         for port in self.ports:
             if port.device == device:

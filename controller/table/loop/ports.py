@@ -7,15 +7,15 @@ shoe first and the others capped behind it) and the one state; a port owns its d
 table only through :class:`TableSide`, the part of the loop it is lent on each call.
 
 What a port is to the loop is :class:`Port`. The shoe's is :class:`~controller.table.loop.shoe_port.ShoePort`
-(exactly one per loop, read first at every wake-up); the bet-spot reader's is
-:class:`~controller.table.loop.reader.ReaderPort` (at most one; read after the shoe and the inbox, capped,
-yielding to the shoe between its events). A new device (a chip tray, a seat's card reader) is a new wire and a
-new port module of this shape, added to the loop's list.
+(exactly one per loop, read first at every wake-up); every other device's is a :class:`QueuedPort`, served
+after the shoe and the inbox, capped, yielding to the shoe between its events: the bet-spot reader's is
+:class:`~controller.table.loop.reader.ReaderPort`. A new device (a chip tray, a seat's card reader) is a new wire
+and a new port module of this shape, added to the loop's list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.game.table import Notice, TableInput, TableState, TableView
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from controller.table.loop.commit import WriteAhead
     from controller.table.loop.loop import LoopMetrics, LoopStats
 
-__all__ = ["Port", "PortReader", "TableSide"]
+__all__ = ["Port", "PortReader", "QueuedPort", "TableSide"]
 
 
 class PortReader(Protocol):
@@ -97,4 +97,27 @@ class Port(Protocol):
     def shown(self, table: TableSide, view: TableView | None) -> None:
         """After each wake-up's commit: ``view`` is the one the sinks were last shown (the reader is told the
         betting window from it)."""
+        ...
+
+
+class QueuedPort(Port, Protocol):
+    """A port served after the shoe's and the inbox at every wake-up (the bet-spot reader's; a chip tray's or a
+    seat's card reader's next): one capped read at a time, its events handled until the shoe has bytes
+    waiting, the rest kept for the next wake-up; acknowledged after the commit like the shoe."""
+
+    def waiting(self) -> bool:
+        """Whether events decoded at an earlier wake-up still wait to be handled."""
+        ...
+
+    def work(self, table: TableSide, readable: bool, shoe_waiting: Callable[[], bool]) -> bool:
+        """This port's share of one wake-up (``readable``: its port has bytes); False when the port is gone."""
+        ...
+
+    def caught_up(self, table: TableSide, readable: bool) -> bool:
+        """At start: whether the device has sent what it held while the table was down (the shoe's port is
+        read once every queued port has caught up, or after ``LoopConfig.reader_catch_up`` seconds)."""
+        ...
+
+    def acknowledge(self, number: int, session: int | None) -> None:
+        """After the commit: the device's cumulative ACK."""
         ...

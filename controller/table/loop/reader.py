@@ -125,6 +125,17 @@ class ReaderPort:
             self.event(table, backlog.popleft())
         return True
 
+    def waiting(self) -> bool:
+        """Whether events one capped read gave still wait to be handled."""
+        return bool(self.backlog)
+
+    def caught_up(self, table: TableSide, readable: bool) -> bool:
+        """At start: the reader's link is up and nothing more waits on its port. After a restart both devices
+        send what they held meanwhile at once; the reader's bets went down before the shoe's first card, so
+        they are taken first, or the card would lock the wagers the journal last knew."""
+        money = table.state.money
+        return money is not None and money.reader_up and not readable and not self.backlog
+
     def acknowledge(self, number: int, session: int | None) -> None:
         """After the commit: the reader's cumulative ACK."""
         self.write(self.wire.acknowledge(number, session))
