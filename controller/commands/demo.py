@@ -30,8 +30,10 @@ from controller.game.wagers import MAX_SEATS
 
 #: Slowest pace the demo accepts, in seconds per card (also refuses nan and infinity).
 MAX_PACE = 3600.0
-#: Players at the demo table unless --players says otherwise.
+#: Players at the demo table (and at each table of the floor demo) unless --players says otherwise.
 DEFAULT_PLAYERS = 7
+#: The single demo table's dealer screen unless --dealer says otherwise.
+DEFAULT_DEALER = "127.0.0.1:8081"
 
 
 def register(sub: Subparsers) -> None:
@@ -56,12 +58,17 @@ def register(sub: Subparsers) -> None:
         " --dialect ascii; 0: no reader)",
     )
     p.add_argument(
-        "--dealer", default="127.0.0.1:8081", metavar="HOST:PORT", help="dealer screen address (default %(default)s)"
+        "--dealer",
+        default=None,
+        metavar="HOST:PORT",
+        help=f"dealer screen address (default {DEFAULT_DEALER}; with --tables N, N ports from here, by default the"
+        " ports right after the scoreboards')",
     )
     floor = p.add_argument_group(
         "a floor on one machine",
-        "--tables N deals at N tables (scoreboards on consecutive ports from --scoreboard; port 0: free ports),"
-        " each publishing to a private Mosquitto, archived by shoe-floor serve into SQLite",
+        "--tables N deals at N tables, each with --players players (scoreboards on consecutive ports from"
+        " --scoreboard, dealer screens on the ports after them; port 0: free ports), each publishing to a private"
+        " Mosquitto, archived by shoe-floor serve into SQLite",
     )
     floor.add_argument("--tables", type=int, metavar="N", help=f"simulated tables on the floor (1-{MAX_TABLES})")
     floor.add_argument(
@@ -82,7 +89,7 @@ def _check(args: argparse.Namespace) -> None:
     if not 1 <= args.decks <= 8:
         raise UsageError("shoe-controller demo: --decks must be 1-8")
     if args.players is None:
-        args.players = 0 if args.dialect == "ascii" or args.tables is not None else DEFAULT_PLAYERS
+        args.players = 0 if args.dialect == "ascii" else DEFAULT_PLAYERS
     if not 0 <= args.players <= MAX_SEATS:
         raise UsageError(f"shoe-controller demo: --players must be 0-{MAX_SEATS}")
     if args.players and args.dialect == "ascii":
@@ -173,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
             display = TerminalDisplay(footer=footer)
             logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
-            board = BoardChild(journal, args.scoreboard, args.dealer if args.players else "")
+            dealer = args.dealer if args.dealer is not None else DEFAULT_DEALER
+            board = BoardChild(journal, args.scoreboard, dealer if args.players else "")
 
             def show_scoreboard(d: Daemon) -> None:
                 where = board.wait_address()
