@@ -200,13 +200,13 @@ def test_check_config_refuses_exactly_the_pin_maps_the_panel_refuses(key: str, p
 
 
 def test_the_default_pins_are_stated_once() -> None:
-    """controller.board.DEFAULT_PINS is the one default pin map: the panel's PinMap, the configuration's
+    """controller.pinmap.DEFAULT_PINS is the one default pin map: the panel's PinMap, the configuration's
     [gpio.pins], the wiring table (with the header pins) and the configuration reference all say it."""
     import re
     from pathlib import Path
 
-    from controller.board import DEFAULT_PINS, PHYSICAL_PIN
     from controller.config import GpioPins
+    from controller.pinmap import DEFAULT_PINS, PHYSICAL_PIN
 
     assert dict(PinMap().items()) == dict(DEFAULT_PINS)
     assert list(PinMap().items()) == list(DEFAULT_PINS.items())  # the same order, too
