@@ -35,12 +35,12 @@ from harness import load, out, pct, verdict
 
 from controller.config import FloorSection
 from controller.daemon import SWITCH_INTERVAL
-from controller.floor_link import FloorLink
 from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn, TableState
 from controller.journal import Journal, PendingInput
 from controller.keyfiles import load_private_key, write_private_key
+from controller.link.floor_link import FloorLink
 from controller.loop import TableLoop
 from controller.wire import AsciiWire
 from floor_protocol.ack import Ack

@@ -38,9 +38,9 @@ from controller.config import Settings
 from controller.feed.client import FeedClient
 from controller.feed.messages import Commit, Hello, Metrics, Money, TableMessage, Update
 from controller.feed.server import money_socket_path, socket_paths
-from controller.floor_trouble import Cause, Trouble, TroubleLog
 from controller.game.public import FeedUpdate, PublicAlarm
 from controller.journal.ack import REFUSAL_REASONS, AckRefusals
+from controller.link.floor_trouble import Cause, Trouble, TroubleLog
 from controller.notify import Notifier
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ class BoardProcess(_Companion):
     shows it (every coup followed, one snapshot built of the newest view)."""
 
     def __init__(self, settings: Settings, notifier: Notifier | None = None, *, gather: float = BOARD_GATHER) -> None:
-        from controller.displays.scoreboard import ScoreboardSink
+        from controller.board.scoreboard import ScoreboardSink
 
         s = settings
         self.settings = s
@@ -256,7 +256,7 @@ class TableFamilies:
 
 
 class FloorState(Protocol):
-    """What the gauges read of the floor link (:class:`controller.floor_link.FloorLink`, on its own thread)."""
+    """What the gauges read of the floor link (:class:`controller.link.floor_link.FloorLink`, on its own thread)."""
 
     connected: bool
     head: int  # the journal's last record id as the link last read it
@@ -292,7 +292,7 @@ class AckRefusalCounts:
 class TroubleFamilies:
     """``shoe_floor_link_trouble{cause}`` (1 for the cause the link is not connected for now, 0 for the others)
     and ``shoe_floor_connect_failures_total{cause}`` (failed connection attempts), every cause of
-    :class:`controller.floor_trouble.Cause` listed from the start."""
+    :class:`controller.link.floor_trouble.Cause` listed from the start."""
 
     def __init__(self, floor: FloorState) -> None:
         self.floor = floor
@@ -351,7 +351,7 @@ class LinkProcess(_Companion):
         self.feed = FeedClient(link_path, self._on_message, name="link")
         self.floor: Any = None
         if s.floor.enabled:
-            from controller.floor_link import FloorLink
+            from controller.link.floor_link import FloorLink
 
             lim = s.table.limits
             limits = {"minimum": lim.minimum_cents, "maximum": lim.maximum_cents,

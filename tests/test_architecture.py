@@ -105,11 +105,11 @@ from controller.game.records import TableRecord
 from floor_protocol.topics import Leaf
 from eventstream import Board
 def late():
-    from controller.displays.scoreboard import ScoreboardSink
+    from controller.board.scoreboard import ScoreboardSink
     import controller.journal
     import serial
 """
-    assert floor_problems(imports_of(source)) == ["controller.displays.scoreboard", "controller.journal", "serial"]
+    assert floor_problems(imports_of(source)) == ["controller.board.scoreboard", "controller.journal", "serial"]
     assert len(FLOOR_SERVER) >= 6
 
 

@@ -155,8 +155,8 @@ def setup_logging(level: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from controller.daemon import Daemon
-    from controller.floor_link import FloorLinkError
     from controller.journal import JournalError
+    from controller.link.floor_link import FloorLinkError
     from controller.panel import PanelError
 
     settings = settings_from_args(args)

@@ -37,7 +37,7 @@ __all__ = ["PHASE_TEXT", "SPOT_LABEL", "DealerScreen", "screen_model", "spot_act
 
 log = logging.getLogger(__name__)
 
-STATIC_DIR = Path(__file__).with_name("static") / "dealer"
+STATIC_DIR = Path(__file__).parents[1] / "board" / "static" / "dealer"
 #: The page's files, read once at start: URL name -> content type (``index.html`` is ``/``).
 STATIC_FILES: Mapping[str, str] = {
     "index.html": "text/html; charset=utf-8",
