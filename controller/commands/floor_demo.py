@@ -391,7 +391,7 @@ class Floor:
             table.board_url = _scoreboard_url(_read(board_log))
             if table.dealer is not None:
                 self.wait(
-                    lambda log=board_log: "dealer screen" in _read(log),  # type: ignore[misc]
+                    lambda log=board_log: _dealer_said(_read(log)),  # type: ignore[misc]
                     f"table {table.id}'s dealer screen",
                 )
                 table.dealer_url = _dealer_url(_read(board_log))
@@ -548,6 +548,11 @@ def _dealer_url(log: str) -> str | None:
         if sep:
             return rest.split()[0].rstrip(",")
     return None
+
+
+def _dealer_said(log: str) -> bool:
+    """Whether the board has said where its dealer screen is, or that it cannot bind it."""
+    return "dealer screen on " in log or "dealer screen: cannot bind" in log
 
 
 def _join(host: str, port: int) -> str:
