@@ -316,7 +316,7 @@ def test_the_floor_demo_plans_every_listener_apart() -> None:
     """From the defaults' shape (consecutive ports), the dealer screens follow the scoreboards; none of the
     demo's listeners shares a port with another, with port 0 too; a --dealer on the scoreboards' ports is one
     line and exit 2 before anything starts."""
-    from controller.commands.floor_demo import plan_listeners
+    from demo.floor import plan_listeners
 
     base = free_block(8)
     args = argparse.Namespace(

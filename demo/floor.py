@@ -38,7 +38,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from controller.commands import UsageError
+from commandline import UsageError
 from floor_protocol.addresses import AddressError, parse_host_port
 
 if TYPE_CHECKING:
