@@ -30,7 +30,7 @@ SHELL = ("controller.", "hw_sim")  # the core may import controller.game only
 #: Our own top-level packages (anything else is the standard library or a third-party library).
 OURS = (
     "controller", "firmware_protocol", "floor_protocol", "hw_sim", "floor", "eventstream", "commandline", "mqttloop",
-    "tools", "tests",
+    "tools", "tests", "demo",
 )  # fmt: skip
 #: What floor/ may import of ours: itself, the table-floor vocabulary, the neutral SSE server, command-line
 #: plumbing and MQTT loop, the pure core.
