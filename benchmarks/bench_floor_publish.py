@@ -34,12 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' serve
 from harness import load, out, pct, verdict
 
 from controller.config import FloorSection
-from controller.floor_link import FloorLink
 from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn, TableState
 from controller.journal import Journal, PendingInput
 from controller.keyfiles import load_private_key, write_private_key
+from controller.link.floor_link import FloorLink
 from controller.table.daemon import SWITCH_INTERVAL
 from controller.table.loop import LoopConfig, ShoePort, TableLoop
 from controller.table.wire import AsciiWire

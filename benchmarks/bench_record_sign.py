@@ -7,7 +7,8 @@ message is built three ways and timed per record (the best run of ``--runs``):
 
 * ``unsigned``: the message as the link built it before records were signed (the fast path without ``sig``),
 * ``sign``: the Ed25519 signature alone, over :func:`floor_protocol.signing.record_message`,
-* ``signed``: :func:`controller.floor_link.record_payload` as the link now sends it (the signature and the message).
+* ``signed``: :func:`controller.link.floor_link.record_payload` as the link now sends it (the signature and
+  the message).
 
 The backlog flush (records/s through a real Mosquitto) is ``bench_floor_publish.py``'s figure.
 """
@@ -25,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness import out
 
-from controller.floor_link import _number, _text, record_payload
 from controller.game.cards import Card
 from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn
 from controller.journal import Journal, PendingInput, Record
+from controller.link.floor_link import _number, _text, record_payload
 from floor_protocol.signing import generate_key, record_message, sign
 
 TOKENS = ["AS", "2H", "3D", "4C", "5S", "6H", "7D", "8C", "9S", "TH", "JD", "QC", "KS"]

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from controller.displays.scoreboard import ScoreboardSink  # noqa: E402
+from controller.board.scoreboard import ScoreboardSink  # noqa: E402
 from controller.game.cards import DECK  # noqa: E402
 from controller.game.rules import COMMISSION  # noqa: E402
 from controller.game.settlement import TableLimits  # noqa: E402

@@ -27,7 +27,7 @@ the HTTP server runs on prometheus_client's own thread and reads the values when
 ====================================== ===========================================================================
 
 The table process has no network: it sends :meth:`TableMetrics.exposition` on its feed every second, and the
-floor link's process (:class:`controller.companions.LinkProcess`) serves it with the floor's own gauges
+floor link's process (:class:`controller.link.process.LinkProcess`) serves it with the floor's own gauges
 (``shoe_floor_outbox_records``, ``shoe_floor_connected``, ``shoe_table_feed_up``). :meth:`TableMetrics.start`
 serves them directly, for tools and tests in one process. A failure to bind the HTTP port is logged and the
 table deals on without metrics.

@@ -68,7 +68,7 @@ _BUSY = b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 2\r\nContent-Length: 
 
 
 class BoardHost(Protocol):
-    """What the HTTP server reads from its owner: the scoreboard sink (:mod:`controller.displays.scoreboard`)
+    """What the HTTP server reads from its owner: the scoreboard sink (:mod:`controller.board.scoreboard`)
     on a table, the pit view (:mod:`floor.pit`) on the floor."""
 
     board: Board

@@ -1,6 +1,6 @@
 """The retained ``state`` message: ``baccarat/<site>/<table>/state``, the table now, as JSON.
 
-A table's floor link builds it from the newest view at most every 0.25 s (``controller.floor_link.state_message``);
+A table's floor link builds it from the newest view at most every 0.25 s (``controller.link.floor_link.state_message``);
 the floor's pit view reads it (:func:`parse_state`). :class:`TableStateMessage` is its typed model: every
 field, its type and its bounds. :func:`parse_state` is the floor's side: a payload longer than
 :data:`MAX_STATE_BYTES`, not JSON, or not exactly this shape is refused with a :class:`StateError` whose

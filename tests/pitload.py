@@ -4,7 +4,7 @@ tables through a real broker, with the retained ``state`` and ``status`` each ta
 The records are those a real table wrote (``shoe-controller demo`` deals a shoe through the real table loop
 into a real journal; each simulated table publishes that journal's chain under its own id, as
 ``controller.journal`` ``for_floor`` does). The ``state`` message after each record is built the way
-``controller.floor_link.state_message`` builds it from the table's coups (shoe, coup, due, alarms, counts,
+``controller.link.floor_link.state_message`` builds it from the table's coups (shoe, coup, due, alarms, counts,
 the bead string of the shoe), a valid ``floor_protocol.state`` message; what it cannot know without the
 table's live view is that of a table between coups (no card on the layout, the cards remaining counted from
 the declared coups' cards). The journal does not

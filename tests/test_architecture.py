@@ -30,7 +30,7 @@ SHELL = ("controller.", "hw_sim")  # the core may import controller.game only
 #: Our own top-level packages (anything else is the standard library or a third-party library).
 OURS = (
     "controller", "firmware_protocol", "floor_protocol", "hw_sim", "floor", "eventstream", "commandline", "mqttloop",
-    "tools", "tests",
+    "tools", "tests", "demo",
 )  # fmt: skip
 #: What floor/ may import of ours: itself, the table-floor vocabulary, the neutral SSE server, command-line
 #: plumbing and MQTT loop, the pure core.
@@ -105,11 +105,11 @@ from controller.game.records import TableRecord
 from floor_protocol.topics import Leaf
 from eventstream import Board
 def late():
-    from controller.displays.scoreboard import ScoreboardSink
+    from controller.board.scoreboard import ScoreboardSink
     import controller.journal
     import serial
 """
-    assert floor_problems(imports_of(source)) == ["controller.displays.scoreboard", "controller.journal", "serial"]
+    assert floor_problems(imports_of(source)) == ["controller.board.scoreboard", "controller.journal", "serial"]
     assert len(FLOOR_SERVER) >= 6
 
 
@@ -279,8 +279,6 @@ CONTROLLER = sorted((ROOT / "controller").rglob("*.py"))
 TABLE_PROCESS = ("controller.table",)
 #: The commands that start the table process or bring its devices up (run, demo, selftest) may import it.
 STARTS_THE_TABLE = ("controller.commands",)
-#: Modules under controller/ still importing floor/ until the demo supervisors leave controller/commands/.
-STILL_IMPORTS_FLOOR = {"controller/commands/floor_demo.py"}
 
 
 def _module(path: Path) -> str:
@@ -302,8 +300,6 @@ def table_problems(module: str, names: list[str]) -> list[str]:
 @pytest.mark.parametrize("path", CONTROLLER, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_table_process_is_its_own_package(path: Path) -> None:
     problems = table_problems(_module(path), imports(path))
-    if str(path.relative_to(ROOT)) in STILL_IMPORTS_FLOOR:
-        problems = [n for n in problems if _root(n) != "floor"]
     assert problems == [], f"{path.relative_to(ROOT)} imports {problems}"
 
 

@@ -669,7 +669,7 @@ def test_scoreboard_bilingual_is_off_by_default_and_reaches_the_board() -> None:
     assert parse_config("").scoreboard.bilingual is False
     settings = parse_config("[scoreboard]\nbilingual = true\n")
     assert settings.scoreboard.bilingual is True
-    from controller.displays.scoreboard import ScoreboardSink
+    from controller.board.scoreboard import ScoreboardSink
 
     sink = ScoreboardSink(
         settings.scoreboard, table_name="T", limits=settings.table_limits(), ruleset=settings.ruleset()

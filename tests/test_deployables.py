@@ -71,7 +71,7 @@ def test_a_table_needs_no_postgresql_driver() -> None:
         FLOOR_LIBRARIES,
         """
         import contextlib, io
-        import controller.cli, controller.table.daemon, controller.floor_link, hw_sim.cli
+        import controller.cli, controller.table.daemon, controller.link.floor_link, hw_sim.cli
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             try:
@@ -105,7 +105,7 @@ def test_every_static_file_of_a_page_is_in_the_package() -> None:
     import fnmatch
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    for package, folder in (("controller", "displays/static"), ("floor", "static")):
+    for package, folder in (("controller", "board/static"), ("floor", "static")):
         base = ROOT / package
         for path in (base / folder).rglob("*"):
             if path.is_file():

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from controller.companions import LinkProcess
 from controller.config import MetricsSection, default_settings
-from controller.floor_trouble import Cause, Trouble, TroubleLog
 from controller.journal import Journal
+from controller.link.floor_trouble import Cause, Trouble, TroubleLog
+from controller.link.process import LinkProcess
 from controller.metrics import TableMetrics
 from controller.table.daemon import Daemon
 from tests.servers import free_port
@@ -138,7 +138,7 @@ def test_a_port_in_use_is_a_logged_fault_and_the_table_deals_on(
     port = taken.getsockname()[1]
     try:
         with (
-            caplog.at_level(logging.ERROR, logger="controller.companions"),
+            caplog.at_level(logging.ERROR, logger="controller.link.process"),
             running_table(tmp_path, f"127.0.0.1:{port}") as table,
         ):
             table.send(*CARDS)
@@ -170,8 +170,8 @@ def test_two_tables_in_one_process_keep_their_own_counts() -> None:
 def test_the_floor_gauges_read_the_floor_link_when_scraped() -> None:
     from prometheus_client import CollectorRegistry, generate_latest
 
-    from controller.companions import link_gauges
     from controller.journal.ack import AckRefusals
+    from controller.link.metrics import link_gauges
 
     @dataclass
     class LinkState:  # the attributes FloorLink keeps on its own thread
@@ -208,7 +208,7 @@ def test_the_floor_gauges_read_the_floor_link_when_scraped() -> None:
 
 
 def test_the_link_refuses_metrics_that_do_not_parse_and_keeps_the_last_good_ones() -> None:
-    from controller.companions import TableFamilies
+    from controller.link.metrics import TableFamilies
 
     families = TableFamilies()
     families.take("shoe_cards_read_total 3\n")

@@ -28,7 +28,8 @@ def register(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.companions import BoardProcess, CompanionError
+    from controller.board.process import BoardProcess
+    from controller.companions import CompanionError
 
     settings = settings_from_args(args, journal=False)
     settings = settings.with_board(dealer_listen=args.dealer)  # a bad address: ConfigError, one line, exit 2

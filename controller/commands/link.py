@@ -39,8 +39,9 @@ def register(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.companions import CompanionError, LinkProcess
-    from controller.floor_link import FloorKeyError, FloorLinkError, floor_public_key, signing_key
+    from controller.companions import CompanionError
+    from controller.link.floor_link import FloorKeyError, FloorLinkError, floor_public_key, signing_key
+    from controller.link.process import LinkProcess
 
     settings = settings_from_args(args)
     if settings.floor.enabled:  # both keys, before anything starts: a link without them cannot do its job

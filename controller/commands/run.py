@@ -154,8 +154,8 @@ def setup_logging(level: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.floor_link import FloorLinkError
     from controller.journal import JournalError
+    from controller.link.floor_link import FloorLinkError
     from controller.table.daemon import Daemon
     from controller.table.panel import PanelError
 

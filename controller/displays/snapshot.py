@@ -1,5 +1,5 @@
 """The scoreboard's snapshot: the table's public updates in, one JSON-ready dict out. Pure: no threads,
-no sockets, no clocks (the server in :mod:`controller.displays.scoreboard` adds the version and the time).
+no sockets, no clocks (the server in :mod:`controller.board.scoreboard` adds the version and the time).
 
 A snapshot is the single source of the page: ``/api/state`` returns it, ``/events`` pushes each new one,
 and the page's JavaScript only draws it. Its parts: ``table`` (name, limits of every offered wager, payout

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from controller.displays.dealer import DealerScreen
+from controller.board.dealer import DealerScreen
 from controller.game.wagers import MAX_SEATS, MoneyView, Phase, SeatView, Spot, SpotState
 from tests.browser.conftest import OUTPUT, inside, overlap
 from tests.displays.money_views import betting, nine_seats, spot

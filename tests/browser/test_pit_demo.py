@@ -1,9 +1,9 @@
-"""The pit page over twelve real tables: ``shoe-controller demo --tables 12`` (twelve ``shoe-sim`` processes and
-twelve ``shoe-controller run --floor`` daemons, a private Mosquitto, ``shoe-floor serve`` on SQLite), the page
-in headless Chromium as a pit boss opens it from the demo's printed address. Every table gets its tile, online,
-its coups counting up as the daemons deal; recall on a table page shows the cards the table's own journal
-holds for that coup. (tests/browser/test_pit_page.py drives a generator instead, to stage offline tables,
-alarms and alerts at will.)"""
+"""The pit page over twelve real tables: ``shoe-controller demo --tables 12`` (twelve ``shoe-sim`` processes and twelve
+``shoe-controller run --floor`` daemons, a private Mosquitto, ``shoe-floor serve`` on SQLite), the page in headless
+Chromium as a pit boss opens it from the demo's printed address. Every table gets its tile, online, its coups
+counting up as the daemons deal, its players' handle and win on it; recall on a table page shows the cards the
+table's own journal holds for that coup. (tests/browser/test_pit_page.py drives a generator instead, to stage
+offline tables, alarms and alerts at will.)"""
 
 from __future__ import annotations
 
@@ -44,6 +44,13 @@ def test_twelve_real_tables_on_the_pit_page(browser: Any, floor_dir: Path) -> No
         assert sorted(names) == sorted(TABLES)
         # each table's limits, as its link says them in its state ([table.limits]' defaults: 25.00-5000.00)
         assert page.locator(".tile .limits").all_text_contents() == ["$25–5,000"] * len(TABLES)
+        # players at every table (issue 24): each tile shows the shift's handle and win, none at $0 handle
+        page.wait_for_function(
+            "n => { const m = [...document.querySelectorAll('.tile [data-testid=money]')];"
+            " return m.length === n && m.every(e => +e.dataset.handle > 0 && e.dataset.win !== undefined); }",
+            arg=len(TABLES),
+            timeout=60_000,
+        )
         # the tiles move on as the tables deal
         t7 = page.locator('.tile[data-table="T7"]')
         before = [int(t7.get_attribute("data-shoe")), int(t7.get_attribute("data-coup"))]

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from controller.displays.scoreboard import ScoreboardSink
+from controller.board.scoreboard import ScoreboardSink
 from controller.game.cards import DECK
 from controller.game.table import CardDrawn, CutCardOut, LinkChanged
 from tests.browser.conftest import OUTPUT, inside

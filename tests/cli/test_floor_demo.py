@@ -5,6 +5,7 @@ behind; bad options are one line and exit 2."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -16,20 +17,32 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from controller.journal import Journal
 from floor.archive import Archive
 from tests.console import run_main
-from tests.servers import MOSQUITTO, need
+from tests.servers import MOSQUITTO, free_port, need
 
 REPO = Path(__file__).resolve().parents[2]
 FREE_PORTS = ["--scoreboard", "127.0.0.1:0", "--floor-bind", "127.0.0.1:0"]
 
 
-def demo_cmd(directory: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "controller.cli", "demo", "--dir", str(directory), *FREE_PORTS, *args]
+def demo_cmd(directory: Path, *args: str, ports: list[str] = FREE_PORTS) -> list[str]:
+    return [sys.executable, "-m", "controller.cli", "demo", "--dir", str(directory), *ports, *args]
+
+
+def free_block(count: int) -> int:
+    """The first of ``count`` consecutive free ports on 127.0.0.1 (handed out by :func:`free_port`, so that no
+    other test of this process gets one of them)."""
+    for _ in range(100):
+        base = free_port()
+        rest = [free_port() for _ in range(count - 1)]
+        if rest == list(range(base + 1, base + count)):
+            return base
+    raise RuntimeError(f"no {count} consecutive free ports")
 
 
 def processes_in(directory: Path, but: int | None = None) -> list[str]:
@@ -239,4 +252,92 @@ def test_a_scoreboard_port_in_use_is_one_line_naming_it_and_exit_2() -> None:
     assert result.stderr == (
         f"shoe-controller demo: 127.0.0.1:{port} (--scoreboard) is in use;"
         " pass --scoreboard 127.0.0.1:0 for free ports\n"
+    )
+
+
+def shift_figures(url: str) -> dict[str, dict[str, Any]]:
+    """``shoe-floor report --json`` over all time: each table's line by table (the floor's total left out)."""
+    report = subprocess.run(
+        [sys.executable, "-m", "floor.cli", "report", "--archive", url, "--json",
+         "--from", "2000-01-01T00:00:00Z", "--to", "2100-01-01T00:00:00Z"],
+        capture_output=True, text=True, cwd=REPO, timeout=60, check=True,
+    )  # fmt: skip
+    lines = [json.loads(line) for line in report.stdout.splitlines()]
+    return {str(line["table"]): line for line in lines if not line["total"]}
+
+
+@pytest.mark.e2e
+def test_the_floor_demo_works_every_time_with_players_and_money_at_every_table(tmp_path: Path) -> None:
+    """The README's ``scripts/demo --tables N`` (issue 24): three runs over, each on consecutive ports as the
+    defaults are, every run exits 0; every table's board serves its scoreboard and its own dealer screen (no two
+    listeners on one port: each table's dealer screen once took the next table's scoreboard port), and every
+    table has players whose money reaches the floor (handle and win in the shift report, seat ratings)."""
+    need(MOSQUITTO, "mosquitto (Debian package mosquitto)")
+    tables = ["T1", "T2", "T3"]
+    for run in range(3):
+        directory = tmp_path / f"floor{run}"
+        base = free_block(2 * len(tables))  # the scoreboards' ports, then the dealer screens' (the default plan)
+        ports = ["--scoreboard", f"127.0.0.1:{base}", "--floor-bind", "127.0.0.1:0"]
+        try:
+            result = subprocess.run(
+                demo_cmd(directory, "--tables", "3", "--pace", "fast", "--decks", "1", "--shoes", "1", ports=ports),
+                cwd=REPO, capture_output=True, text=True, timeout=300,
+            )  # fmt: skip
+        finally:
+            for line in processes_in(directory):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(line.split(":")[0]), signal.SIGKILL)
+        assert result.returncode == 0, f"run {run + 1}: {result.stdout}{result.stderr}"
+        assert "Traceback" not in result.stderr
+        assert "7 players a table" in result.stdout
+        listeners = []
+        for table in tables:
+            board_log = (directory / table / "board.log").read_text()
+            assert "board on http://127.0.0.1:" in board_log and "dealer screen on http://127.0.0.1:" in board_log
+            assert "cannot bind" not in board_log, board_log
+            line = next(line for line in result.stdout.splitlines() if line.split()[:2] == ["table", table])
+            listeners += [word for word in line.split() if word.startswith("http://")]
+        assert len(listeners) == 2 * len(tables) == len(set(listeners)), listeners
+        url = f"sqlite:///{directory / 'archive.db'}"
+        figures = shift_figures(url)
+        assert sorted(figures) == tables
+        for table in tables:
+            assert int(figures[table]["handle"]) > 0 and int(figures[table]["wagers"]) > 0, figures[table]
+        rated = subprocess.run(
+            [sys.executable, "-m", "floor.cli", "ratings", "--archive", url, "--json"],
+            capture_output=True, text=True, cwd=REPO, timeout=60, check=True,
+        )  # fmt: skip
+        sessions = [json.loads(line) for line in rated.stdout.splitlines()]
+        assert {s["table"] for s in sessions} == set(tables)
+        assert processes_in(directory) == []
+
+
+def test_the_floor_demo_plans_every_listener_apart() -> None:
+    """From the defaults' shape (consecutive ports), the dealer screens follow the scoreboards; none of the
+    demo's listeners shares a port with another, with port 0 too; a --dealer on the scoreboards' ports is one
+    line and exit 2 before anything starts."""
+    from demo.floor import plan_listeners
+
+    base = free_block(8)
+    args = argparse.Namespace(
+        tables=4, players=7, dealer=None, scoreboard=f"127.0.0.1:{base}", floor_bind="127.0.0.1:0"
+    )
+    boards, dealers, floor_bind = plan_listeners(args)
+    assert [p for _, p in boards] == list(range(base, base + 4))
+    assert dealers is not None and [p for _, p in dealers] == list(range(base + 4, base + 8))
+    assert floor_bind[1] not in range(base, base + 8)
+    args.scoreboard = args.floor_bind = "127.0.0.1:0"
+    boards, dealers, floor_bind = plan_listeners(args)
+    assert dealers is not None
+    assert len({port for _, port in [*boards, *dealers, floor_bind]}) == 9
+    args.players = 0
+    assert plan_listeners(args)[1] is None  # no players: no dealer screen
+    result = run_main(
+        ["shoe-controller", "demo", "--tables", "4", "--scoreboard", f"127.0.0.1:{base}", "--dealer",
+         f"127.0.0.1:{base + 2}"]
+    )  # fmt: skip
+    assert result.returncode == 2, result
+    assert result.stderr == (
+        f"shoe-controller demo: 127.0.0.1:{base + 2} (--dealer) is planned for another of the demo's listeners;"
+        " pass --dealer 127.0.0.1:0 for free ports\n"
     )

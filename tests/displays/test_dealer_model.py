@@ -9,7 +9,8 @@ import json
 
 from hypothesis import given
 
-from controller.displays.dealer import DealerScreen, screen_model
+from controller.board.dealer import DealerScreen
+from controller.displays.dealer import screen_model
 from controller.feed.messages import Money, decode_table, encode_money
 from controller.game.rules import COMMISSION
 from controller.game.table import DeclarePressed, NewShoePressed, TableState

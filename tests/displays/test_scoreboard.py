@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from controller.board.scoreboard import ScoreboardSink
 from controller.config import Settings
-from controller.displays.scoreboard import ScoreboardSink
 from controller.displays.snapshot import (
     SnapshotBuilder,
     TableInfo,

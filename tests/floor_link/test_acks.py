@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 
-from controller.companions import link_gauges
 from controller.game.records import GENESIS_HASH
 from controller.journal import Journal
+from controller.link.metrics import link_gauges
 from floor_protocol.ack import Ack
 from floor_protocol.signing import generate_key, sign
 from tests.floor_link.floorside import TEST_FLOOR_KEY, FloorSide, signed_ack

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.companions import LinkProcess
 from controller.config import FloorSection, default_settings
-from controller.floor_trouble import REPEAT, Cause, Trouble, TroubleLog, from_error, from_refusal
+from controller.link.floor_trouble import REPEAT, Cause, Trouble, TroubleLog, from_error, from_refusal
+from controller.link.process import LinkProcess
 from controller.notify import Notifier
 from tests.e2e.harness import Harness
 from tests.floor_link.floorside import TEST_FLOOR_PUBLIC

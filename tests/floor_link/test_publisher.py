@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from controller.config import FloorSection
-from controller.floor_link import FloorLink, state_message
 from controller.game.cards import Card
 from controller.game.public import PublicProjector
 from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
 from controller.journal.ack import refusal
+from controller.link.floor_link import FloorLink, state_message
 from controller.table.loop import ShoePort, TableLoop
 from controller.table.wire import AsciiWire
 from floor_protocol.ack import Ack

@@ -17,11 +17,11 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.config import FloorSection
-from controller.floor_link import FloorLink, FloorLinkError
 from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn
 from controller.journal import Journal
+from controller.link.floor_link import FloorLink, FloorLinkError
 from mqttloop import NetworkLoop
 from tests.floor_link.floorside import TEST_FLOOR_KEY, TEST_TABLE_KEY, FloorSide
 from tests.shipped_broker import SecureBroker, start_shipped_broker

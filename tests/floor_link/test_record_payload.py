@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.floor_link import record_payload
 from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn, DeclarePressed, ShoeRebooted, TableState
 from controller.journal import Journal, Record
+from controller.link.floor_link import record_payload
 from controller.table.loop import ShoePort, TableLoop
 from controller.table.wire import AsciiWire
 from floor_protocol.signing import record_message, sign, verify

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from controller.record_signer import RecordSigner
+from controller.link.record_signer import RecordSigner
 from floor_protocol.signing import record_message, sign, verify
 from tests.floor_link.floorside import TEST_TABLE_KEY, FloorSide
 from tests.floor_link.test_publisher import Link
@@ -69,7 +69,7 @@ def test_the_signing_process_ends_with_a_link_killed_outright(tmp_path: Path) ->
     """The link SIGKILLed: its signing process (holding the table's key) sees its input end and goes too."""
     script = (
         "import sys, time\n"
-        "from controller.record_signer import RecordSigner\n"
+        "from controller.link.record_signer import RecordSigner\n"
         "from floor_protocol.signing import generate_key\n"
         "s = RecordSigner(generate_key(), 't1'); s.start()\n"
         "print(s._process.pid, flush=True)\n"

@@ -8,8 +8,8 @@ import argparse
 import pytest
 
 from controller.commands import UsageError
-from controller.commands.floor_demo import split_bind
 from controller.config import ConfigError, FloorSection, Settings, parse_config
+from demo.floor import split_bind
 from floor.cli import _bind
 from floor_protocol.addresses import AddressError, Broker, HostPort, parse_broker, parse_host_port
 from hw_sim.cli import _tcp

@@ -1,5 +1,5 @@
 """The retained ``state`` message: its model (floor_protocol.state), its JSON Schema in docs/schemas, and what
-the table really sends (``controller.floor_link.state_message`` over a dealt shoe, shown and hidden). The
+the table really sends (``controller.link.floor_link.state_message`` over a dealt shoe, shown and hidden). The
 schema file is the model's (regenerate with tools/state_schema.py); the parser and the schema take and refuse
 the same messages."""
 
@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from controller.floor_link import state_message
 from controller.game.cards import Card
 from controller.game.coup import CoupResult
 from controller.game.public import PublicProjector
@@ -30,6 +29,7 @@ from controller.game.table import (
     TableView,
     VoidPressed,
 )
+from controller.link.floor_link import state_message
 from floor_protocol.state import (
     ALARM_NAMES,
     DUE_NAMES,

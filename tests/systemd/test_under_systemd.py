@@ -324,7 +324,7 @@ def test_a_shoe_dealing_through_sigkill_and_a_hung_loop_loses_nothing(machine: M
 
 def test_the_link_signs_in_its_own_child_under_its_hardened_unit(machine: Machine) -> None:
     """docs/install.md's key steps (a 0700 key directory of ``shoe-link``, keygen as that user) and a floor link
-    turned on: the link's unit, as shipped, lets the link start its signing child (controller/record_signer.py)
+    turned on: the link's unit, as shipped, lets the link start its signing child (controller/link/record_signer.py)
     and read its key, which the table's user cannot; the table process starts with the same configuration. No
     broker answers here: the link keeps trying, the records wait in the journal."""
     m = machine
@@ -360,7 +360,7 @@ def test_the_link_signs_in_its_own_child_under_its_hardened_unit(machine: Machin
         try:
             m.wait_for(
                 "the link's signing child",
-                lambda: "controller.record_signer" in m.sh(processes, check=False).stdout,
+                lambda: "controller.link.record_signer" in m.sh(processes, check=False).stdout,
                 30,
             )
         except AssertionError:

@@ -9,7 +9,7 @@ table's feed hands it the newest public view (:meth:`FloorLink.show`) and a wake
 
 Every record carries ``sig``: the table key's (``[floor] key_file``) signature over
 :func:`floor_protocol.signing.record_message` of its table, seq and hash; the floor archives nothing else. The
-signatures are made ahead by the link's signing process (:mod:`controller.record_signer`, another core), or on
+signatures are made ahead by the link's signing process (:mod:`controller.link.record_signer`, another core), or on
 the link's thread when it has none.
 
 PUBACK is flow control only (a bounded window of :attr:`max_inflight` records not yet acknowledged by the
@@ -54,14 +54,14 @@ from paho.mqtt.properties import Properties
 
 from commandline.keyfile import MAX_KEY_FILE
 from controller.config import FloorSection
-from controller.floor_trouble import REPEAT, Cause, Trouble, TroubleLog, from_error, from_refusal
 from controller.game.public import PublicView
 from controller.game.records import RECORD_VERSION
 from controller.game.roads import PAIR_LETTERS
 from controller.journal import Journal, JournalError, Record, utc_now
 from controller.journal.ack import AckRefusals, refusal
 from controller.keyfiles import load_private_key
-from controller.record_signer import RecordSigner
+from controller.link.floor_trouble import REPEAT, Cause, Trouble, TroubleLog, from_error, from_refusal
+from controller.link.record_signer import RecordSigner
 from controller.userfile import UserFileError, read_text
 from floor_protocol.ack import Ack, parse_ack
 from floor_protocol.signing import record_message, sign
@@ -94,7 +94,7 @@ def _settled(info: mqtt.MQTTMessageInfo) -> bool:
 
 class _Client(mqtt.Client):
     """paho's client, keeping the exception of the last failed connection attempt: paho catches it, retries
-    and tells ``on_connect_fail`` only that it failed, not why (:mod:`controller.floor_trouble`)."""
+    and tells ``on_connect_fail`` only that it failed, not why (:mod:`controller.link.floor_trouble`)."""
 
     last_connect_error: BaseException | None = None
 
@@ -165,7 +165,7 @@ def record_payload(record: Record, table: str, key: Ed25519PrivateKey, sig: str 
     hash covers), and the message is canonical JSON too (keys sorted, no spaces; ``sig`` sorts between
     ``session`` and ``table``), so the stored text goes in as it is. A backlog flush spends its time here and
     in paho; decoding and encoding every body again was a third of the link's work. ``sig``: the signature made
-    already (by :class:`controller.record_signer.RecordSigner`), else it is made here."""
+    already (by :class:`controller.link.record_signer.RecordSigner`), else it is made here."""
     if sig is None:
         sig = sign(key, record_message(table, record.id, record.hash))
     if not record.body.startswith("{"):  # not an object: the slow path names the problem

@@ -1,11 +1,16 @@
 """``shoe-controller demo --tables N``: a small casino floor on one machine.
 
-N simulated tables (each a ``shoe-sim``, a ``shoe-controller run`` with its own journal, and the table's own
-``board`` and ``link`` processes: its scoreboard and its floor link), a private Mosquitto on a free loopback
+N simulated tables (each a ``shoe-sim`` with ``--players`` simulated players betting on its bet-spot reader,
+a ``shoe-controller run`` with its own journal, and the table's own ``board`` and ``link`` processes: its
+scoreboard and dealer screen, and its floor link), a private Mosquitto on a free loopback
 port (its own configuration in the demo's directory, not the system service) and ``shoe-floor serve``
 archiving into SQLite. It prints the addresses to open, deals ``--shoes`` shoes at every table, waits until
 the floor has acknowledged every table's journal, prints a
 summary per table (coups, records, archived, verified) and exits 0.
+
+Every listener is planned before anything starts, so that no two clash: the scoreboards on consecutive ports
+from ``--scoreboard``, the dealer screens on the ports right after them (or from ``--dealer``), the floor's
+page on ``--floor-bind``; port 0 gives each its own free port, all held at once while they are picked.
 
 Every child runs in its own process group, started and stopped by this process alone: Ctrl-C or SIGTERM stops
 them all (tables first, then the collector, then the broker), a child that dies is reported in one line and
@@ -27,13 +32,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from controller.commands import UsageError
+from commandline import UsageError
 from floor_protocol.addresses import AddressError, parse_host_port
 
 if TYPE_CHECKING:
@@ -79,10 +84,28 @@ def find_mosquitto(path: str | None = None) -> str | None:
     return shutil.which("mosquitto", path=os.pathsep.join([search, "/usr/sbin", "/sbin", "/usr/local/sbin"]))
 
 
-def free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
+def free_port(host: str, avoid: Collection[int] = ()) -> int:
+    """A port nobody listens on now, none of ``avoid`` (the ports the demo has planned for its own listeners)."""
+    return free_ports(host, 1, avoid)[0]
+
+
+def free_ports(host: str, count: int, avoid: Collection[int] = ()) -> list[int]:
+    """``count`` distinct free ports, none of ``avoid``: every socket is held until all are picked, so the
+    kernel cannot hand the same port out twice."""
+    held: list[socket.socket] = []
+    ports: list[int] = []
+    try:
+        while len(ports) < count:
+            s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+            held.append(s)
+            s.bind((host, 0))
+            port = int(s.getsockname()[1])
+            if port not in avoid:
+                ports.append(port)
+    finally:
+        for s in held:
+            s.close()
+    return ports
 
 
 def port_is_free(host: str, port: int) -> bool:
@@ -102,14 +125,29 @@ def split_bind(option: str, text: str) -> tuple[str, int]:
         raise UsageError(f"shoe-controller demo: {option} must be HOST:PORT: {exc}") from None
 
 
-def plan_ports(option: str, text: str, count: int) -> list[tuple[str, int]]:
-    """``count`` addresses from ``HOST:PORT`` onwards (PORT, PORT+1, ...), or free ports for PORT 0; a port in
-    use is a one-line usage error."""
+def plan_ports(option: str, text: str, count: int, taken: Collection[tuple[str, int]] = ()) -> list[tuple[str, int]]:
+    """``count`` addresses from ``HOST:PORT`` onwards (PORT, PORT+1, ...), or free ports for PORT 0 (none of
+    ``taken``, the addresses planned before); a port in use, or one planned already, is a one-line usage
+    error."""
     host, base = split_bind(option, text)
+    return plan_from(option, host, base, count, taken)
+
+
+def plan_from(
+    option: str, host: str, base: int, count: int, taken: Collection[tuple[str, int]] = ()
+) -> list[tuple[str, int]]:
+    """:func:`plan_ports` from a host and a first port already read."""
     if base == 0:
-        return [(host, free_port(host)) for _ in range(count)]
+        return [(host, port) for port in free_ports(host, count, {p for _, p in taken})]
+    planned = {p for _, p in taken}
+    for port in range(base, base + count):
+        if port in planned:
+            raise UsageError(
+                f"shoe-controller demo: {host}:{port} ({option}) is planned for another of the demo's listeners;"
+                f" pass {option} {host}:0 for free ports"
+            )
     if base + count - 1 > 65535:
-        raise UsageError(f"shoe-controller demo: {option} {text}: not {count} ports from there")
+        raise UsageError(f"shoe-controller demo: {option} {_join(host, base)}: not {count} ports from there")
     for port in range(base, base + count):
         if not port_is_free(host, port):
             raise UsageError(
@@ -151,10 +189,13 @@ class Table:
     id: str
     directory: Path
     scoreboard: tuple[str, int]
+    #: The dealer screen's address (None: no players, no dealer screen).
+    dealer: tuple[str, int] | None = None
     sim: Child | None = None
     daemon: Child | None = None
     board: Child | None = None
     board_url: str | None = None
+    dealer_url: str | None = None
 
     @property
     def journal(self) -> Path:
@@ -163,6 +204,16 @@ class Table:
     @property
     def link(self) -> Path:
         return self.directory / "shoe"
+
+    @property
+    def spots(self) -> Path:
+        """The bet-spot reader's pseudo-terminal (the simulator's players bet on it)."""
+        return self.directory / "spots"
+
+    @property
+    def chips(self) -> Path:
+        """The chip registry the simulator writes and the table reads."""
+        return self.directory / "chips.toml"
 
 
 @dataclass
@@ -178,6 +229,11 @@ class Floor:
     broker_port: int = 0
     floor_bind: tuple[str, int] = ("127.0.0.1", 0)
     floor_public_key: str = ""  # made by make_keys
+
+    @property
+    def seats(self) -> int:
+        """Seats at each table: the players', and at least a layout's seven."""
+        return max(int(self.args.players), 7)
 
     @property
     def broker_url(self) -> str:
@@ -212,7 +268,9 @@ class Floor:
     def start_broker(self) -> None:
         home = self.directory / "mosquitto"
         home.mkdir(exist_ok=True)
-        self.broker_port = free_port("127.0.0.1")
+        planned = [self.floor_bind] + [t.scoreboard for t in self.tables]
+        planned += [t.dealer for t in self.tables if t.dealer is not None]
+        self.broker_port = free_port("127.0.0.1", {port for _, port in planned})
         conf = home / "mosquitto.conf"
         lines = [
             "# The floor demo's private broker: loopback only, anonymous, in memory.",
@@ -285,11 +343,22 @@ class Floor:
             ]  # fmt: skip
             for fault in self.args.fault:
                 sim += ["--fault", fault]
+            if self.args.players:
+                table.spots.unlink(missing_ok=True)
+                table.chips.unlink(missing_ok=True)
+                sim += ["--players", str(self.args.players), "--seats", str(self.seats), "--spots-link",
+                        str(table.spots), "--chips-out", str(table.chips)]  # fmt: skip
             table.sim = self.spawn(
                 f"table {table.id}'s shoe (shoe-sim)", sim, table.directory / "sim.log", may_finish=True
             )
         for table in self.tables:
             self.wait(table.link.exists, f"table {table.id}'s shoe to open its port")
+            if self.args.players:
+                t = table
+                self.wait(
+                    lambda t=t: t.spots.exists() and t.chips.exists(),  # type: ignore[misc]
+                    f"table {table.id}'s bet-spot reader and chip registry",
+                )
             host, port = table.scoreboard
             common = ["--config", str(table.directory / "config.toml"), "--journal", str(table.journal)]
             daemon = [
@@ -306,9 +375,10 @@ class Floor:
                 "--table-id", table.id, "--log-level", "info",
             ]  # fmt: skip
             self.spawn(f"table {table.id}'s floor link (shoe-controller link)", link, table.directory / "link.log")
+            dealer = "" if table.dealer is None else _join(*table.dealer)
             board = [
-                sys.executable, "-m", "controller.cli", "board", *common, "--scoreboard", f"{host}:{port}",
-                "--log-level", "info",
+                sys.executable, "-m", "controller.cli", "board", *common, "--scoreboard", _join(host, port),
+                "--dealer", dealer, "--log-level", "info",
             ]  # fmt: skip
             table.board = self.spawn(
                 f"table {table.id}'s board (shoe-controller board)", board, table.directory / "board.log"
@@ -319,14 +389,23 @@ class Floor:
             self.wait(lambda log=log: " ready in " in _read(log), f"table {table.id}'s daemon to be ready")  # type: ignore[misc]
             self.wait(lambda log=board_log: "board on " in _read(log), f"table {table.id}'s board")  # type: ignore[misc]
             table.board_url = _scoreboard_url(_read(board_log))
+            if table.dealer is not None:
+                self.wait(
+                    lambda log=board_log: _dealer_said(_read(log)),  # type: ignore[misc]
+                    f"table {table.id}'s dealer screen",
+                )
+                table.dealer_url = _dealer_url(_read(board_log))
 
     def write_config(self, table: Table) -> None:
         """The table's settings that have no command-line flag: its name, its decks, (ASCII shoes have no
-        buttons) declaring each coup by itself, and its keys (:meth:`make_keys`)."""
+        buttons) declaring each coup by itself, its keys (:meth:`make_keys`) and, with players, its bet-spot
+        reader and chip registry (the simulator's)."""
         auto_declare = "true" if self.args.dialect == "ascii" else "false"
         text = f'[table]\nname = "Table {table.id}"\ndecks = {self.args.decks}\nauto_declare = {auto_declare}\n'
         key = table.directory / "table.key"
         text += f'\n[floor]\ntable = "{table.id}"\nkey_file = "{key}"\nfloor_public_key = "{self.floor_public_key}"\n'
+        if self.args.players:
+            text += f'\n[spots]\nport = "{table.spots}"\nchips = "{table.chips}"\nseats = {self.seats}\n'
         (table.directory / "config.toml").write_text(text)
 
     # -- watching ------------------------------------------------------------------------------------
@@ -394,14 +473,18 @@ class Floor:
         yield f"  floor     http://{host}:{port}/   (shoe-floor serve --bind)"
         for table in self.tables:
             board = table.board_url or "scoreboard off (see its log)"
-            yield f"  table {table.id:<4}{board}   journal {table.journal}"
+            dealer = ""
+            if table.dealer is not None:
+                dealer = f"   dealer {table.dealer_url or 'off (see its board.log)'}"
+            yield f"  table {table.id:<4}{board}{dealer}   journal {table.journal}"
         yield f"  logs      {self.directory}/*.log, {self.directory}/T*/*.log"
         script = Path(sys.executable).with_name("shoe-floor")  # the venv's, which need not be on PATH
         shoe_floor = os.path.relpath(script) if script.exists() else "shoe-floor"
         yield f"  try       {shoe_floor} history --archive {self.archive_url} --last 5"
         pace = {"real": "a dealer's pace", "fast": "full speed"}.get(self.args.pace, f"{self.args.pace} s a card")
         shoes = f"{self.args.shoes} shoe{'s' if self.args.shoes > 1 else ''}"
-        yield f"demo: dealing {shoes} at each table at {pace} (seed {self.seed}); Ctrl-C to stop"
+        players = f", {self.args.players} players a table" if self.args.players else ", no players"
+        yield f"demo: dealing {shoes} at each table at {pace}{players} (seed {self.seed}); Ctrl-C to stop"
 
     def status(self) -> str:
         """One line: coups dealt, and records acknowledged by the floor out of those journaled."""
@@ -458,6 +541,44 @@ def _scoreboard_url(log: str) -> str | None:
     return None
 
 
+def _dealer_url(log: str) -> str | None:
+    """The dealer screen's address the board logged (``dealer screen on http://host:port/, fed by ...``)."""
+    for line in log.splitlines():
+        _, sep, rest = line.partition("dealer screen on ")
+        if sep:
+            return rest.split()[0].rstrip(",")
+    return None
+
+
+def _dealer_said(log: str) -> bool:
+    """Whether the board has said where its dealer screen is, or that it cannot bind it."""
+    return "dealer screen on " in log or "dealer screen: cannot bind" in log
+
+
+def _join(host: str, port: int) -> str:
+    """``host:port`` as the table's options read it (``[v6]:port`` for IPv6)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def plan_listeners(
+    args: argparse.Namespace,
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]] | None, tuple[str, int]]:
+    """Every listener of the floor demo, planned at once so that none clashes with another: the scoreboards
+    (``--scoreboard`` onwards), the dealer screens (``--dealer`` onwards, by default the ports right after the
+    scoreboards'; None without players) and the floor's page (``--floor-bind``)."""
+    floor_bind = plan_ports("--floor-bind", args.floor_bind, 1)[0]
+    boards = plan_ports("--scoreboard", args.scoreboard, args.tables, [floor_bind])
+    if not args.players:
+        return boards, None, floor_bind
+    if args.dealer is not None:
+        dealers = plan_ports("--dealer", args.dealer, args.tables, [floor_bind, *boards])
+    else:
+        host, base = split_bind("--scoreboard", args.scoreboard)
+        start = 0 if base == 0 else base + args.tables
+        dealers = plan_from("--dealer", host, start, args.tables, [floor_bind, *boards])
+    return boards, dealers, floor_bind
+
+
 def journal_figures(path: Path) -> tuple[int, int]:
     """(records in the journal, the floor's ack stored in it), read-only beside the running daemon."""
     from controller.journal import Journal, JournalError
@@ -493,8 +614,7 @@ def journal_summary(path: Path) -> tuple[int, int, int]:
 
 def run(args: argparse.Namespace) -> int:
     check(args)
-    boards = plan_ports("--scoreboard", args.scoreboard, args.tables)
-    floor_bind = plan_ports("--floor-bind", args.floor_bind, 1)[0]
+    boards, dealers, floor_bind = plan_listeners(args)
     mosquitto = find_mosquitto()
     if mosquitto is None:
         print(f"shoe-controller demo: {MOSQUITTO_HINT}", file=sys.stderr)
@@ -510,7 +630,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="shoe-floor-demo-")))
         floor = Floor(args, directory, seed, mosquitto, floor_bind=floor_bind)
-        floor.tables = [Table(f"T{n}", directory / f"T{n}", boards[n - 1]) for n in range(1, args.tables + 1)]
+        floor.tables = [
+            Table(f"T{n}", directory / f"T{n}", boards[n - 1], None if dealers is None else dealers[n - 1])
+            for n in range(1, args.tables + 1)
+        ]
         return _run(floor)
     return 1  # pragma: no cover - the with block returns
 

@@ -8,7 +8,7 @@ them when they come (:meth:`RecordSigner.collect`; waiting on the pipe lets paho
 its own process whatever was not asked for (a rewind). A signature is the same either way (Ed25519 is
 deterministic), so the wire never shows which process made it.
 
-The child (``python -m controller.record_signer``, the key handed over its standard input, never on its
+The child (``python -m controller.link.record_signer``, the key handed over its standard input, never on its
 command line) reads length-prefixed requests from a pipe and ends with it: the link's exit, even by SIGKILL,
 closes the pipe and the child ends at once. A child that cannot start, dies or does not answer within a
 second is logged once; the link signs in its own process from then on.
@@ -94,7 +94,7 @@ class RecordSigner:
         return self._process is not None
 
     def start(self) -> None:
-        """Start the child (``python -m controller.record_signer``). A failure is logged; the link then signs in
+        """Start the child (``python -m controller.link.record_signer``). A failure is logged; the link then signs in
         its own process."""
         root = str(Path(__file__).resolve().parents[1])  # this checkout's packages, whatever the child's cwd
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
@@ -103,7 +103,7 @@ class RecordSigner:
         )
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "controller.record_signer"],
+                [sys.executable, "-m", "controller.link.record_signer"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 env=env,

@@ -1,0 +1,135 @@
+"""The dealer screen's server, in the board process: the page, ``/api/state`` and ``/events`` on **its own
+listener** (``[board] dealer_listen``, 127.0.0.1 by default: the kiosk browser on the Pi's own display), never
+on the public scoreboard's. :class:`controller.board.process.BoardProcess` hands it each money view from the
+table's ``money.sock``; what the page draws is :func:`controller.displays.dealer.screen_model`'s (pure).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from controller.displays.dealer import screen_model
+from controller.game.wagers import MoneyView
+from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
+
+__all__ = ["DealerScreen"]
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).with_name("static") / "dealer"
+#: The page's files, read once at start: URL name -> content type (``index.html`` is ``/``).
+STATIC_FILES: Mapping[str, str] = {
+    "index.html": "text/html; charset=utf-8",
+    "dealer.css": "text/css; charset=utf-8",
+    "dealer.js": "text/javascript; charset=utf-8",
+}
+
+
+class DealerScreen:
+    """The dealer screen's server: ``DealerScreen(("127.0.0.1", 8081))``, :meth:`start`, :meth:`show` per money
+    view (:meth:`offline` when the table's money socket is lost), :meth:`close`."""
+
+    name = "dealer"
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        *,
+        table_name: str = "",
+        heartbeat: float = 15.0,
+        retry_ms: int = 1000,
+        wall_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
+        max_streams: int = MAX_STREAMS,
+        max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
+    ) -> None:
+        self.host, self.port = address
+        self.table_name = table_name
+        self.heartbeat = heartbeat
+        self.retry_ms = retry_ms
+        self.wall_ms = wall_ms
+        self.max_streams = max_streams
+        self.max_streams_per_address = max_streams_per_address
+        self.board = Board()
+        self.stats: Counter[str] = Counter()
+        self.fault: str | None = None
+        self._view: MoneyView | None = None
+        self._connected = False
+        self._content: dict[str, Any] | None = None
+        self._version = 0
+        self._server: BoardServer | None = None
+        self._publish()
+
+    # -- what the board process hands it ------------------------------------------------------------
+    def show(self, view: MoneyView | None) -> None:
+        """The table's money now (None: the table has no bet-spot reader)."""
+        self._view, self._connected = view, True
+        self._publish()
+
+    def connected(self) -> None:
+        """The table's money socket is heard again; until a money line comes the table has no reader."""
+        self.show(None)
+
+    def offline(self) -> None:
+        """The board lost the table: the page says so (the last money stays, marked TABLE OFFLINE)."""
+        self._connected = False
+        self._publish()
+
+    def _publish(self) -> None:
+        content = screen_model(self._view, connected=self._connected)
+        if not self._connected and self._view is not None:
+            content = {**screen_model(self._view), "state": "offline"}
+        content["table"] = self.table_name
+        if content == self._content:
+            return
+        self._content = content
+        self._version += 1
+        body = {"version": self._version, "ts_ms": self.wall_ms(), **content}
+        self.board.publish_body(self._version, json.dumps(body, separators=(",", ":")).encode())
+
+    def snapshot(self) -> dict[str, Any]:
+        """The latest published snapshot (decoded; for tests and tools)."""
+        return dict(json.loads(self.board.current()[1]))
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    # -- the server ---------------------------------------------------------------------------------
+    def start(self) -> bool:
+        """Bind and serve in a thread. A bind failure is kept in :attr:`fault`; returns False."""
+        try:
+            server = BoardServer(
+                (self.host, self.port), self, _DealerHandler, load_static(STATIC_DIR, STATIC_FILES), label="dealer"
+            )
+        except OSError as exc:
+            self.fault = f"cannot bind {self.host}:{self.port}: {exc.strerror or exc}"
+            log.error("dealer screen: %s", self.fault)
+            return False
+        self._server = server
+        server.start()
+        log.info("dealer screen: serving http://%s:%d/", *self.address)
+        return True
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """``(host, port)`` actually bound (the port chosen when the settings say 0)."""
+        if self._server is None:
+            return self.host, self.port
+        return self._server.bound
+
+    def close(self) -> None:
+        """Stop the server: end the streams, join every thread, close every socket. Idempotent."""
+        self.board.close()
+        server, self._server = self._server, None
+        if server is not None:
+            server.stop()
+
+
+class _DealerHandler(BoardHandler):
+    server_version = "shoe-controller-dealer"

@@ -1,0 +1,148 @@
+"""Each of the table's companion processes imports only what its job needs (issue 24, "folders that are the
+processes"). Proved in a fresh interpreter per process, so that what this test process has imported already counts
+for nothing: every module of a process's package and its command, and every module they import (at the top or inside
+a function: a lazy import runs when the process needs it), leave no GPIO library (gpiozero, lgpio, RPi), no LCD
+library (RPLCD, smbus2), no shoe or reader wire (serial, cobs) and no journal writer in ``sys.modules``.
+
+The journal writer is the table process's write path: the table loop (``controller.table.loop``, where the journal's
+one writer commits each input before the shoe's ACK), the daemon that opens the journal for writing
+(``controller.table.daemon``, ``Journal.open_for_table``), the sinks it drives (``controller.table.sinks``), and the
+journal's backup (``controller.journal.backup``, which writes copies). The board never opens the journal at
+all, so for the board the whole ``controller.journal`` package counts. The link reads the journal through the
+``controller.journal`` facade opened read-only (SQLite's ``mode=ro``): it may import that, not the writer.
+
+And nothing under ``controller/`` imports the floor's package (``floor/``): the demo that needs the floor's
+archive lives in ``demo/``, which only the ``demo`` command's front end imports."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: What no companion process may import: the Pi's GPIO, the dealer's LCD, the shoe's and the reader's wire.
+DEVICES = ("gpiozero", "lgpio", "RPi", "RPLCD", "smbus2", "serial", "cobs")
+#: The table process's journal write path (see the module's docstring).
+JOURNAL_WRITER = (
+    "controller.table.loop",
+    "controller.table.daemon",
+    "controller.table.sinks",
+    "controller.journal.backup",
+)
+#: The floor's own package and the demos (which may import the floor): never imported by a table's process.
+FLOOR = ("floor", "demo")
+
+
+def _under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def package_modules(package: str) -> list[str]:
+    """Every module of one of our packages, by its files (a module added later is checked too)."""
+    folder = ROOT.joinpath(*package.split("."))
+    names = []
+    for path in sorted(folder.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+def imported_by(modules: list[str]) -> list[str]:
+    """Every module in ``sys.modules`` after a fresh interpreter imported ``modules``."""
+    code = f"import importlib, json, sys\nfor m in {modules!r}:\n    importlib.import_module(m)\n"
+    code += "print(json.dumps(sorted(sys.modules)))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return list(json.loads(result.stdout))
+
+
+def problems(found: list[str], forbidden: tuple[str, ...]) -> list[str]:
+    return [name for name in found if _under(name, forbidden)]
+
+
+#: Each companion: its package, its command's module, and what it may not import.
+PROCESSES = {
+    "board": (["controller.commands.board", *package_modules("controller.board")], ("controller.journal",)),
+    "link": (["controller.commands.link", *package_modules("controller.link")], ()),
+}
+
+
+def with_their_imports(modules: list[str]) -> list[str]:
+    """``modules`` and every module their sources import, at the top or inside a function."""
+    named = set(modules)
+    for module in modules:
+        path = ROOT.joinpath(*module.split("."))
+        source = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        named.update(_imports(source.read_text()))
+    return sorted(named)
+
+
+@pytest.mark.parametrize("process", sorted(PROCESSES))
+def test_a_companion_process_imports_no_device_no_journal_writer_and_no_floor(process: str) -> None:
+    modules, also = PROCESSES[process]
+    assert len(modules) >= 4, modules  # the package's modules were found
+    found = imported_by(with_their_imports(modules))
+    assert set(modules) <= set(found)
+    assert problems(found, DEVICES) == [], f"the {process} process imports a device library"
+    assert problems(found, JOURNAL_WRITER + also) == [], f"the {process} process imports the journal's writer"
+    assert problems(found, FLOOR) == [], f"the {process} process imports the floor"
+
+
+def test_the_process_check_catches_a_device_a_writer_and_the_floor() -> None:
+    """The same check over modules that do import them (the panel, the daemon, the demo): it reports each."""
+    found = imported_by(["controller.table.panel", "controller.table.daemon", "demo.floor"])
+    assert "gpiozero" in problems(found, DEVICES)
+    assert {"controller.table.daemon", "controller.table.loop"} <= set(problems(found, JOURNAL_WRITER))
+    assert "demo.floor" in problems(found, FLOOR)
+    # demo/floor.py imports floor.archive inside a method only: the process check imports it too
+    assert "floor.archive" not in found
+    assert "floor.archive" in imported_by(with_their_imports(["demo.floor"]))
+
+
+def _imports(source: str) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def floor_imports(source: str, *, front_end: bool = False) -> list[str]:
+    """The imports of ``floor/`` (or of ``demo/``, but for the demo command's front end) in a module's source,
+    at the top or inside a function."""
+    forbidden = ("floor",) if front_end else FLOOR
+    return [name for name in _imports(source) if _under(name, forbidden)]
+
+
+CONTROLLER = sorted((ROOT / "controller").rglob("*.py"))
+#: The one module of controller/ that may import demo/: the ``shoe-controller demo`` command's front end.
+DEMO_FRONT_END = ROOT / "controller" / "commands" / "demo.py"
+
+
+@pytest.mark.parametrize("path", CONTROLLER, ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_of_the_table_imports_the_floor(path: Path) -> None:
+    found = floor_imports(path.read_text(), front_end=path == DEMO_FRONT_END)
+    assert found == [], f"{path.relative_to(ROOT)} imports {found}"
+
+
+def test_the_floor_rule_catches_a_late_import_of_the_floor() -> None:
+    source = """
+import floor_protocol.ack
+from controller.journal import Journal
+def enroll():
+    from floor.archive import Archive
+    import demo.floor
+"""
+    assert floor_imports(source) == ["floor.archive", "demo.floor"]
+    assert floor_imports(source, front_end=True) == ["floor.archive"]
+    assert len(CONTROLLER) >= 60 and DEMO_FRONT_END in CONTROLLER
