@@ -25,6 +25,7 @@ import contextlib
 import ctypes
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -89,22 +90,41 @@ def free_port(host: str, avoid: Collection[int] = ()) -> int:
     return free_ports(host, 1, avoid)[0]
 
 
+#: Where the demo picks a free port for a listener given as port 0: below the kernel's ephemeral range (Linux's
+#: ``ip_local_port_range``, 32768-60999 by default), where the kernel picks the local port of every outgoing
+#: connection. A port picked there could be taken by a table's link connecting to the broker between the plan
+#: and the child's bind ("cannot bind ...: Address already in use", seen with 12 tables); below it, only
+#: another listener can take it.
+DEMO_PORTS = range(10000, 20000)
+
+
 def free_ports(host: str, count: int, avoid: Collection[int] = ()) -> list[int]:
-    """``count`` distinct free ports, none of ``avoid``: every socket is held until all are picked, so the
-    kernel cannot hand the same port out twice."""
+    """``count`` distinct free ports of :data:`DEMO_PORTS`, none of ``avoid``, from a random start (two demos
+    started at once seldom try the same ports): every socket is held until all are picked, so no port is
+    handed out twice."""
     held: list[socket.socket] = []
     ports: list[int] = []
+    start = random.randrange(len(DEMO_PORTS))
     try:
-        while len(ports) < count:
+        for step in range(len(DEMO_PORTS)):
+            if len(ports) == count:
+                break
+            port = DEMO_PORTS[(start + step) % len(DEMO_PORTS)]
+            if port in avoid:
+                continue
             s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
             held.append(s)
-            s.bind((host, 0))
-            port = int(s.getsockname()[1])
-            if port not in avoid:
-                ports.append(port)
+            try:
+                s.bind((host, port))
+            except OSError:  # someone listens there (or it is in TIME_WAIT): the next one
+                continue
+            ports.append(port)
     finally:
         for s in held:
             s.close()
+    if len(ports) < count:
+        span = f"{DEMO_PORTS.start}-{DEMO_PORTS.stop - 1}"
+        raise UsageError(f"shoe-controller demo: not {count} free ports on {host} in {span}")
     return ports
 
 
