@@ -108,3 +108,27 @@ def test_a_real_daemons_journal_with_faults_is_valid(tmp_path: Path, validator: 
             alarms = {json.loads(r.body)["alarm"] for r in journal.records() if r.kind == "alarm"}
             assert {"misdraw", "unreadable", "shoe_rebooted", "early_declare"} <= alarms  # the faults happened
             assert problems(validator, journal) == []
+
+
+def test_the_schema_files_are_the_classes() -> None:
+    """docs/schemas is generated from controller/game/bodies.py: a class changed without its file is caught."""
+    from tools.record_schemas import SCHEMAS as WRITTEN
+    from tools.record_schemas import stale, texts
+
+    assert WRITTEN == SCHEMAS
+    assert stale() == [], "run: .venv/bin/python tools/record_schemas.py"
+    assert {p.name for p in texts()} | {"state.schema.json"} == {p.name for p in SCHEMAS.glob("*.schema.json")}
+
+
+def test_the_drift_check_catches_a_changed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tools.record_schemas as tool
+
+    for name in ("wager.schema.json", "record.schema.json"):
+        (tmp_path / name).write_text((SCHEMAS / name).read_text())
+    monkeypatch.setattr(tool, "SCHEMAS", tmp_path)
+    (tmp_path / "wager.schema.json").write_text((SCHEMAS / "wager.schema.json").read_text().replace("stake", "stack"))
+    stale = {p.name for p in tool.stale()}
+    assert "wager.schema.json" in stale and "record.schema.json" not in stale
+    assert tool.main(["--check"]) == 1
+    tool.main([])
+    assert tool.main(["--check"]) == 0
