@@ -52,9 +52,10 @@ from controller.game.roads import RoadError, big_road_grid, compute_roads, roads
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.accounting import ratings, shift_report
 from floor.archive import Archive
-from floor.pit_intake import Refused, body_ok, followable, read_alert, read_record, read_status
+from floor.pit_intake import MAX_ALERT_BYTES, Refused, body_ok, followable, read_alert, read_record, read_status
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftPlan, parse_time
 from floor_protocol.addresses import parse_broker
+from floor_protocol.admission import MAX_RECORD_BYTES
 from floor_protocol.state import StateError, TableStateMessage, parse_state
 from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
 from mqttloop import NetworkLoop
@@ -325,8 +326,13 @@ class Pit:
         max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
         wall_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
         plan: ShiftPlan | None = None,
+        max_record_bytes: int = MAX_RECORD_BYTES,
     ) -> None:
         self.board = Board()
+        #: The longest record it reads: the collector's (``serve --max-record-bytes``), so that the pit never
+        #: refuses a record the archive keeps; an alert may carry one such record.
+        self.max_record_bytes = max_record_bytes
+        self.max_alert_bytes = max_record_bytes + MAX_ALERT_BYTES - MAX_RECORD_BYTES
         self.plan = plan if plan is not None else ShiftPlan.parse(DEFAULT_SHIFTS, DEFAULT_ZONE)
         self.stats: Counter[str] = Counter()
         self.heartbeat = heartbeat
@@ -489,7 +495,7 @@ class Pit:
         if leaf is not Leaf.RECORD:
             return False
         try:
-            record = read_record(payload, tile.table)
+            record = read_record(payload, tile.table, self.max_record_bytes)
         except Refused as exc:
             self._refused("record", tile.table, exc)
             return False
@@ -504,7 +510,7 @@ class Pit:
     def _alert(self, payload: bytes) -> bool:
         """Whether the feed changed (False: refused, or an alert it already shows)."""
         try:
-            item, dropped = read_alert(payload)
+            item, dropped = read_alert(payload, self.max_alert_bytes)
         except Refused as exc:
             self._refused("alert", "floor", exc)
             return False

@@ -4,7 +4,9 @@ The pit (:mod:`floor.pit`) follows four kinds of message, each from whoever can 
 
 * ``state``: :func:`floor_protocol.state.parse_state` (the one model of it, shared with the table);
 * ``status``: exactly ``online`` or ``offline``;
-* ``record``: :func:`read_record`, at most :data:`MAX_RECORD_BYTES`, JSON without NaN or Infinity, a
+* ``record``: :func:`read_record`, at most :data:`MAX_RECORD_BYTES` (the floor's one record size limit,
+  :data:`floor_protocol.admission.MAX_RECORD_BYTES`, or the one ``serve --max-record-bytes`` sets for the
+  collector too: the pit never refuses a record the archive keeps), JSON without NaN or Infinity, a
   :class:`~controller.game.records.TableRecord` of the table of its topic, and, for the kinds the pit shows
   (``coup``, ``shoe``, ``advantage``, ``advantage_cleared``, and the money's ``settlement`` and ``commission``),
   a body whose fields the pit and its page read are of their type and in range (cards are card tokens, totals
@@ -32,7 +34,7 @@ from typing import Any, Final
 from controller.game.coup import Winner
 from controller.game.records import RecordError, RecordKind, TableRecord
 from controller.game.rules import Bet
-from floor_protocol.admission import AdmissionError, Limits, admit_json
+from floor_protocol.admission import MAX_RECORD_BYTES, AdmissionError, Limits, admit_json
 
 __all__ = [
     "MAX_ALERT_BYTES",
@@ -47,10 +49,8 @@ __all__ = [
     "read_status",
 ]
 
-#: Longest ``record`` payload read (a shoe's start record with its ruleset is about 1 KiB).
-MAX_RECORD_BYTES: Final = 16 * 1024
-#: Longest alert read (an alert carries the record that caused it).
-MAX_ALERT_BYTES: Final = 32 * 1024
+#: Longest alert read (an alert carries the record that caused it, and a few fields beside it).
+MAX_ALERT_BYTES: Final = MAX_RECORD_BYTES + 16 * 1024
 #: The ``status`` payloads (the table's retained status and its Last Will).
 STATUSES: Final = frozenset({b"online", b"offline"})
 
@@ -188,9 +188,10 @@ def followable(record: Mapping[str, Any]) -> bool:
     return isinstance(body, Mapping) and body_ok(str(record.get("kind")), body)
 
 
-def read_record(payload: bytes, table: str) -> TableRecord:
-    """The record on ``table``'s record topic, or :class:`Refused` (see the module's notes)."""
-    return _record(_json(payload, MAX_RECORD_BYTES), table)
+def read_record(payload: bytes, table: str, max_bytes: int = MAX_RECORD_BYTES) -> TableRecord:
+    """The record on ``table``'s record topic, at most ``max_bytes`` (the collector's limit), or
+    :class:`Refused` (see the module's notes)."""
+    return _record(_json(payload, max_bytes), table)
 
 
 def read_status(payload: bytes) -> str:
@@ -216,13 +217,13 @@ def is_record(data: Any) -> bool:
     return True
 
 
-def read_alert(payload: bytes) -> tuple[dict[str, Any], bool]:
+def read_alert(payload: bytes, max_bytes: int = MAX_ALERT_BYTES) -> tuple[dict[str, Any], bool]:
     """An alert of the floor's feed (the shape of :meth:`floor.archive.FeedItem.to_dict`) and whether its record
     was dropped, or :class:`Refused`.
 
     ``id`` may be null (an alert another system raised: shown every time it is said). A ``record`` that is not
     a :class:`TableRecord` is dropped (``record`` null): the alert itself is still worth showing."""
-    item = _json(payload, MAX_ALERT_BYTES)
+    item = _json(payload, max_bytes)
     if not isinstance(item, dict):
         raise Refused("an alert is a JSON object")
     _int(item, "v", lo=1, hi=1000)
