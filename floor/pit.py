@@ -46,11 +46,12 @@ from urllib.parse import parse_qs, unquote
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from controller.game.bodies import BodyError, parse_body
 from controller.game.edges import shoe_edges
 from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
-from floor.accounting import ratings, shift_report
+from floor.accounting import money_move, ratings, shift_report
 from floor.archive import Archive
 from floor.pit_intake import MAX_ALERT_BYTES, Refused, body_ok, followable, read_alert, read_record, read_status
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftPlan, parse_time
@@ -113,10 +114,11 @@ class ShiftMoney:
     """One table's money in one shift, as the tile shows it: handle, the house's win, the commission boxes.
 
     Seeded from the accounting's figures for the shift (:func:`floor.accounting.shift_report`) and kept live
-    from the ``settlement`` and ``commission`` records the pit follows, folded by the accounting's rule
-    (floor/accounting.py): the handle is the stakes settled, the win is what the house keeps (minus the
-    settlements' ``net``, the commission taken at the payout included) plus what the seats' commission boxes
-    collected; commission collected and uncollected are the boxes'."""
+    from the ``settlement`` and ``commission`` records the pit follows, folded by the accounting's one rule
+    (:func:`floor.accounting.money_move`, which the report's figures are folded by too): the handle is the
+    stakes settled, the win is what the house keeps (minus the settlements' ``net``, the commission taken at
+    the payout included) plus what the seats' commission boxes collected; commission collected and
+    uncollected are the boxes'."""
 
     __slots__ = ("commission_collected", "commission_uncollected", "handle", "shift", "shown", "theo", "wagers", "win")
 
@@ -132,14 +134,17 @@ class ShiftMoney:
         self.theo = float(f.get("theo") or 0)
 
     def fold(self, kind: str, body: Mapping[str, Any]) -> None:
-        if kind == RecordKind.SETTLEMENT:
-            self.handle += int(body["stake"])
-            self.win -= int(body["net"])
-            self.wagers += 1
-        elif kind == RecordKind.COMMISSION:
-            self.win += int(body["collected"])
-            self.commission_collected += int(body["collected"])
-            self.commission_uncollected += int(body["uncollected"])
+        """Add one record's money by the shift's one rule (:func:`floor.accounting.money_move`)."""
+        try:
+            move = money_move(parse_body(kind, body))
+        except BodyError:
+            return  # not its kind's: the intake refused it already, and the accounting counts it for nothing
+        if move is not None:
+            self.handle += move.handle
+            self.win += move.win
+            self.wagers += move.wagers
+            self.commission_collected += move.collected
+            self.commission_uncollected += move.uncollected
 
     def to_dict(self) -> dict[str, Any]:
         return {

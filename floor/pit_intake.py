@@ -8,10 +8,11 @@ The pit (:mod:`floor.pit`) follows four kinds of message, each from whoever can 
   :data:`floor_protocol.admission.MAX_RECORD_BYTES`, or the one ``serve --max-record-bytes`` sets for the
   collector too: the pit never refuses a record the archive keeps), JSON without NaN or Infinity, a
   :class:`~controller.game.records.TableRecord` of the table of its topic, and, for the kinds the pit shows
-  (``coup``, ``shoe``, ``advantage``, ``advantage_cleared``, and the money's ``settlement`` and ``commission``),
-  a body whose fields the pit and its page read are of their type and in range (cards are card tokens, totals
-  0-9, ``ev`` a finite number, cents whole numbers ...; the table page's recall reads the coup's ``wager``,
-  ``mispay``, ``past_post``, ``pulled_bet`` and ``wager_refused`` records through the same checks);
+  (``coup``, ``shoe``, ``advantage``, ``advantage_cleared``) a body whose fields the pit and its page read are
+  of their type and in range (cards are card tokens, totals 0-9, ``ev`` a finite number ...); the money's
+  records (``settlement``, ``commission``, and the ``wager``, ``mispay``, ``past_post``, ``pulled_bet`` and
+  ``wager_refused`` records the table page's recall reads) exactly their kind's body
+  (:func:`controller.game.bodies.parse_body`: every field of its type and in range, none other);
 * ``alert``: :func:`read_alert`, at most :data:`MAX_ALERT_BYTES`, the feed's shape
   (:class:`floor.archive.FeedItem`: ``v``, ``id``, ``at``, ``site``, ``table``, ``seq``, ``kind``, ``detail``,
   ``record``, ``extra``); a ``record`` that is not a :class:`~controller.game.records.TableRecord` is dropped
@@ -31,6 +32,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from controller.game.bodies import BodyError, parse_body
 from controller.game.coup import Winner
 from controller.game.records import RecordError, RecordKind, TableRecord
 from controller.game.rules import Bet
@@ -61,6 +63,18 @@ _BETS = frozenset(b.value for b in Bet)
 _ALERT_KIND = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})")
 _MAX_DETAIL = 2000
+#: The money's kinds, read through their classes.
+_MONEY = frozenset(
+    {
+        RecordKind.SETTLEMENT,
+        RecordKind.COMMISSION,
+        RecordKind.WAGER,
+        RecordKind.MISPAY,
+        RecordKind.PAST_POST,
+        RecordKind.PULLED_BET,
+        RecordKind.WAGER_REFUSED,
+    }
+)
 _MAX_NAME = 100
 
 
@@ -131,29 +145,11 @@ def _body(kind: str, body: Mapping[str, Any]) -> None:
             raise Refused("ev: not a number in -10..10")
         for key in ("shoe", "coup", "cards_left"):
             _int(body, key)
-    elif kind == RecordKind.SETTLEMENT:
-        _bet(body)
-        for key in ("shoe", "coup", "seat", "stake", "win", "commission"):
-            _int(body, key)
-        _int(body, "net", lo=-_MAX_INT)
-    elif kind == RecordKind.COMMISSION:
-        for key in ("shoe", "seat", "owed", "collected", "uncollected"):
-            _int(body, key)
-    elif kind == RecordKind.WAGER:
-        _bet(body)
-        for key in ("shoe", "coup", "seat", "stake"):
-            _int(body, key)
-        ev = body.get("ev")
-        if ev is not None and (not isinstance(ev, int | float) or isinstance(ev, bool) or not math.isfinite(ev)):
-            raise Refused("ev: not a number")
-    elif kind == RecordKind.MISPAY:
-        for key in ("shoe", "coup", "seat", "expected_cents", "seen_cents"):
-            _int(body, key, lo=-_MAX_INT)
-        if not isinstance(body.get("kind"), str):
-            raise Refused("kind: not a text")
-    elif kind in (RecordKind.PAST_POST, RecordKind.PULLED_BET, RecordKind.WAGER_REFUSED):
-        for key in ("shoe", "seat"):
-            _int(body, key)
+    elif kind in _MONEY:  # the money's records: exactly their kind's body (controller.game.bodies)
+        try:
+            parse_body(kind, body)
+        except BodyError as exc:
+            raise Refused(str(exc)) from None
 
 
 def _record(data: Any, table: str | None) -> TableRecord:
