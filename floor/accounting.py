@@ -47,10 +47,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 from controller.game.bodies import (
-    BodyError,
     CommissionBody,
     RecordBody,
     SettlementBody,
@@ -164,9 +163,6 @@ def _moments(state: AccountState, bet: str) -> tuple[float, float]:
 # -- the shift's money: one rule, for the pit's tiles and the reports -------------------------------------------
 
 
-_B = TypeVar("_B", bound=RecordBody)
-
-
 @dataclass(frozen=True, slots=True)
 class MoneyMove:
     """What one record adds to its table's money in its shift, in cents (:func:`money_move`)."""
@@ -188,14 +184,6 @@ def money_move(body: RecordBody) -> MoneyMove | None:
     if isinstance(body, CommissionBody):
         return MoneyMove(win=body.collected, collected=body.collected, uncollected=body.uncollected)
     return None
-
-
-def _read(cls: type[_B], r: TableRecord) -> _B | None:
-    """A record's body as its class, or None: a body that is not exactly its kind's counts for nothing."""
-    try:
-        return cls.parse(r.body)
-    except BodyError:
-        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,13 +285,13 @@ class Accounting:
             self._shift(state, r, when, out)
             body = r.body
             if r.kind == RecordKind.SHOE:
-                shoe = _read(ShoeBody, r)
+                shoe = ShoeBody.read(r.body)
                 if shoe is not None and shoe.event == "start":
                     self._shoe_start(state, shoe)
             elif r.kind == RecordKind.WAGER:
                 self._wager(state, r, when)
             elif r.kind == RecordKind.WAGER_REFUSED:
-                refused = _read(WagerRefusedBody, r)
+                refused = WagerRefusedBody.read(r.body)
                 if refused is not None and refused.seat not in state.playing:
                     state.playing.append(refused.seat)
             elif r.kind == RecordKind.SETTLEMENT:
@@ -341,7 +329,7 @@ class Accounting:
 
     @staticmethod
     def _wager(state: AccountState, r: TableRecord, when: _When) -> None:
-        w = _read(WagerBody, r)
+        w = WagerBody.read(r.body)
         if w is None:
             return
         seat = w.seat
@@ -375,7 +363,7 @@ class Accounting:
         return row
 
     def _settlement(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
-        s = _read(SettlementBody, r)
+        s = SettlementBody.read(r.body)
         move = None if s is None else money_move(s)
         if s is None or move is None:
             return
@@ -409,7 +397,7 @@ class Accounting:
             row["coups"] += 1
 
     def _commission(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
-        c = _read(CommissionBody, r)
+        c = CommissionBody.read(r.body)
         move = None if c is None else money_move(c)
         if c is None or move is None:
             return

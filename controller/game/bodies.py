@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import Enum
+from functools import cache
 from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
@@ -181,6 +182,14 @@ class RecordBody(_Part):
             raise BodyError(f"{cls.kind_of.value} body: {where}: {said}{more}") from None
 
     @classmethod
+    def read(cls, body: Mapping[str, Any]) -> Self | None:
+        """:meth:`parse`, or None for a body that is not this kind's (a reader that skips what it cannot read)."""
+        try:
+            return cls.parse(body)
+        except BodyError:
+            return None
+
+    @classmethod
     def build(cls, body: Mapping[str, Any]) -> dict[str, Any]:
         """The table's side: ``body`` checked as this kind's (types and bounds) and as the journal stores it.
         An input's facts the shell adds from the wire (:data:`INPUT_REQUIRED`) are checked when it is read."""
@@ -203,6 +212,7 @@ class RecordBody(_Part):
         return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": _schema_id(cls.kind_of), **schema}
 
 
+@cache
 def _absent_or_value(cls: type[RecordBody]) -> frozenset[str]:
     """The fields of ``cls`` that are optional with no value (``None``) when left out."""
     return frozenset(n for n, f in cls.model_fields.items() if not f.is_required() and f.default is None)

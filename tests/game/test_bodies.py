@@ -123,3 +123,8 @@ def test_the_schemas_say_what_each_input_and_coup_requires() -> None:
     assert {"required": ["cards"], "properties": {"winner": {"const": None}}} in [
         rule["then"] for rule in CoupBody.json_schema()["allOf"]
     ]
+
+
+def test_read_is_parse_or_none() -> None:
+    assert WagerBody.read(WAGER) == WagerBody.parse(WAGER)
+    assert WagerBody.read(WAGER | {"stake": "lots"}) is None
