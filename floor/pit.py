@@ -46,7 +46,7 @@ from urllib.parse import parse_qs, unquote
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.game.bodies import BodyError, parse_body
+from controller.game.bodies import AdvantageBody, AdvantageClearedBody, BodyError, parse_body
 from controller.game.edges import shoe_edges
 from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
@@ -158,9 +158,9 @@ class ShiftMoney:
         }
 
 
-def _flag(body: Mapping[str, Any], state: str) -> dict[str, Any]:
-    return {"bet": body["bet"], "ev": body["ev"], "shoe": body.get("shoe"), "coup": body.get("coup"),
-            "cards_left": body.get("cards_left"), "state": state}  # fmt: skip
+def _flag(body: AdvantageBody, state: str) -> dict[str, Any]:
+    return {"bet": body.bet, "ev": body.ev, "shoe": body.shoe, "coup": body.coup, "cards_left": body.cards_left,
+            "state": state}  # fmt: skip
 
 
 class _Tile:
@@ -235,16 +235,16 @@ class _Tile:
             self.advantage.clear()
             self.last = None
             self.game = _game(body)
-        elif kind == RecordKind.ADVANTAGE and isinstance(body.get("bet"), str):
-            old = self.advantage.get(body["bet"])
+        elif kind == RecordKind.ADVANTAGE and (raised := AdvantageBody.read(body)) is not None:
+            old = self.advantage.get(raised.bet)
             if old is not None or len(self.advantage) < MAX_FLAGS:
-                flag = _flag(body, "raised")
+                flag = _flag(raised, "raised")
                 flag["raised"] = (old["raised"] if old else 0) + 1
-                self.advantage[body["bet"]] = flag
-        elif kind == RecordKind.ADVANTAGE_CLEARED:
-            old = self.advantage.get(str(body.get("bet")))
+                self.advantage[raised.bet] = flag
+        elif kind == RecordKind.ADVANTAGE_CLEARED and (cleared := AdvantageClearedBody.read(body)) is not None:
+            old = self.advantage.get(cleared.bet)
             if old is not None:
-                self.advantage[old["bet"]] = {**_flag(body, "cleared"), "raised": old["raised"], "peak": old["ev"]}
+                self.advantage[old["bet"]] = {**_flag(cleared, "cleared"), "raised": old["raised"], "peak": old["ev"]}
         elif kind in (RecordKind.SETTLEMENT, RecordKind.COMMISSION) and at is not None and self.money is not None:
             try:
                 moment = parse_time(at)
