@@ -318,7 +318,7 @@ class Accounting:
     def _shoe_start(state: AccountState, shoe: ShoeBody) -> None:
         rules = None if shoe.rules is None else shoe.rules.model_dump(mode="json")
         text = "" if rules is None else json.dumps(rules, sort_keys=True, separators=(",", ":"))
-        state.decks = shoe.decks
+        state.decks = shoe.decks or DEFAULT_DECKS  # a start always says its decks
         try:
             unit_moments(text, state.decks)
         except (ValueError, KeyError, TypeError):

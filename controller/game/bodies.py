@@ -376,8 +376,8 @@ class ShoeBody(RecordBody):
 
     event: ShoeEvent
     shoe: Number
-    decks: int = Field(default=8, ge=1, le=8, description="a start's decks")
-    coups: Count = Field(default=0, description="an end's coups")
+    decks: int | None = Field(default=None, ge=1, le=8, description="a start's decks")
+    coups: Count | None = Field(default=None, description="an end's coups")
     rules: RulesBody | None = Field(default=None, description="a start's ruleset (a table that says it)")
     spots: Annotated[list[CarriedSpot], Field(max_length=_MAX_ITEMS)] = Field(
         default_factory=list, description="a start's chips kept on the layout (a table with a bet-spot reader)"
