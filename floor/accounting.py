@@ -49,6 +49,14 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+from controller.game.bodies import (
+    CommissionBody,
+    RecordBody,
+    SettlementBody,
+    ShoeBody,
+    WagerBody,
+    WagerRefusedBody,
+)
 from controller.game.composition import Composition
 from controller.game.odds import exact_odds
 from controller.game.records import RecordKind, TableRecord, ruleset_from_body
@@ -134,23 +142,6 @@ def _when(at: str) -> _When | None:
         return None
 
 
-def _number(value: Any) -> float | None:
-    """A finite JSON number as a float, else None."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
-
-
-def _seat(value: Any) -> int | None:
-    """A seat number on the largest layout (1-14), else None: the per-seat state stays bounded."""
-    seat = _int(value)
-    return seat if seat is not None and 1 <= seat <= MAX_SEATS else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 # -- the wagers' off-the-top edges and variances -------------------------------------------------------------
 
 
@@ -169,6 +160,62 @@ def _moments(state: AccountState, bet: str) -> tuple[float, float]:
     return known.get(bet, known[Bet.BANKER.value])
 
 
+# -- the shift's money: one rule, for the pit's tiles and the reports -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MoneyMove:
+    """What one record adds to its table's money in its shift, in cents (:func:`money_move`)."""
+
+    handle: int = 0
+    win: int = 0  # the house's
+    wagers: int = 0  # settled
+    collected: int = 0  # from the commission boxes
+    uncollected: int = 0
+
+
+def money_move(body: RecordBody) -> MoneyMove | None:
+    """The shift's money rule, the one the accounting (``shoe-floor report``) and the pit's tiles both fold: a
+    settlement adds its stake to the handle and takes its ``net`` from the house's win (the commission taken
+    at the payout is in the net); a commission box closed adds what it collected to the win, and its collected
+    and uncollected to the boxes'. Any other record moves no money (None)."""
+    if isinstance(body, SettlementBody):
+        return MoneyMove(handle=body.stake, win=-body.net, wagers=1)
+    if isinstance(body, CommissionBody):
+        return MoneyMove(win=body.collected, collected=body.collected, uncollected=body.uncollected)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class PendingWager:
+    """A wager locked and not yet settled: its coup, seat and bet, its stake, its exact theo in hundredths of a
+    cent (None: not priced) and its variance per unit at the betting time (None: the record predates it).
+
+    Kept in ``money_heads.state`` as the list ``[shoe, coup, seat, bet, stake, theo_h, variance]`` it always was
+    (:meth:`to_json`, :meth:`from_json`), so an archive's saved state reads on across the upgrade."""
+
+    shoe: int
+    coup: int
+    seat: int
+    bet: str
+    stake: int
+    theo_h: int | None
+    variance: float | None
+
+    def of(self, shoe: object, coup: object) -> bool:
+        """Whether it is a wager of this coup."""
+        return (self.shoe, self.coup) == (shoe, coup)
+
+    def to_json(self) -> list[Any]:
+        return [self.shoe, self.coup, self.seat, self.bet, self.stake, self.theo_h, self.variance]
+
+    @classmethod
+    def from_json(cls, item: Sequence[Any]) -> PendingWager:
+        shoe, coup, seat, bet, stake, theo_h, *rest = item  # an older state has no variance
+        variance = rest[0] if rest else None
+        return cls(shoe, coup, seat, str(bet), stake, theo_h, None if variance is None else float(variance))
+
+
 # -- the watch's state and what a step of records means -------------------------------------------------------
 
 
@@ -180,7 +227,7 @@ class AccountState:
     decks: int = DEFAULT_DECKS
     #: The wagers not yet settled (this coup's; after its record, until its settlements):
     #: [shoe, coup, seat, bet, stake, theo in hundredths of a cent or None, variance per unit or None].
-    pending: list[list[Any]] = field(default_factory=list)
+    pending: list[PendingWager] = field(default_factory=list)
     playing: list[int] = field(default_factory=list)  # seats with a wager or a refused bet at this coup's lock
     decided: list[int] = field(default_factory=list)  # seats with a settlement at the last coup declared
     empty: dict[str, int] = field(default_factory=dict)  # seat -> consecutive empty locks (this shoe)
@@ -189,11 +236,12 @@ class AccountState:
     shift: list[str] | None = None  # [start, end] (ISO) of the shift of the table's last record
 
     def to_json(self) -> str:
-        return json.dumps(self.__dict__, separators=(",", ":"))
+        return json.dumps(self.__dict__ | {"pending": [w.to_json() for w in self.pending]}, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> AccountState:
-        return cls(**json.loads(text))
+        data = json.loads(text)
+        return cls(**data | {"pending": [PendingWager.from_json(w) for w in data.get("pending", [])]})
 
 
 def _zero_bucket() -> dict[str, float]:
@@ -236,14 +284,16 @@ class Accounting:
             last = when
             self._shift(state, r, when, out)
             body = r.body
-            if r.kind == RecordKind.SHOE and body.get("event") == "start":
-                self._shoe_start(state, body)
+            if r.kind == RecordKind.SHOE:
+                shoe = ShoeBody.read(r.body)
+                if shoe is not None and shoe.event == "start":
+                    self._shoe_start(state, shoe)
             elif r.kind == RecordKind.WAGER:
                 self._wager(state, r, when)
             elif r.kind == RecordKind.WAGER_REFUSED:
-                seat = _seat(body.get("seat"))
-                if seat is not None and seat not in state.playing:
-                    state.playing.append(seat)
+                refused = WagerRefusedBody.read(r.body)
+                if refused is not None and refused.seat not in state.playing:
+                    state.playing.append(refused.seat)
             elif r.kind == RecordKind.SETTLEMENT:
                 self._settlement(state, r, when, out)
             elif r.kind == RecordKind.COMMISSION:
@@ -265,11 +315,10 @@ class Accounting:
             state.shift = [s.start.isoformat(), s.end.isoformat()]
 
     @staticmethod
-    def _shoe_start(state: AccountState, body: Mapping[str, Any]) -> None:
-        rules = body.get("rules")
-        text = json.dumps(rules, sort_keys=True, separators=(",", ":")) if isinstance(rules, dict) else ""
-        decks = _int(body.get("decks"))
-        state.decks = decks if decks is not None and 1 <= decks <= 16 else DEFAULT_DECKS
+    def _shoe_start(state: AccountState, shoe: ShoeBody) -> None:
+        rules = None if shoe.rules is None else shoe.rules.model_dump(mode="json")
+        text = "" if rules is None else json.dumps(rules, sort_keys=True, separators=(",", ":"))
+        state.decks = shoe.decks or DEFAULT_DECKS  # a start always says its decks
         try:
             unit_moments(text, state.decks)
         except (ValueError, KeyError, TypeError):
@@ -280,15 +329,13 @@ class Accounting:
 
     @staticmethod
     def _wager(state: AccountState, r: TableRecord, when: _When) -> None:
-        b = r.body
-        seat, stake = _seat(b.get("seat")), _int(b.get("stake"))
-        if seat is None or stake is None:
+        w = WagerBody.read(r.body)
+        if w is None:
             return
-        theo, variance = _number(b.get("theo_cents")), _number(b.get("variance"))
-        theo_h = None if theo is None else round(theo * 100)
-        unit_var = variance if variance is not None and variance >= 0 else None
+        seat = w.seat
+        theo_h = None if w.theo_cents is None else round(w.theo_cents * 100)
         if len(state.pending) < MAX_PENDING:
-            state.pending.append([b.get("shoe"), b.get("coup"), seat, str(b.get("bet")), stake, theo_h, unit_var])
+            state.pending.append(PendingWager(w.shoe, w.coup, seat, w.bet, w.stake, theo_h, w.variance))
         if seat not in state.playing:
             state.playing.append(seat)
         if str(seat) not in state.open:
@@ -316,34 +363,33 @@ class Accounting:
         return row
 
     def _settlement(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
-        b = r.body
-        seat, stake, net = _seat(b.get("seat")), _int(b.get("stake")), _int(b.get("net"))
-        commission = _int(b.get("commission")) or 0
-        if seat is None or stake is None or net is None:
+        s = SettlementBody.read(r.body)
+        move = None if s is None else money_move(s)
+        if s is None or move is None:
             return
-        bet = str(b.get("bet"))
+        seat, stake, net, bet = s.seat, s.stake, s.net, s.bet
         edge, unit_var = _moments(state, bet)
         theo_h: int | None = None
         for i, w in enumerate(state.pending):
-            if w[0] == b.get("shoe") and w[1] == b.get("coup") and w[2] == seat and w[3] == bet:
-                theo_h = w[5]
-                if len(w) > 6 and w[6] is not None:  # the table's exact variance at the betting time
-                    unit_var = float(w[6])
+            if w.of(s.shoe, s.coup) and (w.seat, w.bet) == (seat, bet):
+                theo_h = w.theo_h
+                if w.variance is not None:  # the table's exact variance at the betting time
+                    unit_var = w.variance
                 del state.pending[i]
                 break
         if theo_h is None:  # not priced by the table: its edge off the top
             theo_h = round(edge * stake * 100)
         bucket = out.buckets.setdefault(when.bucket, _zero_bucket())
-        bucket["handle"] += stake
-        bucket["win"] -= net
+        bucket["handle"] += move.handle
+        bucket["win"] += move.win
         bucket["theo_h"] += theo_h
         bucket["variance"] += float(stake) * float(stake) * unit_var
-        bucket["wagers"] += 1
+        bucket["wagers"] += move.wagers
         row = self._session(state, seat, r, when, out)
         row["wagers"] += 1
         row["wagered"] += stake
         row["net"] += net
-        row["commission"] += commission
+        row["commission"] += s.commission
         row["theo_h"] += theo_h
         row["edge_stake"] += edge * stake
         if seat not in state.decided:
@@ -351,17 +397,17 @@ class Accounting:
             row["coups"] += 1
 
     def _commission(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
-        b = r.body
-        seat, collected, uncollected = _seat(b.get("seat")), _int(b.get("collected")), _int(b.get("uncollected"))
-        if seat is None or collected is None or uncollected is None:
+        c = CommissionBody.read(r.body)
+        move = None if c is None else money_move(c)
+        if c is None or move is None:
             return
         bucket = out.buckets.setdefault(when.bucket, _zero_bucket())
-        bucket["collected"] += collected
-        bucket["uncollected"] += uncollected
-        bucket["win"] += collected
-        key = state.open.get(str(seat)) or state.last.get(str(seat))
+        bucket["collected"] += move.collected
+        bucket["uncollected"] += move.uncollected
+        bucket["win"] += move.win
+        key = state.open.get(str(c.seat)) or state.last.get(str(c.seat))
         if key is not None:
-            self._session_of(key, seat, when, out)["collected"] += collected
+            self._session_of(key, c.seat, when, out)["collected"] += c.collected
 
     def _coup(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
         b = r.body
@@ -385,7 +431,7 @@ class Accounting:
             for seat in state.playing:
                 state.empty.pop(str(seat), None)
         # The coup's settlements follow its record: keep its wagers for them, forget older ones (a void's).
-        state.pending = [w for w in state.pending if w[0] == b.get("shoe") and w[1] == b.get("coup")]
+        state.pending = [w for w in state.pending if w.of(b.get("shoe"), b.get("coup"))]
         state.playing, state.decided = [], []
 
     # -- store (inside the surveillance step's transaction) -----------------------------------------------

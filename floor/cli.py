@@ -141,14 +141,7 @@ def parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--pit-password-file", help="file holding the pit view's broker password")
     s.add_argument("--batch", type=_count, default=1000, help="most records per transaction (default 1000)")
-    s.add_argument(
-        "--max-record-bytes",
-        type=_bounded(int, 1024, 16 * 1024 * 1024, "a whole number of bytes", "between 1024 and 16777216"),
-        default=MAX_RECORD_BYTES,
-        metavar="N",
-        help=f"refuse a record message longer than N bytes (default {MAX_RECORD_BYTES}; the largest genuine"
-        " record is about 1 KiB)",
-    )
+    _max_record_bytes_option(s)
     s.add_argument("--gap-grace", type=_seconds, default=2.0, help="seconds a gap lasts before it is an alert")
     s.add_argument(
         "--refused-alerts",
@@ -204,6 +197,7 @@ def parser() -> argparse.ArgumentParser:
     pit.add_argument("--username", help="broker user name")
     pit.add_argument("--password-file", help="file holding the broker password")
     pit.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    _max_record_bytes_option(pit)
     _shift_options(pit, "the shift whose handle and win the tiles show")
     pit.set_defaults(handler=pit_view)
     h = sub.add_parser("history", help="the coups in the archive (one JSON object per line with --json)")
@@ -282,6 +276,18 @@ def _shift_range_options(p: argparse.ArgumentParser, what: str) -> None:
     _shift_options(p, what)
 
 
+def _max_record_bytes_option(parser: argparse.ArgumentParser) -> None:
+    """The one record size limit, the collector's and the pit's (the pit never refuses what the archive keeps)."""
+    parser.add_argument(
+        "--max-record-bytes",
+        type=_bounded(int, 1024, 16 * 1024 * 1024, "a whole number of bytes", "between 1024 and 16777216"),
+        default=MAX_RECORD_BYTES,
+        metavar="N",
+        help=f"refuse a record message longer than N bytes (default {MAX_RECORD_BYTES}; the largest genuine"
+        " record is about 1 KiB)",
+    )
+
+
 def _plan(args: argparse.Namespace) -> ShiftPlan:
     try:
         return ShiftPlan.parse(args.shifts, args.zone)
@@ -357,7 +363,7 @@ def _start_pit(
     password: str | None,
     metrics: Callable[[], bytes] | None,
 ) -> Pit:
-    pit = Pit(args.archive, plan=_plan(args))
+    pit = Pit(args.archive, plan=_plan(args), max_record_bytes=args.max_record_bytes)
     try:
         pit.start(args.bind, args.broker, metrics=metrics, ca_file=args.ca_file, username=username, password=password)
     except OSError as exc:

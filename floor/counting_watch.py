@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.game.bodies import ShoeBody, WagerBody
 from controller.game.cards import RANKS
 from controller.game.edges import EdgeTracker
 from controller.game.notation import WAGER_WORDS
@@ -154,26 +155,25 @@ class CountWatch:
 
     def _read(self, step: Step, tracker: EdgeTracker, r: TableRecord) -> None:
         state, body = step.state, r.body
-        if r.kind == RecordKind.SHOE and body.get("event") == "start":
-            rules = body.get("rules")
+        if r.kind == RecordKind.SHOE:
+            started = ShoeBody.parse(body)  # a body not of its kind (a BodyError) is refused
+            if started.event != "start":
+                return
+            rules = None if started.rules is None else started.rules.model_dump(mode="json")
             ruleset = _ruleset(rules) if rules else None  # a bad ruleset is refused before it is kept
             tracker.feed(r.kind, body)
             tracker.rules = ruleset
-            state.rules = dict(rules) if rules else None
+            state.rules = rules
             state.pending.clear()
         elif r.kind == RecordKind.BURN:
             tracker.feed(r.kind, body)
         elif r.kind == RecordKind.WAGER:
-            shoe, coup, seat, bet, stake = (body["shoe"], body["coup"], body["seat"], body["bet"], body["stake"])
-            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (shoe, coup, seat, stake)):
-                raise ValueError("a wager's shoe, coup, seat and stake are integers")
-            if not isinstance(bet, str) or bet not in WAGER_WORDS:
-                raise ValueError("a wager names a wager")
-            key = f"{shoe}:{coup}"
+            wager = WagerBody.parse(body)  # refused as above
+            key = f"{wager.shoe}:{wager.coup}"
             if key not in state.pending and len(state.pending) >= MAX_PENDING:
                 del state.pending[next(iter(state.pending))]  # the oldest coup's, never settled: dropped
             seats = state.pending.setdefault(key, {})
-            seats.setdefault(str(seat), {})[bet] = stake
+            seats.setdefault(str(wager.seat), {})[wager.bet] = wager.stake
         elif r.kind == RecordKind.COUP:
             if body.get("set_aside") or body.get("coup") is None or body.get("shoe") != tracker.shoe:
                 tracker.feed(r.kind, body)

@@ -46,15 +46,17 @@ from urllib.parse import parse_qs, unquote
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from controller.game.bodies import AdvantageBody, AdvantageClearedBody, BodyError, parse_body
 from controller.game.edges import shoe_edges
 from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
-from floor.accounting import ratings, shift_report
+from floor.accounting import money_move, ratings, shift_report
 from floor.archive import Archive
-from floor.pit_intake import Refused, body_ok, followable, read_alert, read_record, read_status
+from floor.pit_intake import MAX_ALERT_BYTES, Refused, body_ok, followable, read_alert, read_record, read_status
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftPlan, parse_time
 from floor_protocol.addresses import parse_broker
+from floor_protocol.admission import MAX_RECORD_BYTES
 from floor_protocol.state import StateError, TableStateMessage, parse_state
 from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
 from mqttloop import NetworkLoop
@@ -112,10 +114,11 @@ class ShiftMoney:
     """One table's money in one shift, as the tile shows it: handle, the house's win, the commission boxes.
 
     Seeded from the accounting's figures for the shift (:func:`floor.accounting.shift_report`) and kept live
-    from the ``settlement`` and ``commission`` records the pit follows, folded by the accounting's rule
-    (floor/accounting.py): the handle is the stakes settled, the win is what the house keeps (minus the
-    settlements' ``net``, the commission taken at the payout included) plus what the seats' commission boxes
-    collected; commission collected and uncollected are the boxes'."""
+    from the ``settlement`` and ``commission`` records the pit follows, folded by the accounting's one rule
+    (:func:`floor.accounting.money_move`, which the report's figures are folded by too): the handle is the
+    stakes settled, the win is what the house keeps (minus the settlements' ``net``, the commission taken at
+    the payout included) plus what the seats' commission boxes collected; commission collected and
+    uncollected are the boxes'."""
 
     __slots__ = ("commission_collected", "commission_uncollected", "handle", "shift", "shown", "theo", "wagers", "win")
 
@@ -131,14 +134,17 @@ class ShiftMoney:
         self.theo = float(f.get("theo") or 0)
 
     def fold(self, kind: str, body: Mapping[str, Any]) -> None:
-        if kind == RecordKind.SETTLEMENT:
-            self.handle += int(body["stake"])
-            self.win -= int(body["net"])
-            self.wagers += 1
-        elif kind == RecordKind.COMMISSION:
-            self.win += int(body["collected"])
-            self.commission_collected += int(body["collected"])
-            self.commission_uncollected += int(body["uncollected"])
+        """Add one record's money by the shift's one rule (:func:`floor.accounting.money_move`)."""
+        try:
+            move = money_move(parse_body(kind, body))
+        except BodyError:
+            return  # not its kind's: the intake refused it already, and the accounting counts it for nothing
+        if move is not None:
+            self.handle += move.handle
+            self.win += move.win
+            self.wagers += move.wagers
+            self.commission_collected += move.collected
+            self.commission_uncollected += move.uncollected
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -152,9 +158,9 @@ class ShiftMoney:
         }
 
 
-def _flag(body: Mapping[str, Any], state: str) -> dict[str, Any]:
-    return {"bet": body["bet"], "ev": body["ev"], "shoe": body.get("shoe"), "coup": body.get("coup"),
-            "cards_left": body.get("cards_left"), "state": state}  # fmt: skip
+def _flag(body: AdvantageBody, state: str) -> dict[str, Any]:
+    return {"bet": body.bet, "ev": body.ev, "shoe": body.shoe, "coup": body.coup, "cards_left": body.cards_left,
+            "state": state}  # fmt: skip
 
 
 class _Tile:
@@ -229,16 +235,16 @@ class _Tile:
             self.advantage.clear()
             self.last = None
             self.game = _game(body)
-        elif kind == RecordKind.ADVANTAGE and isinstance(body.get("bet"), str):
-            old = self.advantage.get(body["bet"])
+        elif kind == RecordKind.ADVANTAGE and (raised := AdvantageBody.read(body)) is not None:
+            old = self.advantage.get(raised.bet)
             if old is not None or len(self.advantage) < MAX_FLAGS:
-                flag = _flag(body, "raised")
+                flag = _flag(raised, "raised")
                 flag["raised"] = (old["raised"] if old else 0) + 1
-                self.advantage[body["bet"]] = flag
-        elif kind == RecordKind.ADVANTAGE_CLEARED:
-            old = self.advantage.get(str(body.get("bet")))
+                self.advantage[raised.bet] = flag
+        elif kind == RecordKind.ADVANTAGE_CLEARED and (cleared := AdvantageClearedBody.read(body)) is not None:
+            old = self.advantage.get(cleared.bet)
             if old is not None:
-                self.advantage[old["bet"]] = {**_flag(body, "cleared"), "raised": old["raised"], "peak": old["ev"]}
+                self.advantage[old["bet"]] = {**_flag(cleared, "cleared"), "raised": old["raised"], "peak": old["ev"]}
         elif kind in (RecordKind.SETTLEMENT, RecordKind.COMMISSION) and at is not None and self.money is not None:
             try:
                 moment = parse_time(at)
@@ -325,8 +331,13 @@ class Pit:
         max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
         wall_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
         plan: ShiftPlan | None = None,
+        max_record_bytes: int = MAX_RECORD_BYTES,
     ) -> None:
         self.board = Board()
+        #: The longest record it reads: the collector's (``serve --max-record-bytes``), so that the pit never
+        #: refuses a record the archive keeps; an alert may carry one such record.
+        self.max_record_bytes = max_record_bytes
+        self.max_alert_bytes = max_record_bytes + MAX_ALERT_BYTES - MAX_RECORD_BYTES
         self.plan = plan if plan is not None else ShiftPlan.parse(DEFAULT_SHIFTS, DEFAULT_ZONE)
         self.stats: Counter[str] = Counter()
         self.heartbeat = heartbeat
@@ -489,7 +500,7 @@ class Pit:
         if leaf is not Leaf.RECORD:
             return False
         try:
-            record = read_record(payload, tile.table)
+            record = read_record(payload, tile.table, self.max_record_bytes)
         except Refused as exc:
             self._refused("record", tile.table, exc)
             return False
@@ -504,7 +515,7 @@ class Pit:
     def _alert(self, payload: bytes) -> bool:
         """Whether the feed changed (False: refused, or an alert it already shows)."""
         try:
-            item, dropped = read_alert(payload)
+            item, dropped = read_alert(payload, self.max_alert_bytes)
         except Refused as exc:
             self._refused("alert", "floor", exc)
             return False

@@ -4,12 +4,15 @@ The pit (:mod:`floor.pit`) follows four kinds of message, each from whoever can 
 
 * ``state``: :func:`floor_protocol.state.parse_state` (the one model of it, shared with the table);
 * ``status``: exactly ``online`` or ``offline``;
-* ``record``: :func:`read_record`, at most :data:`MAX_RECORD_BYTES`, JSON without NaN or Infinity, a
+* ``record``: :func:`read_record`, at most :data:`MAX_RECORD_BYTES` (the floor's one record size limit,
+  :data:`floor_protocol.admission.MAX_RECORD_BYTES`, or the one ``serve --max-record-bytes`` sets for the
+  collector too: the pit never refuses a record the archive keeps), JSON without NaN or Infinity, a
   :class:`~controller.game.records.TableRecord` of the table of its topic, and, for the kinds the pit shows
-  (``coup``, ``shoe``, ``advantage``, ``advantage_cleared``, and the money's ``settlement`` and ``commission``),
-  a body whose fields the pit and its page read are of their type and in range (cards are card tokens, totals
-  0-9, ``ev`` a finite number, cents whole numbers ...; the table page's recall reads the coup's ``wager``,
-  ``mispay``, ``past_post``, ``pulled_bet`` and ``wager_refused`` records through the same checks);
+  (``coup``, ``shoe``, ``advantage``, ``advantage_cleared``) a body whose fields the pit and its page read are
+  of their type and in range (cards are card tokens, totals 0-9, ``ev`` a finite number ...); the money's
+  records (``settlement``, ``commission``, and the ``wager``, ``mispay``, ``past_post``, ``pulled_bet`` and
+  ``wager_refused`` records the table page's recall reads) exactly their kind's body
+  (:func:`controller.game.bodies.parse_body`: every field of its type and in range, none other);
 * ``alert``: :func:`read_alert`, at most :data:`MAX_ALERT_BYTES`, the feed's shape
   (:class:`floor.archive.FeedItem`: ``v``, ``id``, ``at``, ``site``, ``table``, ``seq``, ``kind``, ``detail``,
   ``record``, ``extra``); a ``record`` that is not a :class:`~controller.game.records.TableRecord` is dropped
@@ -29,10 +32,11 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from controller.game.bodies import BodyError, parse_body
 from controller.game.coup import Winner
 from controller.game.records import RecordError, RecordKind, TableRecord
 from controller.game.rules import Bet
-from floor_protocol.admission import AdmissionError, Limits, admit_json
+from floor_protocol.admission import MAX_RECORD_BYTES, AdmissionError, Limits, admit_json
 
 __all__ = [
     "MAX_ALERT_BYTES",
@@ -47,10 +51,8 @@ __all__ = [
     "read_status",
 ]
 
-#: Longest ``record`` payload read (a shoe's start record with its ruleset is about 1 KiB).
-MAX_RECORD_BYTES: Final = 16 * 1024
-#: Longest alert read (an alert carries the record that caused it).
-MAX_ALERT_BYTES: Final = 32 * 1024
+#: Longest alert read (an alert carries the record that caused it, and a few fields beside it).
+MAX_ALERT_BYTES: Final = MAX_RECORD_BYTES + 16 * 1024
 #: The ``status`` payloads (the table's retained status and its Last Will).
 STATUSES: Final = frozenset({b"online", b"offline"})
 
@@ -61,6 +63,18 @@ _BETS = frozenset(b.value for b in Bet)
 _ALERT_KIND = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})")
 _MAX_DETAIL = 2000
+#: The money's kinds, read through their classes.
+_MONEY = frozenset(
+    {
+        RecordKind.SETTLEMENT,
+        RecordKind.COMMISSION,
+        RecordKind.WAGER,
+        RecordKind.MISPAY,
+        RecordKind.PAST_POST,
+        RecordKind.PULLED_BET,
+        RecordKind.WAGER_REFUSED,
+    }
+)
 _MAX_NAME = 100
 
 
@@ -131,29 +145,11 @@ def _body(kind: str, body: Mapping[str, Any]) -> None:
             raise Refused("ev: not a number in -10..10")
         for key in ("shoe", "coup", "cards_left"):
             _int(body, key)
-    elif kind == RecordKind.SETTLEMENT:
-        _bet(body)
-        for key in ("shoe", "coup", "seat", "stake", "win", "commission"):
-            _int(body, key)
-        _int(body, "net", lo=-_MAX_INT)
-    elif kind == RecordKind.COMMISSION:
-        for key in ("shoe", "seat", "owed", "collected", "uncollected"):
-            _int(body, key)
-    elif kind == RecordKind.WAGER:
-        _bet(body)
-        for key in ("shoe", "coup", "seat", "stake"):
-            _int(body, key)
-        ev = body.get("ev")
-        if ev is not None and (not isinstance(ev, int | float) or isinstance(ev, bool) or not math.isfinite(ev)):
-            raise Refused("ev: not a number")
-    elif kind == RecordKind.MISPAY:
-        for key in ("shoe", "coup", "seat", "expected_cents", "seen_cents"):
-            _int(body, key, lo=-_MAX_INT)
-        if not isinstance(body.get("kind"), str):
-            raise Refused("kind: not a text")
-    elif kind in (RecordKind.PAST_POST, RecordKind.PULLED_BET, RecordKind.WAGER_REFUSED):
-        for key in ("shoe", "seat"):
-            _int(body, key)
+    elif kind in _MONEY:  # the money's records: exactly their kind's body (controller.game.bodies)
+        try:
+            parse_body(kind, body)
+        except BodyError as exc:
+            raise Refused(str(exc)) from None
 
 
 def _record(data: Any, table: str | None) -> TableRecord:
@@ -188,9 +184,10 @@ def followable(record: Mapping[str, Any]) -> bool:
     return isinstance(body, Mapping) and body_ok(str(record.get("kind")), body)
 
 
-def read_record(payload: bytes, table: str) -> TableRecord:
-    """The record on ``table``'s record topic, or :class:`Refused` (see the module's notes)."""
-    return _record(_json(payload, MAX_RECORD_BYTES), table)
+def read_record(payload: bytes, table: str, max_bytes: int = MAX_RECORD_BYTES) -> TableRecord:
+    """The record on ``table``'s record topic, at most ``max_bytes`` (the collector's limit), or
+    :class:`Refused` (see the module's notes)."""
+    return _record(_json(payload, max_bytes), table)
 
 
 def read_status(payload: bytes) -> str:
@@ -216,13 +213,13 @@ def is_record(data: Any) -> bool:
     return True
 
 
-def read_alert(payload: bytes) -> tuple[dict[str, Any], bool]:
+def read_alert(payload: bytes, max_bytes: int = MAX_ALERT_BYTES) -> tuple[dict[str, Any], bool]:
     """An alert of the floor's feed (the shape of :meth:`floor.archive.FeedItem.to_dict`) and whether its record
     was dropped, or :class:`Refused`.
 
     ``id`` may be null (an alert another system raised: shown every time it is said). A ``record`` that is not
     a :class:`TableRecord` is dropped (``record`` null): the alert itself is still worth showing."""
-    item = _json(payload, MAX_ALERT_BYTES)
+    item = _json(payload, max_bytes)
     if not isinstance(item, dict):
         raise Refused("an alert is a JSON object")
     _int(item, "v", lo=1, hi=1000)

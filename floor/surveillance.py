@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
+from controller.game.bodies import InputBody, ShoeBody
 from controller.game.records import InputKind, RecordKind, TableRecord
 from floor.archive import Alert, AlertKind, Archive, FeedItem
 
@@ -202,12 +203,14 @@ def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
             burned = r.kind == RecordKind.BURN and r.cause == seq
             if not burned:
                 deal(seq, card)
-        if r.kind == RecordKind.SHOE and body.get("event") == "start":
-            state.shoe_key, state.shoe, state.started = r.seq, _int(body.get("shoe")), _epoch(r.at)
+        shoe = ShoeBody.read(r.body) if r.kind == RecordKind.SHOE else None
+        given = InputBody.read(r.body) if r.kind == RecordKind.INPUT else None
+        if shoe is not None and shoe.event == "start":
+            state.shoe_key, state.shoe, state.started = r.seq, shoe.shoe, _epoch(r.at)
             state.dealt, state.run, state.checked = 0, [], False
-        elif r.kind == RecordKind.INPUT and body.get("kind") == InputKind.CARD and isinstance(body.get("card"), str):
-            state.pending = (r.seq, str(body["card"]).upper())
-        elif r.kind == RecordKind.INPUT and body.get("kind") == InputKind.UNREADABLE:
+        elif given is not None and given.kind == InputKind.CARD and given.card is not None:
+            state.pending = (r.seq, given.card)
+        elif given is not None and given.kind == InputKind.UNREADABLE:
             state.run = []  # a card of unknown face: no window spans it
         elif r.kind == RecordKind.ALARM and body.get("alarm") in ERROR_ALARMS:
             count(r, ERROR_ALARMS[str(body["alarm"])])
@@ -217,23 +220,19 @@ def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
                 count(r, "voids")
         elif r.kind in (RecordKind.ADVANTAGE, RecordKind.ADVANTAGE_CLEARED):
             out.alerts.append(_advantage(r))
-        elif r.kind == RecordKind.INPUT and body.get("kind") == InputKind.CLOCK and body.get("synchronised") is False:
-            out.alerts.append(_clock(r))
+        elif given is not None and given.kind == InputKind.CLOCK and given.synchronised is False:
+            out.alerts.append(_clock(r, given))
     return out
 
 
-def _clock(r: TableRecord) -> Alert:
+def _clock(r: TableRecord, given: InputBody) -> Alert:
     """The table's clock is not synchronised: its journal's times may not match the casino's cameras."""
-    error = _int(r.body.get("max_error_us"))
+    error = given.max_error_us
     bound = "" if error is None else f" (the kernel's error bound {error / 1e6:g} s)"
     detail = f"the table's clock is not synchronised{bound}: its journal's times may not match the cameras"
     extra = {"max_error_us": error}
     key = f"{AlertKind.CLOCK_UNSYNCHRONISED}:{r.table}:{r.seq}"
     return Alert(r.table, r.seq, AlertKind.CLOCK_UNSYNCHRONISED, detail, record=r.to_dict(), extra=extra, key=key)
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _advantage(r: TableRecord) -> Alert:

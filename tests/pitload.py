@@ -28,6 +28,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from controller.game.records import RECORD_VERSION, TableRecord
 from controller.game.roads import PAIR_LETTERS
 from controller.journal import Journal
+from floor_protocol.state import Counts, JournalMarks, Roads, TableStateMessage
 from floor_protocol.topics import Leaf, table_topic
 from mqttloop import NetworkLoop
 
@@ -99,34 +100,35 @@ class SimTable:
         return [c for c in self.coups if c.get("shoe") == self.shoe]
 
     def state(self) -> dict[str, Any]:
+        """The retained state message of the table now, built through its model (as the table's link builds it)."""
         coups = self.shoe_coups()
-        return {
-            "v": RECORD_VERSION,
-            "site": self.site,
-            "table": self.table,
-            "at": now_iso(),
-            "shoe": self.shoe or 0,
-            "coup": self.coup or 0,
-            "due": "deal",
-            "cards_dealt": 0,
-            "cards_remaining": max(0, 416 - sum(len(c["player"]) + len(c["banker"]) for c in coups)),
-            "cut_card_out": False,
-            "last_coup": False,
-            "alarms": list(self.alarms),
-            "counts": {
-                "coups": len(coups),
+        return TableStateMessage(
+            v=RECORD_VERSION,
+            site=self.site,
+            table=self.table,
+            at=now_iso(),
+            shoe=self.shoe or 0,
+            coup=self.coup or 0,
+            due="deal",
+            cards_dealt=0,
+            cards_remaining=max(0, 416 - sum(len(c["player"]) + len(c["banker"]) for c in coups)),
+            cut_card_out=False,
+            last_coup=False,
+            alarms=tuple(self.alarms),
+            counts=Counts(
+                coups=len(coups),
                 **{w: sum(c.get("winner") == w for c in coups) for w in ("banker", "player", "tie")},
                 **{f: sum(bool(c.get(f)) for c in coups) for f in ("natural", "player_pair", "banker_pair")},
-            },
-            "roads": {
-                "bead": self.bead,
-                "pairs": "".join(PAIR_LETTERS[bool(c.get("player_pair")), bool(c.get("banker_pair"))] for c in coups),
-            },
-            "journal": {"head": self.sent, "acked": self.sent},
-            "player": [],
-            "banker": [],
-            "result": None,
-        }
+            ),
+            roads=Roads(
+                bead=self.bead,
+                pairs="".join(PAIR_LETTERS[bool(c.get("player_pair")), bool(c.get("banker_pair"))] for c in coups),
+            ),
+            journal=JournalMarks(head=self.sent, acked=self.sent),
+            player=(),
+            banker=(),
+            result=None,
+        ).to_dict()
 
 
 class Floor:

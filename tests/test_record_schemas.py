@@ -12,29 +12,12 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
-from controller.game.cards import Card
-from controller.game.chips import SpotChips
-from controller.game.edges import EdgeWatch
-from controller.game.records import MONEY_FIELDS, InputKind, RecordKind, input_body, record_body
-from controller.game.rules import SUPER6
+from controller.game.records import MONEY_FIELDS, InputKind, RecordKind
 from controller.game.table import (
     Alarm,
-    CardDrawn,
-    DeclarePressed,
-    LineNoise,
-    NewShoePressed,
-    ShoeRebooted,
-    TableInput,
-    TableState,
-    UnreadableCard,
-    VoidPressed,
 )
-from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
-from controller.table.loop import LoopConfig, ShoePort, TableLoop
-from controller.table.wire import AsciiWire
-from tests.game.money import every_money_kind, money, table_rules
-from tests.game.test_records import EVERY_INPUT
+from tests.record_journals import every_kind_journal, every_money_journal
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "docs" / "schemas"
 
@@ -73,45 +56,7 @@ def test_the_schemas_name_exactly_the_kinds_and_alarms_the_code_has() -> None:
 
 
 def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
-    state = TableState()
-    with Journal.open(tmp_path / "j.db") as journal:
-        loop = TableLoop(
-            state,
-            journal,
-            [ShoePort(AsciiWire(), lambda data: None)],
-            config=LoopConfig(
-                ruleset=SUPER6,  # shoe start records carry it
-                edges=EdgeWatch(-1.0, SUPER6, 8),  # every wager flagged at the first betting time ...
-                wall=lambda: "2026-11-30T12:00:00+00:00",
-            ),
-        )
-        for event in [*EVERY_INPUT, NewShoePressed()]:
-            facts = {"old_session": 1, "new_session": 2} if isinstance(event, ShoeRebooted) else {"seq": 3}
-            loop._apply(event, input_body(event, **facts), None, None)
-        for number, token in enumerate(["2S", "3S", "4S", "9H", "KD", "KS", "QS"], start=1):  # burn, a natural
-            card = CardDrawn(Card.parse(token))
-            loop._apply(card, input_body(card, seq=number), 1, number)
-        coup: list[TableInput] = [
-            DeclarePressed(),
-            CardDrawn(Card.parse("AS")),
-            CardDrawn(Card.parse("AH")),
-            UnreadableCard(),
-        ]
-        for event in coup:
-            loop._apply(event, input_body(event), None, None)
-        loop._apply(VoidPressed(), input_body(VoidPressed(), source="panel"), None, None)
-        loop._apply(LineNoise(True), input_body(LineNoise(True), detail="flood"), None, None)
-        for body in [
-            record_body(InputKind.HELLO, firmware_version="1", serial_number="S", protocol_version=1, session_id=5),
-            record_body(InputKind.STATUS, flags=["paper_low"]),
-            record_body(InputKind.JOURNAL_FAULT, event="raised", alarm="journal_full", detail="full", fault="full"),
-            record_body(InputKind.NOISE, rejected=40, bytes=4096, reasons={"bad_crc": 40}, seconds=10.0),
-            record_body(InputKind.MESSAGE, message="reset"),
-        ]:
-            loop._apply(None, body, None, None)
-        loop._apply(NewShoePressed(), input_body(NewShoePressed(), source="panel"), None, None)  # ... cleared
-        loop.flush()
-        journal.note({"note": "journal_restored", "reason": "test", "head": [1, "0" * 64]})
+    with every_kind_journal(tmp_path / "j.db") as journal:
         kinds = {r.kind for r in journal.records()}
         assert kinds == {k.value for k in RecordKind} - MONEY_KINDS  # every other record kind was written
         assert problems(validator, journal) == []
@@ -122,40 +67,7 @@ MONEY_KINDS = {k.value for k in MONEY_FIELDS}
 
 
 def test_every_money_kind_and_reader_input_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
-    with Journal.open(tmp_path / "j.db") as journal:
-        loop = TableLoop(
-            TableState(table_rules(money(leave_after_coups=1))),
-            journal,
-            [ShoePort(AsciiWire(), lambda data: None)],
-            config=LoopConfig(wall=lambda: "2026-11-30T12:00:00+00:00"),
-        )
-        for event in [*every_money_kind(), ReaderLinkChanged(up=False), SpotsSnapshot(())]:
-            loop._apply(event, input_body(event), None, None)
-        seen = SpotSeen(2, Spot.PLAYER, SpotChips())
-        loop._apply(seen, input_body(seen, seq=9, uids=["E004000000000001"]), None, None)
-        snap = SpotsSnapshot(())
-        loop._apply(snap, input_body(snap, seq=10, snapshot=4, reported=0, uids={"2:player": []}), None, None)
-        for body in [
-            record_body(
-                InputKind.READER_HELLO, firmware_version="1", serial_number="R", protocol_version=1, session_id=9
-            ),
-            record_body(InputKind.READER_STATUS, flags=["antenna_fault"]),
-            # the facts controller/table/spot_wire.py gives them
-            record_body(
-                InputKind.READER_HELLO,
-                seq=1,
-                firmware_version="2",
-                serial_number="R2",
-                protocol_version=1,
-                session_id=3,
-                seats=[1, 2],
-                spots=["banker", "player", "commission"],
-            ),
-            record_body(InputKind.READER_MESSAGE, seq=4, message="resend"),
-            record_body(InputKind.SNAPSHOT_REFUSED, snapshot=7, detail="SNAPSHOT_END counts 3 spots, 2 were received"),
-        ]:
-            loop._apply(None, body, None, None)
-        loop.flush()
+    with every_money_journal(tmp_path / "j.db") as journal:
         kinds = {r.kind for r in journal.records()}
         assert kinds >= MONEY_KINDS
         inputs = {json.loads(r.body)["kind"] for r in journal.records() if r.kind == "input"}
@@ -196,3 +108,27 @@ def test_a_real_daemons_journal_with_faults_is_valid(tmp_path: Path, validator: 
             alarms = {json.loads(r.body)["alarm"] for r in journal.records() if r.kind == "alarm"}
             assert {"misdraw", "unreadable", "shoe_rebooted", "early_declare"} <= alarms  # the faults happened
             assert problems(validator, journal) == []
+
+
+def test_the_schema_files_are_the_classes() -> None:
+    """docs/schemas is generated from controller/game/bodies.py: a class changed without its file is caught."""
+    from tools.record_schemas import SCHEMAS as WRITTEN
+    from tools.record_schemas import stale, texts
+
+    assert WRITTEN == SCHEMAS
+    assert stale() == [], "run: .venv/bin/python tools/record_schemas.py"
+    assert {p.name for p in texts()} | {"state.schema.json"} == {p.name for p in SCHEMAS.glob("*.schema.json")}
+
+
+def test_the_drift_check_catches_a_changed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tools.record_schemas as tool
+
+    for name in ("wager.schema.json", "record.schema.json"):
+        (tmp_path / name).write_text((SCHEMAS / name).read_text())
+    monkeypatch.setattr(tool, "SCHEMAS", tmp_path)
+    (tmp_path / "wager.schema.json").write_text((SCHEMAS / "wager.schema.json").read_text().replace("stake", "stack"))
+    stale = {p.name for p in tool.stale()}
+    assert "wager.schema.json" in stale and "record.schema.json" not in stale
+    assert tool.main(["--check"]) == 1
+    tool.main([])
+    assert tool.main(["--check"]) == 0

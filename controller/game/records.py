@@ -35,8 +35,22 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
+from controller.game.bodies import (
+    BODIES,
+    AdvantageBody,
+    AdvantageClearedBody,
+    AlarmBody,
+    BurnBody,
+    CoupBody,
+    InputBody,
+    ShoeBody,
+    WagerBody,
+)
 from controller.game.cards import Card
 from controller.game.chips import Chip, ChipStatus, SpotChips, format_uid, parse_uid
+from controller.game.kinds import InputKind as InputKind  # the vocabulary's names, here as always
+from controller.game.kinds import RecordKind as RecordKind
+from controller.game.kinds import Source as Source
 from controller.game.rules import Bet, CommissionCollection, DragonBonus, Ruleset
 from controller.game.table import (
     AlarmRaised,
@@ -78,74 +92,6 @@ from floor_protocol.admission import DEFAULT_LIMITS, AdmissionError, Limits, adm
 
 #: The version of the record shapes below (bump it with any change to a kind or a field).
 RECORD_VERSION = 3
-
-
-class RecordKind(StrEnum):
-    """The journal's record kinds (its ``kind`` column)."""
-
-    INPUT = "input"  # something that reached the table (a card, a press, a link event ...)
-    COUP = "coup"  # a coup declared or voided, or cards set aside after the shoe ended
-    BURN = "burn"  # one burned card (the exposed card included)
-    SHOE = "shoe"  # a shoe started or ended
-    ALARM = "alarm"  # an alarm raised
-    NOTE = "note"  # the journal's own notes (restored, rescued ...)
-    ADVANTAGE = "advantage"  # a wager's player EV at a coup's betting time reached the surveillance threshold
-    ADVANTAGE_CLEARED = "advantage_cleared"  # ... and fell back below it (or its shoe ended)
-    # the money at the table (a bet-spot reader; version 3)
-    WAGER = "wager"  # one locked wager of a coup, with its exact expectation at the betting time
-    WAGER_REFUSED = "wager_refused"  # a bet on a spot at the lock that breaks a table rule: to be returned
-    PAST_POST = "past_post"  # chips added to (or swapped on) a locked spot before the declare
-    PULLED_BET = "pulled_bet"  # chips taken from a locked spot before the declare
-    SETTLEMENT = "settlement"  # one locked wager settled at the declare
-    MISPAY = "mispay"  # a payout check failed: underpay, overpay, a loser left
-    COMMISSION = "commission"  # a seat's commission box closed: owed, collected, uncollected
-    MISREAD = "misread"  # a locked spot changed and came back by the next snapshot (reader flicker)
-    GHOST_READ = "ghost_read"  # a chip reported on a second spot while the first still held it
-
-
-class InputKind(StrEnum):
-    """The ``kind`` of an input body."""
-
-    # table inputs, replayed
-    CARD = "card"
-    UNREADABLE = "unreadable"
-    CUT_CARD = "cut_card"
-    DECLARE = "declare"
-    VOID = "void"
-    NEW_SHOE = "new_shoe"
-    LINK = "link"
-    SHOE_REBOOTED = "shoe_rebooted"
-    SHOE_PROTOCOL = "shoe_protocol"
-    LINE_NOISE = "line_noise"  # the line turned noisy (NOISY LINE) or quiet again
-    SPOT = "spot"  # the bet-spot reader: what one spot holds now (its chips resolved: uid, cents, status)
-    SPOTS_SNAPSHOT = "spots_snapshot"  # the reader's full snapshot (every spot not listed is empty)
-    READER_LINK = "reader_link"  # the reader's link came up or went down
-    # a record only
-    HELLO = "hello"  # the shoe's HELLO: firmware, serial number, protocol version, session id
-    STATUS = "status"  # the shoe's STATUS flags
-    # a fault of the table's shell, "raised" then "cleared": the journal could not take a commit (its
-    # "alarm" journal_full or journal_fault), or the loop's full queue dropped an event (input_lost)
-    JOURNAL_FAULT = "journal_fault"
-    NOISE = "noise"  # rejected frames or lines, summarised (count and reasons over an interval)
-    MESSAGE = "message"  # another message from the shoe, by its type's name
-    READER_HELLO = "reader_hello"  # the bet-spot reader's HELLO
-    READER_STATUS = "reader_status"  # the bet-spot reader's STATUS flags
-    READER_MESSAGE = "reader_message"  # another message from the reader, by its type's name
-    SNAPSHOT_REFUSED = "snapshot_refused"  # a reader's snapshot that did not hold together: no table input
-    # whether the table's clock is synchronised (the kernel's word, as timedatectl says it): at start and on
-    # each change; the journal's times are set against the casino's CCTV in a dispute
-    CLOCK = "clock"
-
-    @property
-    def replayed(self) -> bool:
-        return self in _INPUT_OF_KIND
-
-
-class Source(StrEnum):
-    """Where a press came from."""
-
-    SHOE = "shoe"  # the shoe's own button
-    PANEL = "panel"  # the dealer's panel
 
 
 _KIND_OF_INPUT: dict[type, InputKind] = {
@@ -240,14 +186,14 @@ def input_body(table_input: TableInput, **facts: Any) -> dict[str, Any]:
         ]
     elif isinstance(table_input, ReaderLinkChanged):
         body["up"] = table_input.up
-    return _with_facts(body, facts)
+    return InputBody.build(_with_facts(body, facts))
 
 
 def record_body(kind: InputKind, **facts: Any) -> dict[str, Any]:
     """The journal body of an input that is a record only (``hello``, ``status``, ``journal_fault`` ...)."""
     if kind.replayed:
         raise ValueError(f"{kind.value} is a table input: build it with input_body()")
-    return _with_facts({"kind": kind.value}, facts)
+    return InputBody.build(_with_facts({"kind": kind.value}, facts))
 
 
 def _with_facts(body: dict[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
@@ -331,17 +277,17 @@ def _tokens(cards: Iterable[Card]) -> list[str]:
 def coup_body(notice: CoupDeclared | CoupVoided | CardsSetAside) -> dict[str, Any]:
     """The ``coup`` record of a declared or voided coup, or of cards set aside after the shoe ended."""
     if isinstance(notice, CardsSetAside):
-        return {
-            "shoe": notice.shoe_number,
-            "coup": None,
-            "declared": False,
-            "void": True,
-            "set_aside": True,
-            "misdraw": True,
-            "dummy_hand": _tokens(notice.cards),
-            "cards": [],
-            "winner": None,
-        }
+        return CoupBody(
+            shoe=notice.shoe_number,
+            coup=None,
+            declared=False,
+            void=True,
+            set_aside=True,
+            misdraw=True,
+            dummy_hand=_tokens(notice.cards),
+            cards=[],
+            winner=None,
+        ).to_body()
     body: dict[str, Any] = {
         "shoe": notice.shoe_number,
         "coup": notice.coup_number,
@@ -354,7 +300,7 @@ def coup_body(notice: CoupDeclared | CoupVoided | CardsSetAside) -> dict[str, An
         body |= notice.result.to_dict()
     else:
         body |= {"cards": _tokens(notice.cards), "winner": None}
-    return body
+    return CoupBody.parse(body).to_body()
 
 
 def derived_records(
@@ -380,21 +326,22 @@ def derived_records(
         elif isinstance(n, CoupDeclared | CoupVoided | CardsSetAside):
             out.append((RecordKind.COUP, coup_body(n)))
         elif isinstance(n, BurnCard):
-            out.append((RecordKind.BURN, {"card": None if n.card is None else n.card.token, "exposed": n.exposed}))
+            burn = BurnBody(card=None if n.card is None else n.card.token, exposed=n.exposed)
+            out.append((RecordKind.BURN, burn.to_body()))
         elif isinstance(n, ShoeStarted):
             start: dict[str, Any] = {"event": "start", "shoe": n.shoe_number, "decks": n.decks}
             if ruleset is not None:
                 start["rules"] = ruleset_body(ruleset)
             if n.spots:  # a table with a bet-spot reader: the chips the new shoe keeps on the layout
                 start["spots"] = [dict(item) for item in n.spots]
-            out.append((RecordKind.SHOE, start))
+            out.append((RecordKind.SHOE, ShoeBody.parse(start).to_body()))
         elif isinstance(n, ShoeEnded):
-            out.append((RecordKind.SHOE, {"event": "end", "shoe": n.shoe_number, "coups": n.coups}))
+            out.append((RecordKind.SHOE, ShoeBody(event="end", shoe=n.shoe_number, coups=n.coups).to_body()))
         elif isinstance(n, AlarmRaised):
-            body: dict[str, Any] = {"alarm": n.alarm.name.lower(), "text": n.alarm.value, "detail": n.detail}
+            alarm = {"alarm": n.alarm.name.lower(), "text": n.alarm.value, "detail": n.detail}
             if n.card is not None:
-                body["card"] = n.card.token
-            out.append((RecordKind.ALARM, body))
+                alarm["card"] = n.card.token
+            out.append((RecordKind.ALARM, AlarmBody.parse(alarm).to_body()))
     return out
 
 
@@ -447,20 +394,28 @@ def wager_body(
     if ev is not None:
         ev = float(ev) + 0.0
     theo = None if ev is None else round(-ev * wager.amount_cents, 2) + 0.0
-    return {
-        "shoe": notice.shoe,
-        "coup": notice.coup,
-        "seat": notice.seat,
-        "bet": wager.bet.value,
-        "stake": wager.amount_cents,
-        "ev": ev,
-        "theo_cents": theo,
-        "variance": None if variance is None else float(variance) + 0.0,
-    }
+    return WagerBody(
+        shoe=notice.shoe,
+        coup=notice.coup,
+        seat=notice.seat,
+        bet=wager.bet.value,
+        stake=wager.amount_cents,
+        ev=ev,
+        theo_cents=theo,
+        variance=None if variance is None else float(variance) + 0.0,
+    ).to_body()
 
 
 def money_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
     """The record of one money notice (a refusal, a past-post ...), or None for a notice that has none."""
+    built = _money_body(n)
+    if built is None:
+        return None
+    kind, body = built
+    return kind, BODIES[kind].parse(body).to_body()
+
+
+def _money_body(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
     if isinstance(n, WagerSettled):
         o = n.outcome
         return RecordKind.SETTLEMENT, {
@@ -607,7 +562,8 @@ ADVANTAGE_FIELDS = ("shoe", "coup", "bet", "ev", "cards_left")
 
 def advantage_body(shoe: int, coup: int, bet: str, ev: float, cards_left: int, **extra: Any) -> dict[str, Any]:
     """An ``advantage`` or ``advantage_cleared`` body (:data:`ADVANTAGE_FIELDS`, then ``extra``)."""
-    return {"shoe": shoe, "coup": coup, "bet": bet, "ev": ev, "cards_left": cards_left, **extra}
+    body = {"shoe": shoe, "coup": coup, "bet": bet, "ev": ev, "cards_left": cards_left, **extra}
+    return (AdvantageClearedBody if extra else AdvantageBody).parse(body).to_body()
 
 
 def signature() -> str:

@@ -65,6 +65,7 @@ from controller.link.record_signer import RecordSigner
 from controller.userfile import UserFileError, read_text
 from floor_protocol.ack import Ack, parse_ack
 from floor_protocol.signing import record_message, sign
+from floor_protocol.state import HIDDEN, Counts, CoupOutcome, JournalMarks, Limits, Roads, TableStateMessage
 from floor_protocol.topics import Leaf
 from mqttloop import NetworkLoop
 
@@ -189,7 +190,8 @@ def state_message(
     limits: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The retained ``state`` JSON: the table now (shoe, coup, counts, what is due, alarms, roads summary).
-    Its shape is :class:`floor_protocol.state.TableStateMessage` (a test holds every message built here to it).
+    Built through its model, :class:`floor_protocol.state.TableStateMessage` (the floor's pit reads it back with
+    the same model).
 
     ``view`` is the table's public view, the squeeze already applied by the table process: while a squeeze
     game's coup is in play it shows no cards, totals, result, what is due (``"hidden"``) or number of cards
@@ -208,30 +210,31 @@ def state_message(
             pairs.append(PAIR_LETTERS[bool(coup.get("player_pair")), bool(coup.get("banker_pair"))])
         for flag in ("natural", "player_pair", "banker_pair"):
             counts[flag] += bool(coup.get(flag))
-    message: dict[str, Any] = {
+    fields: dict[str, Any] = {
         "v": RECORD_VERSION,
         "site": site,
         "table": table,
         "at": utc_now(),
         "shoe": view.shoe.number,
         "coup": view.shoe.coup,
-        "due": "hidden" if hidden else view.coup.due,
+        "due": HIDDEN if hidden else view.coup.due,
         "cards_dealt": view.coup.cards_dealt,
         "cards_remaining": view.shoe.cards_remaining,
         "cut_card_out": view.shoe.cut_card_out,
         "last_coup": view.shoe.last_coup,
-        "alarms": [a.name for a in view.alarms],
-        "counts": counts,
-        "roads": {"bead": "".join(bead), "pairs": "".join(pairs)},
-        "journal": {"head": head, "acked": acked},
+        "alarms": tuple(a.name for a in view.alarms),
+        "counts": Counts(**counts),
+        "roads": Roads(bead="".join(bead), pairs="".join(pairs)),
+        "journal": JournalMarks(head=head, acked=acked),
     }
-    if limits is not None:  # the table's limits in cents (the pit shows them on the tile)
-        message["limits"] = dict(limits)
-    if not hidden:
-        message["player"] = list(view.coup.player or ())
-        message["banker"] = list(view.coup.banker or ())
-        message["result"] = dict(view.coup.result) if view.coup.result is not None else None
-    return message
+    if limits is not None:  # the table's limits in cents (the pit shows them on the tile); absent when not said
+        fields["limits"] = Limits(**limits)
+    if not hidden:  # a squeeze coup in play leaves them out (the model holds the table to it)
+        result = view.coup.result
+        fields["player"] = tuple(view.coup.player or ())
+        fields["banker"] = tuple(view.coup.banker or ())
+        fields["result"] = None if result is None else CoupOutcome.model_validate(dict(result), strict=False)
+    return TableStateMessage.model_validate(fields).to_dict()
 
 
 class FloorLink:

@@ -218,3 +218,20 @@ def test_the_model_is_frozen() -> None:
     assert isinstance(message, TableStateMessage)
     with pytest.raises(ValueError, match="frozen"):
         message.shoe = 9
+
+
+#: sha256 of every message of _messages() as the link publishes it (compact JSON, the stamp fixed), taken when
+#: the link still built the message by hand: building it through the model left the wire byte for byte as it was.
+STATE_BYTES = "65e0156e39e404de0aac54f9b2680e31b4977bc4d7fa2f5af7a1f258cfdfef55"
+
+
+def test_the_state_on_the_wire_is_byte_for_byte_what_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    import controller.link.floor_link
+
+    monkeypatch.setattr(controller.link.floor_link, "utc_now", lambda: "2026-11-30T12:00:00.000+00:00")
+    digest = hashlib.sha256()
+    for message in _messages():
+        digest.update(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+    assert digest.hexdigest() == STATE_BYTES

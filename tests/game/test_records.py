@@ -209,3 +209,9 @@ def test_a_wager_record_carries_its_ev_and_the_houses_theoretical_win() -> None:
     assert banker["variance"] == variances["banker"]  # per unit: the floor multiplies by the stake squared
     unpriced = [b for ns in notices for k, b in derived_records(ns) if k is RecordKind.WAGER]
     assert unpriced[0]["ev"] is None and unpriced[0]["theo_cents"] is None and unpriced[0]["variance"] is None
+
+
+def test_the_replayed_kinds_are_the_table_inputs_kinds() -> None:
+    from controller.game.records import _INPUT_OF_KIND
+
+    assert {k for k in InputKind if k.replayed} == set(_INPUT_OF_KIND)

@@ -166,10 +166,10 @@ def test_an_exception_while_handling_a_message_is_counted_logged_once_a_minute_a
     try:
         real = read_record
 
-        def broken(payload: bytes, table: str) -> TableRecord:
+        def broken(payload: bytes, table: str, max_bytes: int = MAX_RECORD_BYTES) -> TableRecord:
             if b"boom" in payload:
                 raise RuntimeError("boom")
-            return real(payload, table)
+            return real(payload, table, max_bytes)
 
         monkeypatch.setattr("floor.pit.read_record", broken)
         with caplog.at_level(logging.ERROR, logger="shoe-floor.pit"):

@@ -1,0 +1,113 @@
+"""Two journals in which every record kind the table writes happens, built the same way every time (a fixed
+wall clock, fixed inputs): every kind but the money's over a table without a reader, and every money kind
+and reader input over a table with one. ``tests/test_record_schemas.py`` checks them against the schemas;
+``tests/test_record_bytes.py`` pins their bytes (bodies, hashes, the published records)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controller.game.cards import Card
+from controller.game.chips import SpotChips
+from controller.game.edges import EdgeWatch
+from controller.game.records import InputKind, input_body, record_body
+from controller.game.rules import SUPER6
+from controller.game.table import (
+    CardDrawn,
+    DeclarePressed,
+    LineNoise,
+    NewShoePressed,
+    ShoeRebooted,
+    TableInput,
+    TableState,
+    UnreadableCard,
+    VoidPressed,
+)
+from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
+from controller.journal import Journal
+from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.wire import AsciiWire
+from tests.game.money import every_money_kind, money, table_rules
+from tests.game.test_records import EVERY_INPUT
+
+WALL = "2026-11-30T12:00:00+00:00"
+
+
+def every_kind_journal(path: Path) -> Journal:
+    """A journal (open: the caller closes it) with every record kind but the money's."""
+    journal = Journal.open(path)
+    loop = TableLoop(
+        TableState(),
+        journal,
+        [ShoePort(AsciiWire(), lambda data: None)],
+        config=LoopConfig(
+            ruleset=SUPER6,  # shoe start records carry it
+            edges=EdgeWatch(-1.0, SUPER6, 8),  # every wager flagged at the first betting time ...
+            wall=lambda: WALL,
+        ),
+    )
+    for event in [*EVERY_INPUT, NewShoePressed()]:
+        facts = {"old_session": 1, "new_session": 2} if isinstance(event, ShoeRebooted) else {"seq": 3}
+        loop._apply(event, input_body(event, **facts), None, None)
+    for number, token in enumerate(["2S", "3S", "4S", "9H", "KD", "KS", "QS"], start=1):  # burn, a natural
+        card = CardDrawn(Card.parse(token))
+        loop._apply(card, input_body(card, seq=number), 1, number)
+    coup: list[TableInput] = [
+        DeclarePressed(),
+        CardDrawn(Card.parse("AS")),
+        CardDrawn(Card.parse("AH")),
+        UnreadableCard(),
+    ]
+    for event in coup:
+        loop._apply(event, input_body(event), None, None)
+    loop._apply(VoidPressed(), input_body(VoidPressed(), source="panel"), None, None)
+    loop._apply(LineNoise(True), input_body(LineNoise(True), detail="flood"), None, None)
+    for body in [
+        record_body(InputKind.HELLO, firmware_version="1", serial_number="S", protocol_version=1, session_id=5),
+        record_body(InputKind.STATUS, flags=["paper_low"]),
+        record_body(InputKind.JOURNAL_FAULT, event="raised", alarm="journal_full", detail="full", fault="full"),
+        record_body(InputKind.NOISE, rejected=40, bytes=4096, reasons={"bad_crc": 40}, seconds=10.0),
+        record_body(InputKind.MESSAGE, message="reset"),
+    ]:
+        loop._apply(None, body, None, None)
+    loop._apply(NewShoePressed(), input_body(NewShoePressed(), source="panel"), None, None)  # ... cleared
+    loop.flush()
+    journal.note({"note": "journal_restored", "reason": "test", "head": [1, "0" * 64]}, ts=WALL)
+    return journal
+
+
+def every_money_journal(path: Path) -> Journal:
+    """A journal (open: the caller closes it) with every money kind and every reader input."""
+    journal = Journal.open(path)
+    loop = TableLoop(
+        TableState(table_rules(money(leave_after_coups=1))),
+        journal,
+        [ShoePort(AsciiWire(), lambda data: None)],
+        config=LoopConfig(wall=lambda: WALL),
+    )
+    for event in [*every_money_kind(), ReaderLinkChanged(up=False), SpotsSnapshot(())]:
+        loop._apply(event, input_body(event), None, None)
+    seen = SpotSeen(2, Spot.PLAYER, SpotChips())
+    loop._apply(seen, input_body(seen, seq=9, uids=["E004000000000001"]), None, None)
+    snap = SpotsSnapshot(())
+    loop._apply(snap, input_body(snap, seq=10, snapshot=4, reported=0, uids={"2:player": []}), None, None)
+    for body in [
+        record_body(InputKind.READER_HELLO, firmware_version="1", serial_number="R", protocol_version=1, session_id=9),
+        record_body(InputKind.READER_STATUS, flags=["antenna_fault"]),
+        # the facts controller/table/spot_wire.py gives them
+        record_body(
+            InputKind.READER_HELLO,
+            seq=1,
+            firmware_version="2",
+            serial_number="R2",
+            protocol_version=1,
+            session_id=3,
+            seats=[1, 2],
+            spots=["banker", "player", "commission"],
+        ),
+        record_body(InputKind.READER_MESSAGE, seq=4, message="resend"),
+        record_body(InputKind.SNAPSHOT_REFUSED, snapshot=7, detail="SNAPSHOT_END counts 3 spots, 2 were received"),
+    ]:
+        loop._apply(None, body, None, None)
+    loop.flush()
+    return journal
