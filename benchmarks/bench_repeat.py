@@ -1,6 +1,6 @@
 """The floor's repeated-shoe check against 30 days of 100 tables (target: <= 10 ms per new shoe).
 
-Builds the window index (``shoe_windows``, floor/surveillance.py) of ``--tables`` x ``--days`` x
+Builds the window index (``shoe_windows``, floor/archive/surveil_tables.py) of ``--tables`` x ``--days`` x
 ``--shoes-per-day`` shuffled 8-deck shoes (every 20-card window of each shoe's dealt cards, ~393 a shoe), in
 a fresh PostgreSQL (a private server, tests/servers.py) and SQLite archive; then times, per new shoe:
 
