@@ -11,6 +11,8 @@ from typing import Any, Self
 
 from floor.archive.store import Store
 
+# -- the money watch (floor/money_watch.py) -------------------------------------------------------------------
+
 #: The counters of ``money_faults``, per table and quarter-hour bucket.
 MONEY_FAULT_COUNTERS = (
     "past_posts",
@@ -124,6 +126,8 @@ class MoneyWatchTables:
             for row in self._cur.fetchall()
         ]
 
+
+# -- the accounting (floor/accounting.py) --------------------------------------------------------------------
 
 ACCOUNTING_SCHEMA: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS money_heads ("table" TEXT PRIMARY KEY, state TEXT NOT NULL)""",

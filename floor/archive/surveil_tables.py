@@ -15,6 +15,8 @@ from typing import Any, Self
 
 from floor.archive.store import Store
 
+# -- surveillance (floor/surveillance.py) ---------------------------------------------------------------------
+
 #: The dealer-error counters of ``dealer_errors``, per table and hour (``coups`` is what errors are counted against).
 DEALER_ERROR_COUNTERS = ("coups", "misdraws", "early_declares", "voids", "unreadable")
 _ERRORS = " + ".join(DEALER_ERROR_COUNTERS[1:])  # one hour's dealer errors, in SQL
@@ -204,6 +206,8 @@ class SurveillanceTables:
             for row in self._cur.fetchall()
         ]
 
+
+# -- the count watch (floor/counting_watch.py) --------------------------------------------------------------
 
 COUNT_SCHEMA = (
     'CREATE TABLE IF NOT EXISTS count_heads ("table" TEXT PRIMARY KEY, token TEXT NOT NULL, state TEXT NOT NULL)',
