@@ -19,7 +19,7 @@ Two figures per database, each on a fresh archive:
 Records are a valid hash chain per table with coup-sized bodies (about 400 bytes of JSON), each signed by its
 table's key (enrolled in every fresh archive), so every figure through a collector includes its signature check
 (Ed25519 verify per record) and its signed acks. PostgreSQL and Mosquitto are Debian's, started in a temporary
-directory (tests/servers.py), fsync off for PostgreSQL; SQLite commits with synchronous=FULL (floor/archive.py).
+directory (tests/servers.py), fsync off for PostgreSQL; SQLite commits with synchronous=FULL (floor/archive/schema.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_floor_money.py [--tables 100] [--days 30] [--sessions-per-hour 6] [--runs 5]
 
 Archiving 30 days of real records for 100 tables would take hours, so the accounting's own tables
-(floor/accounting.py: ``money_buckets`` and ``seat_sessions``, created by the accounting watch itself) are
+(floor/archive/money_tables.py: ``money_buckets`` and ``seat_sessions``, made when the accounting watch starts) are
 filled with **bulk inserts (COPY) of rows of the same shape the watch stores**: each table deals 16 hours a
 day (10:00 to 02:00 UTC), so 64 quarter-hour buckets a day with about 18 coups and 120 settled wagers each;
 ``--sessions-per-hour`` seat sessions start per table and dealing hour (a 7-seat table, sessions of about an

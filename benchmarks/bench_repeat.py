@@ -1,6 +1,6 @@
 """The floor's repeated-shoe check against 30 days of 100 tables (target: <= 10 ms per new shoe).
 
-Builds the window index (``shoe_windows``, floor/surveillance.py) of ``--tables`` x ``--days`` x
+Builds the window index (``shoe_windows``, floor/archive/surveil_tables.py) of ``--tables`` x ``--days`` x
 ``--shoes-per-day`` shuffled 8-deck shoes (every 20-card window of each shoe's dealt cards, ~393 a shoe), in
 a fresh PostgreSQL (a private server, tests/servers.py) and SQLite archive; then times, per new shoe:
 
@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 from controller.game.cards import DECK  # noqa: E402
 from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash  # noqa: E402
 from floor.archive import Archive  # noqa: E402
-from floor.surveillance import _FIND_WINDOW, WINDOW, Surveillance, window_hash  # noqa: E402
+from floor.archive.surveil_tables import FIND_WINDOW  # noqa: E402
+from floor.surveillance import WINDOW, Surveillance, window_hash  # noqa: E402
 from tests.servers import Postgres  # noqa: E402
 
 BURN = 4  # cards burned per synthetic shoe (the exposed card and three)
@@ -110,7 +111,7 @@ def index_size(archive: Archive, path: Path | None) -> str:
 
 def lookups(archive: Archive, dealt_shoes: list[list[str]], since: int) -> list[float]:
     cur = archive.connection.cursor()
-    sql = archive.sql(_FIND_WINDOW)
+    sql = archive.sql(FIND_WINDOW)
     times = []
     for dealt in dealt_shoes:
         h = window_hash(dealt[:WINDOW])

@@ -62,7 +62,8 @@ from controller.game.odds import exact_odds
 from controller.game.records import RecordKind, TableRecord, ruleset_from_body
 from controller.game.rules import COMMISSION, Bet, Ruleset
 from controller.game.wagers import MAX_SEATS, money_text
-from floor.archive import Alert, AlertKind, Archive
+from floor.archive import Alert, AlertKind, Archive, Transaction
+from floor.archive.money_tables import ACCOUNTING_SCHEMA, MoneySums, SeatSession
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftPlan, bucket_of, parse_time
 
 #: The normal quantile of the two-sided 95 % interval.
@@ -77,43 +78,8 @@ DEFAULT_RULES = COMMISSION
 #: Most wagers held between a ``wager`` and its ``settlement`` (every spot of the largest layout, two coups).
 MAX_PENDING = MAX_SEATS * 9 * 2
 
-SCHEMA: tuple[str, ...] = (
-    """CREATE TABLE IF NOT EXISTS money_heads ("table" TEXT PRIMARY KEY, state TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS money_buckets (
-        "table" TEXT NOT NULL, bucket TEXT NOT NULL, handle BIGINT NOT NULL, win BIGINT NOT NULL,
-        collected BIGINT NOT NULL, uncollected BIGINT NOT NULL, theo_h BIGINT NOT NULL,
-        variance DOUBLE PRECISION NOT NULL, coups BIGINT NOT NULL, wagers BIGINT NOT NULL,
-        PRIMARY KEY ("table", bucket))""",
-    "CREATE INDEX IF NOT EXISTS money_buckets_bucket ON money_buckets (bucket)",
-    """CREATE TABLE IF NOT EXISTS seat_sessions (
-        "table" TEXT NOT NULL, seat INTEGER NOT NULL, start_seq BIGINT NOT NULL, start_at TEXT NOT NULL,
-        last_at TEXT NOT NULL, end_at TEXT, end_seq BIGINT, coups BIGINT NOT NULL, wagers BIGINT NOT NULL,
-        wagered BIGINT NOT NULL, net BIGINT NOT NULL, commission BIGINT NOT NULL, collected BIGINT NOT NULL,
-        theo_h BIGINT NOT NULL, edge_stake DOUBLE PRECISION NOT NULL,
-        PRIMARY KEY ("table", seat, start_seq))""",
-    'CREATE INDEX IF NOT EXISTS seat_sessions_table_end ON seat_sessions ("table", end_at)',
-    "CREATE INDEX IF NOT EXISTS seat_sessions_end ON seat_sessions (end_at)",
-    'CREATE INDEX IF NOT EXISTS seat_sessions_open ON seat_sessions ("table") WHERE end_at IS NULL',
-)
-
 _BUCKET_COLUMNS = ("handle", "win", "collected", "uncollected", "theo_h", "variance", "coups", "wagers")
-_ADD_BUCKET = (
-    f'INSERT INTO money_buckets ("table", bucket, {", ".join(_BUCKET_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
-    ' ON CONFLICT ("table", bucket) DO UPDATE SET '
-    + ", ".join(f"{c} = money_buckets.{c} + excluded.{c}" for c in _BUCKET_COLUMNS)
-)
 _SESSION_SUMS = ("coups", "wagers", "wagered", "net", "commission", "collected", "theo_h", "edge_stake")
-_ADD_SESSION = (
-    'INSERT INTO seat_sessions ("table", seat, start_seq, start_at, last_at, end_at, end_seq, '
-    f"{', '.join(_SESSION_SUMS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    ' ON CONFLICT ("table", seat, start_seq) DO UPDATE SET '
-    "last_at = CASE WHEN excluded.last_at > seat_sessions.last_at THEN excluded.last_at"
-    " ELSE seat_sessions.last_at END,"
-    " end_at = COALESCE(excluded.end_at, seat_sessions.end_at),"
-    " end_seq = COALESCE(excluded.end_seq, seat_sessions.end_seq), "
-    + ", ".join(f"{c} = seat_sessions.{c} + excluded.{c}" for c in _SESSION_SUMS)
-)
-
 
 _ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
 #: The epoch: the time of a record whose ``at`` cannot be read, when no record before it in the step could.
@@ -261,7 +227,7 @@ class AccountScan:
 class Accounting:
     """The floor's accounting watch (see the module's docstring)."""
 
-    schema: tuple[str, ...] = SCHEMA
+    schema: tuple[str, ...] = ACCOUNTING_SCHEMA
 
     def __init__(self, plan: ShiftPlan | None = None, leave_after_coups: int = DEFAULT_LEAVE_AFTER_COUPS) -> None:
         if leave_after_coups < 1:
@@ -269,10 +235,9 @@ class Accounting:
         self.plan = plan or ShiftPlan.parse(DEFAULT_SHIFTS, DEFAULT_ZONE)
         self.leave_after_coups = leave_after_coups
 
-    def load(self, archive: Archive, cur: Any, table: str) -> AccountState:
-        cur.execute(archive.sql('SELECT state FROM money_heads WHERE "table" = ?'), (table,))
-        row = cur.fetchone()
-        return AccountState() if row is None else AccountState.from_json(str(row[0]))
+    def load(self, tx: Transaction, table: str) -> AccountState:
+        text = tx.accounting.state(table)
+        return AccountState() if text is None else AccountState.from_json(text)
 
     # -- scan (pure) ----------------------------------------------------------------------------------------
     def scan(self, state: AccountState, records: Sequence[TableRecord]) -> AccountScan:
@@ -436,40 +401,33 @@ class Accounting:
 
     # -- store (inside the surveillance step's transaction) -----------------------------------------------
     def store(
-        self, archive: Archive, cur: Any, table: str, site: str | None, state: AccountState, result: AccountScan
+        self, tx: Transaction, table: str, site: str | None, state: AccountState, result: AccountScan
     ) -> list[Alert]:
-        sql = archive.sql
-        cur.execute(
-            sql(
-                'INSERT INTO money_heads ("table", state) VALUES (?, ?)'
-                ' ON CONFLICT ("table") DO UPDATE SET state = excluded.state'
-            ),
-            (table, state.to_json()),
-        )
-        rows = [
-            (table, bucket, *(v["variance"] if c == "variance" else int(v[c]) for c in _BUCKET_COLUMNS))
-            for bucket, v in sorted(result.buckets.items())
-        ]
-        if rows:
-            cur.executemany(sql(_ADD_BUCKET), rows)
-        sessions = [
-            (
-                table,
-                seat,
-                start_seq,
-                s["start_at"],
-                s["last_at"],
-                s["end_at"],
-                s["end_seq"],
-                *(float(s[c]) if c == "edge_stake" else int(s[c]) for c in _SESSION_SUMS),
+        tx.accounting.save_state(table, state.to_json())
+        tx.accounting.add_money(table, [(bucket, MoneySums.of(v)) for bucket, v in sorted(result.buckets.items())])
+        tx.accounting.add_sessions(
+            SeatSession(
+                table=table,
+                seat=seat,
+                start_seq=start_seq,
+                start_at=s["start_at"],
+                last_at=s["last_at"],
+                end_at=s["end_at"],
+                end_seq=s["end_seq"],
+                coups=int(s["coups"]),
+                wagers=int(s["wagers"]),
+                wagered=int(s["wagered"]),
+                net=int(s["net"]),
+                commission=int(s["commission"]),
+                collected=int(s["collected"]),
+                theo_h=int(s["theo_h"]),
+                edge_stake=float(s["edge_stake"]),
             )
             for (seat, start_seq), s in sorted(result.sessions.items())
-        ]
-        if sessions:
-            cur.executemany(sql(_ADD_SESSION), sessions)
+        )
         alerts: list[Alert] = []
         for shift, seq in result.ended:
-            figures = _shift_rows(archive, cur, [shift], table)
+            figures = _shift_rows(tx, [shift], table)
             for f in figures:
                 if f.outside:
                     alerts.append(_hold_alert(table, f, seq, site))
@@ -487,29 +445,18 @@ def ended_shift_alerts(archive: Archive, plan: ShiftPlan, now: datetime) -> list
     records surveillance has all read, that shift's alert when its win is outside the interval (the record it
     names is the table's last). The feed stores each key once, so a sweep after the watch raised it (or the
     watch after a sweep) adds nothing."""
-    conn = archive.connection
-    cur = conn.cursor()
     alerts: list[Alert] = []
-    try:
-        cur.execute(
-            archive.sql(
-                'SELECT m."table", m.state, h.seq, c.head_seq, c.site FROM money_heads m'
-                ' JOIN surveil_heads h ON h."table" = m."table" JOIN chains c ON c."table" = m."table"'
-                ' ORDER BY m."table"'
-            )
-        )
-        for table, text, read, head, site in cur.fetchall():
-            state = AccountState.from_json(str(text))
-            if state.shift is None or int(read) != int(head):
+    with archive.repository.transaction() as tx:
+        for head in tx.accounting.heads():
+            state = AccountState.from_json(head.state)
+            if state.shift is None or head.read != head.head:
                 continue  # records of that shift may still be unread: the watch judges it when it reads them
             start, end = _when(state.shift[0]), _when(state.shift[1])
             if start is None or end is None or now < end.moment + SHIFT_CLOSE_GRACE:
                 continue
-            for f in _shift_rows(archive, cur, [plan.shift_of(start.moment)], str(table)):
+            for f in _shift_rows(tx, [plan.shift_of(start.moment)], head.table):
                 if f.outside:
-                    alerts.append(_hold_alert(str(table), f, int(read), None if site is None else str(site)))
-    finally:
-        conn.commit()
+                    alerts.append(_hold_alert(head.table, f, head.read, head.site))
     return alerts
 
 
@@ -591,44 +538,27 @@ class ShiftFigures:
         }
 
 
-def _figures(table: str | None, shift: Shift, sums: Sequence[Any]) -> ShiftFigures:
-    handle, win, collected, uncollected, theo_h, variance, coups, wagers = sums
+def _figures(table: str | None, shift: Shift, sums: MoneySums) -> ShiftFigures:
     d = shift.to_dict()
     return ShiftFigures(
         table=table,
         shift=d["shift"],
         start=d["start"],
         end=d["end"],
-        handle=int(handle or 0),
-        win=int(win or 0),
-        commission_collected=int(collected or 0),
-        commission_uncollected=int(uncollected or 0),
-        theo_h=int(theo_h or 0),
-        variance=float(variance or 0.0),
-        coups=int(coups or 0),
-        wagers=int(wagers or 0),
+        handle=sums.handle,
+        win=sums.win,
+        commission_collected=sums.collected,
+        commission_uncollected=sums.uncollected,
+        theo_h=sums.theo_h,
+        variance=sums.variance,
+        coups=sums.coups,
+        wagers=sums.wagers,
     )
 
 
-def _shift_rows(archive: Archive, cur: Any, shifts: Sequence[Shift], table: str | None) -> list[ShiftFigures]:
-    if not shifts:
-        return []
-    ranges = ", ".join("(?, ?, ?)" for _ in shifts)
-    params: list[Any] = []
-    for i, s in enumerate(shifts):
-        params += [i, *s.buckets()]
-    where = ' AND b."table" = ?' if table is not None else ""
-    if table is not None:
-        params.append(table)
-    sums = ", ".join(f"sum(b.{c})" for c in _BUCKET_COLUMNS)
-    cur.execute(
-        archive.sql(
-            f'WITH s(i, a, z) AS (VALUES {ranges}) SELECT s.i, b."table", {sums} FROM s JOIN money_buckets b'
-            f' ON b.bucket >= s.a AND b.bucket < s.z{where} GROUP BY s.i, b."table" ORDER BY s.i, b."table"'
-        ),
-        params,
-    )
-    return [_figures(str(row[1]), shifts[int(row[0])], row[2:]) for row in cur.fetchall()]
+def _shift_rows(tx: Transaction, shifts: Sequence[Shift], table: str | None) -> list[ShiftFigures]:
+    rows = tx.accounting.shift_money([s.buckets() for s in shifts], table)
+    return [_figures(row.table, shifts[row.shift], row.sums) for row in rows]
 
 
 def shift_report(
@@ -639,11 +569,10 @@ def shift_report(
     shifts = list(plan.shifts(start, end))
     if "money_buckets" not in archive.tables_present():
         return []
-    cur = archive.connection.cursor()
     out: list[ShiftFigures] = []
-    for i in range(0, len(shifts), 200):  # a bounded statement however long the range
-        out += _shift_rows(archive, cur, shifts[i : i + 200], table)
-    archive.connection.commit()
+    with archive.repository.transaction() as tx:
+        for i in range(0, len(shifts), 200):  # a bounded statement however long the range
+            out += _shift_rows(tx, shifts[i : i + 200], table)
     return out
 
 
@@ -753,42 +682,26 @@ def ratings(
     (the sessions played since then), or only the open ones."""
     if "seat_sessions" not in archive.tables_present():
         return []
-    where: list[str] = []
-    params: list[Any] = []
-    if table is not None:
-        where.append('"table" = ?')
-        params.append(table)
-    if open_only:
-        where.append("end_at IS NULL")
-    elif since is not None:
-        where.append("(end_at IS NULL OR end_at >= ?)")
-        params.append(since.astimezone(UTC).strftime(_ISO))
-    columns = 'seat_sessions."table", seat, start_at, end_at, last_at, ' + ", ".join(_SESSION_SUMS)
-    sql = f"SELECT {columns} FROM seat_sessions" + (" WHERE " + " AND ".join(where) if where else "")
-    cur = archive.connection.cursor()
-    cur.execute(archive.sql(sql + ' ORDER BY start_at, "table", seat'), params)
+    since_text = None if since is None else since.astimezone(UTC).strftime(_ISO)
     out = []
-    for row in cur.fetchall():
-        t, seat, start, end, last, coups, wagers, wagered, net, commission, collected, theo_h, edge_stake = row
-        wagered = int(wagered)
+    for row in archive.repository.seat_sessions(table, since_text, open_only):
         out.append(
             SessionFigures(
-                table=str(t),
-                seat=int(seat),
-                start=str(start),
-                end=None if end is None else str(end),
-                last=str(last),
-                coups=int(coups),
-                wagers=int(wagers),
-                wagered=wagered,
-                player_net=int(net),
-                commission=int(commission),
-                commission_collected=int(collected),
-                exact_theo_cents=int(theo_h) / 100,
-                edge=0.0 if wagered == 0 else float(edge_stake) / wagered,
+                table=row.table,
+                seat=row.seat,
+                start=row.start_at,
+                end=row.end_at,
+                last=row.last_at,
+                coups=row.coups,
+                wagers=row.wagers,
+                wagered=row.wagered,
+                player_net=row.net,
+                commission=row.commission,
+                commission_collected=row.collected,
+                exact_theo_cents=row.theo_h / 100,
+                edge=0.0 if row.wagered == 0 else row.edge_stake / row.wagered,
                 decisions_per_hour=decisions_per_hour,
-                hours=_hours(str(start), str(last if end is None else end)),
+                hours=_hours(row.start_at, row.last_at if row.end_at is None else row.end_at),
             )
         )
-    archive.connection.commit()
     return out

@@ -30,14 +30,12 @@ from controller.game.notation import WAGER_WORDS
 from controller.game.records import RecordKind, TableRecord, ruleset_from_body
 from controller.game.rules import Ruleset
 from controller.game.wagers import money_text
-from floor.archive import Alert, AlertKind, Archive
+from floor.archive import Alert, AlertKind, Transaction
+from floor.archive.surveil_tables import COUNT_SCHEMA
 from floor.counting import DEFAULT_THRESHOLD, CountState, Detector, Finding
 
 log = logging.getLogger("shoe-floor")
 
-SCHEMA = (
-    'CREATE TABLE IF NOT EXISTS count_heads ("table" TEXT PRIMARY KEY, token TEXT NOT NULL, state TEXT NOT NULL)',
-)
 #: Most coups whose wagers wait for their coup record (a wager record names its coup; normally one is open).
 MAX_PENDING = 4
 #: Rulesets read from shoe start records, kept parsed (a floor has a few games).
@@ -116,25 +114,22 @@ class CountWatch:
     the archive still holds that token; any other collector's step, or a step rolled back, changes or keeps
     the token so that the state is read from the archive instead."""
 
-    schema: tuple[str, ...] = SCHEMA
+    schema: tuple[str, ...] = COUNT_SCHEMA
 
     def __init__(self, threshold: float = DEFAULT_THRESHOLD, leave_after: int = 3) -> None:
         self.detector = Detector(threshold=threshold, leave_after=leave_after)
         self._cache: dict[str, tuple[str | None, WatchState]] = {}
         self._tokens: dict[str, str | None] = {}  # the token each table's state was loaded with
 
-    def load(self, archive: Archive, cur: Any, table: str) -> WatchState:
-        cur.execute(archive.sql('SELECT token FROM count_heads WHERE "table" = ?'), (table,))
-        row = cur.fetchone()
-        token = None if row is None else str(row[0])
+    def load(self, tx: Transaction, table: str) -> WatchState:
+        token = tx.count.token(table)
         self._tokens[table] = token
         cached = self._cache.pop(table, None)
         if cached is not None and cached[0] == token:
             return cached[1]
         if token is None:
             return WatchState()
-        cur.execute(archive.sql('SELECT state FROM count_heads WHERE "table" = ?'), (table,))
-        text = str(cur.fetchone()[0])
+        text = tx.count.state(table)
         try:
             return WatchState.from_json(text)
         except (ValueError, KeyError, TypeError, AttributeError):
@@ -188,19 +183,11 @@ class CountWatch:
             for finding in self.detector.coup(state.count, shoe, coup, r.seq, edges.ev, by_seat):
                 step.found.append((finding, r))
 
-    def store(
-        self, archive: Archive, cur: Any, table: str, site: str | None, state: WatchState, result: Step
-    ) -> list[Alert]:
+    def store(self, tx: Transaction, table: str, site: str | None, state: WatchState, result: Step) -> list[Alert]:
         token = self._tokens.pop(table, None)
         if result.changed:
             token = uuid.uuid4().hex
-            cur.execute(
-                archive.sql(
-                    'INSERT INTO count_heads ("table", token, state) VALUES (?, ?, ?)'
-                    ' ON CONFLICT ("table") DO UPDATE SET token = excluded.token, state = excluded.state'
-                ),
-                (table, token, result.state.to_json()),
-            )
+            tx.count.save(table, token, result.state.to_json())
         self._cache[table] = (token, result.state)
         return [alert(table, site, f, r) for f, r in result.found]
 

@@ -32,21 +32,13 @@ from typing import Any
 from controller.game.notation import WAGER_WORDS
 from controller.game.records import InputKind, RecordKind, TableRecord
 from controller.game.wagers import money_text
-from floor.archive import Alert, AlertKind, Archive
+from floor.archive import Alert, AlertKind, Archive, Transaction
+from floor.archive.money_tables import MONEY_FAULT_COUNTERS, MONEY_WATCH_SCHEMA, MoneyFaults
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftPlan, bucket_of, bucket_time
 from floor.surveillance import poisson_tail
 
 #: The counters of ``money_faults``, per table and bucket.
-COUNTERS = (
-    "past_posts",
-    "pulled_bets",
-    "mispays",
-    "mispay_cents",
-    "foreign_chips",
-    "stolen_chips",
-    "wagers",
-    "coups",
-)
+COUNTERS = MONEY_FAULT_COUNTERS
 #: The faults a shift's rate is alerted on (counted against the wagers locked).
 RATED = ("past_posts", "mispays")
 #: Most spots, and most foreign chips per spot, the watch remembers per table (a reader gone mad stays bounded).
@@ -55,21 +47,6 @@ MAX_CHIPS_PER_SPOT = 64
 
 #: The wagers and the commission box in the pit's words.
 SPOT_WORDS: Mapping[str, str] = {**WAGER_WORDS, "commission": "the commission box"}
-
-SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS money_watch_state ("table" TEXT PRIMARY KEY, state TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS money_faults (
-        "table" TEXT NOT NULL, bucket TEXT NOT NULL, past_posts BIGINT NOT NULL, pulled_bets BIGINT NOT NULL,
-        mispays BIGINT NOT NULL, mispay_cents BIGINT NOT NULL, foreign_chips BIGINT NOT NULL,
-        stolen_chips BIGINT NOT NULL, wagers BIGINT NOT NULL, coups BIGINT NOT NULL, PRIMARY KEY ("table", bucket))""",
-    "CREATE INDEX IF NOT EXISTS money_faults_bucket ON money_faults (bucket)",
-)
-_COLUMNS = ", ".join(COUNTERS)
-_ADD = (
-    f'INSERT INTO money_faults ("table", bucket, {_COLUMNS}) VALUES (?, ?, {", ".join("?" for _ in COUNTERS)})'
-    ' ON CONFLICT ("table", bucket) DO UPDATE SET '
-    + ", ".join(f"{c} = money_faults.{c} + excluded.{c}" for c in COUNTERS)
-)
 
 
 @dataclass(frozen=True)
@@ -272,59 +249,40 @@ def scan_money(state: MoneyState, records: Sequence[TableRecord]) -> MoneyScan:
 class MoneyWatch:
     """The money's surveillance (a :class:`~floor.surveillance.Watch`), with the shift plan its rate alert uses."""
 
-    schema: tuple[str, ...] = SCHEMA
+    schema: tuple[str, ...] = MONEY_WATCH_SCHEMA
 
     def __init__(self, plan: ShiftPlan | None = None, thresholds: MoneyThresholds | None = None) -> None:
         self.plan = plan or ShiftPlan.parse(DEFAULT_SHIFTS, DEFAULT_ZONE)
         self.thresholds = thresholds or MoneyThresholds()
 
-    def load(self, archive: Archive, cur: Any, table: str) -> MoneyState:
-        cur.execute(archive.sql('SELECT state FROM money_watch_state WHERE "table" = ?'), (table,))
-        row = cur.fetchone()
-        return MoneyState() if row is None else MoneyState.from_json(str(row[0]))
+    def load(self, tx: Transaction, table: str) -> MoneyState:
+        text = tx.money.state(table)
+        return MoneyState() if text is None else MoneyState.from_json(text)
 
     def scan(self, state: MoneyState, records: Sequence[TableRecord]) -> MoneyScan:
         return scan_money(state, records)
 
-    def store(
-        self, archive: Archive, cur: Any, table: str, site: str | None, state: MoneyState, result: MoneyScan
-    ) -> list[Alert]:
-        text = state.to_json()
-        cur.execute(
-            archive.sql(
-                'INSERT INTO money_watch_state ("table", state) VALUES (?, ?)'
-                ' ON CONFLICT ("table") DO UPDATE SET state = excluded.state'
-            ),
-            (table, text),
-        )
+    def store(self, tx: Transaction, table: str, site: str | None, state: MoneyState, result: MoneyScan) -> list[Alert]:
+        tx.money.save_state(table, state.to_json())
         shifts: dict[str, Shift] = {}
         rated: set[str] = set()
         for bucket, counts in sorted(result.counts.items()):
-            cur.execute(archive.sql(_ADD), (table, bucket, *(counts[c] for c in COUNTERS)))
+            tx.money.add_faults(table, bucket, MoneyFaults.of(counts))
             shift = self.plan.shift_of(bucket_time(bucket))
             shifts[shift.name] = shift
             if any(counts[c] for c in RATED):
                 rated.add(shift.name)
         alerts = list(result.alerts)
         for name in sorted(rated):
-            alerts += self._rate_alerts(archive, cur, table, site, shifts[name])
+            alerts += self._rate_alerts(tx, table, site, shifts[name])
         return alerts
 
-    def _rate_alerts(self, archive: Archive, cur: Any, table: str, site: str | None, shift: Shift) -> list[Alert]:
+    def _rate_alerts(self, tx: Transaction, table: str, site: str | None, shift: Shift) -> list[Alert]:
         t = self.thresholds
         first, end = shift.buckets()
-        sums = ", ".join(f"sum({c})" for c in COUNTERS)
-        cur.execute(
-            archive.sql(f'SELECT {sums} FROM money_faults WHERE "table" = ? AND bucket >= ? AND bucket < ?'),
-            (table, first, end),
-        )
-        mine = dict(zip(COUNTERS, (int(x or 0) for x in cur.fetchone()), strict=True))
+        mine = tx.money.faults_of(table, first, end).counts()
         base_start = bucket_of(shift.end - timedelta(hours=t.baseline_hours))
-        cur.execute(
-            archive.sql(f'SELECT {sums} FROM money_faults WHERE "table" <> ? AND bucket >= ? AND bucket < ?'),
-            (table, base_start, end),
-        )
-        floor = dict(zip(COUNTERS, (int(x or 0) for x in cur.fetchone()), strict=True))
+        floor = tx.money.floor_faults(table, base_start, end).counts()
         out = []
         for counter in RATED:
             n = mine[counter]
@@ -393,19 +351,10 @@ def fault_rates(
     collector has counted any yet."""
     if "money_faults" not in archive.tables_present():
         return []
-    cur = archive.connection.cursor()
-    sql = f'SELECT "table", bucket, {_COLUMNS} FROM money_faults WHERE bucket >= ? AND bucket < ?'
-    params: list[Any] = [bucket_of(start), bucket_of(end)]
-    if table is not None:
-        sql += ' AND "table" = ?'
-        params.append(table)
-    cur.execute(archive.sql(sql), params)
-    rows = cur.fetchall()
-    archive.connection.commit()
     by: dict[tuple[datetime, str], tuple[Shift, dict[str, int]]] = {}
-    for row in rows:
-        shift = plan.shift_of(bucket_time(str(row[1])))
-        _, sums = by.setdefault((shift.start, str(row[0])), (shift, dict.fromkeys(COUNTERS, 0)))
-        for c, v in zip(COUNTERS, row[2:], strict=True):
-            sums[c] += int(v)
+    for row in archive.repository.money_faults(bucket_of(start), bucket_of(end), table):
+        shift = plan.shift_of(bucket_time(row.bucket))
+        _, sums = by.setdefault((shift.start, row.table), (shift, dict.fromkeys(COUNTERS, 0)))
+        for c, v in row.faults.counts().items():
+            sums[c] += v
     return [FaultRate(t, shift, sums) for (_, t), (shift, sums) in sorted(by.items())]

@@ -45,7 +45,8 @@ from typing import Any, Protocol
 
 from controller.game.bodies import InputBody, ShoeBody
 from controller.game.records import InputKind, RecordKind, TableRecord
-from floor.archive import Alert, AlertKind, Archive, FeedItem
+from floor.archive import Alert, AlertKind, Archive, FeedItem, Transaction
+from floor.archive.surveil_tables import DEALER_ERROR_COUNTERS, DealerErrors, Window
 
 #: Dealt cards per window (the issue's "first 20 dealt cards").
 WINDOW = 20
@@ -60,38 +61,9 @@ ERROR_ALARMS = {
     "unreadable": "unreadable",
     "unreadable_exposed": "unreadable",
 }
-COUNTERS = ("coups", "misdraws", "early_declares", "voids", "unreadable")
+COUNTERS = DEALER_ERROR_COUNTERS
 #: The counters that are dealer errors (``coups`` is what they are counted against).
 ERROR_COUNTERS = COUNTERS[1:]
-
-SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS surveil_heads (
-        "table" TEXT PRIMARY KEY, seq BIGINT NOT NULL, state TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS shoe_windows (
-        hash BIGINT NOT NULL, "table" TEXT NOT NULL, shoe_key BIGINT NOT NULL, shoe BIGINT NOT NULL,
-        "offset" INTEGER NOT NULL, started BIGINT NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS shoe_windows_hash ON shoe_windows (hash)",
-    "CREATE INDEX IF NOT EXISTS shoe_windows_started ON shoe_windows (started)",
-    """CREATE TABLE IF NOT EXISTS dealer_errors (
-        "table" TEXT NOT NULL, hour TEXT NOT NULL, coups BIGINT NOT NULL, misdraws BIGINT NOT NULL,
-        early_declares BIGINT NOT NULL, voids BIGINT NOT NULL, unreadable BIGINT NOT NULL,
-        PRIMARY KEY ("table", hour))""",
-    "CREATE INDEX IF NOT EXISTS dealer_errors_hour ON dealer_errors (hour)",
-)
-_INSERT_WINDOW = 'INSERT INTO shoe_windows (hash, "table", shoe_key, shoe, "offset", started) VALUES (?, ?, ?, ?, ?, ?)'
-_FIND_WINDOW = (
-    'SELECT "table", shoe, shoe_key, "offset", started FROM shoe_windows WHERE hash = ? AND started >= ?'
-    ' AND NOT ("table" = ? AND shoe_key = ?) ORDER BY started, "table", "offset" LIMIT 10'
-)
-_ADD_ERRORS = (
-    'INSERT INTO dealer_errors ("table", hour, coups, misdraws, early_declares, voids, unreadable)'
-    ' VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("table", hour) DO UPDATE SET'
-    " coups = dealer_errors.coups + excluded.coups, misdraws = dealer_errors.misdraws + excluded.misdraws,"
-    " early_declares = dealer_errors.early_declares + excluded.early_declares,"
-    " voids = dealer_errors.voids + excluded.voids, unreadable = dealer_errors.unreadable + excluded.unreadable"
-)
-_ERRORS = " + ".join(ERROR_COUNTERS)  # one hour's dealer errors, in SQL
-_ERRORS_SUM = f"coups, {_ERRORS}"
 
 
 @dataclass(frozen=True)
@@ -262,22 +234,22 @@ def _advantage(r: TableRecord) -> Alert:
 class Watch(Protocol):
     """A further reader of the records surveillance reads once floor-wide (see the module's docstring).
 
-    ``load`` reads the watch's state for a table (in a read transaction the caller commits); ``scan`` works out
-    what a step of records means from that state, without touching the archive (it may update the state it was
-    given); ``store`` writes the result and the new state with ``cur``, inside the step's transaction (never
-    committing it), and returns the alerts to store with the step's own. A step another collector stored first is
-    rolled back whole and read again from the state ``load`` then finds."""
+    ``load`` reads the watch's state for a table through the repository's read step ``tx`` (a
+    :class:`~floor.archive.repository.Transaction`); ``scan`` works out what a step of records means from that state,
+    without touching the archive (it may update the state it was given); ``store`` writes the result and the new
+    state through ``tx``, the step's own transaction (committed by surveillance), and returns the alerts to store
+    with the step's own. A step another collector stored first is rolled back whole and read again from the
+    state ``load`` then finds."""
 
-    #: ``CREATE ... IF NOT EXISTS`` statements (``?`` placeholders, ``{json_type}``-free), run once at start.
+    #: ``CREATE ... IF NOT EXISTS`` statements (``?`` placeholders, ``{json_type}``-free), run once at start: the
+    #: watch's tables (the repository's DDL for the house's watches, floor/archive/).
     schema: tuple[str, ...]
 
-    def load(self, archive: Archive, cur: Any, table: str) -> Any: ...
+    def load(self, tx: Transaction, table: str) -> Any: ...
 
     def scan(self, state: Any, records: Sequence[TableRecord]) -> Any: ...
 
-    def store(
-        self, archive: Archive, cur: Any, table: str, site: str | None, state: Any, result: Any
-    ) -> list[Alert]: ...
+    def store(self, tx: Transaction, table: str, site: str | None, state: Any, result: Any) -> list[Alert]: ...
 
 
 class Surveillance:
@@ -288,12 +260,7 @@ class Surveillance:
         self.thresholds = thresholds or Thresholds()
         self.watches = tuple(watches)
         self._pruned_at = -math.inf
-        cur = archive.connection.cursor()
-        if archive.dialect.name == "postgresql":
-            cur.execute("SELECT pg_advisory_xact_lock(4242002)")
-        for statement in (*SCHEMA, *(x for w in self.watches for x in w.schema)):
-            cur.execute(archive.sql(statement))
-        archive.connection.commit()
+        archive.repository.prepare(x for w in self.watches for x in w.schema)
 
     def process(self, table: str, site: str | None) -> list[FeedItem]:
         """Read ``table``'s records up to its chain head; the alerts this collector stored (to publish)."""
@@ -303,13 +270,12 @@ class Surveillance:
             seq, state = self._state(table)
             if seq >= head:
                 break
-            records = self._records(table, seq, min(head, seq + STEP))
+            records = self.archive.records_between(table, seq, min(head, seq + STEP))
             if not records:
                 break
             result = scan(state, records)
-            cur = self.archive.connection.cursor()
-            watched = [(w, w.load(self.archive, cur, table)) for w in self.watches]
-            self.archive.connection.commit()
+            with self.archive.repository.transaction() as tx:
+                watched = [(w, w.load(tx, table)) for w in self.watches]
             further = [(w, st, w.scan(st, records)) for w, st in watched]
             stored = self._store(table, site, seq, records[-1].seq, state, result, further)
             if stored is not None:
@@ -318,36 +284,12 @@ class Surveillance:
         return items
 
     def _state(self, table: str) -> tuple[int, ShoeState]:
-        conn, cur = self.archive.connection, self.archive.connection.cursor()
-        cur.execute(self.archive.sql('SELECT seq, state FROM surveil_heads WHERE "table" = ?'), (table,))
-        row = cur.fetchone()
-        if row is None:
-            cur.execute(
-                self.archive.sql(
-                    'INSERT INTO surveil_heads ("table", seq, state) VALUES (?, 0, ?) ON CONFLICT DO NOTHING'
-                ),
-                (table, ShoeState().to_json()),
-            )
-            conn.commit()
-            return 0, ShoeState()
-        conn.commit()
-        return int(row[0]), ShoeState.from_json(str(row[1]))
-
-    def _records(self, table: str, after: int, upto: int) -> list[TableRecord]:
-        cur = self.archive.connection.cursor()
-        cur.execute(
-            self.archive.sql(
-                'SELECT "table", seq, kind, at, session, number, cause, body, prev, hash FROM records'
-                ' WHERE "table" = ? AND seq > ? AND seq <= ? ORDER BY seq'
-            ),
-            (table, after, upto),
-        )
-        out = []
-        for row in cur.fetchall():
-            body = json.loads(row[7]) if isinstance(row[7], str | bytes) else row[7]
-            out.append(TableRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], body, row[8], row[9]))
-        self.archive.connection.commit()
-        return out
+        with self.archive.repository.transaction() as tx:
+            head = tx.surveillance.head(table)
+            if head is None:
+                tx.surveillance.start(table, ShoeState().to_json())
+                return 0, ShoeState()
+        return head.seq, ShoeState.from_json(head.state)
 
     def _store(
         self,
@@ -360,53 +302,41 @@ class Surveillance:
         further: Sequence[tuple[Watch, Any, Any]] = (),
     ) -> list[FeedItem] | None:
         """Store one step in one transaction, if no other collector has stored it first (None then)."""
-        a, conn = self.archive, self.archive.connection
-        cur = conn.cursor()
-        try:
-            cur.execute(
-                a.sql('UPDATE surveil_heads SET seq = ?, state = ? WHERE "table" = ? AND seq = ?'),
-                (new_seq, state.to_json(), table, seq),
-            )
-            if cur.rowcount != 1:
-                conn.rollback()
+        with self.archive.repository.transaction() as tx:
+            if not tx.surveillance.move_head(table, seq, new_seq, state.to_json()):
+                tx.abandon()
                 return None
             alerts = [self._with_site(x, site) for x in result.alerts]
             done = 0
             for upto, check in [*result.checks, (len(result.windows), None)]:
                 if upto > done:
-                    rows = [(h, table, k, s, o, t) for h, k, s, o, t in result.windows[done:upto]]
-                    cur.executemany(a.sql(_INSERT_WINDOW), rows)
+                    tx.surveillance.add_windows(table, [Window(*w) for w in result.windows[done:upto]])
                     done = upto
                 if check is not None:
-                    alerts += self._repeated(cur, table, site, check)
+                    alerts += self._repeated(tx, table, site, check)
             for hour, counts in sorted(result.errors.items()):
-                cur.execute(a.sql(_ADD_ERRORS), (table, hour, *(counts[c] for c in COUNTERS)))
-                alert = self._dealer_errors(cur, table, site, hour)
+                tx.surveillance.add_errors(table, hour, DealerErrors.of(counts))
+                alert = self._dealer_errors(tx, table, site, hour)
                 if alert is not None:
                     alerts.append(alert)
             for watch, watch_state, watch_result in further:
-                alerts += [
-                    self._with_site(x, site) for x in watch.store(a, cur, table, site, watch_state, watch_result)
-                ]
-            items = a.insert_alerts(cur, alerts)
-            conn.commit()
-        except BaseException:
-            conn.rollback()
-            raise
-        return items
+                alerts += [self._with_site(x, site) for x in watch.store(tx, table, site, watch_state, watch_result)]
+            return tx.insert_alerts(alerts)
 
     @staticmethod
     def _with_site(alert: Alert, site: str | None) -> Alert:
         return Alert(alert.table, alert.seq, alert.kind, alert.detail, site, alert.record, alert.extra, alert.key)
 
-    def _repeated(self, cur: Any, table: str, site: str | None, check: tuple[int, int, int, int, int]) -> list[Alert]:
+    def _repeated(
+        self, tx: Transaction, table: str, site: str | None, check: tuple[int, int, int, int, int]
+    ) -> list[Alert]:
         h, key, shoe, started, seq = check
         since = started - self.thresholds.repeat_days * 86400
-        cur.execute(self.archive.sql(_FIND_WINDOW), (h, since, table, key))
-        matches = cur.fetchall()
+        matches = tx.surveillance.find_window(h, since, table, key)
         if not matches:
             return []
-        other_table, other_shoe, other_key, offset, _other_started = matches[0]
+        first = matches[0]
+        other_table, other_shoe, other_key, offset = first.table, first.shoe, first.shoe_key, first.offset
         detail = (
             f"shoe {shoe}'s first {WINDOW} dealt cards are cards {offset + 1}-{offset + WINDOW} of table"
             f" {other_table}'s shoe {other_shoe}, in the same order"
@@ -421,7 +351,7 @@ class Surveillance:
             "other_shoe_seq": int(other_key),
             "shoe_seq": key,
             "matches": [
-                {"table": str(t), "shoe": int(s), "offset": int(o), "shoe_seq": int(k)} for t, s, k, o, _ in matches
+                {"table": m.table, "shoe": m.shoe, "offset": m.offset, "shoe_seq": m.shoe_key} for m in matches
             ],
         }
         return [
@@ -431,52 +361,27 @@ class Surveillance:
                 AlertKind.REPEATED_SHOE,
                 detail,
                 site,
-                self._record(cur, table, seq),
+                tx.record(table, seq),
                 extra,
                 key=f"{AlertKind.REPEATED_SHOE}:{table}:{key}",
             )
         ]
 
-    def _record(self, cur: Any, table: str, seq: int) -> dict[str, Any] | None:
-        cur.execute(
-            self.archive.sql(
-                'SELECT "table", seq, kind, at, session, number, cause, body, prev, hash FROM records'
-                ' WHERE "table" = ? AND seq = ?'
-            ),
-            (table, seq),
-        )
-        row = cur.fetchone()
-        if row is None:
-            return None
-        body = json.loads(row[7]) if isinstance(row[7], str | bytes) else row[7]
-        return TableRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], body, row[8], row[9]).to_dict()
-
-    def _dealer_errors(self, cur: Any, table: str, site: str | None, hour: str) -> Alert | None:
+    def _dealer_errors(self, tx: Transaction, table: str, site: str | None, hour: str) -> Alert | None:
         t = self.thresholds
-        sql = self.archive.sql
-        cur.execute(sql(f'SELECT {_ERRORS_SUM} FROM dealer_errors WHERE "table" = ? AND hour = ?'), (table, hour))
-        coups, errors = (int(x or 0) for x in cur.fetchone())
+        mine = tx.surveillance.errors_of(table, hour)
+        coups, errors = mine.coups, mine.errors
         if errors < t.errors_min:
             return None
         start = _hour_back(hour, t.baseline_hours - 1)
-        cur.execute(
-            sql(f'SELECT sum(coups), sum({_ERRORS}) FROM dealer_errors WHERE hour >= ? AND hour <= ? AND "table" <> ?'),
-            (start, hour, table),
-        )
-        floor_coups, floor_errors = (int(x or 0) for x in cur.fetchone())
+        others = tx.surveillance.floor_errors(start, hour, but=table)
+        floor_coups, floor_errors = others.coups, others.errors
         rate = (floor_errors + t.prior_rate * t.prior_coups) / (floor_coups + t.prior_coups)
         expected = max(coups, 1) * rate
         p = poisson_tail(errors, expected)
         if p >= t.errors_p:
             return None
-        cur.execute(
-            sql(
-                "SELECT coups, misdraws, early_declares, voids, unreadable FROM dealer_errors"
-                ' WHERE "table" = ? AND hour = ?'
-            ),
-            (table, hour),
-        )
-        counts = dict(zip(COUNTERS, (int(x) for x in cur.fetchone()), strict=True))
+        counts = mine.counts()
         detail = (
             f"{errors} dealer errors in {coups} coups in hour {hour}:00Z ({counts['misdraws']} misdraws,"
             f" {counts['early_declares']} early declares, {counts['voids']} voids, {counts['unreadable']} unreadable);"
@@ -502,11 +407,7 @@ class Surveillance:
 
     def prune(self, before: int) -> int:
         """Drop the windows of shoes started before ``before`` (epoch seconds); how many rows went."""
-        cur = self.archive.connection.cursor()
-        cur.execute(self.archive.sql("DELETE FROM shoe_windows WHERE started < ?"), (before,))
-        gone = int(cur.rowcount)
-        self.archive.connection.commit()
-        return gone
+        return self.archive.repository.prune_windows(before)
 
 
 def _hour_back(hour: str, hours: int) -> str:
@@ -519,13 +420,4 @@ def _hour_back(hour: str, hours: int) -> str:
 
 def stats_of(archive: Archive, table: str | None = None) -> list[dict[str, Any]]:
     """The dealer-error counts per table and hour, oldest first (for ``shoe-floor alerts``' neighbours)."""
-    cur = archive.connection.cursor()
-    sql = 'SELECT "table", hour, coups, misdraws, early_declares, voids, unreadable FROM dealer_errors'
-    params: tuple[Any, ...] = ()
-    if table is not None:
-        sql += ' WHERE "table" = ?'
-        params = (table,)
-    cur.execute(archive.sql(sql + ' ORDER BY hour, "table"'), params)
-    out = [dict(zip(("table", "hour", *COUNTERS), row, strict=True)) for row in cur.fetchall()]
-    archive.connection.commit()
-    return out
+    return [{"table": h.table, "hour": h.hour, **h.counts.counts()} for h in archive.repository.dealer_errors(table)]

@@ -7,6 +7,7 @@ two neutral packages import nothing of ours."""
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -111,6 +112,55 @@ def late():
 """
     assert floor_problems(imports_of(source)) == ["controller.board.scoreboard", "controller.journal", "serial"]
     assert len(FLOOR_SERVER) >= 6
+
+
+#: The floor's modules that are not the archive: they read and write it through its API and its repository.
+FLOOR_OUTSIDE_ARCHIVE = [p for p in FLOOR_SERVER if "archive" not in p.relative_to(ROOT / "floor").parts[:-1]]
+_SQL = re.compile(r"\b(SELECT|INSERT\s+INTO|DELETE\s+FROM|CREATE\s+(TABLE|INDEX|UNIQUE))\b|\bUPDATE\s+\w+\s+SET\b")
+
+
+def data_access_problems(source: str, filename: str = "<source>") -> list[str]:
+    """What a floor module outside floor/archive/ may not do: hold SQL, reach for a connection or a cursor, or
+    import a database driver."""
+    bad = [f"imports {n}" for n in imports_of(source, filename) if _root(n) in ("sqlite3", "psycopg")]
+    for node in ast.walk(ast.parse(source, filename=filename)):
+        if isinstance(node, ast.Attribute) and node.attr in ("connection", "cursor", "_conn"):
+            bad.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _SQL.search(node.value):
+            bad.append(f"line {node.lineno}: SQL {node.value.strip()[:40]!r}")
+    return bad
+
+
+@pytest.mark.parametrize("path", FLOOR_OUTSIDE_ARCHIVE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_floor_reaches_the_archive_only_through_its_api(path: Path) -> None:
+    """Surveillance, the watches, the accounting, the pit, the collector and the commands hold no SQL of their
+    own: the archive's statements are in floor/archive/ (its repository for the watches' tables)."""
+    assert data_access_problems(path.read_text(), str(path)) == [], f"{path.relative_to(ROOT)} reaches into the archive"
+
+
+def test_the_archive_facade_holds_no_sql() -> None:
+    """``Archive`` (floor/archive/archive.py) hands each call to the part whose job it is, as the journal does."""
+    source = (ROOT / "floor" / "archive" / "archive.py").read_text()
+    assert [p for p in data_access_problems(source) if "SQL" in p] == []
+
+
+def test_the_data_access_rule_catches_sql_and_the_connection() -> None:
+    source = """
+import sqlite3
+def load(archive, table):
+    cur = archive.connection.cursor()
+    cur.execute('SELECT state FROM money_heads WHERE "table" = ?', (table,))
+    cur.execute("UPDATE surveil_heads SET seq = ?")
+    return "select a record, update the head"
+"""
+    assert sorted(data_access_problems(source)) == [
+        "imports sqlite3",
+        "line 4: .connection",
+        "line 4: .cursor",
+        "line 5: SQL 'SELECT state FROM money_heads WHERE \"tab'",
+        "line 6: SQL 'UPDATE surveil_heads SET seq = ?'",
+    ]
+    assert len(FLOOR_OUTSIDE_ARCHIVE) >= 10
 
 
 @pytest.mark.parametrize("path", NEUTRAL, ids=lambda p: str(p.relative_to(ROOT)))

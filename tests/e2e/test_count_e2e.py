@@ -62,8 +62,8 @@ def test_the_table_s_own_journal_is_read_whole_and_its_players_are_not_accused(
     with Archive(f"sqlite:///{tmp_path}/archive.db") as archive:
         items = archive_in_steps(archive, Surveillance(archive, watches=[CountWatch()]), records, 25)
         assert [i for i in items if i.kind == AlertKind.BETTING_WITH_THE_COUNT] == []
-        stored = CountWatch().load(archive, archive.connection.cursor(), "T1")
-        archive.connection.commit()
+        with archive.repository.transaction() as tx:
+            stored = CountWatch().load(tx, "T1")
     assert stored.refused == 0
     coups_of = Counter(
         (w.body["seat"]) for w in {(w.body["shoe"], w.body["coup"], w.body["seat"]): w for w in wagers}.values()

@@ -141,9 +141,8 @@ def test_a_seat_counting_dragon_7_is_one_alert_with_its_evidence(archive_url: st
         assert item.record == record.to_dict() and record.kind == "coup" and record.body["coup"] == x["coup"]
         assert "seat 5 bets Dragon 7 with the count" in item.detail and "$50.00" in item.detail
         assert archive.feed()[0].kind == AlertKind.BETTING_WITH_THE_COUNT
-        cur = archive.connection.cursor()
-        state = CountWatch().load(archive, cur, "T1")
-        archive.connection.commit()
+        with archive.repository.transaction() as tx:
+            state = CountWatch().load(tx, "T1")
         assert state.refused == 0 and set(state.count.sessions) == {1, 2, 5}
         assert state.count.sessions[5].streams["dragon_7"].alerted
 
@@ -166,9 +165,8 @@ def test_two_collectors_racing_store_the_alert_once(archive_url: str) -> None:
         counted = [i for i in found if i.kind == AlertKind.BETTING_WITH_THE_COUNT]
         assert len(counted) == 1 and counted[0].extra["seat"] == 5
         assert [i.kind for i in a.feed()].count(AlertKind.BETTING_WITH_THE_COUNT) == 1
-        cur = a.connection.cursor()
-        state = CountWatch().load(a, cur, "T1")
-        a.connection.commit()
+        with a.repository.transaction() as tx:
+            state = CountWatch().load(tx, "T1")
         played = state.count.sessions[1].streams["banker"].played
         coups = sum(1 for r in chain.records if r.kind == "coup")
         assert played == coups  # every coup read once floor-wide
@@ -183,9 +181,8 @@ def test_a_bad_wager_record_is_counted_and_the_rest_still_read(archive_url: str)
     with Archive(archive_url) as archive:
         s = Surveillance(archive, watches=[CountWatch()])
         assert archive_in_steps(archive, s, chain.records) == []
-        cur = archive.connection.cursor()
-        state = CountWatch().load(archive, cur, "T3")
-        archive.connection.commit()
+        with archive.repository.transaction() as tx:
+            state = CountWatch().load(tx, "T3")
         assert state.refused == 3 and state.pending == {}
 
 
@@ -218,10 +215,9 @@ def test_a_collector_reads_its_own_last_state_from_memory_and_another_s_from_the
         items = sa.process("T1", "s1")  # a's cached state is stale: it must read b's
         assert wa._cache["T1"][1] is not cached
         whole = CountWatch().scan(WatchState(), chain.records).state
-        cur = a.connection.cursor()
-        stored = CountWatch().load(a, cur, "T1")
+        with a.repository.transaction() as tx:
+            stored = CountWatch().load(tx, "T1")
         assert json.loads(stored.to_json()) == json.loads(whole.to_json())  # (the archive sorts a body's keys)
-        a.connection.commit()
         counted = [i for i in items if i.kind == AlertKind.BETTING_WITH_THE_COUNT]
         assert len([i for i in a.feed() if i.kind == AlertKind.BETTING_WITH_THE_COUNT]) == 1
         assert counted or any(i.kind == AlertKind.BETTING_WITH_THE_COUNT for i in a.feed())
@@ -264,9 +260,8 @@ def test_the_collector_s_count_threshold_is_obeyed(
 
     def state() -> WatchState:
         with Archive(archive_url) as archive:
-            cur = archive.connection.cursor()
-            found = CountWatch().load(archive, cur, "T1")
-            archive.connection.commit()
+            with archive.repository.transaction() as tx:
+                found = CountWatch().load(tx, "T1")
             return found
 
     until(
@@ -290,7 +285,7 @@ def test_an_unreadable_stored_state_starts_again_and_does_not_stop_surveillance(
         cur.execute(archive.sql("UPDATE count_heads SET state = ?, token = ?"), ('{"shoe": [', "x"))
         archive.connection.commit()
         archive_in_steps(archive, Surveillance(archive, watches=[CountWatch()]), chain.records[half:])
-        state = CountWatch().load(archive, archive.connection.cursor(), "T1")
-        archive.connection.commit()
+        with archive.repository.transaction() as tx:
+            state = CountWatch().load(tx, "T1")
         assert state.refused == 1 and state.pending  # it read on ...
         assert state.tracker.shoe is None and not state.count.sessions  # ... and prices nothing until a new shoe

@@ -158,8 +158,8 @@ def test_an_archive_failing_mid_run_is_one_line_and_exit_1(
         table.publish(journal_records[:10])
         table.wait_ack("T1", 10)
         with Archive(url) as a:  # someone drops the archive's table under the collector
-            a._conn.cursor().execute("DROP TABLE records")
-            a._conn.commit()
+            a.connection.cursor().execute("DROP TABLE records")
+            a.connection.commit()
         table.publish(journal_records[10:20])
         assert proc.wait(20) == 1
     finally:

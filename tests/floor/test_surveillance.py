@@ -14,7 +14,7 @@ import pytest
 
 from controller.game.cards import DECK
 from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash
-from floor.archive import AlertKind, Archive
+from floor.archive import AlertKind, Archive, Transaction
 from floor.cli import main as shoe_floor
 from floor.surveillance import Surveillance, Thresholds, poisson_tail, stats_of, window_hash
 from tests.floor.feeding import archive_in_steps, race_two_collectors
@@ -398,20 +398,20 @@ class _CountingWatch:
         'CREATE TABLE IF NOT EXISTS test_watch_counts ("table" TEXT PRIMARY KEY, n BIGINT NOT NULL)',
     )
 
-    def load(self, archive: Archive, cur: Any, table: str) -> int:
-        cur.execute(archive.sql('SELECT n FROM test_watch_counts WHERE "table" = ?'), (table,))
-        row = cur.fetchone()
+    def load(self, tx: Transaction, table: str) -> int:
+        tx.cursor.execute(tx.sql('SELECT n FROM test_watch_counts WHERE "table" = ?'), (table,))
+        row = tx.cursor.fetchone()
         return 0 if row is None else int(row[0])
 
     def scan(self, state: int, records: Any) -> list[TableRecord]:
         return [r for r in records if r.kind == "input"]
 
-    def store(self, archive: Archive, cur: Any, table: str, site: str | None, state: int, result: Any) -> list[Any]:
+    def store(self, tx: Transaction, table: str, site: str | None, state: int, result: Any) -> list[Any]:
         from floor.archive import Alert
 
         n = state + len(result)
-        cur.execute(
-            archive.sql(
+        tx.cursor.execute(
+            tx.sql(
                 'INSERT INTO test_watch_counts ("table", n) VALUES (?, ?) ON CONFLICT ("table") DO UPDATE SET n = ?'
             ),
             (table, n, n),

@@ -21,6 +21,7 @@ import pytest
 import floor.collector as collector_module
 from controller.game.records import TableRecord, canonical_json, record_hash
 from floor.archive import Alert, AlertKind, Archive
+from floor.archive.schema import columns
 from floor_protocol.signing import KeyStatement, generate_key, key_id, parse_public_key, record_message, sign
 from tests.console import run_script
 from tests.floor.conftest import ROOT, AlertWatch, InProcess, Keys, Table, serve_process, shoe_floor, signed
@@ -464,4 +465,4 @@ def test_an_archive_of_an_older_version_gains_an_id_keys_and_signature_columns(t
         a.alert([Alert("T1", None, AlertKind.GAP, "just to write")])
     with Archive(url, create=False) as a:
         assert a.archive_id == first
-        assert {"sig", "key_id"} <= a._columns(a.connection.cursor(), "records")
+        assert {"sig", "key_id"} <= columns(a.connection.cursor(), "records")
