@@ -166,16 +166,12 @@ class MoneySums:
     @classmethod
     def of(cls, sums: Mapping[str, float]) -> Self:
         """From sums by column name (as a scan adds them up): integers but ``variance``; one not named is 0."""
-        return cls(
-            handle=int(sums.get("handle", 0)),
-            win=int(sums.get("win", 0)),
-            collected=int(sums.get("collected", 0)),
-            uncollected=int(sums.get("uncollected", 0)),
-            theo_h=int(sums.get("theo_h", 0)),
-            variance=float(sums.get("variance", 0.0)),
-            coups=int(sums.get("coups", 0)),
-            wagers=int(sums.get("wagers", 0)),
-        )
+        named: dict[str, Any] = {
+            f.name: float(sums[f.name]) if f.name == "variance" else int(sums[f.name])
+            for f in fields(cls)
+            if f.name in sums
+        }
+        return cls(**named)
 
 
 _BUCKET_COLUMNS = tuple(f.name for f in fields(MoneySums))
