@@ -50,7 +50,7 @@ from floor.accounting import (
     ratings,
     shift_report,
 )
-from floor.archive import Archive, ArchiveError, ArchiveLost
+from floor.archive import SQLITE, Archive, ArchiveError, ArchiveLost, parse_url
 from floor.collector import Collector, Settings, Stats
 from floor.counting import DEFAULT_THRESHOLD
 from floor.money_watch import fault_rates
@@ -488,11 +488,17 @@ def enroll(args: argparse.Namespace) -> int:
             raise UsageError(f"shoe-floor enroll: --statement {args.statement}: {exc.strerror}") from None
         except SigningError as exc:
             raise UsageError(f"shoe-floor enroll: --statement {args.statement}: {exc}") from None
-    with Archive(args.archive, create=False) as archive:
+    # Enrolling the first table's key is the set-up's first use of a new archive (docs/floor.md, Running it:
+    # keygen, enroll, serve): it makes the archive, as serve would, and says so. A revoke needs one already.
+    dialect, target = parse_url(args.archive)
+    new = dialect is SQLITE and not args.revoke and not os.path.exists(target)
+    with Archive(args.archive, create=not args.revoke) as archive:
         if args.revoke:
             item = archive.revoke(args.table)
         else:
             item = archive.enroll(args.table, args.public_key, statement=statement, replace=args.replace)
+    if new:
+        print(f"shoe-floor enroll: made a new archive, {target}", file=sys.stderr)
     print(item.line())
     return 0
 
