@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from controller.game.records import GENESIS_HASH, RecordKind, TableRecord, canonical_json, record_hash, shape_coup
 from floor_protocol.admission import MAX_DEPTH, AdmissionError, check_value
@@ -386,10 +386,33 @@ def _wal(conn: sqlite3.Connection, attempts: int = 100) -> None:
             time.sleep(0.1)
 
 
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A SQLite archive opened for reading only (the read commands: ``history``, ``verify`` ...). A read-only copy
+    (mode 0444 in a folder its reader may not write, what surveillance is handed) is read in ``immutable`` mode,
+    SQLite being unable to make the WAL's shared-memory file there; with WAL frames waiting beside such a copy,
+    ArchiveError says how to hand it over instead (the frames would be missed)."""
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if not str(getattr(exc, "sqlite_errorname", "")).startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")):
+            raise
+        wal = Path(f"{path}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise ArchiveError(
+                f"archive {path}: a read-only copy with WAL frames waiting ({wal.name}) and no {path.name}-shm:"
+                f" hand it over with its -shm file too, or as one file (sqlite3 {path.name} '.backup COPY')"
+            ) from None
+    return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level="DEFERRED", check_same_thread=False)
+
+
 class Archive:
     """One connection to the archive, used by one thread at a time (the collector's loop)."""
 
-    def __init__(self, url: str, *, create: bool = True) -> None:
+    def __init__(self, url: str, *, create: bool = True, read_only: bool = False) -> None:
         self.dialect, target = parse_url(url)
         self.url = url
         self._staging = False  # the staging table exists on this connection
@@ -404,11 +427,14 @@ class Archive:
             if create and not path.parent.is_dir():
                 raise ArchiveError(f"archive {path}: directory {path.parent} does not exist")
             try:
-                conn = sqlite3.connect(path, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
-                _wal(conn)
-                # FULL: the WAL is synced at every commit, so what the collector acks after a commit survives a
-                # power cut (NORMAL syncs only at checkpoints: the last commits can be lost, their acks not).
-                conn.execute("PRAGMA synchronous=FULL")
+                if read_only:
+                    conn = _read_only(path)
+                else:
+                    conn = sqlite3.connect(path, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
+                    _wal(conn)
+                    # FULL: the WAL is synced at every commit, so what the collector acks after a commit survives
+                    # a power cut (NORMAL syncs only at checkpoints: the last commits can be lost, their acks not).
+                    conn.execute("PRAGMA synchronous=FULL")
                 st = os.stat(path)
             except (sqlite3.Error, OSError) as exc:
                 raise ArchiveError(f"archive {path}: {exc}") from None

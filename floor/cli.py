@@ -400,6 +400,18 @@ def _floor_key(args: argparse.Namespace) -> Ed25519PrivateKey:
         raise UsageError(f"shoe-floor serve: --key {exc}") from None
 
 
+def _not_a_table_key(path: str, key: Ed25519PrivateKey, archive: Archive) -> None:
+    """Refuse a table's signing key (one the archive has enrolled, now or before) as the floor's: its acks would
+    be signed by a key a table holds, and every table believes only the floor's (one line, exit 2)."""
+    public = format_public_key(key)
+    tables = sorted({k.table for k in archive.table_keys() if k.public_key == public})
+    if tables:
+        raise UsageError(
+            f"shoe-floor serve: --key {path} is table {', '.join(tables)}'s signing key (enrolled in the archive),"
+            " not the floor's: make the floor's with shoe-floor keygen --out FILE"
+        )
+
+
 def serve(args: argparse.Namespace) -> int:
     password = _broker_password(args)
     pit_username, pit_password = _pit_credentials(args)
@@ -426,6 +438,7 @@ def serve(args: argparse.Namespace) -> int:
     )
     on_stats, metrics = _metrics()
     with Archive(args.archive) as archive:
+        _not_a_table_key(args.key, key, archive)
         log.info(
             "archive %s, id %s; acks signed by floor key %s", _where(args.archive), archive.archive_id, key_id(key)
         )
@@ -504,7 +517,7 @@ def enroll(args: argparse.Namespace) -> int:
 
 
 def keys(args: argparse.Namespace) -> int:
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         found = archive.table_keys(args.table)
     if not found:
         print("no keys enrolled", file=sys.stderr)
@@ -551,7 +564,7 @@ def history(args: argparse.Namespace) -> int:
             zone = ZoneInfo(args.zone)
         except (ZoneInfoNotFoundError, ValueError):
             raise UsageError(f"shoe-floor history: unknown time zone {args.zone!r:.40} (an IANA name)") from None
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         coups = archive.coups(args.table, args.last)
     if args.json:
         for c in coups:
@@ -576,7 +589,7 @@ def coup_result(c: dict[str, Any]) -> str:
 
 
 def alerts(args: argparse.Namespace) -> int:
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         items = archive.feed(args.last, args.table)
     if args.json:
         for item in items:
@@ -592,7 +605,7 @@ def alerts(args: argparse.Namespace) -> int:
 def errors(args: argparse.Namespace) -> int:
     """The dealer-error counts surveillance keeps (misdraws, early declares, voids, unreadable cards), per
     table and UTC hour, with the rate per 100 coups: what a ``dealer_errors`` alert was judged on."""
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         if "dealer_errors" not in archive.tables_present():
             print("no dealer-error counts in this archive yet (shoe-floor serve keeps them)", file=sys.stderr)
             return 0
@@ -623,7 +636,7 @@ def faults(args: argparse.Namespace) -> int:
     """The money's faults surveillance counts per table and quarter hour, added up per shift, with their rates
     per 100 coups and per 1,000 wagers: what a ``money_faults`` alert was judged on."""
     plan, start, end = _shift_range(args)
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         rows = fault_rates(archive, plan, start, end, args.table)
     if args.json:
         return _json_lines(row.to_dict() for row in rows)
@@ -644,7 +657,7 @@ def faults(args: argparse.Namespace) -> int:
 def verify(args: argparse.Namespace) -> int:
     """Every stored record: its hash chain and its signature (by a key enrolled for its table). One line per
     problem, one per table, and a summary; exit 0 only when all is well."""
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         archive_id = archive.archive_id
         reports = archive.verify(args.table)
     reports = [r for r in reports if r.records or args.table is None]
@@ -674,7 +687,7 @@ def report(args: argparse.Namespace) -> int:
     """Each table's money per shift (floor/accounting.py), then the floor's per shift (``"total": true``,
     ``"table": null``)."""
     plan, start, end = _shift_range(args)
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         figures = shift_report(archive, plan, start, end, args.table)
     lines = [*figures, *floor_totals(figures)]
     if args.json:
@@ -705,7 +718,7 @@ def _report_line(f: ShiftFigures) -> str:
 def rate(args: argparse.Namespace) -> int:
     """Seat sessions (ratings), oldest first."""
     since = None if args.since is None else _time(args, "--since", args.since)
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         sessions = ratings(archive, args.table, since, args.open, args.decisions_per_hour)
     if args.json:
         return _json_lines(x.to_dict() for x in sessions)

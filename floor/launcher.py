@@ -6,15 +6,16 @@ before it runs :func:`floor.cli.main`."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 from commandline.extras import run_needing
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     def run() -> int:
         from floor.cli import main as shoe_floor
 
-        return shoe_floor()
+        return shoe_floor(argv)
 
     return run_needing("shoe-floor", "floor", run)
 

@@ -4,6 +4,9 @@ Prints ``FILE: ok`` and a short summary (table, shoe port and dialect, journal, 
 a bad file prints one line naming the file and the key (``FILE: table.decks: must be 1-8, got 9``) on
 stderr and exits 2. When ``[spots]`` names a chip registry (``chips``), that file is checked too
 (:mod:`controller.chipfile`; ``CHIPS: range 3: value: ...``), and the summary says how many ranges it has.
+A floor link turned on needs the table's signing key (``floor.key_file``, a key file) and the floor's public key
+(``floor.floor_public_key``), as ``shoe-controller link`` does at its start; a key file this user may not read
+(the link's own user's, docs/install.md) is left to the link.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import argparse
 
 from controller.chipfile import ChipFileError, load_chips
 from controller.commands import Subparsers, UsageError
-from controller.config import DEFAULT_PATH, ConfigError, load_config
+from controller.config import DEFAULT_PATH, ConfigError, FloorSection, load_config
 
 
 def register(sub: Subparsers) -> None:
@@ -39,9 +42,35 @@ def run(args: argparse.Namespace) -> int:
             registry = load_chips(chips)
         except ChipFileError as error:
             raise UsageError(str(error)) from None
+    problem = _floor_problem(settings.floor)
+    if problem is not None:
+        raise UsageError(f"{args.path}: {problem}")
     print(f"{args.path}: ok")
     for line in settings.summary():
         print(f"  {line}")
     if registry is not None:
         print(f"  chips:      {chips}: {len(registry)} ranges")
     return 0
+
+
+def _floor_problem(floor: FloorSection) -> str | None:
+    """What keeps the floor link from starting with these settings (its own words), or None."""
+    if not floor.enabled:
+        return None
+    from controller.floor_link import FloorKeyError, floor_public_key, signing_key
+
+    try:
+        if floor.key_file is not None:
+            try:
+                with open(floor.key_file, "rb"):
+                    pass
+            except PermissionError:  # the link's user's key, in its 0700 folder: the link checks it
+                floor_public_key(floor)
+                return None
+            except OSError:
+                pass  # signing_key names the problem
+        signing_key(floor)
+        floor_public_key(floor)
+    except FloorKeyError as exc:
+        return str(exc)
+    return None

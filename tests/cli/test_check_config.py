@@ -77,3 +77,34 @@ def test_the_default_path_is_the_daemons() -> None:
     result = check()  # no FILE: the daemon's default path (absent on a development machine)
     assert (result.stdout + result.stderr).startswith(f"{DEFAULT_PATH}: ")
     assert result.returncode == (0 if DEFAULT_PATH.exists() else 2)
+
+
+FLOOR = '[floor]\nenabled = true\nbroker = "mqtt://127.0.0.1:1883"\n'
+
+
+def test_a_floor_link_without_its_keys_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """The link will not start without the table's signing key or the floor's public key: check-config says so
+    (it said ok, and the summary's "no signing key: the link will not start" was the only sign)."""
+    from tests.keys import key_file
+
+    table, floor = key_file(tmp_path, "table"), key_file(tmp_path, "floor")
+    tls = tmp_path / "tls.key"
+    tls.write_text("-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n")
+    cases = [
+        (FLOOR, "floor.key_file: not set: the floor archives only signed records"),
+        (FLOOR + f'key_file = "{table.path}"\n', "floor.floor_public_key: not set"),
+        (FLOOR + f'floor_public_key = "{floor.public}"\n', "floor.key_file: not set"),
+        (FLOOR + f'key_file = "{tmp_path}/none.key"\nfloor_public_key = "{floor.public}"\n', "floor.key_file: "),
+        (FLOOR + f'key_file = "{tls}"\nfloor_public_key = "{floor.public}"\n', "move this one to floor.cert_key_file"),
+    ]
+    path = tmp_path / "config.toml"
+    for text, expected in cases:
+        path.write_text(text, encoding="utf-8")
+        result = check(str(path))
+        assert result.returncode == 2, (text, result.stdout)
+        assert result.stdout == "" and len(result.stderr.splitlines()) == 1, result.stderr
+        assert result.stderr.startswith(f"{path}: ") and expected in result.stderr, result.stderr
+    path.write_text(FLOOR + f'key_file = "{table.path}"\nfloor_public_key = "{floor.public}"\n', encoding="utf-8")
+    result = check(str(path))
+    assert result.returncode == 0, result.stderr
+    assert f"records signed with {table.path}" in result.stdout

@@ -146,6 +146,25 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str, keys: Keys
     assert "Traceback" not in result.stderr
 
 
+def test_serve_refuses_a_tables_key_as_the_floors_in_one_line(keys: Keys, tmp_path: Path) -> None:
+    """A table's signing key given as ``--key``: its acks would be signed by a key a table holds. Refused before
+    anything starts, naming the table whose key it is, whether current or retired (it was accepted)."""
+    url = f"sqlite://{tmp_path}/archive.db"
+    keys.enroll(url, "T1", "T2")
+    with Archive(url) as a:
+        a.enroll("T2", keys.table("T2b").public, replace=True)  # T2's first key retired, still a table's
+    for table, key in (("T1", keys.table("T1")), ("T2", keys.table("T2"))):
+        result = run_script(
+            ["shoe-floor", "serve", "--broker", "mqtt://127.0.0.1:1", "--archive", url, "--key", str(key.path),
+             "--bind", "127.0.0.1:0"], timeout=30,
+        )  # fmt: skip
+        assert result.returncode == 2, result
+        assert result.stderr == (
+            f"shoe-floor serve: --key {key.path} is table {table}'s signing key (enrolled in the archive), not the"
+            " floor's: make the floor's with shoe-floor keygen --out FILE\n"
+        )
+
+
 def test_an_archive_failing_mid_run_is_one_line_and_exit_1(
     journal_records: list[TableRecord], broker: Mosquitto, table: Table, keys: Keys, tmp_path: Path
 ) -> None:
