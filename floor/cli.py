@@ -356,10 +356,20 @@ def _start_pit(
     username: str | None,
     password: str | None,
     metrics: Callable[[], bytes] | None,
+    *,
+    say_broker: bool = True,
 ) -> Pit:
     pit = Pit(args.archive, plan=_plan(args))
     try:
-        pit.start(args.bind, args.broker, metrics=metrics, ca_file=args.ca_file, username=username, password=password)
+        pit.start(
+            args.bind,
+            args.broker,
+            metrics=metrics,
+            ca_file=args.ca_file,
+            username=username,
+            password=password,
+            say_broker=say_broker,
+        )
     except OSError as exc:
         pit.close()
         host, port = args.bind
@@ -443,7 +453,7 @@ def serve(args: argparse.Namespace) -> int:
             "archive %s, id %s; acks signed by floor key %s", _where(args.archive), archive.archive_id, key_id(key)
         )
         collector = Collector(settings, on_stats=on_stats)
-        pit = _start_pit(args, pit_username, pit_password, metrics)
+        pit = _start_pit(args, pit_username, pit_password, metrics, say_broker=False)  # the collector says it
 
         def stop(signum: int, frame: FrameType | None) -> None:
             collector.stop()
