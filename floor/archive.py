@@ -392,6 +392,10 @@ def _read_only(path: Path) -> sqlite3.Connection:
     SQLite being unable to make the WAL's shared-memory file there; with WAL frames waiting beside such a copy,
     ArchiveError says how to hand it over instead (the frames would be missed)."""
     uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    wal = Path(f"{path}-wal")
+    waiting = wal.exists() and wal.stat().st_size > 0
+    if not waiting and path.stat().st_mode & 0o222 == 0:  # a copy nobody writes: nothing made beside it, even as root
+        return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level="DEFERRED", check_same_thread=False)
     conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -400,8 +404,7 @@ def _read_only(path: Path) -> sqlite3.Connection:
         conn.close()
         if not str(getattr(exc, "sqlite_errorname", "")).startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")):
             raise
-        wal = Path(f"{path}-wal")
-        if wal.exists() and wal.stat().st_size > 0:
+        if waiting:
             raise ArchiveError(
                 f"archive {path}: a read-only copy with WAL frames waiting ({wal.name}) and no {path.name}-shm:"
                 f" hand it over with its -shm file too, or as one file (sqlite3 {path.name} '.backup COPY')"

@@ -5,13 +5,16 @@ a bad file prints one line naming the file and the key (``FILE: table.decks: mus
 stderr and exits 2. When ``[spots]`` names a chip registry (``chips``), that file is checked too
 (:mod:`controller.chipfile`; ``CHIPS: range 3: value: ...``), and the summary says how many ranges it has.
 A floor link turned on needs the table's signing key (``floor.key_file``, a key file) and the floor's public key
-(``floor.floor_public_key``), as ``shoe-controller link`` does at its start; a key file this user may not read
+(``floor.floor_public_key``), as ``shoe-controller link`` does at its start, and each file it names
+(``password_file``, ``ca_file``, ``cert_file``, ``cert_key_file``) must be there; a file this user may not read
 (the link's own user's, docs/install.md) is left to the link.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 
 from controller.chipfile import ChipFileError, load_chips
 from controller.commands import Subparsers, UsageError
@@ -73,4 +76,15 @@ def _floor_problem(floor: FloorSection) -> str | None:
         floor_public_key(floor)
     except FloorKeyError as exc:
         return str(exc)
+    for key in ("password_file", "ca_file", "cert_file", "cert_key_file"):
+        path = getattr(floor, key)
+        if path is None:
+            continue
+        try:
+            if stat.S_ISDIR(os.stat(path).st_mode):
+                return f"floor.{key}: {path} is a directory, not a file"
+        except (FileNotFoundError, NotADirectoryError):
+            return f"floor.{key}: {path} does not exist (the link will not start without it)"
+        except OSError:  # the link's own user's folder: the link reads it
+            continue
     return None

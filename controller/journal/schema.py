@@ -121,6 +121,8 @@ def connect(path: str, *, create: bool, read_only: bool, durable: bool) -> Store
                 f"journal {p}: directory {parent} does not exist"
                 " (the journal does not create directories; the service's StateDirectory= does)",
             )
+    if read_only and _a_copy(p):
+        return _read_only_copy(p, None)
     try:
         conn = _connect(f"file:{quote(os.path.abspath(p))}?mode={'ro' if read_only else 'rwc'}")
     except sqlite3.Error as exc:
@@ -141,6 +143,16 @@ def connect(path: str, *, create: bool, read_only: bool, durable: bool) -> Store
     return store
 
 
+def _a_copy(path: str) -> bool:
+    """Whether the file is one nobody writes, by its mode (0444: a copy handed over): read as
+    :func:`_read_only_copy` does even where SQLite could make its ``-shm`` (root ignores a read-only folder), so that
+    nothing is written beside it."""
+    try:
+        return os.stat(path).st_mode & 0o222 == 0
+    except OSError:
+        return False
+
+
 def _no_shared_memory(exc: sqlite3.Error) -> bool:
     """Whether a read-only open failed for want of the WAL's shared-memory file (``-shm``), which SQLite makes
     beside the journal and cannot in a folder its reader may not write."""
@@ -148,7 +160,7 @@ def _no_shared_memory(exc: sqlite3.Error) -> bool:
     return name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN"))
 
 
-def _read_only_copy(path: str, cause: sqlite3.Error) -> Store:
+def _read_only_copy(path: str, cause: sqlite3.Error | None) -> Store:
     """The journal at ``path`` for reading, where SQLite cannot share it (a read-only copy in a read-only folder):
     in ``immutable`` mode when no WAL frames are waiting (the file alone is the whole journal); with frames
     waiting (a copy taken beside a live table, ``-wal`` and all), from a private copy in the temporary folder
@@ -180,7 +192,7 @@ def _read_only_copy(path: str, cause: sqlite3.Error) -> Store:
     except (OSError, sqlite3.Error) as exc:
         if isinstance(exc, sqlite3.Error) and is_damage(exc):
             raise damaged(path, str(exc)) from None
-        raise JournalError(path, JournalFault.UNAVAILABLE, f"cannot open: {cause}") from None
+        raise JournalError(path, JournalFault.UNAVAILABLE, f"cannot open: {cause or exc}") from None
 
 
 def connect_immutable(path: str) -> Store:

@@ -108,3 +108,33 @@ def test_a_floor_link_without_its_keys_is_one_line_and_exit_2(tmp_path: Path) ->
     result = check(str(path))
     assert result.returncode == 0, result.stderr
     assert f"records signed with {table.path}" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("extra", "key", "problem"),
+    [
+        ('username = "t1"\npassword_file = "{tmp}/no/pw"\n', "password_file", "{tmp}/no/pw does not exist"),
+        ('broker = "mqtts://h:8883"\nca_file = "{tmp}/ca.crt"\n', "ca_file", "{tmp}/ca.crt does not exist"),
+        (
+            'broker = "mqtts://h:8883"\ncert_file = "{tmp}"\ncert_key_file = "{tmp}/k"\n',
+            "cert_file",
+            "{tmp} is a directory",
+        ),
+    ],
+    ids=["password_file", "ca_file", "cert_file"],
+)
+def test_a_file_the_floor_link_needs_that_is_not_there_is_one_line(
+    tmp_path: Path, extra: str, key: str, problem: str
+) -> None:
+    """The link reads these at its start and stops on a missing one: check-config said ok."""
+    from tests.keys import key_file
+
+    table, floor = key_file(tmp_path, "table"), key_file(tmp_path, "floor")
+    path = tmp_path / "config.toml"
+    keys = f'key_file = "{table.path}"\nfloor_public_key = "{floor.public}"\n'
+    head = FLOOR if "broker" not in extra else "[floor]\nenabled = true\n"
+    path.write_text(head + keys + extra.format(tmp=tmp_path), encoding="utf-8")
+    result = check(str(path))
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"{path}: floor.{key}: {problem.format(tmp=tmp_path)}"), line

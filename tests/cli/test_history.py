@@ -290,13 +290,17 @@ AS_PLAIN_USER = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] if 
 
 
 @pytest.mark.e2e
+@pytest.mark.parametrize("as_root", [False, True], ids=["a plain user", "root"])
 @pytest.mark.parametrize("wal", [False, True], ids=["the file alone", "with WAL frames waiting"])
-def test_a_read_only_copy_reads(journal: Path, tmp_path: Path, wal: bool) -> None:
+def test_a_read_only_copy_reads(journal: Path, tmp_path: Path, wal: bool, as_root: bool) -> None:
     """What surveillance is handed: a copy of the journal, mode 0444, in a folder its reader may not write (it
     failed: "attempt to write a readonly database", SQLite wanting to make the WAL's shared memory file there).
     Copied beside a live table, the copy also holds a -wal file whose frames are records the file lacks: they
-    are read too. Nothing is written beside the copy."""
-    if AS_PLAIN_USER and shutil.which("setpriv") is None:
+    are read too. Nothing is written beside the copy, not even by root (whom the folder does not stop)."""
+    if as_root and os.geteuid() != 0:
+        pytest.skip("not root")
+    prefix = [] if as_root else AS_PLAIN_USER
+    if prefix and shutil.which("setpriv") is None:
         pytest.skip("running as root without setpriv: a read-only folder is writable")
     handed = tmp_path / "handed"
     handed.mkdir()
@@ -317,10 +321,10 @@ def test_a_read_only_copy_reads(journal: Path, tmp_path: Path, wal: bool) -> Non
         (handed / f).chmod(0o444)
     handed.chmod(0o555)
     try:
-        history = run_script(["shoe-controller", "history", "--journal", str(copy), "--json"], prefix=AS_PLAIN_USER)
+        history = run_script(["shoe-controller", "history", "--journal", str(copy), "--json"], prefix=prefix)
         assert history.returncode == 0, history.stderr
         assert [(c["shoe"], c["coup"]) for c in lines(history.stdout)][-1] == (2, 3)
-        verify = run_script(["shoe-controller", "journal", "verify", "--journal", str(copy)], prefix=AS_PLAIN_USER)
+        verify = run_script(["shoe-controller", "journal", "verify", "--journal", str(copy)], prefix=prefix)
         assert verify.returncode == 0, verify.stderr
         assert verify.stdout == f"{copy}: intact, {count} records\n"  # the WAL's records too
         assert sorted(os.listdir(handed)) == files

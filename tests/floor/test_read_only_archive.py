@@ -32,8 +32,15 @@ def hand_over(files: list[Path], folder: Path) -> list[str]:
     return sorted(os.listdir(folder))
 
 
-def test_a_read_only_copy_of_the_archive_reads(journal_records: list[TableRecord], keys: Keys, tmp_path: Path) -> None:
-    if AS_PLAIN_USER and shutil.which("setpriv") is None:
+@pytest.mark.parametrize("as_root", [False, True], ids=["a plain user", "root"])
+def test_a_read_only_copy_of_the_archive_reads(
+    journal_records: list[TableRecord], keys: Keys, tmp_path: Path, as_root: bool
+) -> None:
+    """Read as the archive itself reads, and nothing written beside it, not even by root."""
+    if as_root and os.geteuid() != 0:
+        pytest.skip("not root")
+    prefix = [] if as_root else AS_PLAIN_USER
+    if prefix and shutil.which("setpriv") is None:
         pytest.skip("running as root without setpriv: a read-only folder is writable")
     path = tmp_path / "archive.db"
     url = f"sqlite://{path}"
@@ -48,9 +55,7 @@ def test_a_read_only_copy_of_the_archive_reads(journal_records: list[TableRecord
         for command in COMMANDS:
             expected = shoe_floor(*command, "--archive", url)
             assert expected.returncode == 0 and expected.stdout, expected
-            got = run_script(
-                ["shoe-floor", *command, "--archive", f"sqlite://{handed}/archive.db"], prefix=AS_PLAIN_USER
-            )
+            got = run_script(["shoe-floor", *command, "--archive", f"sqlite://{handed}/archive.db"], prefix=prefix)
             assert got.returncode == 0, (command, got.stderr)
             assert got.stdout == expected.stdout, command
         assert sorted(os.listdir(handed)) == files
