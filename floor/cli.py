@@ -511,6 +511,11 @@ def enroll(args: argparse.Namespace) -> int:
             raise UsageError(f"shoe-floor enroll: --statement {args.statement}: {exc.strerror}") from None
         except SigningError as exc:
             raise UsageError(f"shoe-floor enroll: --statement {args.statement}: {exc}") from None
+    if not args.revoke:  # a key that is not one is refused before anything is made
+        try:
+            key_id(args.public_key)
+        except SigningError as exc:
+            raise UsageError(f"shoe-floor enroll: --public-key: {exc}") from None
     # Enrolling the first table's key is the set-up's first use of a new archive (docs/floor.md, Running it:
     # keygen, enroll, serve): it makes the archive, as serve would, and says so. A revoke needs one already.
     dialect, target = parse_url(args.archive)
@@ -519,11 +524,24 @@ def enroll(args: argparse.Namespace) -> int:
         if args.revoke:
             item = archive.revoke(args.table)
         else:
+            _not_another_tables_key(args.table, args.public_key, archive)
             item = archive.enroll(args.table, args.public_key, statement=statement, replace=args.replace)
     if new:
         print(f"shoe-floor enroll: made a new archive, {target}", file=sys.stderr)
     print(item.line())
     return 0
+
+
+def _not_another_tables_key(table: str, public_key: str, archive: Archive) -> None:
+    """Each table signs with its own key: one another table holds (a key file copied to a second table) would let
+    either table's holder sign the other's records. Refused in one line naming the table."""
+    wanted = key_id(public_key)
+    others = sorted({k.table for k in archive.table_keys() if k.key_id == wanted and k.table != table})
+    if others:
+        raise UsageError(
+            f"shoe-floor enroll: key {wanted} is table {', '.join(others)}'s: each table has a key of its own"
+            " (shoe-controller keygen on the table)"
+        )
 
 
 def keys(args: argparse.Namespace) -> int:

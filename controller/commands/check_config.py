@@ -61,21 +61,27 @@ def _floor_problem(floor: FloorSection) -> str | None:
     if not floor.enabled:
         return None
     from controller.floor_link import FloorKeyError, floor_public_key, signing_key
+    from floor_protocol.signing import key_id
 
+    readable = True
+    if floor.key_file is not None:
+        try:
+            with open(floor.key_file, "rb"):
+                pass
+        except PermissionError:  # the link's user's key, in its 0700 folder: the link checks it
+            readable = False
+        except OSError:
+            pass  # signing_key names the problem
     try:
-        if floor.key_file is not None:
-            try:
-                with open(floor.key_file, "rb"):
-                    pass
-            except PermissionError:  # the link's user's key, in its 0700 folder: the link checks it
-                floor_public_key(floor)
-                return None
-            except OSError:
-                pass  # signing_key names the problem
-        signing_key(floor)
-        floor_public_key(floor)
+        own = signing_key(floor) if readable else None
+        theirs = floor_public_key(floor)
     except FloorKeyError as exc:
         return str(exc)
+    if own is not None and key_id(own) == key_id(theirs):
+        return (
+            f"floor.floor_public_key: is this table's own key (key_file's, {key_id(own)}), not the floor's:"
+            " the floor's is what shoe-floor keygen printed"
+        )
     for key in ("password_file", "ca_file", "cert_file", "cert_key_file"):
         path = getattr(floor, key)
         if path is None:

@@ -104,6 +104,10 @@ def test_a_floor_link_without_its_keys_is_one_line_and_exit_2(tmp_path: Path) ->
         assert result.returncode == 2, (text, result.stdout)
         assert result.stdout == "" and len(result.stderr.splitlines()) == 1, result.stderr
         assert result.stderr.startswith(f"{path}: ") and expected in result.stderr, result.stderr
+    path.write_text(FLOOR + f'key_file = "{table.path}"\nfloor_public_key = "{table.public}"\n', encoding="utf-8")
+    result = check(str(path))  # the table's own public key as the floor's: no ack would ever be believed
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert "floor.floor_public_key: is this table's own key" in result.stderr
     path.write_text(FLOOR + f'key_file = "{table.path}"\nfloor_public_key = "{floor.public}"\n', encoding="utf-8")
     result = check(str(path))
     assert result.returncode == 0, result.stderr
