@@ -5,6 +5,7 @@ on shows the line at once, and a line that is not text is not drawn."""
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,6 @@ import pytest
 
 from floor.archive import Archive
 from floor.pit import Pit
-from tests.servers import free_port
 
 pytestmark = pytest.mark.browser
 
@@ -22,13 +22,16 @@ pytestmark = pytest.mark.browser
 def pit(tmp_path: Path) -> Iterator[tuple[Pit, int]]:
     url = f"sqlite:///{tmp_path}/archive.db"
     Archive(url).close()
-    port = free_port()
+    holder = socket.socket()  # bound, not listening: refused, and taken by nothing else meanwhile
+    holder.bind(("127.0.0.1", 0))
+    port = holder.getsockname()[1]
     p = Pit(url)
     p.start(("127.0.0.1", 0), f"mqtt://127.0.0.1:{port}")
     try:
         yield p, port
     finally:
         p.close()
+        holder.close()
 
 
 def test_the_pit_page_says_the_broker_cannot_be_reached(browser: Any, pit: tuple[Pit, int]) -> None:

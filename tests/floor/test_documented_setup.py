@@ -1,7 +1,7 @@
 """The floor's set-up as docs/floor.md "Running it" writes it, on a new archive, in the order it gives: keygen,
-enroll, serve, each command as the docs write it, as its own process (issue 24: ``enroll`` failed on a new SQLite
-archive, "no such file", until ``serve`` had made it). Then a table whose key was enrolled is archived and acked
-with the floor's key."""
+enroll, serve, each command as the docs write it (the installed ``shoe-floor``), as its own process (issue 24:
+``enroll`` failed on a new SQLite archive, "no such file", until ``serve`` had made it). Then a table whose key
+was enrolled is archived and acked with the floor's key."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from controller.game.records import TableRecord
-from tests.floor.conftest import PYTHON, ROOT, Keys, Table
+from tests.console import BIN
+from tests.floor.conftest import ROOT, Keys, Table
 from tests.servers import Mosquitto
 from tests.waiting import until
 
@@ -65,14 +66,14 @@ def test_the_documented_setup_works_in_its_order_on_a_new_archive(
     assert not archive.exists()
 
     made = subprocess.run(
-        [PYTHON, "-m", "floor.cli", *keygen[1:]], capture_output=True, text=True, timeout=60, cwd=ROOT, check=False
+        [str(BIN / keygen[0]), *keygen[1:]], capture_output=True, text=True, timeout=60, cwd=ROOT, check=False
     )
     assert made.returncode == 0, made.stderr
     floor_public = made.stdout.strip()
     assert floor_public.startswith("ed25519:")
 
     enrolled = subprocess.run(
-        [PYTHON, "-m", "floor.cli", *enroll[1:]], capture_output=True, text=True, timeout=60, cwd=ROOT, check=False
+        [str(BIN / enroll[0]), *enroll[1:]], capture_output=True, text=True, timeout=60, cwd=ROOT, check=False
     )
     assert enrolled.returncode == 0, enrolled.stderr
     assert enrolled.stderr == f"shoe-floor enroll: made a new archive, {archive}\n"
@@ -81,7 +82,7 @@ def test_the_documented_setup_works_in_its_order_on_a_new_archive(
     log = tmp_path / "serve.log"
     with log.open("ab") as out:
         proc = subprocess.Popen(
-            [PYTHON, "-m", "floor.cli", *serve[1:], "--bind", "127.0.0.1:0"], stdout=out, stderr=out, cwd=ROOT
+            [str(BIN / serve[0]), *serve[1:], "--bind", "127.0.0.1:0"], stdout=out, stderr=out, cwd=ROOT
         )
     table = Table(broker, keys)
     try:

@@ -150,11 +150,14 @@ def test_serve_says_at_once_that_the_broker_cannot_be_reached_and_keeps_trying(k
     """No broker on the port: one line on the log within seconds (it said nothing for 40 s), the pit page says
     it too (it read "0 tables" and nothing else), and when a broker starts there, the collector connects."""
     import re
+    import socket
     import urllib.request
 
-    from tests.servers import free_port
-
-    port = free_port()
+    # The port held bound and not listening, so that nothing else (another test on this machine) takes it meanwhile:
+    # a connection to it is refused, as to a broker that is down.
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    port = holder.getsockname()[1]
     log = tmp_path / "serve.log"
     broker = Mosquitto(tmp_path / "mosquitto", port=port)
     proc = serve_process(broker, f"sqlite://{tmp_path}/archive.db", "floor-n", log)
@@ -170,6 +173,7 @@ def test_serve_says_at_once_that_the_broker_cannot_be_reached_and_keeps_trying(k
         until(lambda: pit()["broker"] == line, 10, "the pit page to say so")
         time.sleep(6)  # paho tries again every few seconds: said once, not at each attempt
         assert log.read_text().count("cannot reach the broker") == 1, log.read_text()
+        holder.close()
         broker.start()
         try:
             until(lambda: "subscribed" in log.read_text(), 30, "the collector to connect once the broker is up")
@@ -179,6 +183,7 @@ def test_serve_says_at_once_that_the_broker_cannot_be_reached_and_keeps_trying(k
             proc.wait(20)
             broker.stop()
     finally:
+        holder.close()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
