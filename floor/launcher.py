@@ -1,6 +1,6 @@
 """``shoe-floor``'s entry point: the floor's server needs its deployable's libraries (``pip install
 'shoe-controller[floor]'``); on a host that installed the base alone, every ``shoe-floor`` command says so in one
-line and exits 2, instead of dying in a ModuleNotFoundError's traceback. Imports nothing but the standard library
+line and exits 2, instead of dying in a ModuleNotFoundError's traceback. Imports nothing that needs an extra
 before it runs :func:`floor.cli.main`."""
 
 from __future__ import annotations
