@@ -3,6 +3,10 @@
 Every subcommand module exposes ``register(subparsers)``, which adds its parser and sets ``handler`` to a
 function ``(args) -> int``. User mistakes raise :class:`~controller.commands.UsageError` (or a ValueError
 subclass from the core) and become one line on stderr and exit code 2, never a traceback.
+
+On a base install (``pip install shoe-controller``, no extra) the pure commands (coup, replay, odds, roads) work;
+a command that needs the table's libraries is still listed, and says in one line to install
+``shoe-controller[table]`` (exit 2).
 """
 
 from __future__ import annotations
@@ -11,8 +15,10 @@ import argparse
 import importlib
 import os
 import sys
+from typing import Any
 
 from commandline import Parser, UsageError
+from commandline.extras import missing_extra, run_needing
 from controller import __version__
 from controller.userfile import one_line
 
@@ -47,15 +53,32 @@ def build_parser() -> argparse.ArgumentParser:
         except ModuleNotFoundError as exc:
             if exc.name == f"controller.commands.{name}":
                 continue  # not built yet
-            raise
+            line = missing_extra(f"shoe-controller {name.replace('_', '-')}", "table", exc)
+            if line is None:
+                raise
+            _needs_extra(sub, name.replace("_", "-"), line)
+            continue
         module.register(sub)
     return parser
+
+
+def _needs_extra(sub: Any, command: str, line: str) -> None:
+    """Register ``command``, whose module needs a library that is not installed: listed in ``--help`` as such, and
+    whatever its arguments (none is an option to it, not even ``--help``), it prints ``line`` and exits 2."""
+    p = sub.add_parser(command, help="(not installed: pip install 'shoe-controller[table]')", prefix_chars="\0")
+    p.add_argument("arguments", nargs="*")
+
+    def handler(_args: argparse.Namespace) -> int:
+        print(line, file=sys.stderr)
+        return 2
+
+    p.set_defaults(handler=handler)
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        code = int(args.handler(args))
+        code = run_needing(f"shoe-controller {args.command}", "table", lambda: int(args.handler(args)))
         sys.stdout.flush()  # here, not at exit: a write error (> /dev/full) is then one line, not "Exception ignored"
         return code
     except UsageError as exc:

@@ -50,7 +50,7 @@ from floor.accounting import (
     ratings,
     shift_report,
 )
-from floor.archive import Archive, ArchiveError, ArchiveLost
+from floor.archive import SQLITE, Archive, ArchiveError, ArchiveLost, parse_url
 from floor.collector import Collector, Settings, Stats
 from floor.counting import DEFAULT_THRESHOLD
 from floor.money_watch import fault_rates
@@ -362,10 +362,20 @@ def _start_pit(
     username: str | None,
     password: str | None,
     metrics: Callable[[], bytes] | None,
+    *,
+    say_broker: bool = True,
 ) -> Pit:
     pit = Pit(args.archive, plan=_plan(args), max_record_bytes=args.max_record_bytes)
     try:
-        pit.start(args.bind, args.broker, metrics=metrics, ca_file=args.ca_file, username=username, password=password)
+        pit.start(
+            args.bind,
+            args.broker,
+            metrics=metrics,
+            ca_file=args.ca_file,
+            username=username,
+            password=password,
+            say_broker=say_broker,
+        )
     except OSError as exc:
         pit.close()
         host, port = args.bind
@@ -406,6 +416,18 @@ def _floor_key(args: argparse.Namespace) -> Ed25519PrivateKey:
         raise UsageError(f"shoe-floor serve: --key {exc}") from None
 
 
+def _not_a_table_key(path: str, key: Ed25519PrivateKey, archive: Archive) -> None:
+    """Refuse a table's signing key (one the archive has enrolled, now or before) as the floor's: its acks would
+    be signed by a key a table holds, and every table believes only the floor's (one line, exit 2)."""
+    public = format_public_key(key)
+    tables = sorted({k.table for k in archive.table_keys() if k.public_key == public})
+    if tables:
+        raise UsageError(
+            f"shoe-floor serve: --key {path} is table {', '.join(tables)}'s signing key (enrolled in the archive),"
+            " not the floor's: make the floor's with shoe-floor keygen --out FILE"
+        )
+
+
 def serve(args: argparse.Namespace) -> int:
     password = _broker_password(args)
     pit_username, pit_password = _pit_credentials(args)
@@ -432,11 +454,12 @@ def serve(args: argparse.Namespace) -> int:
     )
     on_stats, metrics = _metrics()
     with Archive(args.archive) as archive:
+        _not_a_table_key(args.key, key, archive)
         log.info(
             "archive %s, id %s; acks signed by floor key %s", _where(args.archive), archive.archive_id, key_id(key)
         )
         collector = Collector(settings, on_stats=on_stats)
-        pit = _start_pit(args, pit_username, pit_password, metrics)
+        pit = _start_pit(args, pit_username, pit_password, metrics, say_broker=False)  # the collector says it
 
         def stop(signum: int, frame: FrameType | None) -> None:
             collector.stop()
@@ -494,17 +517,41 @@ def enroll(args: argparse.Namespace) -> int:
             raise UsageError(f"shoe-floor enroll: --statement {args.statement}: {exc.strerror}") from None
         except SigningError as exc:
             raise UsageError(f"shoe-floor enroll: --statement {args.statement}: {exc}") from None
-    with Archive(args.archive, create=False) as archive:
+    if not args.revoke:  # a key that is not one is refused before anything is made
+        try:
+            key_id(args.public_key)
+        except SigningError as exc:
+            raise UsageError(f"shoe-floor enroll: --public-key: {exc}") from None
+    # Enrolling the first table's key is the set-up's first use of a new archive (docs/floor.md, Running it:
+    # keygen, enroll, serve): it makes the archive, as serve would, and says so. A revoke needs one already.
+    dialect, target = parse_url(args.archive)
+    new = dialect is SQLITE and not args.revoke and not os.path.exists(target)
+    with Archive(args.archive, create=not args.revoke) as archive:
         if args.revoke:
             item = archive.revoke(args.table)
         else:
+            _not_another_tables_key(args.table, args.public_key, archive)
             item = archive.enroll(args.table, args.public_key, statement=statement, replace=args.replace)
+    if new:
+        print(f"shoe-floor enroll: made a new archive, {target}", file=sys.stderr)
     print(item.line())
     return 0
 
 
+def _not_another_tables_key(table: str, public_key: str, archive: Archive) -> None:
+    """Each table signs with its own key: one another table holds (a key file copied to a second table) would let
+    either table's holder sign the other's records. Refused in one line naming the table."""
+    wanted = key_id(public_key)
+    others = sorted({k.table for k in archive.table_keys() if k.key_id == wanted and k.table != table})
+    if others:
+        raise UsageError(
+            f"shoe-floor enroll: key {wanted} is table {', '.join(others)}'s: each table has a key of its own"
+            " (shoe-controller keygen on the table)"
+        )
+
+
 def keys(args: argparse.Namespace) -> int:
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         found = archive.table_keys(args.table)
     if not found:
         print("no keys enrolled", file=sys.stderr)
@@ -551,7 +598,7 @@ def history(args: argparse.Namespace) -> int:
             zone = ZoneInfo(args.zone)
         except (ZoneInfoNotFoundError, ValueError):
             raise UsageError(f"shoe-floor history: unknown time zone {args.zone!r:.40} (an IANA name)") from None
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         coups = archive.coups(args.table, args.last)
     if args.json:
         for c in coups:
@@ -576,7 +623,7 @@ def coup_result(c: dict[str, Any]) -> str:
 
 
 def alerts(args: argparse.Namespace) -> int:
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         items = archive.feed(args.last, args.table)
     if args.json:
         for item in items:
@@ -592,7 +639,7 @@ def alerts(args: argparse.Namespace) -> int:
 def errors(args: argparse.Namespace) -> int:
     """The dealer-error counts surveillance keeps (misdraws, early declares, voids, unreadable cards), per
     table and UTC hour, with the rate per 100 coups: what a ``dealer_errors`` alert was judged on."""
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         if "dealer_errors" not in archive.tables_present():
             print("no dealer-error counts in this archive yet (shoe-floor serve keeps them)", file=sys.stderr)
             return 0
@@ -623,7 +670,7 @@ def faults(args: argparse.Namespace) -> int:
     """The money's faults surveillance counts per table and quarter hour, added up per shift, with their rates
     per 100 coups and per 1,000 wagers: what a ``money_faults`` alert was judged on."""
     plan, start, end = _shift_range(args)
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         rows = fault_rates(archive, plan, start, end, args.table)
     if args.json:
         return _json_lines(row.to_dict() for row in rows)
@@ -644,7 +691,7 @@ def faults(args: argparse.Namespace) -> int:
 def verify(args: argparse.Namespace) -> int:
     """Every stored record: its hash chain and its signature (by a key enrolled for its table). One line per
     problem, one per table, and a summary; exit 0 only when all is well."""
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         archive_id = archive.archive_id
         reports = archive.verify(args.table)
     reports = [r for r in reports if r.records or args.table is None]
@@ -674,7 +721,7 @@ def report(args: argparse.Namespace) -> int:
     """Each table's money per shift (floor/accounting.py), then the floor's per shift (``"total": true``,
     ``"table": null``)."""
     plan, start, end = _shift_range(args)
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         figures = shift_report(archive, plan, start, end, args.table)
     lines = [*figures, *floor_totals(figures)]
     if args.json:
@@ -705,7 +752,7 @@ def _report_line(f: ShiftFigures) -> str:
 def rate(args: argparse.Namespace) -> int:
     """Seat sessions (ratings), oldest first."""
     since = None if args.since is None else _time(args, "--since", args.since)
-    with Archive(args.archive, create=False) as archive:
+    with Archive(args.archive, create=False, read_only=True) as archive:
         sessions = ratings(archive, args.table, since, args.open, args.decisions_per_hour)
     if args.json:
         return _json_lines(x.to_dict() for x in sessions)

@@ -65,6 +65,7 @@ from floor_protocol.admission import MAX_RECORD_BYTES, AdmissionError, Limits, a
 from floor_protocol.signing import parse_public_key, record_message, verify
 from floor_protocol.topics import Leaf, alert_topic, filter_of, parse_topic, shared, table_topic
 from mqttloop import NetworkLoop
+from mqttloop.reach import Reach
 
 log = logging.getLogger("shoe-floor")
 
@@ -249,12 +250,15 @@ class Collector:
         client.on_message = self._on_message
         client.reconnect_delay_set(1, 5)
         self.client = client
+        #: Whether the broker is reached: a failed attempt is said at once, in one line (mqttloop.reach).
+        self.reach = Reach(client, self.settings.broker, log)
 
     # -- paho's thread ------------------------------------------------------------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
-            log.error("broker %s:%s refused the connection: %s", self.broker.host, self.broker.port, reason)
+            self.reach.refused(reason)
             return
+        self.reach.connected()
         topic = shared(self.settings.share, filter_of(Leaf.RECORD, self.settings.site))
         client.subscribe(topic, qos=1)
         log.info("connected to %s:%s, subscribed to %s", self.broker.host, self.broker.port, topic)

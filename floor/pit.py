@@ -60,6 +60,7 @@ from floor_protocol.admission import MAX_RECORD_BYTES
 from floor_protocol.state import StateError, TableStateMessage, parse_state
 from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
 from mqttloop import NetworkLoop
+from mqttloop.reach import Reach
 
 log = logging.getLogger("shoe-floor.pit")
 
@@ -359,6 +360,7 @@ class Pit:
         self._last_error_log = -ERROR_LOG_EVERY  # when an error was last logged (monotonic)
         self._refused_shown = 0  # the refused count the published snapshot shows
         self._refused_at = -1.0  # when a refusal last published one (monotonic)
+        self.broker_problem: str | None = None  # why the broker is not reached (mqttloop.reach), shown on the page
         self.shift = self.plan.shift_of(self._now())
         self.load()
 
@@ -539,7 +541,7 @@ class Pit:
         self._refused_shown = refused = self.stats["refused"]
         body = (
             f'{{"version":{self._version},"ts_ms":{self.wall_ms()},"ignored":{ignored},"refused":{refused},'
-            f'"tables":[{tiles}],"feed":{self._feed_json}}}'
+            f'"broker":{json.dumps(self.broker_problem)},"tables":[{tiles}],"feed":{self._feed_json}}}'
         )
         self.board.publish_body(self._version, body.encode())
 
@@ -611,24 +613,38 @@ class Pit:
         ca_file: str | None = None,
         username: str | None = None,
         password: str | None = None,
+        say_broker: bool = True,
     ) -> None:
-        """Serve on ``bind`` (OSError when it cannot bind); follow ``broker`` (None: history only)."""
+        """Serve on ``bind`` (OSError when it cannot bind); follow ``broker`` (None: history only). A broker not
+        reached is shown on the page at once and said on the log (``say_broker``; ``serve``'s collector says it
+        for both, at DEBUG here then) until it is."""
         self._server = BoardServer(bind, self, _PitHandler, load_static(STATIC_DIR, STATIC_FILES), label="pit")
         self._server.pit = self
         self._server.metrics = metrics
         self._server.start()
         if broker is not None:
-            self._connect(broker, ca_file, username, password)
+            self._connect(broker, ca_file, username, password, say_broker)
         log.info("pit: serving http://%s:%d/", *self.address)
 
-    def _connect(self, url: str, ca_file: str | None, username: str | None, password: str | None) -> None:
+    def _connect(
+        self, url: str, ca_file: str | None, username: str | None, password: str | None, say: bool = True
+    ) -> None:
         b = parse_broker(url)
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"shoe-pit-{id(self):x}", protocol=mqtt.MQTTv5)
         if b.tls:
             client.tls_set(ca_certs=ca_file)
         if username:
             client.username_pw_set(username, password)
-        client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in PIT_FILTERS])
+        reach = Reach(client, url, log, level=logging.WARNING if say else logging.DEBUG, on_change=self._broker)
+
+        def on_connect(c: mqtt.Client, u: object, f: object, reason: Any, p: object) -> None:
+            if reason.is_failure:
+                reach.refused(reason)
+                return
+            c.subscribe([(t, 1) for t in PIT_FILTERS])
+            reach.connected()
+
+        client.on_connect = on_connect
         client.on_message = self._on_mqtt_message
         client.suppress_exceptions = True  # and should a callback raise after all, paho logs it and goes on
         client.reconnect_delay_set(1, 10)
@@ -636,6 +652,12 @@ class Pit:
         self._network = NetworkLoop(client, "pit-mqtt")
         self._network.start()
         self._client = client
+
+    def _broker(self, problem: str | None) -> None:
+        """The broker's reach changed (paho's thread): the page shows it with the next snapshot, now."""
+        with self._lock:
+            self.broker_problem = problem
+            self._publish()
 
     @property
     def address(self) -> tuple[str, int]:

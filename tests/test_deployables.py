@@ -112,3 +112,34 @@ def test_every_static_file_of_a_page_is_in_the_package() -> None:
                 relative = path.relative_to(base).as_posix()
                 assert any(fnmatch.fnmatch(relative, g) and "/" not in relative[len(g.rsplit("/", 1)[0]) + 1 :]
                            for g in data[package]), f"{package}/{relative} is not in the package's data"  # fmt: skip
+
+
+def test_commandline_knows_which_extra_brings_each_library() -> None:
+    """commandline/extras.py names the extra to install by the import names of its libraries: they are those of
+    pyproject's extras (found from the installed distributions, not a second hand-written list)."""
+    from importlib.metadata import packages_distributions
+
+    from commandline.extras import LIBRARIES
+
+    extras = PROJECT["optional-dependencies"]
+    imports: dict[str, set[str]] = {}
+    for top, dists in packages_distributions().items():
+        for dist in dists:
+            imports.setdefault(dist.lower().replace("_", "-"), set()).add(top)
+    for extra in ("table", "floor"):
+        for name in _names(extras[extra]):  # each library of the extra is known by one of its import names ...
+            assert imports[name] & LIBRARIES[extra], (extra, name)
+        brought = {top for name in _names(extras[extra]) for top in imports[name]}
+        assert brought >= LIBRARIES[extra], extra  # ... and nothing else is
+
+
+def test_only_a_library_of_the_extra_is_said_to_be_missing() -> None:
+    from commandline.extras import missing_extra
+
+    line = missing_extra("shoe-floor", "floor", ModuleNotFoundError("no", name="psycopg.pq"))
+    assert line == (
+        "shoe-floor: this needs the floor's libraries, which are not installed (no module named 'psycopg'): "
+        "pip install 'shoe-controller[floor]'"
+    )
+    assert missing_extra("shoe-floor", "floor", ModuleNotFoundError("no", name="serial")) is None  # not the floor's
+    assert missing_extra("shoe-controller run", "table", ModuleNotFoundError("no", name="controller.x")) is None

@@ -4,7 +4,10 @@ file must pass at open, and the one migration (version 1 -> 2: the chain anchor)
 Storage (stdlib :mod:`sqlite3` only):
 
 * WAL mode with ``synchronous=FULL``: a commit that returned is on the disk; readers (``shoe-controller
-  history``, ``journal verify``) open the file read-only beside the live daemon.
+  history``, ``journal verify``) open the file read-only beside the live daemon. A read-only copy (a file of
+  mode 0444 in a folder its reader may not write, what surveillance is handed) reads too: SQLite cannot make
+  the WAL's shared-memory file there, so it is read in ``immutable`` mode, or, with WAL frames waiting, from a
+  private copy with its WAL folded in (:func:`connect`).
 * One ``records`` table::
 
       id         INTEGER PRIMARY KEY AUTOINCREMENT   1, 2, 3 ... without gaps
@@ -34,7 +37,9 @@ format, pinned by ``tests/journal/test_schema.py``.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
 from urllib.parse import quote
 
 from controller.game.records import GENESIS_HASH
@@ -116,6 +121,8 @@ def connect(path: str, *, create: bool, read_only: bool, durable: bool) -> Store
                 f"journal {p}: directory {parent} does not exist"
                 " (the journal does not create directories; the service's StateDirectory= does)",
             )
+    if read_only and _a_copy(p):
+        return _read_only_copy(p, None)
     try:
         conn = _connect(f"file:{quote(os.path.abspath(p))}?mode={'ro' if read_only else 'rwc'}")
     except sqlite3.Error as exc:
@@ -130,8 +137,62 @@ def connect(path: str, *, create: bool, read_only: bool, durable: bool) -> Store
         conn.close()
         if is_damage(exc):
             raise damaged(p, str(exc)) from None
+        if read_only and _no_shared_memory(exc):
+            return _read_only_copy(p, exc)
         raise JournalError(p, JournalFault.UNAVAILABLE, f"cannot open: {exc}") from None
     return store
+
+
+def _a_copy(path: str) -> bool:
+    """Whether the file is one nobody writes, by its mode (0444: a copy handed over): read as
+    :func:`_read_only_copy` does even where SQLite could make its ``-shm`` (root ignores a read-only folder), so that
+    nothing is written beside it."""
+    try:
+        return os.stat(path).st_mode & 0o222 == 0
+    except OSError:
+        return False
+
+
+def _no_shared_memory(exc: sqlite3.Error) -> bool:
+    """Whether a read-only open failed for want of the WAL's shared-memory file (``-shm``), which SQLite makes
+    beside the journal and cannot in a folder its reader may not write."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    return name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN"))
+
+
+def _read_only_copy(path: str, cause: sqlite3.Error | None) -> Store:
+    """The journal at ``path`` for reading, where SQLite cannot share it (a read-only copy in a read-only folder):
+    in ``immutable`` mode when no WAL frames are waiting (the file alone is the whole journal); with frames
+    waiting (a copy taken beside a live table, ``-wal`` and all), from a private copy in the temporary folder
+    with the WAL folded in, opened ``immutable`` and unlinked at once (the connection keeps it until it closes).
+    Nothing is written beside ``path``. Raises the :class:`JournalError` of ``cause`` when that fails too."""
+    wal = f"{path}-wal"
+    try:
+        if not (os.path.exists(wal) and os.path.getsize(wal) > 0):
+            return connect_immutable(path)
+        with tempfile.TemporaryDirectory(prefix="shoe-journal-") as folder:
+            copy = os.path.join(folder, "journal.db")
+            shutil.copyfile(path, copy)
+            shutil.copyfile(wal, f"{copy}-wal")
+            folding = sqlite3.connect(copy, isolation_level=None)
+            try:
+                folding.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                folding.execute("PRAGMA journal_mode = DELETE")
+            finally:
+                folding.close()
+            store = Store(_connect(f"file:{quote(copy)}?mode=ro&immutable=1"), path, True)
+            try:
+                prepare(store, create=False, durable=True)  # reads the file: open from here on, unlinked or not
+            except BaseException:
+                store.conn.close()
+                raise
+        return store
+    except JournalError:
+        raise
+    except (OSError, sqlite3.Error) as exc:
+        if isinstance(exc, sqlite3.Error) and is_damage(exc):
+            raise damaged(path, str(exc)) from None
+        raise JournalError(path, JournalFault.UNAVAILABLE, f"cannot open: {cause or exc}") from None
 
 
 def connect_immutable(path: str) -> Store:

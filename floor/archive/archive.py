@@ -25,10 +25,11 @@ from floor_protocol.signing import KeyStatement
 class Archive:
     """One connection to the archive, used by one thread at a time (the collector's loop). Open it with its
     URL (``sqlite:///path`` or ``postgresql://...``); ``create`` makes or brings up to date its tables, without
-    it the archive must exist with this version's. Close it (or use ``with``)."""
+    it the archive must exist with this version's; ``read_only`` opens a SQLite archive for reading only (a
+    read-only copy too). Close it (or use ``with``)."""
 
-    def __init__(self, url: str, *, create: bool = True) -> None:
-        self._store = store = connect(url, create=create)
+    def __init__(self, url: str, *, create: bool = True, read_only: bool = False) -> None:
+        self._store = store = connect(url, create=create, read_only=read_only)
         self.url = url
         self.archive_id = archive_id(store, create=create)
         self._intake = Intake(store)

@@ -30,6 +30,7 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from floor.archive.dialect import POSTGRES, SQLITE, now, parse_url, redacted
 from floor.archive.errors import ArchiveError
@@ -72,9 +73,10 @@ _TABLE_NAME = re.compile(r"\s*CREATE TABLE IF NOT EXISTS (\w+)")
 _RECALL_INDEX = 'CREATE INDEX IF NOT EXISTS records_coup ON records ("table", kind, {shoe}, {coup}, seq)'
 
 
-def connect(url: str, *, create: bool) -> Store:
+def connect(url: str, *, create: bool, read_only: bool = False) -> Store:
     """Open the archive at ``url``: with ``create``, make (or bring up to date) its tables; without, check that
-    it has this version's. :class:`ArchiveError` names the problem in one line."""
+    it has this version's; ``read_only`` (SQLite) for the read commands, which must read a read-only copy too
+    (:func:`_read_only`). :class:`ArchiveError` names the problem in one line."""
     dialect, target = parse_url(url)
     if dialect is SQLITE:
         path = Path(target)
@@ -83,11 +85,14 @@ def connect(url: str, *, create: bool) -> Store:
         if create and not path.parent.is_dir():
             raise ArchiveError(f"archive {path}: directory {path.parent} does not exist")
         try:
-            conn = sqlite3.connect(path, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
-            _wal(conn)
-            # FULL: the WAL is synced at every commit, so what the collector acks after a commit survives a
-            # power cut (NORMAL syncs only at checkpoints: the last commits can be lost, their acks not).
-            conn.execute("PRAGMA synchronous=FULL")
+            if read_only:
+                conn = _read_only(path)
+            else:
+                conn = sqlite3.connect(path, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
+                _wal(conn)
+                # FULL: the WAL is synced at every commit, so what the collector acks after a commit survives
+                # a power cut (NORMAL syncs only at checkpoints: the last commits can be lost, their acks not).
+                conn.execute("PRAGMA synchronous=FULL")
             st = os.stat(path)
         except (sqlite3.Error, OSError) as exc:
             raise ArchiveError(f"archive {path}: {exc}") from None
@@ -110,6 +115,32 @@ def connect(url: str, *, create: bool) -> Store:
     else:
         _check(store)
     return store
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A SQLite archive opened for reading only (the read commands: ``history``, ``verify`` ...). A read-only copy
+    (mode 0444 in a folder its reader may not write, what surveillance is handed) is read in ``immutable`` mode,
+    SQLite being unable to make the WAL's shared-memory file there; with WAL frames waiting beside such a copy,
+    ArchiveError says how to hand it over instead (the frames would be missed)."""
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    wal = Path(f"{path}-wal")
+    waiting = wal.exists() and wal.stat().st_size > 0
+    if not waiting and path.stat().st_mode & 0o222 == 0:  # a copy nobody writes: nothing made beside it, even as root
+        return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level="DEFERRED", check_same_thread=False)
+    conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level="DEFERRED", check_same_thread=False)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if not str(getattr(exc, "sqlite_errorname", "")).startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")):
+            raise
+        if waiting:
+            raise ArchiveError(
+                f"archive {path}: a read-only copy with WAL frames waiting ({wal.name}) and no {path.name}-shm:"
+                f" hand it over with its -shm file too, or as one file (sqlite3 {path.name} '.backup COPY')"
+            ) from None
+    return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level="DEFERRED", check_same_thread=False)
 
 
 def _wal(conn: sqlite3.Connection, attempts: int = 100) -> None:

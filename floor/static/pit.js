@@ -356,6 +356,10 @@
       (Number.isInteger(s.ignored) && s.ignored ? ", " + s.ignored + " ignored (too many)" : "") +
       (Number.isInteger(s.refused) && s.refused ? ", " + s.refused + (s.refused === 1 ? " message" : " messages") + " refused" : "");
     shiftTotal(s.tables);
+    // The server's own word on its broker: "cannot reach the broker ...; retrying" until it does.
+    const broker = typeof snapshot.broker === "string" ? snapshot.broker.slice(0, 300) : "";
+    $("broker").textContent = broker;
+    $("broker").hidden = !broker;
     items.note($("skipped"), skipped);
     stats.skipped = skipped;
     document.body.dataset.version = String(s.version);

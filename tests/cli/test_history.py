@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -282,3 +283,50 @@ def test_the_default_paths_are_written_once() -> None:
             if default in p.read_text(encoding="utf-8")
         ]
         assert holders == ["controller/config.py"], (default, holders)
+
+
+#: Root reads and writes whatever the mode bits say: the copy's readers run without the capabilities that let it.
+AS_PLAIN_USER = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("as_root", [False, True], ids=["a plain user", "root"])
+@pytest.mark.parametrize("wal", [False, True], ids=["the file alone", "with WAL frames waiting"])
+def test_a_read_only_copy_reads(journal: Path, tmp_path: Path, wal: bool, as_root: bool) -> None:
+    """What surveillance is handed: a copy of the journal, mode 0444, in a folder its reader may not write (it
+    failed: "attempt to write a readonly database", SQLite wanting to make the WAL's shared memory file there).
+    Copied beside a live table, the copy also holds a -wal file whose frames are records the file lacks: they
+    are read too. Nothing is written beside the copy, not even by root (whom the folder does not stop)."""
+    if as_root and os.geteuid() != 0:
+        pytest.skip("not root")
+    prefix = [] if as_root else AS_PLAIN_USER
+    if prefix and shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: a read-only folder is writable")
+    handed = tmp_path / "handed"
+    handed.mkdir()
+    copy = handed / "journal.db"
+    with Journal.open(journal) as live:
+        live.append({"kind": "declare"}, ts="2025-03-01T20:05:00+00:00", derived=[declared(2, 3)])
+        shutil.copyfile(journal, copy)
+        if wal:
+            assert os.path.getsize(f"{journal}-wal") > 0
+            shutil.copyfile(f"{journal}-wal", f"{copy}-wal")
+        else:
+            live.close()  # the last commit folded into the file first
+            shutil.copyfile(journal, copy)
+    with Journal.open(journal, create=False, read_only=True) as original:
+        count = sum(1 for _ in original.records())
+    files = sorted(os.listdir(handed))
+    for f in files:
+        (handed / f).chmod(0o444)
+    handed.chmod(0o555)
+    try:
+        history = run_script(["shoe-controller", "history", "--journal", str(copy), "--json"], prefix=prefix)
+        assert history.returncode == 0, history.stderr
+        assert [(c["shoe"], c["coup"]) for c in lines(history.stdout)][-1] == (2, 3)
+        verify = run_script(["shoe-controller", "journal", "verify", "--journal", str(copy)], prefix=prefix)
+        assert verify.returncode == 0, verify.stderr
+        assert verify.stdout == f"{copy}: intact, {count} records\n"  # the WAL's records too
+        assert sorted(os.listdir(handed)) == files
+    finally:
+        handed.chmod(0o755)

@@ -146,6 +146,70 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str, keys: Keys
     assert "Traceback" not in result.stderr
 
 
+def test_serve_says_at_once_that_the_broker_cannot_be_reached_and_keeps_trying(keys: Keys, tmp_path: Path) -> None:
+    """No broker on the port: one line on the log within seconds (it said nothing for 40 s), the pit page says
+    it too (it read "0 tables" and nothing else), and when a broker starts there, the collector connects."""
+    import re
+    import socket
+    import urllib.request
+
+    # The port held bound and not listening, so that nothing else (another test on this machine) takes it meanwhile:
+    # a connection to it is refused, as to a broker that is down.
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    port = holder.getsockname()[1]
+    log = tmp_path / "serve.log"
+    broker = Mosquitto(tmp_path / "mosquitto", port=port)
+    proc = serve_process(broker, f"sqlite://{tmp_path}/archive.db", "floor-n", log)
+    line = f"cannot reach the broker mqtt://127.0.0.1:{port} (Connection refused); retrying"
+
+    def pit() -> dict[str, object]:
+        [pit_port] = re.findall(r"pit: serving http://127.0.0.1:(\d+)/", log.read_text())
+        with urllib.request.urlopen(f"http://127.0.0.1:{pit_port}/api/pit", timeout=5) as answer:
+            return dict(json.loads(answer.read()))
+
+    try:
+        until(lambda: line in log.read_text(), 10, "the collector to say the broker cannot be reached")
+        until(lambda: pit()["broker"] == line, 10, "the pit page to say so")
+        time.sleep(6)  # paho tries again every few seconds: said once, not at each attempt
+        assert log.read_text().count("cannot reach the broker") == 1, log.read_text()
+        holder.close()
+        broker.start()
+        try:
+            until(lambda: "subscribed" in log.read_text(), 30, "the collector to connect once the broker is up")
+            until(lambda: pit()["broker"] is None, 30, "the pit page to clear the line")
+        finally:
+            proc.terminate()
+            proc.wait(20)
+            broker.stop()
+    finally:
+        holder.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert f"reached the broker mqtt://127.0.0.1:{port} again" in log.read_text()
+    assert "Traceback" not in log.read_text()
+
+
+def test_serve_refuses_a_tables_key_as_the_floors_in_one_line(keys: Keys, tmp_path: Path) -> None:
+    """A table's signing key given as ``--key``: its acks would be signed by a key a table holds. Refused before
+    anything starts, naming the table whose key it is, whether current or retired (it was accepted)."""
+    url = f"sqlite://{tmp_path}/archive.db"
+    keys.enroll(url, "T1", "T2")
+    with Archive(url) as a:
+        a.enroll("T2", keys.table("T2b").public, replace=True)  # T2's first key retired, still a table's
+    for table, key in (("T1", keys.table("T1")), ("T2", keys.table("T2"))):
+        result = run_script(
+            ["shoe-floor", "serve", "--broker", "mqtt://127.0.0.1:1", "--archive", url, "--key", str(key.path),
+             "--bind", "127.0.0.1:0"], timeout=30,
+        )  # fmt: skip
+        assert result.returncode == 2, result
+        assert result.stderr == (
+            f"shoe-floor serve: --key {key.path} is table {table}'s signing key (enrolled in the archive), not the"
+            " floor's: make the floor's with shoe-floor keygen --out FILE\n"
+        )
+
+
 def test_an_archive_failing_mid_run_is_one_line_and_exit_1(
     journal_records: list[TableRecord], broker: Mosquitto, table: Table, keys: Keys, tmp_path: Path
 ) -> None:

@@ -329,6 +329,28 @@ def test_enroll_refuses_bad_input_in_one_line(args: list[str], says: str, tmp_pa
     assert "Traceback" not in done.stderr
 
 
+def test_a_bad_key_on_a_new_archive_makes_no_archive(tmp_path: Path) -> None:
+    """enroll makes a new archive (docs/floor.md, Running it), but not for a key it then refuses."""
+    done = shoe_floor("enroll", "--archive", f"sqlite:///{tmp_path}/archive.db", "--table", "T1", "--public-key", "x")
+    assert done.returncode == 2 and done.stderr.startswith("shoe-floor enroll: --public-key: "), done.stderr
+    assert not (tmp_path / "archive.db").exists()
+
+
+def test_another_tables_key_is_refused(tmp_path: Path) -> None:
+    """One key file copied to a second table would let either table's holder sign as the other."""
+    url = f"sqlite:///{tmp_path}/archive.db"
+    public = key_file(tmp_path, "k").public
+    assert shoe_floor("enroll", "--archive", url, "--table", "T1", "--public-key", public).returncode == 0
+    done = shoe_floor("enroll", "--archive", url, "--table", "T2", "--public-key", public)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        f"shoe-floor enroll: key {key_id(public)} is table T1's: each table has a key of its own"
+        " (shoe-controller keygen on the table)\n"
+    )
+    with Archive(url, create=False) as a:
+        assert [k.table for k in a.table_keys()] == ["T1"]
+
+
 def test_a_key_enrolled_twice_is_refused(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/archive.db"
     Archive(url).close()
