@@ -27,13 +27,13 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import CollectorRegistry, Gauge, start_http_server
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.parser import text_string_to_metric_families
 
+from commandline.signals import STOP_SIGNALS, raise_system_exit
 from controller.config import Settings
 from controller.feed.client import FeedClient
 from controller.feed.messages import Commit, Hello, Metrics, Money, TableMessage, Update
@@ -49,16 +49,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _raise_system_exit(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
-
-
 def _wait_for_a_signal(stop: threading.Event) -> None:
     """Block the main thread until SIGTERM/SIGINT/SIGHUP (SystemExit) or ``stop``."""
     previous: dict[signal.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            previous[sig] = signal.signal(sig, _raise_system_exit)
+        for sig in STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, raise_system_exit)
     try:
         while not stop.wait(1.0):
             pass

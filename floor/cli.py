@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import signal
 import socket
 import sys
@@ -39,6 +38,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from commandline import Parser, UsageError
 from commandline.keyfile import KeyFileError, read_key_file, write_key_file
+from commandline.stdout import drop_stdout
 from commandline.times import local_time_text
 from controller.game.notation import hand_text, result_text
 from controller.game.wagers import money_text
@@ -68,6 +68,7 @@ from floor_protocol.signing import (
     private_key_from_pem,
     private_key_pem,
 )
+from floor_protocol.topics import is_level
 
 DEFAULT_BIND = ("127.0.0.1", 8470)
 
@@ -104,7 +105,7 @@ def _bind(text: str) -> tuple[str, int]:
 
 
 def _topic_level(text: str) -> str:
-    if not text or any(c in text for c in "/+#$\0") or len(text) > 100:
+    if not is_level(text):
         raise argparse.ArgumentTypeError(f"not one MQTT topic level: {text[:60]!r}")
     return text
 
@@ -735,18 +736,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader went away (``| head``): not an error
-        _drop_stdout()
+        drop_stdout()
         return 0
-
-
-def _drop_stdout() -> None:
-    """Point stdout at /dev/null so that the interpreter's final flush does not fail a second time."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):  # stdout closed or not a real file (in tests)
-        pass
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ from floor.pit_intake import Refused, body_ok, followable, read_alert, read_reco
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftPlan, parse_time
 from floor_protocol.addresses import parse_broker
 from floor_protocol.state import StateError, TableStateMessage, parse_state
-from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
+from floor_protocol.topics import PIT_FILTERS, Leaf, is_level, parse_topic
 from mqttloop import NetworkLoop
 
 log = logging.getLogger("shoe-floor.pit")
@@ -100,7 +100,7 @@ def _ms(at: object) -> int | None:
 
 
 def valid_table(name: str) -> bool:
-    return LEVEL_PATTERN.fullmatch(name) is not None
+    return is_level(name)
 
 
 def initial_feed(archive: Archive, limit: int = FEED_SIZE, table: str | None = None) -> list[dict[str, Any]]:

@@ -19,8 +19,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from types import FrameType
 
+from commandline.signals import STOP_SIGNALS, raise_system_exit
 from controller.commands import Subparsers, UsageError
 from controller.commands.floor_demo import MAX_TABLES
 from controller.commands.run import check_journal_file
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         # SIGTERM or SIGHUP from here on runs the finally below, which stops the simulator: before the daemon
         # puts its own handler in place (and after it restores this one), the default would kill the demo
         # outright and leave the simulator waiting for a controller forever.
-        previous = {sig: signal.signal(sig, _raise_system_exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
+        previous = {sig: signal.signal(sig, raise_system_exit) for sig in STOP_SIGNALS}
         sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         board: BoardChild | None = None
         try:
@@ -283,7 +283,3 @@ class BoardChild:
         self._reader.join(timeout=5)
         if self.proc.stderr is not None:
             self.proc.stderr.close()
-
-
-def _raise_system_exit(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
