@@ -40,8 +40,7 @@ from commandline import Parser, UsageError
 from commandline.keyfile import KeyFileError, read_key_file, write_key_file
 from commandline.stdout import drop_stdout
 from commandline.times import local_time_text
-from controller.game.notation import hand_text, result_text
-from controller.game.wagers import money_text
+from controller.game.notation import hand_text, money_text, result_text
 from floor.accounting import (
     DEFAULT_DECISIONS_PER_HOUR,
     DEFAULT_LEAVE_AFTER_COUPS,
