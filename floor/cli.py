@@ -50,7 +50,7 @@ from floor.accounting import (
     shift_report,
 )
 from floor.archive import Archive, ArchiveError, ArchiveLost
-from floor.collector import Collector, Settings, Stats
+from floor.collector import Collector, Settings
 from floor.counting import DEFAULT_THRESHOLD
 from floor.money_watch import fault_rates
 from floor.pit import Pit
@@ -424,13 +424,14 @@ def serve(args: argparse.Namespace) -> int:
         shift_plan=_plan(args),
         leave_after_coups=args.leave_after_coups,
     )
-    on_stats, metrics = _metrics()
     with Archive(args.archive) as archive:
         log.info(
             "archive %s, id %s; acks signed by floor key %s", _where(args.archive), archive.archive_id, key_id(key)
         )
-        collector = Collector(settings, on_stats=on_stats)
-        pit = _start_pit(args, pit_username, pit_password, metrics)
+        collector = Collector(settings)
+        from floor.metrics import CollectorCounts, exposition
+
+        pit = _start_pit(args, pit_username, pit_password, exposition(CollectorCounts(lambda: collector.stats)))
 
         def stop(signum: int, frame: FrameType | None) -> None:
             collector.stop()
@@ -505,35 +506,6 @@ def keys(args: argparse.Namespace) -> int:
     for k in found:
         print(f"{k.table} {k.key_id} {k.status()} enrolled {k.enrolled_at} {k.public_key}")
     return 0
-
-
-def _metrics() -> tuple[Callable[[Stats], None], Callable[[], bytes]]:
-    """The callback that keeps the collector's Prometheus counters, and what ``/metrics`` answers."""
-    from prometheus_client import REGISTRY, Counter, generate_latest
-
-    counters = {
-        name: Counter(f"shoe_floor_{name}", help_text)
-        for name, help_text in [
-            ("received", "records taken off the broker"),
-            ("archived", "records archived (first copies)"),
-            ("duplicates", "records already archived"),
-            ("refused", "messages refused (not a record, altered, conflicting, forged)"),
-            ("alerts", "alerts raised"),
-            ("acks", "acks published"),
-            ("batches", "transactions"),
-        ]
-    }
-    seen = Stats()
-
-    def update(stats: Stats) -> None:
-        # The metrics follow the collector and never stop it: a count that went back (it must not) is skipped.
-        for name, counter in counters.items():
-            now = getattr(stats, name)
-            if now > getattr(seen, name):
-                counter.inc(now - getattr(seen, name))
-                setattr(seen, name, now)
-
-    return update, lambda: bytes(generate_latest(REGISTRY))
 
 
 def history(args: argparse.Namespace) -> int:

@@ -329,6 +329,7 @@ class Pit:
         self.board = Board()
         self.plan = plan if plan is not None else ShiftPlan.parse(DEFAULT_SHIFTS, DEFAULT_ZONE)
         self.stats: Counter[str] = Counter()
+        self._metrics: Callable[[], bytes] | None = None  # /metrics, made at the first scrape (floor.metrics)
         self.heartbeat = heartbeat
         self.retry_ms = retry_ms
         self.max_streams = max_streams
@@ -534,17 +535,11 @@ class Pit:
 
     def metrics(self) -> bytes:
         """The pit's own counters in Prometheus' text format (``/metrics``, before the collector's)."""
-        stats = self.stats
-        lines = [
-            "# HELP shoe_floor_pit_refused_total messages the pit refused (not of their shape), by message",
-            "# TYPE shoe_floor_pit_refused_total counter",
-            *(f'shoe_floor_pit_refused_total{{message="{m}"}} {stats[f"refused_{m}"]}' for m in REFUSED_MESSAGES),
-            "# HELP shoe_floor_pit_errors_total messages whose handling failed (logged at most once a minute)",
-            "# TYPE shoe_floor_pit_errors_total counter",
-            f"shoe_floor_pit_errors_total {stats['errors']}",
-            "",
-        ]
-        return "\n".join(lines).encode()
+        if self._metrics is None:
+            from floor.metrics import PitCounts, exposition
+
+            self._metrics = exposition(PitCounts(self.stats, REFUSED_MESSAGES))
+        return self._metrics()
 
     def snapshot(self) -> dict[str, Any]:
         return dict(json.loads(self.board.current()[1]))
