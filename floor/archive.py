@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from commandline.times import utc_stamp
 from controller.game.records import GENESIS_HASH, RecordKind, TableRecord, canonical_json, record_hash, shape_coup
 from floor_protocol.admission import MAX_DEPTH, AdmissionError, check_value
 from floor_protocol.signing import KeyStatement, SigningError, key_id, parse_public_key, record_message, verify
@@ -351,7 +352,7 @@ def _feed_item(row: Sequence[Any]) -> FeedItem:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return utc_stamp()
 
 
 def _body_text(body: Any) -> str:
@@ -649,7 +650,7 @@ class Archive:
     def unpublished(self, older_than: float, limit: int = 500) -> list[FeedItem]:
         """Alerts stored at least ``older_than`` seconds ago and still not confirmed published, oldest first (at
         most ``limit``: a sweep after a long outage sends the rest at the next sweeps, not all at once)."""
-        cutoff = (datetime.now(UTC) - timedelta(seconds=older_than)).isoformat(timespec="milliseconds")
+        cutoff = utc_stamp(datetime.now(UTC) - timedelta(seconds=older_than))
         cur = self._conn.cursor()
         columns = ", ".join(f"f.{c.strip()}" for c in _FEED_COLUMNS.split(","))
         cur.execute(
@@ -657,7 +658,7 @@ class Archive:
                 f"SELECT {columns} FROM alert_feed f JOIN alert_outbox o ON o.id = f.id WHERE o.at <= ?"
                 " ORDER BY f.id LIMIT ?"
             ),
-            (cutoff.replace("+00:00", "Z"), limit),
+            (cutoff, limit),
         )
         rows = cur.fetchall()
         self._conn.commit()

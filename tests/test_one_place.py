@@ -94,3 +94,22 @@ def test_the_floors_metrics_are_read_when_scraped() -> None:
     assert "shoe_floor_received_total 7.0" in text
     assert 'shoe_floor_pit_refused_total{message="record"} 2.0' in text
     assert 'shoe_floor_pit_refused_total{message="state"} 0.0' in text
+
+
+def test_the_floor_writes_its_stamps_one_way() -> None:
+    """floor/ stamps its alerts and archive rows and the cutoff it compares them with through
+    commandline.times.utc_stamp (two copies and a third form, "+00:00" then replaced, before)."""
+    import re
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from commandline.times import utc_stamp
+
+    assert utc_stamp(datetime(2026, 12, 1, 17, 4, 5, 123456, tzinfo=UTC)) == "2026-12-01T17:04:05.123Z"
+    assert utc_stamp(datetime(2026, 12, 1, 18, 4, 5, tzinfo=timezone(timedelta(hours=1)))) == "2026-12-01T17:04:05.000Z"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", utc_stamp())
+    written = [
+        f"{m.relative_to(ROOT)}"
+        for m in sorted((ROOT / "floor").rglob("*.py"))
+        if re.search(r"isoformat\(timespec=|\+00:00\", \"Z\"", m.read_text())
+    ]
+    assert written == []
