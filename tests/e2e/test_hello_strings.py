@@ -5,7 +5,7 @@ still play. Against the real simulator over a real pty and a real table process,
 
 from __future__ import annotations
 
-from controller.wire import BinaryWire, WireInput, WireLink, WireNoise
+from controller.table.wire import BinaryWire, WireInput, WireLink, WireNoise
 from firmware_protocol.binary import encode
 from firmware_protocol.messages import Heartbeat, Hello
 from firmware_protocol.session import ControllerSession
