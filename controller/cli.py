@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from typing import Any
 
 from commandline import Parser, UsageError
 from commandline.extras import missing_extra, run_needing
+from commandline.stdout import drop_stdout
 from controller import __version__
 from controller.userfile import one_line
 
@@ -91,24 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader went away (``| head``): not an error
-        _drop_stdout()
+        drop_stdout()
         return 0
     except OSError as exc:
         # The output cannot be written (``> /dev/full``, a disk error): one line, not a traceback.
-        _drop_stdout()
+        drop_stdout()
         where = f"{exc.filename}: " if exc.filename else ""
         print(one_line(f"shoe-controller: {where}{exc.strerror or exc}"), file=sys.stderr)
         return 1
-
-
-def _drop_stdout() -> None:
-    """Point stdout at /dev/null so that the interpreter's final flush does not fail a second time."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):  # stdout closed or not a real file (in tests)
-        pass
 
 
 if __name__ == "__main__":

@@ -12,20 +12,17 @@ from __future__ import annotations
 
 import signal
 import threading
-from types import FrameType
 from typing import Any
 
-
-def _raise_system_exit(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
+from commandline.signals import STOP_SIGNALS, raise_system_exit
 
 
 def _wait_for_a_signal(stop: threading.Event) -> None:
     """Block the main thread until SIGTERM/SIGINT/SIGHUP (SystemExit) or ``stop``."""
     previous: dict[signal.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            previous[sig] = signal.signal(sig, _raise_system_exit)
+        for sig in STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, raise_system_exit)
     try:
         while not stop.wait(1.0):
             pass

@@ -16,9 +16,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from types import FrameType
 
 from commandline import UsageError
+from commandline.signals import STOP_SIGNALS, raise_system_exit
 from controller.config import SpotsSection, default_settings
 from controller.displays.wording import money
 
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         # SIGTERM or SIGHUP from here on runs the finally below, which stops the simulator: before the daemon
         # puts its own handler in place (and after it restores this one), the default would kill the demo
         # outright and leave the simulator waiting for a controller forever.
-        previous = {sig: signal.signal(sig, _raise_system_exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
+        previous = {sig: signal.signal(sig, raise_system_exit) for sig in STOP_SIGNALS}
         sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         board: BoardChild | None = None
         try:
@@ -205,7 +205,3 @@ class BoardChild:
         self._reader.join(timeout=5)
         if self.proc.stderr is not None:
             self.proc.stderr.close()
-
-
-def _raise_system_exit(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)

@@ -58,10 +58,11 @@ from controller.game.bodies import (
     WagerRefusedBody,
 )
 from controller.game.composition import Composition
+from controller.game.notation import money_text
 from controller.game.odds import exact_odds
 from controller.game.records import RecordKind, TableRecord, ruleset_from_body
 from controller.game.rules import COMMISSION, Bet, Ruleset
-from controller.game.wagers import MAX_SEATS, money_text
+from controller.game.wagers import MAX_SEATS
 from floor.archive import Alert, AlertKind, Archive, Transaction
 from floor.archive.money_tables import ACCOUNTING_SCHEMA, MoneySums, SeatSession
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftPlan, bucket_of, parse_time

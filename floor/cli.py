@@ -39,9 +39,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from commandline import Parser, UsageError
 from commandline.keyfile import KeyFileError, read_key_file, write_key_file
+from commandline.stdout import drop_stdout
 from commandline.times import local_time_text
-from controller.game.notation import hand_text, result_text
-from controller.game.wagers import money_text
+from controller.game.notation import hand_text, money_text, result_text
 from floor.accounting import (
     DEFAULT_DECISIONS_PER_HOUR,
     DEFAULT_LEAVE_AFTER_COUPS,
@@ -51,7 +51,7 @@ from floor.accounting import (
     shift_report,
 )
 from floor.archive import SQLITE, Archive, ArchiveError, ArchiveLost, parse_url
-from floor.collector import Collector, Settings, Stats
+from floor.collector import Collector, Settings
 from floor.counting import DEFAULT_THRESHOLD
 from floor.money_watch import fault_rates
 from floor.pit import Pit
@@ -68,6 +68,7 @@ from floor_protocol.signing import (
     private_key_from_pem,
     private_key_pem,
 )
+from floor_protocol.topics import is_level
 
 DEFAULT_BIND = ("127.0.0.1", 8470)
 
@@ -104,7 +105,7 @@ def _bind(text: str) -> tuple[str, int]:
 
 
 def _topic_level(text: str) -> str:
-    if not text or any(c in text for c in "/+#$\0") or len(text) > 100:
+    if not is_level(text):
         raise argparse.ArgumentTypeError(f"not one MQTT topic level: {text[:60]!r}")
     return text
 
@@ -452,14 +453,17 @@ def serve(args: argparse.Namespace) -> int:
         shift_plan=_plan(args),
         leave_after_coups=args.leave_after_coups,
     )
-    on_stats, metrics = _metrics()
     with Archive(args.archive) as archive:
         _not_a_table_key(args.key, key, archive)
         log.info(
             "archive %s, id %s; acks signed by floor key %s", _where(args.archive), archive.archive_id, key_id(key)
         )
-        collector = Collector(settings, on_stats=on_stats)
-        pit = _start_pit(args, pit_username, pit_password, metrics, say_broker=False)  # the collector says it
+        collector = Collector(settings)
+        from floor.metrics import CollectorCounts, exposition
+
+        pit = _start_pit(
+            args, pit_username, pit_password, exposition(CollectorCounts(lambda: collector.stats)), say_broker=False
+        )  # the collector says it
 
         def stop(signum: int, frame: FrameType | None) -> None:
             collector.stop()
@@ -558,35 +562,6 @@ def keys(args: argparse.Namespace) -> int:
     for k in found:
         print(f"{k.table} {k.key_id} {k.status()} enrolled {k.enrolled_at} {k.public_key}")
     return 0
-
-
-def _metrics() -> tuple[Callable[[Stats], None], Callable[[], bytes]]:
-    """The callback that keeps the collector's Prometheus counters, and what ``/metrics`` answers."""
-    from prometheus_client import REGISTRY, Counter, generate_latest
-
-    counters = {
-        name: Counter(f"shoe_floor_{name}", help_text)
-        for name, help_text in [
-            ("received", "records taken off the broker"),
-            ("archived", "records archived (first copies)"),
-            ("duplicates", "records already archived"),
-            ("refused", "messages refused (not a record, altered, conflicting, forged)"),
-            ("alerts", "alerts raised"),
-            ("acks", "acks published"),
-            ("batches", "transactions"),
-        ]
-    }
-    seen = Stats()
-
-    def update(stats: Stats) -> None:
-        # The metrics follow the collector and never stop it: a count that went back (it must not) is skipped.
-        for name, counter in counters.items():
-            now = getattr(stats, name)
-            if now > getattr(seen, name):
-                counter.inc(now - getattr(seen, name))
-                setattr(seen, name, now)
-
-    return update, lambda: bytes(generate_latest(REGISTRY))
 
 
 def history(args: argparse.Namespace) -> int:
@@ -788,18 +763,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader went away (``| head``): not an error
-        _drop_stdout()
+        drop_stdout()
         return 0
-
-
-def _drop_stdout() -> None:
-    """Point stdout at /dev/null so that the interpreter's final flush does not fail a second time."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):  # stdout closed or not a real file (in tests)
-        pass
 
 
 if __name__ == "__main__":

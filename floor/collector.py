@@ -51,6 +51,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from commandline.times import utc_stamp
 from controller.game.records import RecordError, TableRecord
 from floor.accounting import DEFAULT_LEAVE_AFTER_COUPS, Accounting, ended_shift_alerts
 from floor.archive import Alert, AlertKind, Archive, ArchiveLost, FeedItem, Head, TableKey
@@ -318,7 +319,7 @@ class Collector:
         sites = sorted(set(self._sites.values()) or ({self.settings.site} - {"+"}))
         infos = []
         for site in sites:
-            item = FeedItem(0, _utc_now(), site, "*", None, AlertKind.ARCHIVE_LOST, detail, None, {}).to_dict()
+            item = FeedItem(0, utc_stamp(), site, "*", None, AlertKind.ARCHIVE_LOST, detail, None, {}).to_dict()
             payload = json.dumps({**item, "id": None}, separators=(",", ":"))  # not in a feed: no id
             infos.append(self.client.publish(alert_topic(site), payload, qos=1, retain=False))
         for info in infos:
@@ -604,7 +605,3 @@ def _refusal(topic: str, detail: str) -> Alert:
 
 def _with(alert: Alert, **changes: Any) -> Alert:
     return dataclasses.replace(alert, **changes)
-
-
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -26,10 +26,9 @@ from typing import Any
 from controller.game.bodies import ShoeBody, WagerBody
 from controller.game.cards import RANKS
 from controller.game.edges import EdgeTracker
-from controller.game.notation import WAGER_WORDS
+from controller.game.notation import WAGER_WORDS, money_text
 from controller.game.records import RecordKind, TableRecord, ruleset_from_body
 from controller.game.rules import Ruleset
-from controller.game.wagers import money_text
 from floor.archive import Alert, AlertKind, Transaction
 from floor.archive.surveil_tables import COUNT_SCHEMA
 from floor.counting import DEFAULT_THRESHOLD, CountState, Detector, Finding

@@ -29,9 +29,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from controller.game.notation import WAGER_WORDS
+from controller.game.notation import WAGER_WORDS, money_text
 from controller.game.records import InputKind, RecordKind, TableRecord
-from controller.game.wagers import money_text
 from floor.archive import Alert, AlertKind, Archive, Transaction
 from floor.archive.money_tables import MONEY_FAULT_COUNTERS, MONEY_WATCH_SCHEMA, MoneyFaults
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftPlan, bucket_of, bucket_time

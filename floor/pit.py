@@ -58,7 +58,7 @@ from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftP
 from floor_protocol.addresses import parse_broker
 from floor_protocol.admission import MAX_RECORD_BYTES
 from floor_protocol.state import StateError, TableStateMessage, parse_state
-from floor_protocol.topics import LEVEL_PATTERN, PIT_FILTERS, Leaf, parse_topic
+from floor_protocol.topics import PIT_FILTERS, Leaf, is_level, parse_topic
 from mqttloop import NetworkLoop
 from mqttloop.reach import Reach
 
@@ -103,7 +103,7 @@ def _ms(at: object) -> int | None:
 
 
 def valid_table(name: str) -> bool:
-    return LEVEL_PATTERN.fullmatch(name) is not None
+    return is_level(name)
 
 
 def initial_feed(archive: Archive, limit: int = FEED_SIZE, table: str | None = None) -> list[dict[str, Any]]:
@@ -341,6 +341,7 @@ class Pit:
         self.max_alert_bytes = max_record_bytes + MAX_ALERT_BYTES - MAX_RECORD_BYTES
         self.plan = plan if plan is not None else ShiftPlan.parse(DEFAULT_SHIFTS, DEFAULT_ZONE)
         self.stats: Counter[str] = Counter()
+        self._metrics: Callable[[], bytes] | None = None  # /metrics, made at the first scrape (floor.metrics)
         self.heartbeat = heartbeat
         self.retry_ms = retry_ms
         self.max_streams = max_streams
@@ -547,17 +548,11 @@ class Pit:
 
     def metrics(self) -> bytes:
         """The pit's own counters in Prometheus' text format (``/metrics``, before the collector's)."""
-        stats = self.stats
-        lines = [
-            "# HELP shoe_floor_pit_refused_total messages the pit refused (not of their shape), by message",
-            "# TYPE shoe_floor_pit_refused_total counter",
-            *(f'shoe_floor_pit_refused_total{{message="{m}"}} {stats[f"refused_{m}"]}' for m in REFUSED_MESSAGES),
-            "# HELP shoe_floor_pit_errors_total messages whose handling failed (logged at most once a minute)",
-            "# TYPE shoe_floor_pit_errors_total counter",
-            f"shoe_floor_pit_errors_total {stats['errors']}",
-            "",
-        ]
-        return "\n".join(lines).encode()
+        if self._metrics is None:
+            from floor.metrics import PitCounts, exposition
+
+            self._metrics = exposition(PitCounts(self.stats, REFUSED_MESSAGES))
+        return self._metrics()
 
     def snapshot(self) -> dict[str, Any]:
         return dict(json.loads(self.board.current()[1]))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from floor_protocol.signing import ack_message, parse_signature, sign, verify
+from floor_protocol.topics import is_level
 
 __all__ = ["ACK_VERSION", "ARCHIVE_ID", "HASH", "MAX_ACK_BYTES", "MAX_SEQ", "Ack", "parse_ack"]
 
@@ -32,8 +33,6 @@ MAX_SEQ = 2**63 - 1
 ARCHIVE_ID = re.compile(r"[A-Za-z0-9-]{8,64}")
 #: A record's hash: 64 lowercase hex digits (sha256).
 HASH = re.compile(r"[0-9a-f]{64}")
-#: A table id as an ack may carry it (one topic level).
-_TABLE = re.compile(r"[^/+#\x00-\x1f]{1,100}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +76,7 @@ class Ack:
         archive, table, seq, record_hash, sig = (value.get(k) for k in ("archive", "table", "seq", "hash", "sig"))
         if not (isinstance(archive, str) and ARCHIVE_ID.fullmatch(archive)):
             return None
-        if not (isinstance(table, str) and _TABLE.fullmatch(table)):
+        if not is_level(table):  # a table id: one topic level
             return None
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ:
             return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeGuard
 
 __all__ = [
     "ALERT",
@@ -23,6 +24,7 @@ __all__ = [
     "Topic",
     "alert_topic",
     "filter_of",
+    "is_level",
     "parse_topic",
     "shared",
     "table_prefix",
@@ -37,9 +39,16 @@ FLOOR = "floor"
 ALERT = "alert"
 #: A site or table id as the table's configuration accepts it: one topic level, 1-64 characters.
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-#: A site or table as the floor takes it from a topic: any one topic level, 1-100 characters (the floor is
-#: more tolerant than a table's configuration, which writes only :data:`ID_PATTERN`).
-LEVEL_PATTERN = re.compile(r"[^/+#\x00]{1,100}")
+#: A site, table or share group as the floor takes it (from a topic, an ack, a state message or its command
+#: line): any one topic level, 1-100 characters, without MQTT's separator and wildcards (``/``, ``+``, ``#``)
+#: or a control character. The floor is more tolerant than a table's configuration, which writes only
+#: :data:`ID_PATTERN`. The one rule: :func:`is_level` and everything else read it.
+LEVEL_PATTERN = re.compile(r"[^/+#\x00-\x1f\x7f]{1,100}")
+
+
+def is_level(text: object) -> TypeGuard[str]:
+    """Whether ``text`` is one topic level as the floor takes it (:data:`LEVEL_PATTERN`)."""
+    return isinstance(text, str) and LEVEL_PATTERN.fullmatch(text) is not None
 
 
 class Leaf(StrEnum):

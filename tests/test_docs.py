@@ -170,3 +170,158 @@ def test_section_links_land_on_a_heading() -> None:
 def test_github_slug() -> None:
     assert github_slug("card -> LEDs (`bench_card_led.py`)") == "card---leds-bench_card_ledpy"
     assert github_slug("The floor's archive rate") == "the-floors-archive-rate"
+
+
+# --- Claims the docs make about the code, held to it ---------------------------------------------------
+
+_NUMBER_WORDS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+
+
+def test_readme_counts_the_unit_files_in_systemd() -> None:
+    readme = (ROOT / "README.md").read_text()
+    line = next(line for line in readme.splitlines() if line.startswith("systemd/ "))
+    count = _NUMBER_WORDS[line.split()[1]]
+    units = sorted(p.name for p in (ROOT / "systemd").iterdir() if p.suffix in (".service", ".timer"))
+    assert count == len(units), f"README says {line.split()[1]} unit files; systemd/ has {units}"
+    assert line.split()[2:4] == ["unit", "files"]
+
+
+def test_architecture_doc_names_the_packages_mypy_is_not_strict_on() -> None:
+    import tomllib
+
+    mypy = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    strict = {m.removesuffix(".*") for o in mypy["overrides"] if o.get("strict") for m in o["module"]}
+    packages = {name for name in mypy["files"] if (ROOT / name / "__init__.py").exists()} - {"tests"}
+    claim = re.search(
+        r"mypy checks every package, the tests and the benchmarks, strict on all\s+but (.+?) \(", DOC.read_text()
+    )
+    assert claim is not None, "docs/architecture.md: the line on mypy's strictness"
+    assert set(re.findall(r"`(\w+)/`", claim.group(1))) == packages - strict - {"benchmarks"}
+    assert {"tests", "benchmarks"} <= set(mypy["files"])
+
+
+def test_architecture_doc_lists_table_loops_parameters_as_the_code_has_them() -> None:
+    import inspect
+
+    from controller.table.loop.loop import TableLoop
+
+    listed = re.search(r"`TableLoop\(([^`]*)\)`", DOC.read_text())
+    assert listed is not None, "docs/architecture.md: TableLoop's constructor"
+    words = [w.strip() for w in listed.group(1).replace("\n", " ").split(",") if w.strip() != "*"]
+    expected = [p.name for p in list(inspect.signature(TableLoop.__init__).parameters.values())[1:]]
+    assert words == expected
+
+
+def test_the_table_never_imports_the_floor_but_the_demo_that_runs_it() -> None:
+    # docs/architecture.md: the demo runs the floor too and may use floor/; the table's processes never do.
+    importers = []
+    for module in sorted((ROOT / "controller").rglob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            if any(n == "floor" or n.startswith("floor.") for n in names):
+                importers.append(str(module.relative_to(ROOT)))
+    assert [m for m in importers if "demo" not in Path(m).name] == []
+    assert "the table's own processes (the table, the board, the\n  link) never import `floor/`" in DOC.read_text()
+
+
+def test_floor_doc_names_the_record_kinds_the_pit_checks_and_the_sizes_it_takes() -> None:
+    from controller.game.records import RecordKind
+    from floor.pit_intake import MAX_ALERT_BYTES, MAX_RECORD_BYTES, body_ok
+    from floor_protocol.state import MAX_STATE_BYTES
+
+    doc = (ROOT / "docs" / "floor.md").read_text()
+    record_row = next(line for line in doc.splitlines() if line.startswith("| `record` |"))
+    named = re.search(r"and for (.+?) records the fields the pit shows", record_row)
+    assert named is not None, record_row
+    checked = {kind.value for kind in RecordKind if not body_ok(kind, {})}  # an empty body is refused
+    assert set(re.findall(r"`(\w+)`", named.group(1))) == checked
+    sizes = {}
+    for line in doc.splitlines():
+        topic = re.match(r"\| `?(state|status|record|alert)\b", line)
+        size = re.search(r"\| (\d+) KiB \|$", line)
+        if topic and size:
+            sizes[topic.group(1)] = int(size.group(1)) * 1024
+    assert sizes == {"state": MAX_STATE_BYTES, "record": MAX_RECORD_BYTES, "alert": MAX_ALERT_BYTES}
+
+
+def test_install_doc_names_no_tag_or_tarball_the_repository_lacks() -> None:
+    install = (ROOT / "docs" / "install.md").read_text()
+    tags = set(subprocess.run(["git", "tag"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split())
+    named = set(re.findall(r"(?<![\w.])v\d+\.\d+\.\d+\b", install))
+    tarballs = {f"v{v}" for v in re.findall(r"shoe-controller-(\d+\.\d+\.\d+)\.tar\.gz", install)}
+    assert (named | tarballs) - tags == set(), "docs/install.md names a release that was never made"
+
+
+def test_install_doc_gives_a_pc_the_mock_pin_factory_and_check_config_says_it(tmp_path: Path) -> None:
+    install = (ROOT / "docs" / "install.md").read_text()
+    section = install.split("### A PC", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```toml\n(.*?)```", section, flags=re.DOTALL)
+    assert block is not None, "docs/install.md, A PC: the configuration"
+    config = tmp_path / "config.toml"
+    config.write_text(block.group(1))
+    said = re.search(r"`check-config` then says `([^`]+)`", section)
+    assert said is not None
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "check-config", str(config)], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert said.group(1) in out.stdout
+    assert install.count("[A PC](#a-pc)") >= 2  # the package's steps and the venv route both point at it
+
+
+Commands = dict[str, "Commands"]
+
+
+def _subcommands(parser: object) -> Commands:
+    import argparse
+
+    assert isinstance(parser, argparse.ArgumentParser)
+    found: Commands = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found[name] = _subcommands(sub)
+    return found
+
+
+_COMMAND = re.compile(r"(?<![\w/.-])(shoe-controller|shoe-floor)(?![\w-])((?: [a-z][a-z-]*)*)")
+
+
+def undocumented_commands(texts: dict[str, str]) -> list[str]:
+    """`shoe-controller X` and `shoe-floor X [Y]` in the docs' code (blocks and spans) whose X (or Y) is no
+    subcommand (a unit name after systemctl and a user name after `-u` are not commands)."""
+    from controller.cli import build_parser
+    from floor.cli import parser as floor_parser
+
+    commands = {"shoe-controller": _subcommands(build_parser()), "shoe-floor": _subcommands(floor_parser())}
+    wrong = []
+    for where, text in texts.items():
+        blocks = re.findall(r"```.*?```", text, flags=re.DOTALL)
+        spans = re.findall(r"`[^`\n]+`", re.sub(r"```.*?```", "", text, flags=re.DOTALL))
+        for line in (line for code in blocks + spans for line in code.splitlines()):
+            for match in _COMMAND.finditer(line):
+                before = line[: match.start()]
+                words = match.group(2).split()
+                if not words or "systemctl" in before or before.endswith("-u "):
+                    continue
+                node = commands[match.group(1)]
+                if words[0] not in node:
+                    wrong.append(f"{where}: {match.group(1)} {words[0]}")
+                elif node[words[0]] and len(words) > 1 and words[1] not in node[words[0]]:
+                    wrong.append(f"{where}: {match.group(1)} {words[0]} {words[1]}")
+    return wrong
+
+
+def test_every_command_the_docs_name_exists() -> None:
+    texts = {"README.md": (ROOT / "README.md").read_text()}
+    texts |= {str(d.relative_to(ROOT)): d.read_text() for d in sorted((ROOT / "docs").glob("*.md"))}
+    assert undocumented_commands(texts) == []
+
+
+def test_a_planted_command_that_does_not_exist_is_caught() -> None:
+    texts = {"docs/x.md": "```sh\nshoe-floor serv --archive x\nshoe-controller journal verfy\n```\n`shoe-floor verify`"}
+    assert undocumented_commands(texts) == ["docs/x.md: shoe-floor serv", "docs/x.md: shoe-controller journal verfy"]

@@ -24,8 +24,8 @@ from typing import Any
 from controller.commands import Subparsers, UsageError
 from controller.commands.history import _whole
 from controller.commands.journal import add_journal_argument, journal_path, open_read_only
+from controller.game.notation import money_text
 from controller.game.records import RecordKind
-from controller.game.wagers import money_text
 from controller.journal import Journal
 
 #: A settled wager's fields in ``--json`` order.

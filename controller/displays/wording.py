@@ -10,15 +10,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from controller.game.notation import money_text as money  # the one money text (docs/notation.md)
+
 __all__ = ["decimal", "money", "odds", "percent"]
-
-
-def money(cents: int) -> str:
-    """Cents as the displays show them: 2500 -> ``"$25"``, 500000 -> ``"$5,000"``, 250 -> ``"$2.50"``."""
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    text = f"{whole:,}" if not part else f"{whole:,}.{part:02d}"
-    return f"{sign}${text}"
 
 
 def odds(pays: Fraction) -> str:

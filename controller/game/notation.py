@@ -15,6 +15,12 @@ person reads: the CLI, the dealer's LCD where it can, the scoreboard, the pit an
   written on it from the second (``2``, ``3`` ...). In the bead plate a tie is its own green bead.
 * A Banker pair is a small red dot at a cell's top left, a Player pair a small blue dot at its bottom right.
 * The derived roads: big eye boy a hollow ring, small road a filled dot, cockroach pig a slash (red or blue).
+* Money is written as the casino writes it on its chips, its placards and its rule cards, and as the dealer
+  calls it: dollars with thousands separated, the cents only when there are some (``$25``, ``$5,000``,
+  ``$12.50``, ``-$50``): :func:`money_text`, from integer cents, for every person's text (the dealer's
+  alarms, the LCD, the scoreboard, the CLI's reports, the floor's alerts, the pit's pages through
+  notation.js's ``moneyText``). An amount is never rounded: a commission of $12.50 reads ``$12.50``. JSON
+  keeps its integer cents.
 """
 
 from __future__ import annotations
@@ -43,6 +49,14 @@ WAGER_WORDS: Mapping[str, str] = {
     Bet.DRAGON_7.value: "Dragon 7",
     Bet.PANDA_8.value: "Panda 8",
 }
+
+
+def money_text(cents: int) -> str:
+    """Integer cents as the casino writes money: 2500 -> ``$25``, 500000 -> ``$5,000``, 1250 -> ``$12.50``,
+    5 -> ``$0.05``, -5000 -> ``-$50``."""
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(cents), 100)
+    return f"{sign}${whole:,}" + (f".{part:02d}" if part else "")
 
 
 def card_text(token: str) -> str:

@@ -34,6 +34,7 @@ from typing import Any
 
 from controller.game.coup import CoupResult
 from controller.game.errors import RulesViolation
+from controller.game.notation import money_text
 from controller.game.payouts import CoupFacts, Outcome, decide
 from controller.game.rules import Bet, CommissionCollection, Ruleset
 
@@ -91,16 +92,11 @@ class WagerError(RulesViolation):
     def __init__(
         self, rule: WagerRule, bet: Bet, amount_cents: int, message: str, limit_cents: int | None = None
     ) -> None:
-        super().__init__(f"{bet.value} {_money(amount_cents)}: {message}")
+        super().__init__(f"{bet.value} {money_text(amount_cents)}: {message}")
         self.rule = rule
         self.bet = bet
         self.amount_cents = amount_cents
         self.limit_cents = limit_cents
-
-
-def _money(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +181,7 @@ def validate_wagers(wagers: Sequence[Wager], limits: TableLimits | None = None, 
                 WagerRule.NOT_UNIT_MULTIPLE,
                 w.bet,
                 w.amount_cents,
-                f"not a multiple of the table unit {_money(limits.unit_cents)}",
+                f"not a multiple of the table unit {money_text(limits.unit_cents)}",
                 limits.unit_cents,
             )
         if w.bet in seen:
@@ -221,7 +217,7 @@ def _check_limits(w: Wager, limits: TableLimits, has_main: bool) -> None:
                 WagerRule.BELOW_MINIMUM,
                 w.bet,
                 amount,
-                f"below the table minimum {_money(limits.minimum_cents)}",
+                f"below the table minimum {money_text(limits.minimum_cents)}",
                 limits.minimum_cents,
             )
         if amount > limits.maximum_cents:
@@ -229,7 +225,7 @@ def _check_limits(w: Wager, limits: TableLimits, has_main: bool) -> None:
                 WagerRule.ABOVE_MAXIMUM,
                 w.bet,
                 amount,
-                f"above the table maximum {_money(limits.maximum_cents)}",
+                f"above the table maximum {money_text(limits.maximum_cents)}",
                 limits.maximum_cents,
             )
         return
@@ -238,7 +234,7 @@ def _check_limits(w: Wager, limits: TableLimits, has_main: bool) -> None:
             WagerRule.LONE_TIE_BELOW_MINIMUM,
             w.bet,
             amount,
-            f"a Tie without a Banker or Player wager must meet the table minimum {_money(limits.minimum_cents)}",
+            f"a Tie without a Banker or Player wager must meet the table minimum {money_text(limits.minimum_cents)}",
             limits.minimum_cents,
         )
     if amount < limits.side_minimum_cents:
@@ -246,7 +242,7 @@ def _check_limits(w: Wager, limits: TableLimits, has_main: bool) -> None:
             WagerRule.SIDE_BELOW_MINIMUM,
             w.bet,
             amount,
-            f"below the side-bet minimum {_money(limits.side_minimum_cents)}",
+            f"below the side-bet minimum {money_text(limits.side_minimum_cents)}",
             limits.side_minimum_cents,
         )
     if amount > limits.side_maximum_cents:
@@ -254,7 +250,7 @@ def _check_limits(w: Wager, limits: TableLimits, has_main: bool) -> None:
             WagerRule.SIDE_ABOVE_MAXIMUM,
             w.bet,
             amount,
-            f"above the side-bet maximum {_money(limits.side_maximum_cents)}",
+            f"above the side-bet maximum {money_text(limits.side_maximum_cents)}",
             limits.side_maximum_cents,
         )
 

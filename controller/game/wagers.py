@@ -21,6 +21,7 @@ from typing import Any
 
 from controller.game.chips import Chip, ChipStatus, SpotChips
 from controller.game.coup import CoupResult, Winner
+from controller.game.notation import money_text
 from controller.game.notice import Notice
 from controller.game.payouts import Outcome
 from controller.game.rules import COMMISSION, Bet, Ruleset
@@ -67,7 +68,6 @@ __all__ = [
     "WagerRefused",
     "WagerSettled",
     "WagersLocked",
-    "money_text",
     "spot_label",
     "violation_text",
 ]
@@ -257,12 +257,6 @@ class MoneyView:
 
 #: A spot of a seat: (seat, spot).
 SpotKey = tuple[int, Spot]
-
-
-def money_text(cents: int) -> str:
-    """Cents as the dealer reads them: ``$1,250.00``."""
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
 
 
 def spot_label(spot: Spot) -> str:

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Iterable
 from typing import Protocol
 
-from prometheus_client import CollectorRegistry, Gauge
+from prometheus_client import CollectorRegistry
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -106,22 +106,36 @@ class TroubleFamilies:
         return []
 
 
+class LinkGauges:
+    """``shoe_floor_outbox_records`` (records the floor has not acknowledged), ``shoe_floor_connected`` (1, 0,
+    or -1 without a floor link) and ``shoe_table_feed_up`` (1 while the table process's feed is heard), read
+    from the link's threads when scraped."""
+
+    def __init__(self, floor: FloorState | None, feed: FeedState) -> None:
+        self.floor = floor
+        self.feed = feed
+
+    def collect(self) -> Iterable[Metric]:
+        floor = self.floor
+        outbox = GaugeMetricFamily("shoe_floor_outbox_records", "Journal records the floor has not acknowledged yet.")
+        outbox.add_metric([], 0.0 if floor is None else float(max(floor.head - floor.acked, 0)))
+        connected = GaugeMetricFamily(
+            "shoe_floor_connected", "1 connected to the floor's broker, 0 not, -1 unknown or no floor link."
+        )
+        connected.add_metric([], -1.0 if floor is None else (1.0 if floor.connected else 0.0))
+        table_up = GaugeMetricFamily("shoe_table_feed_up", "1 while the link hears the table process's feed, 0 not.")
+        table_up.add_metric([], 1.0 if self.feed.connected else 0.0)
+        return [outbox, connected, table_up]
+
+    def describe(self) -> Iterable[Metric]:
+        return []
+
+
 def link_gauges(registry: CollectorRegistry, floor: FloorState | None, feed: FeedState) -> None:
-    """The link's own gauges, read when scraped (the threads keep the values; nothing is pushed):
-    ``shoe_floor_outbox_records`` (records the floor has not acknowledged), ``shoe_floor_connected`` (1, 0,
-    or -1 without a floor link), ``shoe_table_feed_up`` (1 while the table process's feed is heard), and
-    the counter ``shoe_floor_acks_refused_total{reason}`` (:class:`AckRefusalCounts`)."""
-    r = registry
-    outbox = Gauge("shoe_floor_outbox_records", "Journal records the floor has not acknowledged yet.", registry=r)
-    connected = Gauge(
-        "shoe_floor_connected", "1 connected to the floor's broker, 0 not, -1 unknown or no floor link.", registry=r
-    )
-    table_up = Gauge("shoe_table_feed_up", "1 while the link hears the table process's feed, 0 not.", registry=r)
-    table_up.set_function(lambda: 1.0 if feed.connected else 0.0)
-    if floor is None:
-        connected.set(-1)
-    else:
-        connected.set_function(lambda: 1.0 if floor.connected else 0.0)
-        outbox.set_function(lambda: float(max(floor.head - floor.acked, 0)))
-        r.register(AckRefusalCounts(floor))
-        r.register(TroubleFamilies(floor))
+    """The link's own metrics on ``registry``, each a collector that reads the threads' state when scraped
+    (nothing is pushed): :class:`LinkGauges`, and with a floor link :class:`AckRefusalCounts` and
+    :class:`TroubleFamilies`."""
+    registry.register(LinkGauges(floor, feed))
+    if floor is not None:
+        registry.register(AckRefusalCounts(floor))
+        registry.register(TroubleFamilies(floor))

@@ -25,9 +25,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from types import FrameType
 from typing import Any
 
+from commandline.signals import STOP_SIGNALS, raise_system_exit
 from controller.chipfile import load_chips
 from controller.config import Settings
 from controller.feed.server import FeedServer, FeedServerError
@@ -277,8 +277,8 @@ class Daemon:
         try:
             loop = self.open()
             if threading.current_thread() is threading.main_thread():
-                for sig in (signal.SIGTERM, signal.SIGHUP):
-                    previous[sig] = signal.signal(sig, _raise_system_exit)
+                for sig in STOP_SIGNALS:
+                    previous[sig] = signal.signal(sig, raise_system_exit)
             assert self.link is not None
             self.link.start()
             loop.assume_link_down("controller started; waiting for the shoe")
@@ -318,7 +318,3 @@ class Daemon:
         if self.journal is not None:
             self.journal.close()
             self.journal = None
-
-
-def _raise_system_exit(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)

@@ -8,6 +8,22 @@
   const LETTERS = { player: "P", banker: "B", tie: "T" };
   const WORDS = { player: "Player", banker: "Banker", tie: "Tie" };
   const WORDS_ZH = { player: "\u9592", banker: "\u838a", tie: "\u548c" };
+  /** Each wager in words, by its name (controller/game/notation.py WAGER_WORDS; tests/browser/test_notation_js.py). */
+  const WAGER_WORDS = { banker: "Banker", player: "Player", tie: "Tie", player_pair: "Player Pair",
+    banker_pair: "Banker Pair", dragon_bonus_player: "Dragon Bonus Player", dragon_bonus_banker: "Dragon Bonus Banker",
+    dragon_7: "Dragon 7", panda_8: "Panda 8" };
+
+  /** A wager's name in words ("dragon_7" -> "Dragon 7"); a name it does not know, with spaces for "_". */
+  function wagerWord(bet) { return WAGER_WORDS[bet] || String(bet).replace(/_/g, " "); }
+  /** Integer cents as the casino writes money (controller/game/notation.py money_text): 2500 -> "$25",
+   * 500000 -> "$5,000", 1250 -> "$12.50", -5000 -> "-$50"; not a number -> "–". */
+  function moneyText(cents) {
+    if (!Number.isFinite(cents)) return "\u2013";
+    const c = Math.round(Math.abs(cents));
+    const whole = Math.floor(c / 100), part = c % 100;
+    const text = String(whole).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return (cents < 0 ? "-$" : "$") + text + (part ? "." + String(part).padStart(2, "0") : "");
+  }
 
   /** "TS" -> "10♠" (a token that is no card comes back as it was). */
   function cardText(token) {
@@ -43,5 +59,5 @@
     return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + " " + p(d.getHours()) + ":" +
       p(d.getMinutes()) + ":" + p(d.getSeconds()) + (zone ? " " + zone : "");
   }
-  window.notation = { SUITS, LETTERS, WORDS, WORDS_ZH, cardText, cardRed, handText, scoreText, resultText, coupText, localTime };
+  window.notation = { SUITS, LETTERS, WORDS, WORDS_ZH, WAGER_WORDS, wagerWord, moneyText, cardText, cardRed, handText, scoreText, resultText, coupText, localTime };
 })();

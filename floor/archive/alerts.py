@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from commandline.times import utc_stamp
 from controller.game.records import RecordKind, canonical_json
 from floor.archive.dialect import json_or_none, now
 from floor.archive.store import Store
@@ -159,7 +160,7 @@ class Feed:
     def unpublished(self, older_than: float, limit: int = 500) -> list[FeedItem]:
         """Alerts stored at least ``older_than`` seconds ago and still not confirmed published, oldest first (at
         most ``limit``: a sweep after a long outage sends the rest at the next sweeps, not all at once)."""
-        cutoff = (datetime.now(UTC) - timedelta(seconds=older_than)).isoformat(timespec="milliseconds")
+        cutoff = utc_stamp(datetime.now(UTC) - timedelta(seconds=older_than))
         columns = ", ".join(f"f.{c.strip()}" for c in _FEED_COLUMNS.split(","))
         with self._store.transaction() as cur:
             cur.execute(
@@ -167,7 +168,7 @@ class Feed:
                     f"SELECT {columns} FROM alert_feed f JOIN alert_outbox o ON o.id = f.id WHERE o.at <= ?"
                     " ORDER BY f.id LIMIT ?"
                 ),
-                (cutoff.replace("+00:00", "Z"), limit),
+                (cutoff, limit),
             )
             rows = cur.fetchall()
         return [_feed_item(row) for row in rows]

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from commandline.times import utc_stamp
 from controller.game.records import canonical_json
 from floor.archive.errors import ArchiveError
 
@@ -100,7 +100,7 @@ def redacted(url: str) -> str:
 
 def now() -> str:
     """The time now as the archive stamps it (UTC, milliseconds, ``Z``)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return utc_stamp()
 
 
 def body_text(body: Any) -> str:

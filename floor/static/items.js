@@ -65,10 +65,8 @@
     node.textContent = n ? n + (n === 1 ? " item" : " items") + " skipped (not of their shape)" : "";
   }
 
-  /** A wager's name in words (the table's own labels, controller/displays/snapshot.py). */
-  const BETS = { banker: "Banker", player: "Player", tie: "Tie", player_pair: "Player Pair", banker_pair: "Banker Pair",
-    dragon_bonus_player: "Dragon Bonus Player", dragon_bonus_banker: "Dragon Bonus Banker", dragon_7: "Dragon 7", panda_8: "Panda 8" };
-  function betWord(bet) { return BETS[bet] || String(bet).replace(/_/g, " "); }
+  /** A wager's name in words: notation.js's (controller/game/notation.py WAGER_WORDS). */
+  function betWord(bet) { return window.notation.wagerWord(bet); }
   /** An alert's kind as a word ("past_post" -> "Past-post"); every AlertKind has one (tests/pit/test_alert_words.py). */
   const KINDS = { advantage: "Advantage", advantage_cleared: "Advantage cleared", repeated_shoe: "Repeated shoe",
     broken_link: "Broken chain", gap: "Missing records", conflict: "Conflicting record", forged: "Forged record",
@@ -84,16 +82,15 @@
     const t = k.replace(/_/g, " ");
     return t.charAt(0).toUpperCase() + t.slice(1);
   }
-  /** Cents as dollars for people: 1234567 -> "$12,346", -500 -> "−$5"; ``exact`` keeps the cents, ``short``
-   * writes thousands and millions as k and M from $10,000 ("$12.3k"). */
-  function money(cents, exact, short) {
-    if (!Number.isFinite(cents)) return "\u2013";
+  /** Cents as the casino writes money: notation.js's moneyText (controller/game/notation.py money_text), every
+   * amount to the cent. ``short`` (a compact tile's handle, win and limits only, with the whole amount in its
+   * title) writes an amount from $10,000 in thousands or millions: "$12.3k", "$1.25M". */
+  function money(cents, short) {
     const v = Math.abs(cents) / 100;
-    const sign = cents < 0 ? "\u2212$" : "$";
-    if (short && v >= 1e6) return sign + (v / 1e6).toFixed(2) + "M";
-    if (short && v >= 1e4) return sign + (v / 1e3).toFixed(1) + "k";
-    const text = v.toLocaleString("en-US", { minimumFractionDigits: exact ? 2 : 0, maximumFractionDigits: exact ? 2 : 0 });
-    return (cents < 0 ? "\u2212$" : "$") + text;
+    const sign = cents < 0 ? "-$" : "$";
+    if (short && Number.isFinite(cents) && v >= 1e6) return sign + (v / 1e6).toFixed(2) + "M";
+    if (short && Number.isFinite(cents) && v >= 1e4) return sign + (v / 1e3).toFixed(1) + "k";
+    return window.notation.moneyText(cents);
   }
 
   window.pitItems = { checks: checks, keep: keep, note: note, isObj: isObj, betWord: betWord, kindWord: kindWord,

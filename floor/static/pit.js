@@ -86,8 +86,8 @@
     }
     if (t.limits) {
       const short = tilesBox.classList.contains("compact");
-      const lim = el("span", "limits", items.money(t.limits.minimum, false, short) + "\u2013" +
-        items.money(t.limits.maximum, false, short).slice(1));
+      const lim = el("span", "limits", items.money(t.limits.minimum, short) + "\u2013" +
+        items.money(t.limits.maximum, short).slice(1));
       lim.title = "limits " + items.money(t.limits.minimum) + "\u2013" + items.money(t.limits.maximum) +
         ", side wagers " + items.money(t.limits.side_minimum) + "\u2013" + items.money(t.limits.side_maximum);
       lim.dataset.testid = "limits";
@@ -141,15 +141,15 @@
     money.dataset.testid = "money";
     if (m) {
       const short = tilesBox.classList.contains("compact");
-      money.appendChild(field("Handle", items.money(m.handle, false, short), "handle"));
-      const w = field("Win", items.money(m.win, false, short), "win");
+      money.appendChild(field("Handle", items.money(m.handle, short), "handle"));
+      const w = field("Win", items.money(m.win, short), "win");
       w.dataset.sign = m.win < 0 ? "-" : "+";
       money.appendChild(w);
       money.appendChild(field("Hold", m.handle ? (100 * m.win / m.handle).toFixed(1) + "%" : null, "hold"));
       money.dataset.handle = String(m.handle);
       money.dataset.win = String(m.win);
-      money.title = "shift " + m.shift + ": handle " + items.money(m.handle, true) + ", win " + items.money(m.win, true) +
-        ", commission collected " + items.money(m.commission_collected, true);
+      money.title = "shift " + m.shift + ": handle " + items.money(m.handle) + ", win " + items.money(m.win) +
+        ", commission collected " + items.money(m.commission_collected);
     } else money.appendChild(el("span", "k", "no wagers this shift"));
     a.appendChild(money);
     return a;
@@ -216,8 +216,8 @@
     const handle = these.reduce((sum, m) => sum + m.handle, 0);
     const win = these.reduce((sum, m) => sum + m.win, 0);
     node.replaceChildren(el("span", "k long", "Floor, shift " + these[0].shift + ":"), el("span", "k short", "Floor:"),
-      field("Handle", items.money(handle, false), "floor-handle"),
-      field("Win", items.money(win, false), "floor-win"),
+      field("Handle", items.money(handle), "floor-handle"),
+      field("Win", items.money(win), "floor-win"),
       field("Hold", handle ? (100 * win / handle).toFixed(1) + "%" : "\u2013", "floor-hold"));
     node.dataset.handle = String(handle);
     node.dataset.win = String(win);

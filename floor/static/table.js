@@ -19,7 +19,7 @@
   const table = decodeURIComponent(location.pathname.slice("/table/".length));
   const api = "/api/table/" + encodeURIComponent(table);
   const items = window.pitItems;
-  const money = items.money;
+  const money = N.moneyText;
   const page = { loads: 0, skipped: 0 };
   let skipped = 0;  // in the data drawn last
   // The items of a list that pass a check (the others counted in skipped).
@@ -239,8 +239,8 @@
     if (!list.length) { box.appendChild(el("caption", null, "no open sessions")); return; }
     box.appendChild(row(["Seat", "Since", "Coups", "Average bet", "Theo (exact)", "Win (house)"], "th"));
     for (const r of list) {
-      const tr = row([String(r.seat), N.localTime(r.start), String(r.coups), money(r.average_bet, true),
-        money(Math.round(r.exact_theo_cents), true), money(r.win, true)]);
+      const tr = row([String(r.seat), N.localTime(r.start), String(r.coups), money(r.average_bet),
+        money(Math.round(r.exact_theo_cents)), money(r.win)]);
       tr.dataset.seat = String(r.seat);
       box.appendChild(tr);
     }
@@ -292,10 +292,10 @@
     for (const [w, s] of lines) {
       const b = (s || w).body;
       seen.add(b.seat + "|" + b.bet);
-      const tr = row([String(b.seat), items.betWord(b.bet), money(b.stake, true),
+      const tr = row([String(b.seat), items.betWord(b.bet), money(b.stake),
         s ? OUTCOMES[s.body.outcome] || String(s.body.outcome) : "not settled",
-        s ? money(s.body.win, true) : "\u2013", s ? money(s.body.commission, true) : "\u2013",
-        s ? money(s.body.net, true) : "\u2013", (s || w) ? "#" + (s || w).seq : ""]);
+        s ? money(s.body.win) : "\u2013", s ? money(s.body.commission) : "\u2013",
+        s ? money(s.body.net) : "\u2013", (s || w) ? "#" + (s || w).seq : ""]);
       tr.dataset.seat = String(b.seat);
       tr.dataset.bet = String(b.bet);
       if (s) tr.dataset.net = String(s.body.net);
@@ -306,11 +306,11 @@
     for (const m of recs) {
       const b = m.body;
       let text = null;
-      if (m.kind === "mispay") text = "Mispay, seat " + b.seat + " " + items.betWord(b.bet) + ": " + String(b.kind).replace(/_/g, " ") + ", due " + money(b.expected_cents, true) + ", seen " + money(b.seen_cents, true);
-      else if (m.kind === "past_post") text = "Past-post, seat " + b.seat + " " + items.betWord(b.bet) + ": locked " + money(b.locked_cents, true) + ", seen " + money(b.seen_cents, true);
-      else if (m.kind === "pulled_bet") text = "Pulled bet, seat " + b.seat + " " + items.betWord(b.bet) + ": locked " + money(b.locked_cents, true) + ", seen " + money(b.seen_cents, true);
+      if (m.kind === "mispay") text = "Mispay, seat " + b.seat + " " + items.betWord(b.bet) + ": " + String(b.kind).replace(/_/g, " ") + ", due " + money(b.expected_cents) + ", seen " + money(b.seen_cents);
+      else if (m.kind === "past_post") text = "Past-post, seat " + b.seat + " " + items.betWord(b.bet) + ": locked " + money(b.locked_cents) + ", seen " + money(b.seen_cents);
+      else if (m.kind === "pulled_bet") text = "Pulled bet, seat " + b.seat + " " + items.betWord(b.bet) + ": locked " + money(b.locked_cents) + ", seen " + money(b.seen_cents);
       else if (m.kind === "wager_refused") text = "Bet refused, seat " + b.seat + " " + items.betWord(b.bet) + ": " + (b.text || "");
-      else if (m.kind === "commission") text = "Commission box, seat " + b.seat + ": owed " + money(b.owed, true) + ", collected " + money(b.collected, true) + (b.uncollected ? ", uncollected " + money(b.uncollected, true) : "");
+      else if (m.kind === "commission") text = "Commission box, seat " + b.seat + ": owed " + money(b.owed) + ", collected " + money(b.collected) + (b.uncollected ? ", uncollected " + money(b.uncollected) : "");
       if (text) {
         const li = el("li", null, text + " (record #" + m.seq + ")");
         li.dataset.kind = m.kind;

@@ -138,7 +138,7 @@ def test_nine_seats_at_payout_are_readable_and_right(
             "action-9-banker": "PUSH",
             "box-3": "BOX $12.50",
             "box-9": "BOX $3.75",
-            "alarm-4": "BANKER: UNDERPAID (EXPECTED $195.00, SEEN $180.00)",  # whole, without its SEAT 4
+            "alarm-4": "BANKER: UNDERPAID (EXPECTED $195, SEEN $180)",  # whole, without its SEAT 4
             "text-4-banker": "UNDERPAID $15",
             "alarm-6": "PAST POST BANKER",
         }

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
+from controller.game.notation import WAGER_WORDS
 from eventstream.server import SHARED_STATIC_DIR
-from tests.game.test_notation import CARD_CASES, COUP_CASE, RESULT_CASES, SCORE_CASES
+from tests.game.test_notation import CARD_CASES, COUP_CASE, MONEY_CASES, RESULT_CASES, SCORE_CASES
 
 pytestmark = pytest.mark.browser
 
@@ -24,6 +25,12 @@ def test_notation_js_agrees_with_python(browser: Any) -> None:
     for (w, p, b), text in RESULT_CASES:
         assert page.evaluate(f"([w, p, b]) => {n}.resultText(w, p, b)", [w, p, b]) == text
     assert page.evaluate(f"(c) => {n}.coupText(c)", COUP_CASE[0]) == COUP_CASE[1]
+    # The wagers in words and money: the same as the Python the table and the floor write them with.
+    assert page.evaluate(f"{n}.WAGER_WORDS") == dict(WAGER_WORDS)
+    for bet, words in WAGER_WORDS.items():
+        assert page.evaluate(f"{n}.wagerWord({bet!r})") == words
+    for cents, text in MONEY_CASES:
+        assert page.evaluate(f"{n}.moneyText({cents})") == text, cents
     # A local time names its zone (the records' UTC ``at`` is never shown bare).
     shown = page.evaluate(f"{n}.localTime('2026-12-01T17:04:05.123Z')")
     assert shown.startswith("2026-12-01 ") and len(shown.split(" ")) == 3, shown

@@ -68,8 +68,8 @@ def test_json_lines_give_every_settled_wager_then_each_seats_box(journal: Path) 
 def test_the_table_reads_in_dollars(journal: Path) -> None:
     result = cli("settle", "--journal", str(journal))
     assert result.returncode == 0
-    assert "banker" in result.stdout and "$100.00" in result.stdout and "-$50.00" in result.stdout
-    assert "players net" in result.stdout and "$100.00" in result.stdout.split("players net")[1]
+    assert "banker" in result.stdout and "$100" in result.stdout and "-$50" in result.stdout
+    assert "players net" in result.stdout and "$100" in result.stdout.split("players net")[1]
     assert "commission box" in result.stdout
 
 

@@ -85,7 +85,7 @@ def nine_seats(phase: Phase = Phase.PAYOUT, *, reader_up: bool = True, bump: int
         SeatView(
             4,
             (spot(4, b, SpotState.MISPAID, 18000, wager_cents=10000, target_cents=19500, text="UNDERPAID $15"),),
-            alarms=("SEAT 4 BANKER: UNDERPAID (EXPECTED $195.00, SEEN $180.00)",),
+            alarms=("SEAT 4 BANKER: UNDERPAID (EXPECTED $195, SEEN $180)",),
         ),
         SeatView(5, (spot(5, p, SpotState.TAKE, 5000, wager_cents=5000, take_cents=5000),)),
         SeatView(

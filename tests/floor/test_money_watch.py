@@ -92,18 +92,18 @@ def test_each_money_fault_is_one_alert_in_the_pit_s_words_with_its_record(archiv
             assert by_seq[r.seq].record == r.to_dict() and by_seq[r.seq].kind == r.kind
             assert {k: by_seq[r.seq].extra[k] for k in r.body} == r.body  # the record's fields in extra
         assert by_seq[post.seq].detail == (
-            "Table T3 seat 4: past-post on Banker, $25.00 added after the first card"
-            " ($25.00 locked, $50.00 seen; shoe 1, coup 17)"
+            "Table T3 seat 4: past-post on Banker, $25 added after the first card"
+            " ($25 locked, $50 seen; shoe 1, coup 17)"
         )
         assert "past-post on Tie, chips swapped after the first card" in by_seq[swap.seq].detail
         assert by_seq[pulled.seq].detail == (
-            "Table T3 seat 2: pulled bet on Player, $25.00 taken off after the first card"
-            " ($250.00 locked, $225.00 left; shoe 1, coup 17)"
+            "Table T3 seat 2: pulled bet on Player, $25 taken off after the first card"
+            " ($250 locked, $225 left; shoe 1, coup 17)"
         )
-        said = "Banker underpaid by $5.00 (the spot held $43.75, it should have held $48.75)"
+        said = "Banker underpaid by $5 (the spot held $43.75, it should have held $48.75)"
         assert said in by_seq[under.seq].detail
-        assert "Dragon 7 overpaid by $10.00" in by_seq[over.seq].detail
-        assert "losing Player Pair wager of $35.00 left on the layout" in by_seq[left.seq].detail
+        assert "Dragon 7 overpaid by $10" in by_seq[over.seq].detail
+        assert "losing Player Pair wager of $35 left on the layout" in by_seq[left.seq].detail
         assert by_seq[under.seq].extra["off_cents"] == 500 and by_seq[post.seq].extra["added_cents"] == 2500
         assert archive_in_steps(archive, s, t.records) == []  # read once: nothing again
         assert sorted(i.seq or 0 for i in archive.feed() if i.kind in MONEY_KINDS) == sorted(by_seq)
@@ -322,7 +322,7 @@ def test_the_faults_command_for_people_and_with_nothing_counted(
     assert shoe_floor([*argv, "--table", "T9", "--shifts", "08:00,20:00", "--zone", "Europe/London"]) == 0
     header, line = capsys.readouterr().out.splitlines()
     assert header.split()[:3] == ["shift", "table", "coups"]
-    assert line.split()[3:9] == ["T9", "1", "1", "0", "0", "1"] and "$5.00" in line
+    assert line.split()[3:9] == ["T9", "1", "1", "0", "0", "1"] and "$5" in line
     assert line.startswith(f"{TODAY} 08:00 GMT")  # the chain's 10:00 UTC is in London's 08:00 shift
 
 

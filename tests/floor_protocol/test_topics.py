@@ -65,3 +65,33 @@ def test_the_floor_takes_any_topic_level_a_table_can_write() -> None:
     assert valid_table("VIP Salon 01") and not ID_PATTERN.fullmatch("VIP Salon 01")  # the floor is tolerant
     for bad in ("", "a/b", "a+", "a#", "a\0", "x" * 101):
         assert not LEVEL_PATTERN.fullmatch(bad) and not valid_table(bad)
+
+
+LEVEL_SAMPLES = ("t1", "VIP Salon 01", "x" * 100, "a$b", "é", "", "a/b", "a+", "a#", "a\0", "a\x1f", "a\x7f", "x" * 101)
+
+
+def test_a_topic_level_is_one_rule_wherever_the_floor_reads_one() -> None:
+    """The floor's command line (--site, --share, --table), an ack's table, the pit's tables and the state
+    message's site and table take exactly what floor_protocol.topics.is_level takes (three rules before: the
+    command line refused '$', the ack refused control characters, the pit neither)."""
+    import argparse
+    import json
+
+    from floor import cli
+    from floor.pit import valid_table
+    from floor_protocol.ack import Ack
+    from floor_protocol.signing import generate_key
+    from floor_protocol.topics import is_level
+
+    taken = {name for name in LEVEL_SAMPLES if is_level(name)}
+    assert taken == {"t1", "VIP Salon 01", "x" * 100, "a$b", "é"}
+    key = generate_key()
+    for name in LEVEL_SAMPLES:
+        try:
+            cli._topic_level(name)
+            by_cli = True
+        except argparse.ArgumentTypeError:
+            by_cli = False
+        ack = Ack.signed(key, "archive-0001", "t1", 1, "ab" * 32).to_dict() | {"table": name}
+        by_ack = Ack.from_dict(json.loads(json.dumps(ack))) is not None
+        assert (by_cli, by_ack, valid_table(name)) == (name in taken,) * 3, repr(name)

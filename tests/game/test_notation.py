@@ -6,10 +6,23 @@ import pytest
 
 from controller.game.cards import DECK
 from controller.game.errors import CardError
-from controller.game.notation import card_text, coup_text, hand_text, result_text, score_text
+from controller.game.notation import card_text, coup_text, hand_text, money_text, result_text, score_text
 
 #: Cases both notation.py and notation.js must agree on (tests/browser/test_notation_js.py runs the JS).
 CARD_CASES = {"TS": "10♠", "10h": "10♥", "AD": "A♦", "QC": "Q♣", "9s": "9♠", "KH": "K♥"}
+#: Money as the casino writes it (the one form: docs/notation.md); notation.js's moneyText runs the same cases.
+MONEY_CASES = [
+    (2500, "$25"),
+    (500_000, "$5,000"),
+    (125_000, "$1,250"),
+    (1250, "$12.50"),
+    (125_099, "$1,250.99"),
+    (5, "$0.05"),
+    (0, "$0"),
+    (-5000, "-$50"),
+    (-150, "-$1.50"),
+    (123_456_789_00, "$123,456,789"),
+]
 SCORE_CASES = [((5, 7), "P 5 – B 7"), ((None, None), "P – – B –"), ((0, 9), "P 0 – B 9")]
 RESULT_CASES = [
     (("banker", 5, 7), "Banker wins · P 5 – B 7"),
@@ -47,3 +60,8 @@ def test_hand_score_result_and_coup() -> None:
     for rargs, text in RESULT_CASES:
         assert result_text(*rargs) == text
     assert coup_text(COUP_CASE[0]) == COUP_CASE[1]
+
+
+@pytest.mark.parametrize(("cents", "text"), MONEY_CASES)
+def test_money_is_written_one_way(cents: int, text: str) -> None:
+    assert money_text(cents) == text

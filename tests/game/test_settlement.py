@@ -428,7 +428,7 @@ def test_refused_amount_not_positive(amount: int) -> None:
 def test_refused_not_a_multiple_of_the_unit() -> None:
     e = refused([Wager(B, 2501)])
     assert e.rule is WagerRule.NOT_UNIT_MULTIPLE and e.limit_cents == 500
-    assert "$5.00" in str(e) and "$25.01" in str(e)
+    assert "$5" in str(e) and "$25.01" in str(e)
     validate_wagers([Wager(B, 2525), Wager(T, 25)], TableLimits(unit_cents=25, side_minimum_cents=25))
 
 

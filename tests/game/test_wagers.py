@@ -119,7 +119,7 @@ def test_the_dealers_words_for_each_rule() -> None:
     assert texts == [
         "DRAGON BONUS NEEDS BANKER OR PLAYER",
         "BANKER BELOW MINIMUM",
-        "PLAYER NOT IN $5.00 UNITS",
+        "PLAYER NOT IN $5 UNITS",
         "PLAYER ABOVE MAXIMUM",
     ]
 
@@ -174,7 +174,7 @@ def test_the_first_card_locks_the_wagers_and_refuses_the_breaking_ones() -> None
     book = state.money
     assert book is not None and book.phase is Phase.LOCKED
     assert shown(book, 2, Spot.TIE).state is SpotState.REFUSED
-    assert alarms(book, 2) == ("SEAT 2 TIE BELOW MINIMUM: REFUSED, RETURN $5.00",)
+    assert alarms(book, 2) == ("SEAT 2 TIE BELOW MINIMUM: REFUSED, RETURN $5",)
     assert state.view().money == book.view()
     for event in cards(PLAYER_NATURAL)[1:]:
         state.apply(event)
@@ -197,7 +197,7 @@ def test_a_late_bet_still_there_at_the_next_snapshot_is_a_past_post_and_the_lock
     out = book.apply(SpotsSnapshot(((3, Spot.BANKER, more),)))
     assert out == [PastPost(1, 1, 3, Spot.BANKER, 10_000, 12_500)]
     assert shown(book, 3, Spot.BANKER).state is SpotState.CHANGED
-    assert alarms(book, 3) == ("SEAT 3 BANKER: PAST POST $100.00 -> $125.00",)
+    assert alarms(book, 3) == ("SEAT 3 BANKER: PAST POST $100 -> $125",)
     settled = of(WagerSettled, book.declared(1, 1, result(BANKER_NATURAL)))
     assert [n.outcome.stake_cents for n in settled] == [10_000]
 
@@ -231,7 +231,7 @@ def test_a_pulled_bet_still_pulled_at_the_declare_is_confirmed_there() -> None:
     book.apply(SpotSeen(3, Spot.BANKER, SpotChips()))
     out = book.declared(1, 1, result(PLAYER_NATURAL))
     assert out[0] == PulledBet(1, 1, 3, Spot.BANKER, 10_000, 0)
-    assert alarms(book, 3) == ("SEAT 3 BANKER: PULLED BET $100.00 -> $0.00",)
+    assert alarms(book, 3) == ("SEAT 3 BANKER: PULLED BET $100 -> $0",)
 
 
 def test_a_bet_on_a_spot_empty_at_the_lock_is_a_past_post() -> None:
@@ -249,7 +249,7 @@ def test_commission_at_payout_is_deducted_from_the_target() -> None:
     assert isinstance(settled, WagerSettled) and settled.outcome.commission_cents == 500 and settled.box_cents == 0
     view = spot_view(book, 3, Spot.BANKER)
     assert view is not None and view.state is SpotState.PAY and view.target_cents == 19_500
-    assert view.pay_cents == 9500 and view.text == "PAY $95.00"
+    assert view.pay_cents == 9500 and view.text == "PAY $95"
     book.apply(SpotSeen(3, Spot.BANKER, plus(stack, chips(2500, 2500, 2500, 2000))))
     assert shown(book, 3, Spot.BANKER).state is SpotState.PAID
     book.apply(SpotSeen(3, Spot.BANKER, SpotChips()))  # the player collects: no mispay
@@ -325,7 +325,7 @@ def test_a_seat_that_leaves_owes_its_box_now_and_pays_it_on_the_commission_spot(
     book.declared(1, 2, result(BANKER_NATURAL))
     assert of(BoxDue, book.first_card(1, 3)) == [BoxDue(1, 3, 500, BoxWhy.SEAT_LEFT)]
     view = spot_view(book, 3, Spot.COMMISSION)
-    assert view is not None and view.state is SpotState.COLLECT and view.text == "COLLECT $5.00"
+    assert view is not None and view.state is SpotState.COLLECT and view.text == "COLLECT $5"
     fee = chips(500)
     assert book.apply(SpotSeen(3, Spot.COMMISSION, fee)) == []
     out = book.apply(SpotSeen(3, Spot.COMMISSION, SpotChips()))

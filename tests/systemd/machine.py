@@ -86,11 +86,13 @@ def base_root() -> Path:
 
 
 def wheels() -> Path:
-    """Wheels of the project's dependencies and of its build backend, built on the host, cached by
-    pyproject.toml's dependency list (the machine's Python is the host's: both are Bookworm's 3.11)."""
+    """Wheels of the project's dependencies (the table's and the floor server's) and of its build backend,
+    built on the host, cached by pyproject.toml's dependency list (the machine's Python is the host's: both are
+    Bookworm's 3.11)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    table = project["project"]["optional-dependencies"]["table"]  # the [pi] extra is the table's, on a Pi
-    requirements = [*project["project"]["dependencies"], *table, *project["build-system"]["requires"]]
+    extras = project["project"]["optional-dependencies"]
+    table = extras["table"]  # the [pi] extra is the table's, on a Pi
+    requirements = [*project["project"]["dependencies"], *table, *extras["floor"], *project["build-system"]["requires"]]
     target = CACHE / f"wheels-{_key(sys.version, *requirements)}"
 
     def build(scratch: Path) -> None:

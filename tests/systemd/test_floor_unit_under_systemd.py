@@ -5,15 +5,19 @@ stands (the machine has no broker and no archive, so what is under test is the u
 env file, each secret handed over by ``LoadCredential=`` under ``%d``, readable by the service's dynamic user
 and nobody else, the root-only originals not readable by it, no secret on its command line).
 
-Booting the real ``shoe-floor serve`` against the shipped broker here would need Mosquitto inside the machine
-(its root has systemd, dbus and Python only, and a private network); tests/broker/ runs serve against the
-shipped broker on the host instead.
+Then the real ``shoe-floor serve``, installed in /opt/shoe-floor/venv as docs/install.md says, under the unit
+as it ships (exposure at most 2.0, as the table's): it reads its key, makes its SQLite archive in its state
+directory, serves the pit page and /metrics on its --bind, and connects over TCP to the broker's address (a
+listener stands there: Mosquitto is not in the machine, whose root has systemd, dbus and Python only, and a
+private network; tests/broker/ runs serve against the shipped broker on the host).
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 import shlex
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -24,6 +28,8 @@ from tests.systemd.test_under_systemd import _require
 pytestmark = [pytest.mark.systemd, pytest.mark.serial, pytest.mark.xdist_group("systemd"), pytest.mark.timeout(600)]
 
 UNIT = ROOT / "systemd" / "shoe-floor.service"
+VENV = "/opt/shoe-floor/venv"
+MAX_EXPOSURE = 2.0  # as the table's units (tests/systemd/test_under_systemd.py)
 CREDENTIALS = "/run/credentials/shoe-floor.service"
 SECRETS = {"broker.password": "collector-1-pw", "pit.password": "pit-1-pw", "floor.key": "not-a-real-key"}
 
@@ -113,3 +119,82 @@ def test_the_floor_units_credentials_reach_its_dynamic_user_and_nobody_else(mach
     assert machine.show("shoe-floor", "ActiveState") == "inactive"
     gone = machine.sh(f"ls {CREDENTIALS} 2>&1", check=False)
     assert gone.returncode != 0, gone.stdout  # the copies go with the service
+
+
+#: The broker's address as far as the collector can tell: a TCP listener that says each connection it takes.
+FAKE_BROKER = r"""
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 8883))
+s.listen()
+print("listening", flush=True)
+held = []
+while True:
+    c, peer = s.accept()
+    held.append(c)
+    print("connection from", peer[0], flush=True)
+"""
+
+METRICS_GET = (
+    "import urllib.request; r = urllib.request.urlopen('http://127.0.0.1:8470/metrics', timeout=5);"
+    " print(r.status); print(r.read().decode())"
+)
+
+
+def test_the_real_serve_runs_under_the_hardened_unit(machine: Machine) -> None:
+    m = machine
+    trustme = pytest.importorskip("trustme")
+    saved = "/root/floor-saved"
+    m.sh(f"install -d {saved} && cp -a {exec_path()} /etc/shoe-floor/env /etc/shoe-floor/ca.crt"
+         f" /etc/shoe-floor/floor.key {saved}/")  # fmt: skip
+    try:
+        m.sh(
+            # docs/install.md's floor server (pip over the stand-in at the unit's ExecStart path; put back after)
+            f"cd /root/shoe-controller && python3 -m venv {VENV}"
+            f' && {VENV}/bin/pip install --quiet --no-index --find-links /wheels "$PWD[floor]"',
+            timeout=600,
+        )
+        (m.root / "etc/shoe-floor/ca.crt").write_bytes(trustme.CA().cert_pem.bytes())
+        m.sh(
+            "rm -f /etc/shoe-floor/floor.key && (umask 077; "
+            f"{exec_path()} keygen --out /etc/shoe-floor/floor.key)"
+            " && sed -i 's|^SHOE_FLOOR_BROKER=.*|SHOE_FLOOR_BROKER=mqtts://127.0.0.1:8883|' /etc/shoe-floor/env"
+        )
+        (m.root / "root/fake-broker.py").write_text(FAKE_BROKER)
+        m.sh("systemd-run --quiet --unit=fake-broker python3 /root/fake-broker.py")
+        m.wait_for("the broker's listener", lambda: "listening" in m.sh(
+            "journalctl --no-pager -o cat -u fake-broker").stdout, 30)  # fmt: skip
+        m.sh("journalctl --rotate --vacuum-time=1s >/dev/null 2>&1; systemctl reset-failed shoe-floor; true")
+        m.sh("systemctl start shoe-floor")
+
+        def said() -> str:
+            return m.sh("journalctl --no-pager -o cat -u shoe-floor").stdout
+
+        m.wait_for("the pit page served", lambda: "pit: serving http://127.0.0.1:8470/" in said(), 60)
+        m.wait_for("a connection to the broker's address", lambda: "connection from 127.0.0.1" in m.sh(
+            "journalctl --no-pager -o cat -u fake-broker").stdout, 60)  # fmt: skip
+        log = said()
+        assert m.show("shoe-floor", "ActiveState") == "active", log
+        assert "acks signed by floor key" in log, log  # the key, read from its credential
+        assert "archive sqlite:////var/lib/shoe-floor/archive.db" in log, log
+        assert m.sh("test -s /var/lib/shoe-floor/archive.db", check=False).returncode == 0, log
+        metrics = m.sh(f'python3 -c "{METRICS_GET}"').stdout
+        assert metrics.startswith("200\n") and "shoe_floor_" in metrics, metrics
+        for refused in ("Traceback", "Operation not permitted", "Permission denied", "Read-only file system"):
+            assert refused not in log, log
+
+        rating = m.sh("systemd-analyze security --no-pager shoe-floor").stdout
+        match = re.search(r"Overall exposure level for shoe-floor\.service:\s*(\d+\.\d+)", rating)
+        assert match is not None, rating
+        sys.stderr.write(f"systemd-analyze security shoe-floor (live, real serve): exposure {match.group(1)}\n")
+        assert float(match.group(1)) <= MAX_EXPOSURE, rating
+
+        m.sh("systemctl stop shoe-floor")
+        assert (m.show("shoe-floor", "ActiveState"), m.show("shoe-floor", "Result")) == ("inactive", "success")
+    finally:
+        m.sh(
+            "systemctl stop shoe-floor fake-broker 2>/dev/null; systemctl reset-failed shoe-floor fake-broker"
+            f" 2>/dev/null; cp -a {saved}/shoe-floor {exec_path()}; cp -a {saved}/env {saved}/ca.crt"
+            f" {saved}/floor.key /etc/shoe-floor/; true"
+        )

@@ -159,6 +159,23 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machine]:
         m.remove()
 
 
+COMMANDS = ("shoe-controller", "shoe-sim", "shoe-floor")
+
+
+def commands_on_the_path(m: Machine) -> None:
+    """After `apt install`, the package's three commands are found on the PATH as a user types them (not only
+    in the venv's bin), and they run."""
+    for command in COMMANDS:
+        found = m.sh(f"command -v {command}", check=False)
+        assert found.stdout.strip() == f"/usr/bin/{command}", (command, found.stdout, found.stderr)
+        assert m.sh(f"readlink -f /usr/bin/{command}").stdout.strip() == f"{VENV}/bin/{command}"
+    version = m.sh("shoe-controller --version").stdout.split()[-1]
+    assert m.sh("dpkg-query -W -f '${Version}' shoe-controller").stdout.startswith(version)
+    assert "usage: shoe-sim" in m.sh("shoe-sim --help").stdout
+    floor = m.sh("shoe-floor --help", check=False)  # the floor server's own venv has its libraries; not this one
+    assert floor.returncode != 127 and "command not found" not in floor.stderr, floor.stderr
+
+
 def start_sim(m: Machine, seed: int) -> None:
     m.sh(
         "rm -rf /var/lib/shoe-sim; systemctl reset-failed shoe-sim 2>/dev/null;"
@@ -220,6 +237,7 @@ def test_install_upgrade_mid_shoe_remove_and_purge_the_package(machine: Machine,
         assert "/etc/shoe-controller/chips.toml" in m.sh("cat /var/lib/dpkg/info/shoe-controller.conffiles").stdout
     assert m.sh(f"systemctl is-enabled {UNIT}").stdout.strip() == "enabled"
     assert m.sh("systemctl is-enabled shoe-controller-board", check=False).stdout.strip() == "disabled"
+    commands_on_the_path(m)
     before = coup_number(m.show(UNIT, "StatusText"))
     m.wait_for("dealing on after the upgrade", lambda: coup_number(m.show(UNIT, "StatusText")) > before, 120)
     m.wait_for("the shoe dealt out", lambda: m.show("shoe-sim", "ActiveState") != "active", 300)
@@ -237,6 +255,8 @@ def test_install_upgrade_mid_shoe_remove_and_purge_the_package(machine: Machine,
     assert f"kept /etc/shoe-controller (the configuration) and {STATE} (the journal)" in said, said
     gone = m.sh(f"test ! -e {VENV} && test ! -e /lib/systemd/system/shoe-controller.service", check=False)
     assert gone.returncode == 0
+    for command in COMMANDS:
+        assert m.sh(f"test ! -e /usr/bin/{command} && test ! -L /usr/bin/{command}", check=False).returncode == 0
     assert m.sh(f"test -s {STATE}/journal.db", check=False).returncode == 0
     assert m.sh("cat /etc/shoe-controller/config.toml").stdout == CONFIG
 
@@ -255,6 +275,7 @@ def test_install_upgrade_mid_shoe_remove_and_purge_the_package(machine: Machine,
     assert "nothing is enabled" in said, said
     assert m.sh(f"systemctl is-enabled {UNIT}", check=False).stdout.strip() == "disabled"  # the purge ended it
     assert m.sh(f"stat -c '%a %U %G' {STATE}").stdout.strip() == "750 shoe-controller shoe-controller"
+    commands_on_the_path(m)
     m.sh(f"cat > /etc/shoe-controller/config.toml <<'TOML'\n{CONFIG}TOML")
     start_sim(m, seed=9)
     m.sh(f"systemctl enable --now {UNIT}", timeout=60)

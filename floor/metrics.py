@@ -1,0 +1,82 @@
+"""What the floor server's ``/metrics`` says, for the casino's Prometheus: the collector's counts (records taken
+off the broker, archived, duplicates, refused, alerts, acks, transactions) and the pit's (messages refused by
+kind, errors).
+
+Exposed as the table's link exposes its own (controller/companions.py): custom collectors that read the
+counts the threads already keep when Prometheus scrapes, on a registry of the server's own (never
+prometheus_client's global one); nothing is pushed into a metric object as it happens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.metrics_core import CounterMetricFamily, Metric
+
+from floor.collector import Stats
+
+__all__ = ["COLLECTOR_COUNTS", "CollectorCounts", "PitCounts", "exposition"]
+
+#: The collector's counts (:class:`floor.collector.Stats` fields) and what each counts.
+COLLECTOR_COUNTS: Sequence[tuple[str, str]] = (
+    ("received", "records taken off the broker"),
+    ("archived", "records archived (first copies)"),
+    ("duplicates", "records already archived"),
+    ("refused", "messages refused (not a record, altered, conflicting, forged)"),
+    ("alerts", "alerts raised"),
+    ("acks", "acks published"),
+    ("batches", "transactions"),
+)
+
+
+class CollectorCounts:
+    """``shoe_floor_<count>_total`` for each of :data:`COLLECTOR_COUNTS`, read from the collector's
+    :class:`~floor.collector.Stats` at scrape."""
+
+    def __init__(self, stats: Callable[[], Stats]) -> None:
+        self.stats = stats
+
+    def collect(self) -> Iterable[Metric]:
+        stats = self.stats()
+        families = []
+        for name, help_text in COLLECTOR_COUNTS:
+            family = CounterMetricFamily(f"shoe_floor_{name}", help_text)
+            family.add_metric([], float(getattr(stats, name)))
+            families.append(family)
+        return families
+
+    def describe(self) -> Iterable[Metric]:
+        return []
+
+
+class PitCounts:
+    """``shoe_floor_pit_refused_total{message}`` (every message kind listed from the start) and
+    ``shoe_floor_pit_errors_total``, read from the pit's ``stats`` at scrape."""
+
+    def __init__(self, stats: Mapping[str, int], messages: Sequence[str]) -> None:
+        self.stats = stats
+        self.messages = messages
+
+    def collect(self) -> Iterable[Metric]:
+        refused = CounterMetricFamily(
+            "shoe_floor_pit_refused", "messages the pit refused (not of their shape), by message", labels=["message"]
+        )
+        for message in self.messages:
+            refused.add_metric([message], float(self.stats.get(f"refused_{message}", 0)))
+        errors = CounterMetricFamily(
+            "shoe_floor_pit_errors", "messages whose handling failed (logged at most once a minute)"
+        )
+        errors.add_metric([], float(self.stats.get("errors", 0)))
+        return [refused, errors]
+
+    def describe(self) -> Iterable[Metric]:
+        return []
+
+
+def exposition(*collectors: CollectorCounts | PitCounts) -> Callable[[], bytes]:
+    """What ``/metrics`` answers: the collectors on a registry of their own, in Prometheus' text format."""
+    registry = CollectorRegistry(auto_describe=False)
+    for collector in collectors:
+        registry.register(collector)
+    return lambda: bytes(generate_latest(registry))
