@@ -94,6 +94,7 @@ def no_journal(tmp: Path) -> None:
     assert not [p.name for p in tmp.iterdir() if p.name.startswith("journal")], "selftest made a journal"
 
 
+@pytest.mark.e2e
 def test_every_part_answers_lamps_in_turn_buttons_echoed_lcd_pattern_and_the_shoe(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,6 +156,7 @@ def test_every_part_answers_lamps_in_turn_buttons_echoed_lcd_pattern_and_the_sho
     assert opened == []
 
 
+@pytest.mark.e2e
 def test_json_report_holds_the_simulators_hello_and_cards_and_no_journal_is_made(harness: Harness) -> None:
     tmp = harness.tmp
     harness.start_sim("--dealer", "self", "--decks", "1", "--serial-number", "SN-4242", "--linger", "5")
@@ -201,6 +203,7 @@ def test_a_shoe_that_never_answers(tmp_path: Path) -> None:
     no_journal(tmp_path)
 
 
+@pytest.mark.e2e
 def test_a_port_the_table_holds_is_refused_in_one_line(harness: Harness) -> None:
     harness.start_sim("--dealer", "self", "--decks", "1")
     held = open_port(str(harness.link), 115200)  # as the table's service opens it: exclusively

@@ -61,6 +61,7 @@ def settle_lines(journal: Path) -> tuple[list[dict[str, Any]], list[dict[str, An
     return [x for x in lines if "bet" in x], [x for x in lines if "commission_box" in x]
 
 
+@pytest.mark.dialects
 def test_a_real_journal_s_report_and_ratings_equal_what_the_table_settled(
     archive_url: str, journal_path: Path, journal_records: list[TableRecord]
 ) -> None:
@@ -233,6 +234,7 @@ def test_leave_after_coups_is_the_tables_setting(archive_url: str) -> None:
 # -- the 95 % interval --------------------------------------------------------------------------------------
 
 
+@pytest.mark.dialects
 def test_a_shift_won_far_outside_its_interval_is_one_alert_and_an_ordinary_one_is_none(archive_url: str) -> None:
     t = MoneyChain("T1", hour=13)  # 13:00-13:59 UTC: the 06:00 shift; the next record at 14:00 ends it
     t.start()
@@ -275,6 +277,7 @@ def test_a_shift_won_far_outside_its_interval_is_one_alert_and_an_ordinary_one_i
 # -- two collectors racing ----------------------------------------------------------------------------------
 
 
+@pytest.mark.dialects
 def test_two_collectors_racing_count_each_money_record_once(
     archive_url: str, journal_path: Path, journal_records: list[TableRecord]
 ) -> None:
@@ -372,6 +375,7 @@ def test_ratings_bad_since_is_one_line_and_exit_2(tmp_path: Path) -> None:
 # -- through the real collector --------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_shoe_floor_serve_keeps_the_money_as_the_table_settled_it(
     journal_path: Path,
     journal_records: list[TableRecord],
@@ -484,6 +488,7 @@ def test_the_figures_do_not_depend_on_how_the_records_fall_into_steps(
     )
 
 
+@pytest.mark.dialects
 def test_a_quiet_table_s_ended_shift_is_one_alert_once_its_grace_is_past(archive_url: str) -> None:
     """A table that stops dealing sends no record after its shift's end: the collector's sweep
     (ended_shift_alerts) judges the shift once SHIFT_CLOSE_GRACE has passed and surveillance has read all it

@@ -26,6 +26,7 @@ def _journal_coups(path: Path) -> list[dict[str, object]]:
         journal.close()
 
 
+@pytest.mark.dialects
 def test_recall_gives_the_journal_s_cards_for_every_coup(
     archive_url: str, journal_records: list[TableRecord], journal_path: Path
 ) -> None:
@@ -53,6 +54,7 @@ def test_recall_gives_the_journal_s_cards_for_every_coup(
         assert archive.shoe_coups("T1", shoes[-1] + 1) == []
 
 
+@pytest.mark.dialects
 def test_the_records_of_one_shoe_run_from_its_start_to_the_next(
     archive_url: str, journal_records: list[TableRecord]
 ) -> None:

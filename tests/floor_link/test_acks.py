@@ -56,6 +56,7 @@ def forgeries(journal: Journal) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.e2e
 def test_forged_acks_at_or_below_the_head_change_nothing_and_are_counted(broker: Mosquitto, link: Link) -> None:
     side = FloorSide("127.0.0.1", broker.port)
     link.write(100)
@@ -87,6 +88,7 @@ def test_forged_acks_at_or_below_the_head_change_nothing_and_are_counted(broker:
     assert 'shoe_floor_acks_refused_total{reason="pruned"} 0.0' in text
 
 
+@pytest.mark.e2e
 def test_a_forged_ack_does_not_move_a_fresh_tables_ack(broker: Mosquitto, link: Link) -> None:
     side = FloorSide("127.0.0.1", broker.port, ack=False)  # no genuine ack yet
     link.write(100)
@@ -105,6 +107,7 @@ def test_a_forged_ack_does_not_move_a_fresh_tables_ack(broker: Mosquitto, link: 
     assert link.link.ack_refusals.total >= 1
 
 
+@pytest.mark.e2e
 def test_ack_zero_from_the_same_archive_is_no_news(broker: Mosquitto, link: Link) -> None:
     """Before: one ``ack 0`` made a table resend its whole journal (2,408 of 2,408 records)."""
     side = FloorSide("127.0.0.1", broker.port)
@@ -125,6 +128,7 @@ def test_ack_zero_from_the_same_archive_is_no_news(broker: Mosquitto, link: Link
     assert stored is not None and (stored.archive, stored.seq) == ("archive-test-0001", 200)
 
 
+@pytest.mark.e2e
 def test_an_ack_of_another_archive_makes_the_table_send_everything_again(broker: Mosquitto, tmp_path: Path) -> None:
     """A new, empty or restored archive: its ack 0 (genuine) means it holds none of what the old one acked. At
     once: not after the stuck ack's resend interval (two minutes here)."""

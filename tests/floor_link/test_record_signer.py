@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from controller.record_signer import RecordSigner
 from floor_protocol.signing import record_message, sign, verify
 from tests.floor_link.floorside import TEST_TABLE_KEY, FloorSide
@@ -37,6 +39,7 @@ def test_the_childs_signatures_are_the_links_own() -> None:
     assert not signer.running
 
 
+@pytest.mark.e2e
 def test_a_signing_process_killed_mid_flush_costs_nothing_but_speed(broker: Mosquitto, tmp_path: Path) -> None:
     link = Link(broker, tmp_path / "journal.db")
     link.write(20_000)

@@ -1,0 +1,52 @@
+"""The fast tier starts no process: a guard that fails any test which starts one without a marker.
+
+A test that starts a process (a server, a command, the simulator, a container) carries ``e2e``, ``browser``
+or ``systemd``: the markers ``scripts/test --fast`` leaves out. tests/conftest.py installs :func:`note` as an
+audit hook (``subprocess.Popen``, ``os.fork``, ``os.exec*``, ``os.posix_spawn``, ``os.system``) and fails an
+unmarked test that started one, naming it. The one exception is :func:`dealing_data`: the demo journal some
+session fixtures deal once per worker (one process run to completion before the tests that read it, no
+server), stated in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+#: The markers of the tests that may start a process.
+MARKERS = ("e2e", "browser", "systemd")
+
+_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.exec", "os.posix_spawn", "os.spawn", "os.system"})
+
+
+class _Watch:
+    """What the audit hook reads: whether the running test is unmarked, and what it started."""
+
+    def __init__(self) -> None:
+        self.unmarked = False
+        self.data = 0  # > 0 inside dealing_data()
+        self.started: list[str] = []
+        self.lock = threading.Lock()
+
+
+WATCH = _Watch()
+
+
+def note(event: str, args: tuple[object, ...]) -> None:
+    """The audit hook: note a process started while an unmarked test runs (outside :func:`dealing_data`)."""
+    if event in _EVENTS and WATCH.unmarked and not WATCH.data:
+        what = args[1] if event == "subprocess.Popen" and len(args) > 1 else args[:1]
+        with WATCH.lock:
+            WATCH.started.append(f"{event} {what!r}"[:200])
+
+
+@contextlib.contextmanager
+def dealing_data() -> Iterator[None]:
+    """A session fixture's process that deals test data once (the demo journal): not charged to the test that
+    happens to set the fixture up first."""
+    WATCH.data += 1
+    try:
+        yield
+    finally:
+        WATCH.data -= 1
