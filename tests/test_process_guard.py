@@ -1,6 +1,7 @@
 """The suite's process guard (tests/processes.py, installed by tests/conftest.py) itself: a test that starts a
 process without ``e2e``, ``browser`` or ``systemd`` fails, naming what it started; a marked test may; and the
-demo journal a session fixture deals once (``dealing_data``) is not charged to the test that set it up.
+demo journal a session fixture deals once (``dealing_data``) is not charged to the test that set it up, nor
+ctypes' ``ldconfig -p`` lookup of a C library.
 
 Each case runs in a real inner pytest session in a child process with tests/conftest.py as its plugin.
 """
@@ -55,6 +56,12 @@ def test_reads_data_a_session_fixture_dealt(dealt):
 
 def test_starts_nothing():
     pass
+
+
+def test_looks_up_a_c_library():
+    import ctypes.util
+
+    ctypes.util.find_library("c")
 """
 
 
@@ -72,8 +79,14 @@ def test_an_unmarked_test_that_starts_a_process_fails_naming_it(tmp_path: Path, 
     assert "test_runs_a_command_unmarked starts a process without a marker (e2e, browser, systemd)" in out, out
     assert "It started subprocess.Popen ['true']" in out, out
     assert "test_forks_unmarked starts a process without a marker" in out, out
-    for fine in ("test_runs_a_command_marked", "test_reads_data_a_session_fixture_dealt", "test_starts_nothing"):
+    fine_tests = (
+        "runs_a_command_marked",
+        "reads_data_a_session_fixture_dealt",
+        "starts_nothing",
+        "looks_up_a_c_library",
+    )
+    for fine in (f"test_{name}" for name in fine_tests):
         assert f"PASSED test_inner.py::{fine}" in out, out
         assert f"teardown of test_inner.py::{fine}" not in out, out
     summary = [line for line in out.splitlines() if re.search(r"\d+ passed", line)][-1]
-    assert (re.findall(r"(\d+) passed", summary), re.findall(r"(\d+) errors?\b", summary)) == (["5"], ["2"]), out
+    assert (re.findall(r"(\d+) passed", summary), re.findall(r"(\d+) errors?\b", summary)) == (["6"], ["2"]), out

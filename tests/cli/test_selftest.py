@@ -187,6 +187,7 @@ def test_json_report_holds_the_simulators_hello_and_cards_and_no_journal_is_made
     no_journal(tmp)
 
 
+@pytest.mark.e2e
 def test_a_shoe_that_never_answers(tmp_path: Path) -> None:
     master, slave = os.openpty()
     try:
@@ -260,6 +261,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], confi
     assert r.stdout == ""
 
 
+@pytest.mark.e2e
 def test_a_missing_config_file_is_one_line(tmp_path: Path) -> None:
     r = run_script(["shoe-controller", "selftest", "--config", str(tmp_path / "none.toml"), "--json"])
     assert r.returncode == 2

@@ -259,6 +259,7 @@ def _foreign_appearances(records: list[TableRecord]) -> Counter[str]:
 
 
 @pytest.mark.dialects
+@pytest.mark.e2e
 def test_a_real_journal_s_faults_are_alerts_and_its_counts_are_its_records(
     archive_url: str, faulty_journal: list[TableRecord], capsys: pytest.CaptureFixture[str]
 ) -> None:

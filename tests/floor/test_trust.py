@@ -384,6 +384,7 @@ with Archive(sys.argv[1]) as archive:
 """
 
 
+@pytest.mark.e2e
 def test_every_sqlite_commit_is_on_the_disk_before_the_store_returns(
     journal_records: list[TableRecord], tmp_path: Path
 ) -> None:

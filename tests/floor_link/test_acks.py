@@ -19,6 +19,7 @@ from floor_protocol.signing import generate_key, sign
 from tests.floor_link.floorside import TEST_FLOOR_KEY, FloorSide, signed_ack
 from tests.floor_link.test_publisher import Link
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -31,9 +32,7 @@ def link(broker: Mosquitto, tmp_path: Path) -> Iterator[Link]:
 def settled(link: Link, side: FloorSide, seq: int) -> None:
     """Every record through ``seq`` archived by ``side`` and its ack stored in the journal."""
     side.wait(lambda f: f.contiguous == seq, 30, f"{seq} records")
-    deadline = time.monotonic() + 10
-    while link.writer.floor_ack() != seq and time.monotonic() < deadline:
-        time.sleep(0.02)
+    until(lambda: link.writer.floor_ack() == seq, 10, f"the stored ack reaching {seq}")
     assert link.writer.floor_ack() == seq
 
 
@@ -146,12 +145,12 @@ def test_an_ack_of_another_archive_makes_the_table_send_everything_again(broker:
             del side.received[:]
         side.publish_ack(side.ack_for(0))
         side.wait(lambda f: f.contiguous == 150, 20, "every record sent again to the new archive")
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+
+        def stored_new() -> bool:
             stored = link.writer.floor_ack_record("t1")
-            if stored is not None and stored.archive == "archive-new-0002" and stored.seq == 150:
-                break
-            time.sleep(0.02)
+            return stored is not None and stored.archive == "archive-new-0002" and stored.seq == 150
+
+        until(stored_new, 10, "the new archive's ack of 150 stored")
         assert sorted({r.seq for r in side.received}) == list(range(1, 151))
         assert link.link.archive_changes == 1
         stored = link.writer.floor_ack_record("t1")

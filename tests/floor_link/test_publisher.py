@@ -35,6 +35,7 @@ from tests.floor_link.floorside import (
     signed_ack,
 )
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 
 def write_cards(journal: Journal, n: int, start: int = 0) -> None:
@@ -102,9 +103,7 @@ def test_every_record_arrives_in_order_and_the_ack_is_kept(
         link.write(50, start=300)  # records committed while the link runs
         link.link.wake()
         floor.wait(lambda f: f.contiguous == 350, 30, "350 records")
-        deadline = time.monotonic() + 10
-        while link.writer.floor_ack() != 350 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        until(lambda: link.writer.floor_ack() == 350, 10, "the stored ack reaching 350")
     finally:
         link.close()
     assert ordered_without_duplicates(floor.received)
@@ -166,6 +165,7 @@ def test_the_window_bounds_records_in_flight_while_the_broker_does_not_answer(
         side.close()
 
 
+@pytest.mark.e2e
 def test_the_window_stays_within_the_brokers_receive_maximum(tmp_path: Path, journal_path: Path) -> None:
     # MQTT 5: a client must not have more QoS 1 messages in flight than the broker's Receive Maximum (Mosquitto
     # grants 20 by default; a broker that enforces it cuts the connection or refuses the message). The link
@@ -203,8 +203,8 @@ def test_the_link_outlives_a_silent_broker_longer_than_its_resend_interval(
         assert broker.proc is not None
         os.kill(broker.proc.pid, signal.SIGSTOP)
         try:
-            until = time.monotonic() + 3.0
-            while time.monotonic() < until:
+            deadline = time.monotonic() + 3.0
+            while time.monotonic() < deadline:
                 assert link.link._thread is not None and link.link._thread.is_alive(), "the floor link died"
                 time.sleep(0.05)
             assert link.link.rewinds >= 3

@@ -20,6 +20,7 @@ from tests.floor_link.test_publisher import Link
 from tests.servers import Mosquitto
 
 
+@pytest.mark.e2e
 def test_the_childs_signatures_are_the_links_own() -> None:
     signer = RecordSigner(TEST_TABLE_KEY, "t1")
     signer.start()
@@ -68,6 +69,7 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+@pytest.mark.e2e
 def test_the_signing_process_ends_with_a_link_killed_outright(tmp_path: Path) -> None:
     """The link SIGKILLed: its signing process (holding the table's key) sees its input end and goes too."""
     script = (
