@@ -39,6 +39,7 @@ from hw_sim.spot_reader import SpotReader
 from tests.console import run_main, run_script
 from tests.displays.test_lcd import FakeLcd
 from tests.e2e.harness import Harness
+from tests.waiting import until
 
 LAMP_PINS = [DEFAULT_PINS[lamp.value] for lamp in Lamp]
 BUTTON_PINS = {"DECLARE": DEFAULT_PINS["declare"], "NEW SHOE": DEFAULT_PINS["new_shoe"], "VOID": DEFAULT_PINS["void"]}
@@ -63,10 +64,7 @@ class Lines(io.TextIOBase):
 
 
 def wait_for(condition: Any, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
+    until(condition, timeout, "the selftest's output", every=0.01)
 
 
 def write_config(tmp: Path, port: Path | str, **lcd: object) -> Path:
