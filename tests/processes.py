@@ -50,8 +50,9 @@ def note(event: str, args: tuple[object, ...]) -> None:
 
 @contextlib.contextmanager
 def dealing_data() -> Iterator[None]:
-    """A session fixture's process that deals test data once (the demo journal): not charged to the test that
-    happens to set the fixture up first."""
+    """A session fixture's process that deals test data once (the demo journal), or stops its server at the
+    session's end: not charged to the test that happens to set the fixture up first, or to tear it down last
+    (starting the server is charged: the tests that ask for it are marked)."""
     WATCH.data += 1
     try:
         yield

@@ -32,6 +32,7 @@ from mqttloop import NetworkLoop
 from tests.console import Result, run_main
 from tests.keys import KeyFile, key_file
 from tests.pitload import demo_journal
+from tests.processes import dealing_data
 from tests.servers import Mosquitto, Postgres
 from tests.waiting import until
 
@@ -110,7 +111,8 @@ def trusted(keys: Keys, url: str, table: str) -> tuple[str, ...]:
 def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgres]:
     server = Postgres(tmp_path_factory.mktemp("pg")).start()
     yield server
-    server.stop()
+    with dealing_data():  # at the session's end, in the last test's teardown: not that test's process
+        server.stop()
 
 
 _databases = itertools.count()
