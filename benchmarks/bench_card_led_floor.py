@@ -45,7 +45,7 @@ from harness import (
     verdict,
 )
 
-from controller.daemon import Daemon
+from controller.table.daemon import Daemon
 from floor.archive import Archive
 from tests.keys import key_file
 from tests.servers import Mosquitto

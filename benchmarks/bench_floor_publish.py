@@ -34,15 +34,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' serve
 from harness import load, out, pct, verdict
 
 from controller.config import FloorSection
-from controller.daemon import SWITCH_INTERVAL
 from controller.floor_link import FloorLink
 from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn, TableState
 from controller.journal import Journal, PendingInput
 from controller.keyfiles import load_private_key, write_private_key
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.daemon import SWITCH_INTERVAL
+from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.wire import AsciiWire
 from floor_protocol.ack import Ack
 from tests.floor_link.floorside import TEST_FLOOR_KEY, TEST_TABLE_KEY, FloorSide
 from tests.servers import Mosquitto
@@ -67,7 +67,9 @@ def latency(tmp: Path, cards: int) -> None:
         section(broker), path, lambda ack: None, ack_store_interval=3600, key=TABLE_KEY, floor_key=FLOOR_PUBLIC
     )
     # woken after each commit, as the table's feed wakes the link's process
-    loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [], after_commit=[link.wake])
+    loop = TableLoop(
+        TableState(), journal, [ShoePort(AsciiWire(), lambda data: None)], [], LoopConfig(after_commit=[link.wake])
+    )
     link.start()
     taken: dict[int, float] = {}
     try:
@@ -116,7 +118,11 @@ class Dealer:
 
     def __init__(self, journal: Journal, link: FloorLink | None, first: int) -> None:
         self.loop = TableLoop(
-            TableState(), AsciiWire(), journal, lambda data: None, [], after_commit=[link.wake] if link else []
+            TableState(),
+            journal,
+            [ShoePort(AsciiWire(), lambda data: None)],
+            [],
+            LoopConfig(after_commit=[link.wake] if link else []),
         )
         self.n = first
         self.ms: list[float] = []

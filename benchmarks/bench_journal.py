@@ -129,7 +129,7 @@ def bench_replay(directory: Path, count: int) -> None:
         journal.coups(last=80)
         history = time.perf_counter() - t0
         # What the daemon does at start: replay only from the input that started the newest shoe.
-        from controller.loop import resume
+        from controller.table.loop import resume
 
         t0 = time.perf_counter()
         where = resume(journal, TableState().rules)

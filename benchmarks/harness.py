@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import default_settings
-from controller.daemon import Daemon
 from controller.game.cards import Card, Rank, Suit
 from controller.game.table import (
     BurnCard,
@@ -66,6 +65,7 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import Journal
+from controller.table.daemon import Daemon
 from firmware_protocol.binary import MAX_SEQ
 from firmware_protocol.messages import Button, ButtonPressed, CardRead, CutCard, ShoeMessage
 from firmware_protocol.session import Acked, PromptReceived, ShoeSession, seq_of

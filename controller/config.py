@@ -45,7 +45,6 @@ from pydantic import (
     model_validator,
 )
 
-from controller.board import DEFAULT_PINS, PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
 from controller.game.edges import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD
 from controller.game.rules import (
     DEFAULT_RULESET,
@@ -59,6 +58,7 @@ from controller.game.rules import (
 from controller.game.shoe import MAX_DECKS, MIN_DECKS, BurnMode, BurnRule, CutCardRule
 from controller.game.table import TableRules
 from controller.game.wagers import MAX_SEATS
+from controller.pinmap import DEFAULT_PINS, PHYSICAL_PIN, RESERVED_GPIOS, PinMapError, check_pin_map, pin_problem
 from controller.userfile import UserFileError, read_bytes
 from floor_protocol.addresses import Broker, parse_broker, parse_host_port
 from floor_protocol.signing import SigningError, key_id, parse_public_key
@@ -302,7 +302,7 @@ def format_cents(cents: int) -> str:
 
 
 def _bcm_pin(value: object) -> int:
-    # The panel's own check (controller.board), so that check-config refuses exactly what the daemon would.
+    # The panel's own check (controller.pinmap), so that check-config refuses exactly what the daemon would.
     problem = pin_problem(value)
     if problem is not None:
         raise ValueError(problem)
@@ -605,7 +605,7 @@ class ServiceSection(_Section):
     """``[service]``: the daemon itself."""
 
     log_level: Annotated[LogLevelName, _choice(LogLevelName)] = "info"
-    #: Whether the table journals the kernel's word on its clock's synchronisation (controller/clock.py).
+    #: Whether the table journals the kernel's word on its clock's synchronisation (controller/table/clock.py).
     clock_check: Annotated[bool, PlainValidator(_bool)] = True
 
 

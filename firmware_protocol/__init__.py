@@ -2,6 +2,8 @@
 
 Bytes in, typed events out; messages in, bytes out. No serial ports, threads, clocks or logging here:
 the controller's serial link and the simulator (``hw_sim``) both drive these same objects. Both devices
-share one framing and one set of reliability rules (:mod:`.binary`, :mod:`.session`), each over its own
-:class:`~firmware_protocol.binary.Dialect` (the shoe's in :mod:`.messages`, the reader's in :mod:`.spots`).
+share one framing and one set of reliability rules (:mod:`.framing`, :mod:`.session`), each over its own
+:class:`~firmware_protocol.framing.Dialect`, one module per dialect (the shoe's messages in :mod:`.messages` and
+its dialect in :mod:`.binary`; the reader's in :mod:`.spots`). A dialect module imports the framing; the framing
+and the session import no dialect but the shoe's default, so a new device is one new module.
 """

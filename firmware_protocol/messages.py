@@ -4,7 +4,8 @@ Shoe to controller: :class:`Hello`, :class:`CardRead`, :class:`Unreadable`, :cla
 :class:`ButtonPressed`, :class:`Status`, :class:`Heartbeat`.
 Controller to shoe: :class:`Ack`, :class:`Resend`, :class:`Prompt`, :class:`Reset`.
 
-Byte layouts are in ``docs/protocol.md``; encoding lives in :mod:`firmware_protocol.binary`.
+Byte layouts are in ``docs/protocol.md``; their codecs and the shoe's dialect are
+:mod:`firmware_protocol.binary`, the frame around them :mod:`firmware_protocol.framing`.
 """
 
 from __future__ import annotations

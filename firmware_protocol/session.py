@@ -12,9 +12,10 @@ each exactly once per (session, number) as a :class:`ShoeEvent`, drops duplicate
 for a RESEND on a gap, watches the link (down after 3 s without a valid frame) and notices a shoe that
 rebooted. It ACKs an event only when the caller says it is committed (:meth:`ControllerSession.acknowledge`).
 
-Both run over a :class:`~firmware_protocol.binary.Dialect` (``dialect=``, the shoe's by default): the bet-spot
+Both run over a :class:`~firmware_protocol.framing.Dialect` (``dialect=``, the shoe's by default): the bet-spot
 reader (:data:`firmware_protocol.spots.READER`) runs the very same rules with its own messages, so "shoe" in
-the names below means the device, whichever it is.
+the names below means the device, whichever it is. This layer knows no dialect's messages: a message is any
+object of the dialect (``object`` here), and each device's port on the table narrows it to its own union.
 """
 
 from __future__ import annotations
@@ -22,29 +23,20 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias, cast
+from typing import Any
 
-from .binary import (
+from .binary import SHOE
+from .framing import (
     MAX_SEQ,
-    SHOE,
-    BinaryDecoder,
     Dialect,
+    FrameDecoder,
     FrameReceived,
     FrameRejected,
     RejectReason,
     encode,
     message_type,
 )
-from .messages import Ack, ControllerMessage, Due, Prompt, Resend, Reset, ShoeMessage
-
-if TYPE_CHECKING:
-    from .binary import AnyHello, AnyMessage
-    from .spots import ReaderCommand, ReaderMessage
-
-    #: What a device sends, whichever its dialect.
-    DeviceMessage: TypeAlias = ShoeMessage | ReaderMessage
-    #: What the table sends to a device, whichever its dialect.
-    TableMessage: TypeAlias = ControllerMessage | ReaderCommand
+from .messages import Ack, Due, Prompt, Resend, Reset
 
 #: RESEND with this from_seq asks for every event the shoe still holds.
 RESEND_ALL = 0
@@ -151,7 +143,7 @@ class ResendRequested:
 class CommandReceived:
     """Another message of the dialect for the device (the reader's WINDOW); the caller acts on it."""
 
-    message: AnyMessage
+    message: object  # a message of the dialect to the device
 
 
 ShoeSideEvent = PromptReceived | ResetRequested | Acked | ResendRequested | CommandReceived | FrameRejected
@@ -172,7 +164,7 @@ class ShoeSession:
         heartbeat_every: float = 1.0,
         max_unacked: int = 256,
         dialect: Dialect | None = None,
-        hello: Callable[[int], AnyHello] | None = None,
+        hello: Callable[[int], object] | None = None,
     ) -> None:
         if not 0 <= session_id <= 0xFFFFFFFF:
             raise ValueError(f"session_id {session_id} outside 32 bits")
@@ -188,7 +180,7 @@ class ShoeSession:
         self._make_hello = hello
         #: Seq of the latest reliable event sent (0 before the first).
         self.last_seq = 0
-        self._decoder = BinaryDecoder(dialect=self.dialect)
+        self._decoder = FrameDecoder(dialect=self.dialect)
         self._held: deque[tuple[int, bytes]] = deque()  # (seq, frame), oldest first
         self._unsent = 0  # how many of the newest held frames never went on the wire
         self._resend_from: int | None = None  # a RESEND to serve on the next poll
@@ -205,7 +197,7 @@ class ShoeSession:
     def start(self, now: float) -> None:
         """Begin the session: forget everything held, queue HELLO as seq 1 and a HEARTBEAT right after."""
         self._now = now
-        self._decoder = BinaryDecoder(dialect=self.dialect)
+        self._decoder = FrameDecoder(dialect=self.dialect)
         self._held.clear()
         self._unsent = 0
         self._resend_from = None
@@ -219,7 +211,7 @@ class ShoeSession:
         self.send(hello, now)
         self._next_heartbeat = now  # announce the session at once, before any other event
 
-    def send(self, message: DeviceMessage, now: float) -> int:
+    def send(self, message: object, now: float) -> int:
         """Queue a reliable event; it goes out on the next ``poll``. Returns its wire seq."""
         if not self._started:
             raise NotStarted()
@@ -321,7 +313,7 @@ class ShoeEvent:
     session_id: int
     seq: int
     number: int
-    message: DeviceMessage
+    message: object  # a device event of the dialect (the port narrows it to its union)
     epoch: int = 0  # > 0 when the shoe started this session id again (a repeated id)
 
     @property
@@ -356,7 +348,7 @@ class ShoeRebooted:
 
     old_session: int | None
     new_session: int
-    hello: AnyHello
+    hello: Any  # the dialect's HELLO (its ``hello`` class)
     epoch: int = 0  # of the new session: > 0 when the shoe repeated the old session's id
 
 
@@ -447,14 +439,14 @@ class ControllerSession:
         self._gap_resend_at: float | None = None
         self._consumed: set[int] = set()  # numbers taken by frames we could not deliver (auto-ACKed)
         self._frames: dict[int, bytes] = {}  # raw frames of this session's first events, by number
-        self._suspect: tuple[int, AnyHello, bytes] | None = None  # a HELLO naming the current session again
+        self._suspect: tuple[int, Any, bytes] | None = None  # a HELLO naming the current session again
         self._suspect_next = 2  # the next number a resend behind that HELLO would carry
         self._ack_owed = False
         self._out: list[bytes] = []
         self._last_valid: float | None = None
         self._tx_seq = 0
         self._now = 0.0
-        self._decoder = BinaryDecoder(dialect=self.dialect)
+        self._decoder = FrameDecoder(dialect=self.dialect)
 
     @property
     def session_key(self) -> int | None:
@@ -468,7 +460,7 @@ class ControllerSession:
 
     # ---------------------------------------------------------------------------- outgoing frames
 
-    def _frame(self, message: TableMessage) -> bytes:
+    def _frame(self, message: object) -> bytes:
         frame = encode(self._tx_seq, message, dialect=self.dialect)
         self._tx_seq = (self._tx_seq + 1) & MAX_SEQ
         return frame
@@ -499,7 +491,7 @@ class ControllerSession:
         """A RESET frame: the shoe starts a new session (a HELLO with a new id follows)."""
         return self._frame(Reset())
 
-    def command(self, message: TableMessage) -> bytes:
+    def command(self, message: object) -> bytes:
         """A frame for another message of the dialect to the device (the reader's WINDOW). ACK and RESEND
         are the session's own: they go out through :meth:`acknowledge` and :meth:`poll`."""
         if isinstance(message, Ack | Resend) or not isinstance(message, self.dialect.to_device):
@@ -547,7 +539,7 @@ class ControllerSession:
                 elif isinstance(message, self.dialect.hello):
                     self._hello(frame.seq, message, frame.raw, events)
                 else:  # the dialect's decoder gave it and it is not for the device: the device's event
-                    self._sequenced(frame.seq, cast("DeviceMessage", message), frame.raw, events)
+                    self._sequenced(frame.seq, message, frame.raw, events)
             if not was_up and self._confirmed and self.session_id is not None:
                 self.link_up = True
                 events.insert(mark, LinkUp(self.session_id))
@@ -585,7 +577,7 @@ class ControllerSession:
             self._out.append(self._frame(Resend(RESEND_ALL)))
             self._join_resend_at = self._now + self.resend_every
 
-    def _hello(self, seq: int, hello: AnyHello, raw: bytes, events: list[LinkEvent]) -> None:
+    def _hello(self, seq: int, hello: Any, raw: bytes, events: list[LinkEvent]) -> None:
         if hello.session_id == self.session_id and self._joining is None:
             self._confirmed = True
             if self.last_number < 2:
@@ -604,7 +596,7 @@ class ControllerSession:
             return
         self._start_session(seq, hello, raw, events, epoch=0)
 
-    def _start_session(self, seq: int, hello: AnyHello, raw: bytes, events: list[LinkEvent], *, epoch: int) -> None:
+    def _start_session(self, seq: int, hello: Any, raw: bytes, events: list[LinkEvent], *, epoch: int) -> None:
         old = self.session_id
         self.epoch = epoch
         self._suspect = None
@@ -629,7 +621,7 @@ class ControllerSession:
         seq, hello, raw = self._suspect
         self._start_session(seq, hello, raw, events, epoch=self.epoch + 1)
 
-    def _suspected(self, seq: int, message: DeviceMessage | None, raw: bytes, events: list[LinkEvent]) -> bool:
+    def _suspected(self, seq: int, message: object | None, raw: bytes, events: list[LinkEvent]) -> bool:
         """A sequenced event while a HELLO naming the current session is unexplained. A resend of that HELLO
         brings the frames delivered before, byte for byte, in order; a shoe that rebooted with the same id
         sends other events. Returns True when the event was dealt with here."""
@@ -649,7 +641,7 @@ class ControllerSession:
             self._ack_owed = self.committed >= 1
         return True
 
-    def _sequenced(self, seq: int, message: DeviceMessage | None, raw: bytes, events: list[LinkEvent]) -> None:
+    def _sequenced(self, seq: int, message: object | None, raw: bytes, events: list[LinkEvent]) -> None:
         if seq == 0:
             events.append(FrameRejected(RejectReason.BAD_SEQ, raw, "a sequenced event with seq 0", seq=0))
             return

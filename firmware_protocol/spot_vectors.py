@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .binary import RejectReason
+from .framing import RejectReason
 from .messages import Ack, Resend, Reset
 from .spots import (
     ReaderFlags,
@@ -169,7 +169,7 @@ _CHIP_T1 = 0xE004015012340001
 _CHIP_T2 = 0xE004015012340002
 
 #: The worked example of ``docs/spots.md``: a reader boots, reports its snapshot, a bet is lost on the wire
-#: and recovered, the window locks. The table's frames are exactly what ``controller.spot_wire`` writes.
+#: and recovered, the window locks. The table's frames are exactly what ``controller.table.spot_wire`` writes.
 EXAMPLE: tuple[ExampleStep, ...] = (
     ExampleStep("reader", FRAMES[0], note="boot: HELLO is event 1; the table journals it (`reader_hello`)"),
     ExampleStep(

@@ -1,7 +1,7 @@
 """The bet-spot reader's wire protocol: its messages, as frozen dataclasses, and its :data:`READER` dialect.
 
 A bet-spot reader is the RFID board under the layout: one antenna per betting spot, reading the tag UIDs of
-the chips on it. It speaks the shoe's framing, sequencing and resend rules (:mod:`firmware_protocol.binary`,
+the chips on it. It speaks the shoe's framing, sequencing and resend rules (:mod:`firmware_protocol.framing`,
 :mod:`firmware_protocol.session`, run with ``dialect=READER``) with its own type codes, so that a reader on
 the shoe's port, or a shoe on the reader's, is a typed protocol error (UNKNOWN_TYPE), never a working link.
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 from typing import Any
 
-from .binary import CRC_SIZE, HEADER_SIZE, BadPayload, Dialect, _read_text
+from .framing import CRC_SIZE, HEADER_SIZE, BadPayload, Dialect, need, read_text
 from .messages import Ack, Resend, Reset
 
 #: The version of the reader's protocol (the frame's version byte).
@@ -237,16 +237,11 @@ def _spot_payload(m: SpotReport) -> bytes:
     return bytes([m.seat, SpotCode(m.spot), len(m.uids)]) + b"".join(_U64.pack(u) for u in m.uids)
 
 
-def _need(p: bytes, size: int, name: str) -> None:
-    if len(p) < size:
-        raise BadPayload(f"{name} payload needs {size} bytes, got {len(p)}")
-
-
 def _hello(p: bytes) -> ReaderHello:
-    _need(p, _HELLO_FIXED.size, "HELLO")
+    need(p, _HELLO_FIXED.size, "HELLO")
     protocol_version, session_id = _HELLO_FIXED.unpack_from(p)
-    firmware_version, at = _read_text(p, _HELLO_FIXED.size, "firmware version")
-    serial_number, at = _read_text(p, at, "serial number")
+    firmware_version, at = read_text(p, _HELLO_FIXED.size, "firmware version")
+    serial_number, at = read_text(p, at, "serial number")
     if len(p) < at + 4:
         raise BadPayload(f"HELLO seat and spot masks need 4 bytes, got {len(p) - at}")
     seats = _unmask(_U16.unpack_from(p, at)[0], 1)
@@ -258,7 +253,7 @@ def _hello(p: bytes) -> ReaderHello:
 
 
 def _spot(p: bytes) -> SpotReport:
-    _need(p, 3, "SPOT")
+    need(p, 3, "SPOT")
     seat, code, count = p[0], p[1], p[2]
     if count > MAX_CHIPS:
         raise BadPayload(f"SPOT with {count} chips, at most {MAX_CHIPS}")
@@ -273,37 +268,37 @@ def _spot(p: bytes) -> SpotReport:
 
 
 def _snapshot_begin(p: bytes) -> SnapshotBegin:
-    _need(p, 2, "SNAPSHOT_BEGIN")
+    need(p, 2, "SNAPSHOT_BEGIN")
     return SnapshotBegin(_U16.unpack_from(p)[0])
 
 
 def _snapshot_end(p: bytes) -> SnapshotEnd:
-    _need(p, 4, "SNAPSHOT_END")
+    need(p, 4, "SNAPSHOT_END")
     return SnapshotEnd(*_SNAPSHOT_END.unpack_from(p))
 
 
 def _status(p: bytes) -> ReaderStatus:
-    _need(p, 1, "STATUS")
+    need(p, 1, "STATUS")
     return ReaderStatus(ReaderFlags(p[0]))
 
 
 def _heartbeat(p: bytes) -> ReaderHeartbeat:
-    _need(p, 4, "HEARTBEAT")
+    need(p, 4, "HEARTBEAT")
     return ReaderHeartbeat(_U32.unpack_from(p)[0])
 
 
 def _ack(p: bytes) -> Ack:
-    _need(p, 2, "ACK")
+    need(p, 2, "ACK")
     return Ack(_U16.unpack_from(p)[0])
 
 
 def _resend(p: bytes) -> Resend:
-    _need(p, 2, "RESEND")
+    need(p, 2, "RESEND")
     return Resend(_U16.unpack_from(p)[0])
 
 
 def _window(p: bytes) -> Window:
-    _need(p, 1, "WINDOW")
+    need(p, 1, "WINDOW")
     return Window(WindowState(p[0]))
 
 

@@ -8,9 +8,9 @@ to the encoder that alters the wire is caught; the tables in ``docs/protocol.md`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 
-from .binary import RejectReason
+from .framing import RejectReason
 from .messages import (
     Ack,
     Button,
@@ -28,11 +28,8 @@ from .messages import (
     Unreadable,
 )
 
-if TYPE_CHECKING:
-    from .binary import AnyMessage
-
-#: Decoding outcome: a valid frame (header seq, message) or the reason it is rejected.
-Outcome: TypeAlias = "tuple[int, AnyMessage] | RejectReason"
+#: Decoding outcome: a valid frame (header seq, message of the vector's dialect) or the reason it is rejected.
+Outcome: TypeAlias = "tuple[int, object] | RejectReason"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +38,7 @@ class FrameVector:
 
     name: str
     seq: int
-    message: AnyMessage
+    message: object  # a message of the vector's dialect
     wire: str  # hex, space-separated, delimiter included
 
     @property

@@ -1,7 +1,7 @@
 """A bet-spot reader on a real pty, for the tests: the protocol's own device side
 (:class:`firmware_protocol.session.ShoeSession` over the reader's dialect) run by a thread on the pty's master.
 
-The table (a :class:`~controller.loop.TableLoop` in process, or a ``shoe-controller run`` process) opens the
+The table (a :class:`~controller.table.loop.TableLoop` in process, or a ``shoe-controller run`` process) opens the
 pty's slave by its path (:attr:`ReaderDevice.path`). The test places and takes chips with :meth:`spot`,
 sends snapshots with :meth:`snapshot`, and reads back the betting windows the table told the reader
 (:attr:`windows`) and how far the table has acknowledged (:meth:`unacked`); :meth:`churn` sends real

@@ -202,3 +202,141 @@ def test_there_is_one_usage_error() -> None:
         if isinstance(node, ast.ClassDef) and node.name == "UsageError"
     ]
     assert defined == ["commandline/__init__.py"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# firmware_protocol: the framing under the dialects, no module importing its way back to itself
+
+
+def protocol_imports(source: str, package: str = "firmware_protocol") -> set[str]:
+    """The modules of ``package`` a source imports (relative or absolute, at the top, under TYPE_CHECKING or
+    inside a function), by their name in the package (``framing``, ``spots``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1:
+                names = [node.module] if node.module else [a.name for a in node.names]
+            elif node.level == 0 and node.module and node.module.startswith(package + "."):
+                names = [node.module.split(".")[1]]
+            else:
+                names = []
+            found |= {n.split(".")[0] for n in names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith(package + ".")}
+    return found
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle of the import graph, each as the path from a module back to itself (depth-first)."""
+    cycles: list[list[str]] = []
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        if node in path:
+            cycles.append([*path[path.index(node) :], node])
+            return
+        if node in done:
+            return
+        for nxt in sorted(graph.get(node, ())):
+            visit(nxt, [*path, node])
+        done.add(node)
+
+    for node in sorted(graph):
+        visit(node, [])
+    return cycles
+
+
+PROTOCOL_MODULES = {p.stem: p for p in (ROOT / "firmware_protocol").glob("*.py") if p.stem != "__init__"}
+
+
+def test_no_two_firmware_protocol_modules_import_each_other() -> None:
+    graph = {name: protocol_imports(p.read_text()) - {name} for name, p in PROTOCOL_MODULES.items()}
+    assert import_cycles(graph) == []
+
+
+def test_the_framing_knows_no_dialect() -> None:
+    """framing.py is under every dialect: it imports no other module of the package, so a new device's
+    dialect is a new module and nothing below it changes."""
+    assert protocol_imports(PROTOCOL_MODULES["framing"].read_text()) == set()
+    assert {"binary", "spots"} <= {
+        n for n, p in PROTOCOL_MODULES.items() if "framing" in protocol_imports(p.read_text())
+    }
+
+
+def test_the_cycle_check_catches_a_cycle() -> None:
+    source = "from .binary import SHOE\nif TYPE_CHECKING:\n    from .spots import READER\nimport firmware_protocol.x\n"
+    assert protocol_imports(source) == {"binary", "spots", "x"}
+    graph = {"binary": {"framing", "spots"}, "spots": {"framing", "binary"}, "framing": set()}
+    assert import_cycles(graph) == [["binary", "spots", "binary"]]
+    assert import_cycles({"binary": {"framing"}, "spots": {"framing"}, "framing": set()}) == []
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The table process (controller/table/) and the rest of controller/
+
+
+CONTROLLER = sorted((ROOT / "controller").rglob("*.py"))
+TABLE_PROCESS = ("controller.table",)
+#: The commands that start the table process or bring its devices up (run, demo, selftest) may import it.
+STARTS_THE_TABLE = ("controller.commands",)
+#: Modules under controller/ still importing floor/ until the demo supervisors leave controller/commands/.
+STILL_IMPORTS_FLOOR = {"controller/commands/floor_demo.py"}
+
+
+def _module(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def table_problems(module: str, names: list[str]) -> list[str]:
+    """What a module under controller/ may not import: floor/ (anywhere); the table process (outside it and
+    the commands that start it); the board's and the link's processes (from inside the table process)."""
+    bad = [n for n in names if _root(n) == "floor"]
+    inside = _within(module, TABLE_PROCESS)
+    if not inside and not _within(module, STARTS_THE_TABLE):
+        bad += [n for n in names if _within(n, TABLE_PROCESS)]
+    if inside:
+        bad += [n for n in names if _within(n, ("controller.board", "controller.link", "controller.companions"))]
+    return bad
+
+
+@pytest.mark.parametrize("path", CONTROLLER, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_table_process_is_its_own_package(path: Path) -> None:
+    problems = table_problems(_module(path), imports(path))
+    if str(path.relative_to(ROOT)) in STILL_IMPORTS_FLOOR:
+        problems = [n for n in problems if _root(n) != "floor"]
+    assert problems == [], f"{path.relative_to(ROOT)} imports {problems}"
+
+
+def test_the_table_process_rule_catches_a_stray_import() -> None:
+    source = "import floor.archive\nfrom controller.table.loop import TableLoop\nfrom controller.board import Board\n"
+    names = imports_of(source)
+    assert table_problems("controller.feed.server", names) == ["floor.archive", "controller.table.loop"]
+    assert table_problems("controller.commands.run", names) == ["floor.archive"]
+    assert table_problems("controller.table.daemon", names) == ["floor.archive", "controller.board"]
+    assert {"loop", "daemon.py", "wire.py", "spot_wire.py", "panel.py", "lcd.py"} <= {
+        p.name for p in (ROOT / "controller" / "table").iterdir()
+    }
+
+
+def untyped_events(source: str) -> list[str]:
+    """Functions whose event parameter (``ev``, ``event``) is annotated ``object`` or ``Any``, or not at all."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+                if arg.arg in ("ev", "event"):
+                    note = arg.annotation
+                    if note is None or (isinstance(note, ast.Name) and note.id in ("object", "Any")):
+                        found.append(f"{node.name}({arg.arg})")
+    return found
+
+
+def test_each_wire_hands_the_loop_one_typed_event_union() -> None:
+    """The loop and its ports take each device's events as that wire's union (no ``ev: object``)."""
+    loop = sorted((ROOT / "controller" / "table" / "loop").glob("*.py"))
+    found = {str(p.relative_to(ROOT)): bad for p in loop if (bad := untyped_events(p.read_text()))}
+    assert found == {}
+    assert untyped_events("def a(self, ev: object): ...\ndef b(event): ...\ndef c(ev: WireEvent): ...\n") == [
+        "a(ev)",
+        "b(event)",
+    ]

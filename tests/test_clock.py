@@ -1,4 +1,4 @@
-"""controller/clock.py: the kernel's word on whether the clock is synchronised (timedatectl's test)."""
+"""controller/table/clock.py: the kernel's word on whether the clock is synchronised (timedatectl's test)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from controller.clock import STA_UNSYNC, TIME_ERROR, _Timex, read_clock_status, synchronised
+from controller.table.clock import STA_UNSYNC, TIME_ERROR, _Timex, read_clock_status, synchronised
 
 
 @pytest.mark.parametrize(

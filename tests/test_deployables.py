@@ -66,7 +66,7 @@ def test_a_floor_host_needs_none_of_the_tables_libraries() -> None:
 
 @pytest.mark.e2e
 def test_the_blocker_really_blocks() -> None:
-    result = run(TABLE_LIBRARIES, "import controller.shoe_link\n")
+    result = run(TABLE_LIBRARIES, "import controller.table.shoe_link\n")
     assert result.returncode != 0 and "serial is not installed on this host" in result.stderr
 
 
@@ -76,7 +76,7 @@ def test_a_table_needs_no_postgresql_driver() -> None:
         FLOOR_LIBRARIES,
         """
         import contextlib, io
-        import controller.cli, controller.daemon, controller.floor_link, hw_sim.cli
+        import controller.cli, controller.table.daemon, controller.floor_link, hw_sim.cli
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             try:

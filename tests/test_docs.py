@@ -53,8 +53,8 @@ DOCSTRING_PACKAGES = (
     "tools",
 )
 # A path-like mention: at least one folder and then a file with an extension (`docs/floor.md`,
-# `controller/loop/loop.py`, `shared/ARCHITECTURE.md`), or a path under one of the repository's top-level
-# folders (`scripts/test`, `controller/loop/`). Not part of a URL or an absolute path: no `/`, `:`, `~`, `.`,
+# `controller/table/loop/loop.py`, `shared/ARCHITECTURE.md`), or a path under one of the repository's top-level
+# folders (`scripts/test`, `controller/table/loop/`). Not part of a URL or an absolute path: no `/`, `:`, `~`, `.`,
 # `<`, `>`, `$`, `-` or a word character just before it (`<demo dir>/Tn/journal.db` is a path at run time).
 _EXTENSIONS = "py|md|toml|json|service|sysusers|rules|conf|acl|txt|sh|cfg|ini|yml|yaml|html|js|css|sql|db"
 _MENTION = re.compile(
@@ -131,7 +131,7 @@ def test_a_planted_stale_path_is_caught() -> None:
         "docs/x.md: shared/ARCHITECTURE.md",
         "docs/x.md: tests/e2e/test_gone.py",
     ]
-    kept = {"docs/x.md": "`controller/loop/`, /etc/shoe-controller/config.toml, http://host/a/b.md, scripts/test"}
+    kept = {"docs/x.md": "`controller/table/loop/`, /etc/shoe-controller/config.toml, http://host/a/b.md, scripts/test"}
     assert stale_mentions(kept, tracked) == []
 
 

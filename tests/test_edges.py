@@ -34,8 +34,8 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import Journal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.wire import AsciiWire
 
 NO_BURN = BurnRule(mode=BurnMode.NONE)
 
@@ -61,7 +61,13 @@ def table(
     """A loop with the table's ruleset and, when ``watch``, the edge watch at ``threshold``."""
     sink = Recorder()
     edges = EdgeWatch(threshold, ruleset, rules.decks) if watch else None
-    loop = TableLoop(TableState(rules), AsciiWire(), journal, lambda data: None, [sink], ruleset=ruleset, edges=edges)
+    loop = TableLoop(
+        TableState(rules),
+        journal,
+        [ShoePort(AsciiWire(), lambda data: None)],
+        [sink],
+        LoopConfig(ruleset=ruleset, edges=edges),
+    )
     return loop, sink
 
 
@@ -195,7 +201,7 @@ def test_a_shoe_turned_in_the_players_favour_raises_and_clears_exactly_the_expec
 ) -> None:
     path = tmp_path / "journal.db"
     rules = TableRules(decks=8, burn_rule=NO_BURN)
-    caplog.set_level(logging.WARNING, logger="controller.loop.loop")
+    caplog.set_level(logging.WARNING, logger="controller.table.loop.loop")
     with Journal.open(path) as journal:
         loop, _ = table(journal, rules, COMMISSION, 0.0)
         put(loop, NewShoePressed())
@@ -283,7 +289,9 @@ def test_edges_reads_a_shoe_without_a_ruleset_only_with_the_tables_configuration
 ) -> None:
     path = tmp_path / "journal.db"
     with Journal.open(path) as journal:
-        loop = TableLoop(TableState(TableRules(decks=8)), AsciiWire(), journal, lambda data: None)  # no ruleset
+        loop = TableLoop(
+            TableState(TableRules(decks=8)), journal, [ShoePort(AsciiWire(), lambda data: None)]
+        )  # no ruleset
         put(loop, NewShoePressed())
         deal(loop, shuffled(8, seed=3)[:60])
     capsys.readouterr()

@@ -4,7 +4,7 @@ The soak (``benchmarks/bench_soak.py``) found the daemon's RSS growing by some 3
 gpiozero's MockPin, which records every state change of a pin in ``states`` forever: the daemon with
 ``pin_factory = "mock"`` (the demo, the benchmarks, a bench table without GPIO) lit its lamps through such
 pins, some 300 changes a shoe. These tests deal whole shoes through the real pure core, show every view on
-a real :class:`~controller.panel.Panel` built on :func:`~controller.panel.make_pin_factory` ("mock"), and
+a real :class:`~controller.table.panel.Panel` built on :func:`~controller.table.panel.make_pin_factory` ("mock"), and
 count what the pins keep; the demo's terminal display, its other sink, is counted the same way. They count items,
 not bytes, and time nothing.
 """
@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from controller.displays.terminal import BEAD_CELLS, TerminalDisplay
 from controller.game.cards import Card, Rank, Suit
 from controller.game.table import (
     CardDrawn,
@@ -31,7 +30,8 @@ from controller.game.table import (
     TableState,
     VoidPressed,
 )
-from controller.panel import MOCK_PIN_HISTORY, Panel, PanelSink, PinMap, make_pin_factory
+from controller.table.panel import MOCK_PIN_HISTORY, Panel, PanelSink, PinMap, make_pin_factory
+from controller.table.terminal import BEAD_CELLS, TerminalDisplay
 
 
 class Dealer:

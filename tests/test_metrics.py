@@ -22,10 +22,10 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from controller.companions import LinkProcess
 from controller.config import MetricsSection, default_settings
-from controller.daemon import Daemon
 from controller.floor_trouble import Cause, Trouble, TroubleLog
 from controller.journal import Journal
 from controller.metrics import TableMetrics
+from controller.table.daemon import Daemon
 from tests.servers import free_port
 from tests.waiting import until
 

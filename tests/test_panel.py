@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.game.table import Alarm, Lamp
-from controller.panel import (
+from controller.table.panel import (
     ALARM_SIGNALS,
     ButtonAction,
     LampPattern,
@@ -200,13 +200,13 @@ def test_check_config_refuses_exactly_the_pin_maps_the_panel_refuses(key: str, p
 
 
 def test_the_default_pins_are_stated_once() -> None:
-    """controller.board.DEFAULT_PINS is the one default pin map: the panel's PinMap, the configuration's
+    """controller.pinmap.DEFAULT_PINS is the one default pin map: the panel's PinMap, the configuration's
     [gpio.pins], the wiring table (with the header pins) and the configuration reference all say it."""
     import re
     from pathlib import Path
 
-    from controller.board import DEFAULT_PINS, PHYSICAL_PIN
     from controller.config import GpioPins
+    from controller.pinmap import DEFAULT_PINS, PHYSICAL_PIN
 
     assert dict(PinMap().items()) == dict(DEFAULT_PINS)
     assert list(PinMap().items()) == list(DEFAULT_PINS.items())  # the same order, too
@@ -625,8 +625,8 @@ def test_panel_rejects_bad_timings(fresh_factory: Any) -> None:
 def test_wiring_doc_carries_the_alarm_table_verbatim() -> None:
     doc = WIRING_DOC.read_text(encoding="utf-8")
     assert alarm_table_markdown() in doc, (
-        "docs/wiring.md's alarm table differs from controller.panel.ALARM_SIGNALS; paste the output of "
-        '`.venv/bin/python -c "from controller.panel import alarm_table_markdown as t; print(t())"`'
+        "docs/wiring.md's alarm table differs from controller.table.panel.ALARM_SIGNALS; paste the output of "
+        '`.venv/bin/python -c "from controller.table.panel import alarm_table_markdown as t; print(t())"`'
     )
 
 

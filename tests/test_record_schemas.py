@@ -31,8 +31,8 @@ from controller.game.table import (
 )
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.wire import AsciiWire
 from tests.game.money import every_money_kind, money, table_rules
 from tests.game.test_records import EVERY_INPUT
 
@@ -77,12 +77,13 @@ def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Dr
     with Journal.open(tmp_path / "j.db") as journal:
         loop = TableLoop(
             state,
-            AsciiWire(),
             journal,
-            lambda data: None,
-            ruleset=SUPER6,  # shoe start records carry it
-            edges=EdgeWatch(-1.0, SUPER6, 8),  # every wager flagged at the first betting time ...
-            wall=lambda: "2026-11-30T12:00:00+00:00",
+            [ShoePort(AsciiWire(), lambda data: None)],
+            config=LoopConfig(
+                ruleset=SUPER6,  # shoe start records carry it
+                edges=EdgeWatch(-1.0, SUPER6, 8),  # every wager flagged at the first betting time ...
+                wall=lambda: "2026-11-30T12:00:00+00:00",
+            ),
         )
         for event in [*EVERY_INPUT, NewShoePressed()]:
             facts = {"old_session": 1, "new_session": 2} if isinstance(event, ShoeRebooted) else {"seq": 3}
@@ -124,10 +125,9 @@ def test_every_money_kind_and_reader_input_is_valid(tmp_path: Path, validator: D
     with Journal.open(tmp_path / "j.db") as journal:
         loop = TableLoop(
             TableState(table_rules(money(leave_after_coups=1))),
-            AsciiWire(),
             journal,
-            lambda data: None,
-            wall=lambda: "2026-11-30T12:00:00+00:00",
+            [ShoePort(AsciiWire(), lambda data: None)],
+            config=LoopConfig(wall=lambda: "2026-11-30T12:00:00+00:00"),
         )
         for event in [*every_money_kind(), ReaderLinkChanged(up=False), SpotsSnapshot(())]:
             loop._apply(event, input_body(event), None, None)
@@ -140,7 +140,7 @@ def test_every_money_kind_and_reader_input_is_valid(tmp_path: Path, validator: D
                 InputKind.READER_HELLO, firmware_version="1", serial_number="R", protocol_version=1, session_id=9
             ),
             record_body(InputKind.READER_STATUS, flags=["antenna_fault"]),
-            # the facts controller/spot_wire.py gives them
+            # the facts controller/table/spot_wire.py gives them
             record_body(
                 InputKind.READER_HELLO,
                 seq=1,

@@ -16,9 +16,9 @@ import pytest
 import serial
 from pytest_mock import MockerFixture
 
-from controller import shoe_link
-from controller.loop import LoopEvent, PortState, WireBytes
-from controller.shoe_link import ShoeLink
+from controller.table import shoe_link
+from controller.table.loop import LoopEvent, PortState, WireBytes
+from controller.table.shoe_link import ShoeLink
 from tests.waiting import until
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from controller.game.cards import Card
 from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import CardDrawn, Notice, TableRules, TableState, TableView
-from controller.sinks import LatestViewSink
+from controller.table.sinks import LatestViewSink
 from tests.waiting import until
 
 
@@ -79,7 +79,7 @@ class BatchSink:
 
 
 def test_queued_sink_hands_over_every_update_in_order_gathered() -> None:
-    from controller.sinks import QueuedSink
+    from controller.table.sinks import QueuedSink
 
     inner = BatchSink()
     sink = QueuedSink(inner, gather_seconds=0.05)
@@ -109,7 +109,7 @@ class HeldBatchSink(BatchSink):
 
 def test_queued_sink_at_its_bound_folds_updates_and_loses_no_notice() -> None:
     from controller.game.table import Alarm, AlarmCleared
-    from controller.sinks import QueuedSink
+    from controller.table.sinks import QueuedSink
 
     inner = HeldBatchSink()
     sink = QueuedSink(inner, max_pending=8)

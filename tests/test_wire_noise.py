@@ -11,8 +11,8 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import Alarm, CardDrawn, LineNoise, NewShoePressed, TableRules, TableState
 from controller.journal import Journal
-from controller.loop import TableLoop, WireBytes
-from controller.wire import (
+from controller.table.loop import LoopConfig, ShoePort, TableLoop, WireBytes
+from controller.table.wire import (
     AsciiWire,
     BinaryWire,
     NoiseGate,
@@ -101,7 +101,9 @@ def test_the_loop_journals_a_flood_in_a_few_records_and_noisy_line_survives_a_re
     rng = random.Random(3)
     with Journal.open(tmp_path / "j.db") as journal:
         wire = AsciiWire(noise=NoiseGate(budget=5, quiet=2.0, summary_every=1.0))
-        loop = TableLoop(TableState(RULES), wire, journal, lambda b: None, clock=lambda: now[0])
+        loop = TableLoop(
+            TableState(RULES), journal, [ShoePort(wire, lambda b: None)], config=LoopConfig(clock=lambda: now[0])
+        )
         while now[0] < 3.0:
             loop.handle(WireBytes(garbage_lines(rng, 4096), now[0]))
             loop._poll()
@@ -118,7 +120,7 @@ def test_the_loop_journals_a_flood_in_a_few_records_and_noisy_line_survives_a_re
         loop._apply(NewShoePressed(), input_body(NewShoePressed()), None, None)
         loop.flush()
         assert Alarm.NOISY_LINE in loop.view().alarms
-        restarted = TableLoop(TableState(RULES), AsciiWire(), journal, lambda b: None)
+        restarted = TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), lambda b: None)])
         restarted.replay()
         assert Alarm.NOISY_LINE in restarted.view().alarms
         # quiet again: cleared, journaled

@@ -98,10 +98,10 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.daemon import Daemon
-    from controller.displays.terminal import TerminalDisplay
     from controller.journal import JournalError
-    from controller.panel import PanelError
+    from controller.table.daemon import Daemon
+    from controller.table.panel import PanelError
+    from controller.table.terminal import TerminalDisplay
 
     _check(args)
     if args.tables is not None:

@@ -154,10 +154,10 @@ def setup_logging(level: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.daemon import Daemon
     from controller.floor_link import FloorLinkError
     from controller.journal import JournalError
-    from controller.panel import PanelError
+    from controller.table.daemon import Daemon
+    from controller.table.panel import PanelError
 
     settings = settings_from_args(args)
     chips = None

@@ -41,7 +41,7 @@ from controller.commands import Subparsers, UsageError
 from controller.config import DEFAULT_PATH, LcdSection, Settings
 from controller.game.chips import ChipRegistry
 from controller.game.table import Alarm, Lamp
-from controller.panel import ButtonAction, Panel, PanelError, PinFactory, PinMap, make_pin_factory
+from controller.table.panel import ButtonAction, Panel, PanelError, PinFactory, PinMap, make_pin_factory
 from controller.userfile import one_line
 
 __all__ = ["LcdOpener", "Listener", "ShoeListener", "SpotsListener", "run_selftest"]
@@ -465,7 +465,7 @@ class SpotsListener(Listener):
         self._in_snapshot = 0  # how many it had
 
     def message(self, message: Any) -> list[str]:
-        from controller.spot_wire import SPOT_OF_CODE
+        from controller.table.spot_wire import SPOT_OF_CODE
         from firmware_protocol.spots import (
             ReaderFlags,
             ReaderHello,
@@ -501,7 +501,7 @@ class SpotsListener(Listener):
 
     def _spot(self, report: Any) -> dict[str, Any]:
         from controller.game.chips import format_uid
-        from controller.spot_wire import SPOT_OF_CODE
+        from controller.table.spot_wire import SPOT_OF_CODE
 
         entry: dict[str, Any] = {"seat": report.seat, "spot": SPOT_OF_CODE[report.spot].value}
         if self.registry is not None:
@@ -545,7 +545,7 @@ def open_device_port(what: str, url: str, baud: int) -> Any:
     one-line :class:`UsageError` (a busy one names the table's service)."""
     import serial
 
-    from controller.shoe_link import open_port
+    from controller.table.shoe_link import open_port
 
     try:
         return open_port(url, baud, timeout=0.05)
@@ -569,7 +569,7 @@ class Listening:
 
 def listen(devices: list[Listening], seconds: float, pace: Pace, say: Callable[[str], None]) -> None:
     """Read every device for ``seconds`` (Enter ends it early on a terminal), printing what each says."""
-    from controller.shoe_link import port_fileno
+    from controller.table.shoe_link import port_fileno
 
     for d in devices:
         d.fd = port_fileno(d.port)
@@ -654,7 +654,7 @@ def lcd_test(
     hold: float = LCD_SECONDS,
 ) -> dict[str, Any]:
     """Draw the test pattern; ``{"state": "ok"}``, ``absent`` (not configured) or ``error`` with the reason."""
-    from controller.displays.lcd import fault_reason  # the LCD sink's own words for a fault
+    from controller.table.lcd import fault_reason  # the LCD sink's own words for a fault
 
     s = settings.lcd
     if not s.enabled:
@@ -847,7 +847,7 @@ def run_selftest(
             say("  every button seen")
 
         # 5. the LCD: every cell, then the table's name and the shoe's firmware line
-        from controller.displays.lcd import open_rplcd
+        from controller.table.lcd import open_rplcd
 
         report["lcd"] = lcd_test(settings, lcd_opener or open_rplcd, shoe.hello, pace, say)
         if report["lcd"]["state"] == "error":

@@ -1,1 +1,3 @@
-"""Displays fed by the table loop as sinks: the terminal (demo), the dealer's LCD and the scoreboard."""
+"""What the table's displays share across processes: the scoreboard (its pure snapshot and its server), the
+dealer screen (its pure model and its server) and the one wording of money and odds. The table process's own
+displays, the dealer's LCD and the demo's terminal, are in :mod:`controller.table`."""

@@ -1,6 +1,6 @@
 """The scoreboard's server: publishes each snapshot and serves the page, ``/api/state`` and ``/events``.
 
-:class:`ScoreboardSink` is a table sink. The daemon wraps it in a :class:`~controller.sinks.QueuedSink`, so
+:class:`ScoreboardSink` is a table sink. The daemon wraps it in a :class:`~controller.table.sinks.QueuedSink`, so
 :meth:`ScoreboardSink.update` runs on the sink's own thread, never on the table loop's: it builds the
 snapshot with the pure :class:`~controller.displays.snapshot.SnapshotBuilder`, encodes it once, and
 publishes the bytes on an :class:`eventstream.Board`. The HTTP threads only ever read the latest published

@@ -9,7 +9,7 @@ as they were then) and ends in exactly the state a replay from the first input g
 rebuilt the same way from the derived records (:func:`replay_edges`).
 
 Pure: plain values in (stored bodies as mappings, ``(kind, body)`` pairs), state out. The shell reads the
-journal (:mod:`controller.loop.resume`); nothing here does I/O.
+journal (:mod:`controller.table.loop.resume`); nothing here does I/O.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def test_the_shipped_example_checks_ok() -> None:
     [
         ("[table]\ndecks = 9\n", "table.decks: must be 1-8, got 9"),
         ("[gpio.pins]\nfault = 99\n", "gpio.pins.fault: 99 is not a BCM GPIO number (0-27)"),
-        # Refused by the panel at start-up, so refused here too (one validation: controller.board).
+        # Refused by the panel at start-up, so refused here too (one validation: controller.pinmap).
         ("[gpio.pins]\nfault = 0\n", "gpio.pins.fault: BCM 0 (header pin 27) is reserved for the HAT ID EEPROM"),
         ("[gpio.pins]\nvoid = 1\n", "gpio.pins.void: BCM 1 (header pin 28) is reserved for the HAT ID EEPROM"),
         ("[gpio.pins]\ntie = 25\n", "gpio.pins.fault: BCM 25 is already used by gpio.pins.tie"),

@@ -18,7 +18,6 @@ from typing import Any, NoReturn
 
 import pytest
 
-from controller.board import DEFAULT_PINS
 from controller.commands import UsageError
 from controller.commands.selftest import (
     STOP_HINT,
@@ -32,8 +31,9 @@ from controller.commands.selftest import (
 )
 from controller.config import LcdSection, Settings, load_config
 from controller.game.table import Lamp
-from controller.panel import make_pin_factory
-from controller.shoe_link import open_port
+from controller.pinmap import DEFAULT_PINS
+from controller.table.panel import make_pin_factory
+from controller.table.shoe_link import open_port
 from firmware_protocol.spots import SpotCode
 from hw_sim.spot_reader import SpotReader
 from tests.console import run_main, run_script

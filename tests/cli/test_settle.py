@@ -13,8 +13,8 @@ import pytest
 from controller.game.records import input_body
 from controller.game.table import DeclarePressed, NewShoePressed, TableInput, TableState
 from controller.journal import Journal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import ShoePort, TableLoop
+from controller.table.wire import AsciiWire
 from tests.console import Result, run_main, run_script
 from tests.game.money import PLAYER_NATURAL, cards, every_money_kind, money, table_rules
 
@@ -25,7 +25,9 @@ def cli(*args: str) -> Result:
 
 def write(path: Path, events: list[TableInput]) -> None:
     with Journal.open(path) as journal:
-        loop = TableLoop(TableState(table_rules(money(leave_after_coups=1))), AsciiWire(), journal, lambda _d: None)
+        loop = TableLoop(
+            TableState(table_rules(money(leave_after_coups=1))), journal, [ShoePort(AsciiWire(), lambda _d: None)]
+        )
         for event in events:
             loop._apply(event, input_body(event), None, None)
         loop.flush()

@@ -10,11 +10,11 @@ import json
 from hypothesis import given
 
 from controller.displays.dealer import DealerScreen, screen_model
-from controller.displays.lcd import money_line, render
 from controller.feed.messages import Money, decode_table, encode_money
 from controller.game.rules import COMMISSION
 from controller.game.table import DeclarePressed, NewShoePressed, TableState
 from controller.game.wagers import MoneyView, Phase, Spot, SpotSeen, SpotState
+from controller.table.lcd import money_line, render
 from tests.displays.test_lcd_money import _money
 from tests.game.money import BANKER_NATURAL, PAYOUT_RULES, Chips, cards, money, plus, table_rules
 

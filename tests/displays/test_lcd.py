@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.config import LcdSection
-from controller.displays.lcd import ALARM_PRECEDENCE, LcdSink, alarm_text, render, top_alarm
 from controller.game.cards import Card
 from controller.game.coup import Coup, CoupResult
 from controller.game.rules import COMMISSION, EZ, SUPER6, CommissionCollection, Ruleset
@@ -40,10 +39,11 @@ from controller.game.table import (
     UnreadableCard,
     VoidPressed,
 )
-from controller.sinks import Sink
+from controller.table.lcd import ALARM_PRECEDENCE, LcdSink, alarm_text, render, top_alarm
+from controller.table.sinks import Sink
 from tests.game.strategies import inputs
 
-LOGGER = "controller.displays.lcd"
+LOGGER = "controller.table.lcd"
 GEOMETRIES = [(16, 2), (20, 4)]
 ROM_SAFE = {chr(c) for c in range(0x20, 0x7E)} - {"\\"}
 

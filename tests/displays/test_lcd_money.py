@@ -7,10 +7,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.displays.lcd import money_line, render
 from controller.game.rules import COMMISSION
 from controller.game.table import Alarm, LinkChanged, NewShoePressed, TableState
 from controller.game.wagers import MAX_SEATS, MoneyView, Phase, SeatView, Spot, SpotState, SpotView
+from controller.table.lcd import money_line, render
 from tests.displays.money_views import betting, nine_seats, spot, table_view, with_money
 from tests.displays.test_lcd import GEOMETRIES, ROM_SAFE, fake_sink
 

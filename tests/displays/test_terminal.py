@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 
-from controller.displays.terminal import TerminalDisplay
 from controller.game.cards import Card
 from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import CardDrawn, DeclarePressed, TableInput, TableRules, TableState
+from controller.table.terminal import TerminalDisplay
 
 
 class FakeTty(io.StringIO):

@@ -187,8 +187,8 @@ def test_log_lines_carry_journald_priorities_and_no_timestamp(
     assert all(re.match(r"<[2-7]>", line) for line in lines), lines
     assert not any(re.search(r"\d\d:\d\d:\d\d", line) for line in lines), "a second timestamp"
     link_down = [line for line in lines if "shoe link DOWN" in line]
-    assert link_down and link_down[0].startswith("<4>controller.loop.loop: ")
-    assert any(line.startswith("<6>controller.daemon: ready in") for line in lines)
+    assert link_down and link_down[0].startswith("<4>controller.table.loop.loop: ")
+    assert any(line.startswith("<6>controller.table.daemon: ready in") for line in lines)
 
 
 def test_without_journal_stream_lines_keep_their_timestamp(tmp_path: Path) -> None:

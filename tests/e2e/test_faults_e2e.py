@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from controller.config import default_settings
-from controller.daemon import Daemon
 from controller.game.table import Alarm, AlarmRaised, Lamp, Notice, TableView
-from controller.panel import LampPattern
+from controller.table.daemon import Daemon
+from controller.table.panel import LampPattern
 from tests.e2e.harness import Harness
 
 pytestmark = pytest.mark.e2e

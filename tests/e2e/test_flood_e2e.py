@@ -157,9 +157,9 @@ def test_noisy_line_blinks_the_fault_lamp_and_clears_when_the_line_is_quiet(tmp_
     """The daemon in this process with gpiozero's MockFactory: a flood makes the FAULT lamp blink slowly
     (NOISY LINE: the mock pin really toggles), and a few quiet seconds later it is off again."""
     from controller.config import default_settings
-    from controller.daemon import Daemon
     from controller.game.table import Alarm, Lamp
-    from controller.panel import LampPattern
+    from controller.table.daemon import Daemon
+    from controller.table.panel import LampPattern
 
     master, slave = os.openpty()
     tty.setraw(slave)

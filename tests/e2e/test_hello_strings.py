@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.wire import BinaryWire, WireInput, WireLink, WireNoise
+from controller.table.wire import BinaryWire, WireInput, WireLink, WireNoise
 from firmware_protocol.binary import encode
 from firmware_protocol.messages import Heartbeat, Hello
 from firmware_protocol.session import ControllerSession

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from controller.config import default_settings
-from controller.daemon import Daemon
 from controller.game.table import Alarm, AlarmCleared, AlarmRaised, Lamp, Notice, TableView
 from controller.journal import Journal, JournalError
-from controller.panel import LampPattern
+from controller.table.daemon import Daemon
+from controller.table.panel import LampPattern
 from tests.e2e.harness import Harness
 from tests.e2e.test_daemon_e2e import assert_matches_truth
 from tests.smallfs import SmallFs, small_fs

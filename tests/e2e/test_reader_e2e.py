@@ -21,7 +21,7 @@ import pytest
 from controller.config import load_config
 from controller.game.wagers import Phase
 from controller.journal import Journal
-from controller.loop import resume
+from controller.table.loop import resume
 from tests.e2e.harness import Harness
 
 pytestmark = pytest.mark.e2e

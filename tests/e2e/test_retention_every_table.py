@@ -17,7 +17,7 @@ import pytest
 from controller.game.records import InputKind
 from controller.game.table import TableRules
 from controller.journal import PRUNE_NOTE, Journal
-from controller.loop import resume
+from controller.table.loop import resume
 from tests.console import run_main
 from tests.e2e.harness import Harness
 from tests.e2e.test_power_cut import RESUMED, replayed_view

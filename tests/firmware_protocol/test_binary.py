@@ -116,11 +116,11 @@ def test_crc_is_crc32_iso_hdlc() -> None:
 
 @given(seq=u16, message=messages)
 def test_round_trip_every_message(seq: int, message: object) -> None:
-    frame = encode(seq, message)  # type: ignore[arg-type]
+    frame = encode(seq, message)
     assert frame.endswith(b"\x00")
     assert b"\x00" not in frame[:-1]
     assert len(cobs_decode(frame[:-1]) or b"") <= MAX_V1_BODY
-    assert BinaryDecoder().feed(frame) == [FrameReceived(seq, message, frame)]  # type: ignore[arg-type]
+    assert BinaryDecoder().feed(frame) == [FrameReceived(seq, message, frame)]
 
 
 @given(st.binary(max_size=600))
@@ -153,7 +153,7 @@ def test_encode_refuses_what_the_wire_cannot_carry() -> None:
     with pytest.raises(EncodeError):
         encode(1, ButtonPressed(9))  # type: ignore[arg-type]
     with pytest.raises(EncodeError):
-        encode(1, "CARD")  # type: ignore[arg-type]
+        encode(1, "CARD")
 
 
 def test_hello_with_printable_ascii_round_trips() -> None:
@@ -206,7 +206,7 @@ def test_good_frames_survive_interleaved_noise(frames: list[tuple[int, object]],
         if index < len(noise):
             data += noise[index] + b"\x00"
         if index < len(frames):
-            data += encode(*frames[index])  # type: ignore[arg-type]
+            data += encode(*frames[index])
     received = [(e.seq, e.message) for e in BinaryDecoder().feed(data) if isinstance(e, FrameReceived)]
     assert received == [(s, m) for s, m in frames]
 

@@ -195,7 +195,7 @@ def test_a_reader_session_delivers_every_event_once_in_order_through_loss_and_du
     table = ControllerSession(dialect=READER)
     reader.start(0.0)
     for message in sent:
-        reader.send(message, 0.0)  # type: ignore[arg-type]
+        reader.send(message, 0.0)
     delivered: list[object] = []
     joined: list[SessionJoined] = []
     now = 0.0

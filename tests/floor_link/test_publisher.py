@@ -23,8 +23,8 @@ from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
 from controller.journal.ack import refusal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import ShoePort, TableLoop
+from controller.table.wire import AsciiWire
 from floor_protocol.ack import Ack
 from floor_protocol.signing import record_message, verify
 from tests.floor_link.floorside import (
@@ -309,7 +309,7 @@ def test_the_table_loop_is_idle_between_cards_and_busy_while_it_handles_one(tmp_
             pass
 
     journal = Journal.open(tmp_path / "j.db")
-    loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None, [Watcher()])
+    loop = TableLoop(TableState(), journal, [ShoePort(AsciiWire(), lambda data: None)], [Watcher()])
     try:
         assert loop.idle.is_set()
         card = CardDrawn(Card.parse("9H"))

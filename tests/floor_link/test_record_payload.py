@@ -15,8 +15,8 @@ from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import CardDrawn, DeclarePressed, ShoeRebooted, TableState
 from controller.journal import Journal, Record
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import ShoePort, TableLoop
+from controller.table.wire import AsciiWire
 from floor_protocol.signing import record_message, sign, verify
 from tests.floor_link.floorside import TEST_TABLE_KEY
 from tests.game.test_records import EVERY_INPUT
@@ -26,7 +26,7 @@ def written(path: Path) -> list[Record]:
     """A journal with every input kind, a dealt natural with its derived records, and notes whose strings
     need escaping (quotes, backslashes, control characters, non-ASCII, an astral character)."""
     with Journal.open(path) as journal:
-        loop = TableLoop(TableState(), AsciiWire(), journal, lambda data: None)
+        loop = TableLoop(TableState(), journal, [ShoePort(AsciiWire(), lambda data: None)])
         for event in EVERY_INPUT:
             facts = {"old_session": 1, "new_session": 2} if isinstance(event, ShoeRebooted) else {"seq": 3}
             loop._apply(event, input_body(event, **facts), None, None)

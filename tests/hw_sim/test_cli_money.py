@@ -177,7 +177,7 @@ def test_a_real_run_with_the_reader_on_a_pty_tells_the_table_every_spot_change(t
     import tty
 
     from controller.game.wagers import Spot
-    from controller.spot_wire import SpotInput, SpotRecord, SpotWire
+    from controller.table.spot_wire import SpotInput, SpotRecord, SpotWire
     from tests.hw_sim.test_reader_feed import Table, states
 
     truth = tmp_path / "truth.jsonl"
@@ -243,7 +243,7 @@ def test_the_reader_on_tcp_reports_the_players_bets(tmp_path: Path) -> None:
     import time
 
     from controller.game.wagers import SpotSeen
-    from controller.spot_wire import SpotInput, SpotRecord, SpotWire
+    from controller.table.spot_wire import SpotInput, SpotRecord, SpotWire
 
     args = ["--tcp", "127.0.0.1:0", "--dialect", "ascii", "--decks", "1", "--pace", "0.02", "--players", "2"]
     proc = subprocess.Popen(

@@ -10,7 +10,7 @@ import pytest
 
 from controller.game.chips import format_uid
 from controller.game.wagers import Spot, SpotSeen, SpotsSnapshot
-from controller.spot_wire import SpotInput, SpotRecord, SpotWire, SpotWireEvent
+from controller.table.spot_wire import SpotInput, SpotRecord, SpotWire, SpotWireEvent
 from firmware_protocol.session import ControllerSession, ShoeEvent
 from hw_sim.core import DealerMode, ShoeSimulator, SimConfig
 from hw_sim.faults import MONEY_FAULTS, READ_FAULTS, Fault, FaultPlan

@@ -38,8 +38,8 @@ from controller.game.table import (
 )
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
-from controller.loop import TableLoop, resume
-from controller.wire import AsciiWire
+from controller.table.loop import ShoePort, TableLoop, resume
+from controller.table.wire import AsciiWire
 from tests.game.strategies import inputs
 from tests.journal.test_retention import NOW, RULES, build, restarted_view, shoe_inputs
 
@@ -174,7 +174,7 @@ def test_a_kept_alarm_journaled_again_keeps_its_place_after_a_restart(tmp_path: 
     second raised nothing, so LINK DOWN still stands first. The replay used to order the kept alarms by the
     newest input of each kind and swapped them (hypothesis found it)."""
     journal = Journal.open(tmp_path / "j.db", durable=False)
-    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None)
+    loop = TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _b: None)])
     events: list[TableInput] = [NewShoePressed(), LinkChanged(up=False), LineNoise(noisy=True), LinkChanged(up=False),
                                 NewShoePressed()]  # fmt: skip
     for event in events:
@@ -196,7 +196,7 @@ def test_pruning_shoe_after_shoe_replays_to_the_same_state(shoes: list[list[Tabl
     carries the kept inputs forward from the one before when those records are long gone."""
     with tempfile.TemporaryDirectory() as tmp:
         journal = Journal.open(Path(tmp) / "j.db", durable=False)
-        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None)
+        loop = TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _b: None)])
         for shoe in shoes:
             for event in [NewShoePressed(), *shoe]:
                 loop._apply(event, input_body(event), None, None)

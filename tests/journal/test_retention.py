@@ -32,8 +32,8 @@ from controller.game.table import (
 )
 from controller.game.wagers import MoneyRules
 from controller.journal import PRUNE_NOTE, SCHEMA_VERSION, Journal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.wire import AsciiWire
 from tests.console import Result, run_main
 from tests.floor_link.floorside import signed_ack
 
@@ -84,7 +84,7 @@ def build(path: Path, shoe_days: list[int], seed: int = 7) -> tuple[Journal, Tab
         stamp[1] = int(stamp[1]) + 1
         return (datetime.fromisoformat(str(stamp[0])) + timedelta(milliseconds=int(stamp[1]))).isoformat()
 
-    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, wall=wall)
+    loop = TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _b: None)], config=LoopConfig(wall=wall))
     rng = random.Random(seed)
     for days in shoe_days:
         stamp[0] = (NOW - timedelta(days=days)).isoformat()
@@ -97,7 +97,7 @@ def build(path: Path, shoe_days: list[int], seed: int = 7) -> tuple[Journal, Tab
 
 
 def restarted_view(journal: Journal) -> Any:
-    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None)
+    loop = TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _b: None)])
     loop.replay()
     return loop.view()
 
@@ -182,7 +182,7 @@ def test_the_link_state_a_replay_reads_survives_its_prune(tmp_path: Path) -> Non
     link_id = journal.head()[0]
     journal.close()
     journal = Journal.open(tmp_path / "j.db", durable=False)
-    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None)
+    loop = TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _b: None)])
     loop.replay()
     for event in shoe_inputs(random.Random(3)):
         loop._apply(event, input_body(event), None, None)
@@ -433,15 +433,15 @@ def test_the_loop_prunes_on_a_verified_ack_only_never_on_a_forged_one(tmp_path: 
     """Before: a forged retained ack at the head was stored without a word and retention pruned shoe 1 (73
     records) that no archive held, and ``journal verify`` still said intact."""
     from controller.journal import Retention
-    from controller.loop import FloorAck
+    from controller.table.loop import FloorAck
     from floor_protocol.ack import Ack
     from floor_protocol.signing import generate_key
     from tests.floor_link.floorside import TEST_FLOOR_KEY
 
     journal, _built = build(tmp_path / "j.db", [40, 35, 1])
     retention = Retention(journal, 30, every=0.0)
-    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, pruner=retention,
-                     floor_table="t1", floor_key=TEST_FLOOR_KEY.public_key())  # fmt: skip
+    config = LoopConfig(pruner=retention, floor_table="t1", floor_key=TEST_FLOOR_KEY.public_key())
+    loop = TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _b: None)], config=config)
     loop.replay()
     head = journal.head()
     genuine = signed_ack(journal, head[0])
@@ -467,10 +467,12 @@ def test_the_loop_prunes_on_a_verified_ack_only_never_on_a_forged_one(tmp_path: 
 
 
 def test_a_table_without_the_floors_public_key_stores_no_ack(tmp_path: Path) -> None:
-    from controller.loop import FloorAck
+    from controller.table.loop import FloorAck
 
     journal, _built = build(tmp_path / "j.db", [40, 1])
-    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, floor_table="t1")
+    loop = TableLoop(
+        TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _b: None)], config=LoopConfig(floor_table="t1")
+    )
     loop.replay()
     loop.handle(FloorAck(signed_ack(journal, journal.head()[0])))
     assert journal.floor_ack() is None and loop.ack_refusals.counts == {"no_key": 1}
@@ -481,7 +483,7 @@ def test_the_loop_prunes_acknowledged_old_shoes_in_small_steps_at_quiet_moments(
     import threading
 
     from controller.journal import Retention
-    from controller.loop import Stop
+    from controller.table.loop import Stop
 
     path = tmp_path / "j.db"
     journal, loop = build(path, [40, 35, 31, 1])
@@ -497,7 +499,12 @@ def test_the_loop_prunes_acknowledged_old_shoes_in_small_steps_at_quiet_moments(
         return steps[-1]
 
     retention.step = counted  # type: ignore[method-assign]
-    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, pruner=retention, tick=0.01)
+    loop = TableLoop(
+        TableState(RULES),
+        journal,
+        [ShoePort(AsciiWire(), lambda _b: None)],
+        config=LoopConfig(pruner=retention, tick=0.01),
+    )
     assert loop.replay() > 0 and loop.view() == live  # the table restarted with its retention
     runner = threading.Thread(target=loop.run, name="test-loop")
     runner.start()
@@ -525,7 +532,9 @@ def test_the_loop_never_prunes_without_an_ack_nor_mid_coup(tmp_path: Path) -> No
 
     journal, _built = build(tmp_path / "j.db", [40, 35, 1])
     retention = Retention(journal, 30, every=0.0)
-    loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, pruner=retention)
+    loop = TableLoop(
+        TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _b: None)], config=LoopConfig(pruner=retention)
+    )
     loop.replay()
     loop._prune_step()
     assert journal.anchor()[0] == 0 and retention.pruned == 0  # no floor ack stored: never

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.clock import ClockStatus, read_clock_status
 from controller.game.table import TableRules, TableState
 from controller.journal import Journal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.clock import ClockStatus, read_clock_status
+from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.wire import AsciiWire
 from tests.e2e.harness import Harness
 from tests.waiting import until
 
@@ -32,9 +32,13 @@ def test_the_first_answer_and_each_change_are_journaled_once(tmp_path: Path, cap
         return asked[-1]
 
     with Journal.open(tmp_path / "j.db") as journal:
-        loop = TableLoop(TableState(TableRules(decks=1)), AsciiWire(), journal, lambda b: None, clock=lambda: now[0],
-                         clock_status=kernel)  # fmt: skip
-        with caplog.at_level(logging.INFO, logger="controller.loop.loop"):
+        loop = TableLoop(
+            TableState(TableRules(decks=1)),
+            journal,
+            [ShoePort(AsciiWire(), lambda b: None)],
+            config=LoopConfig(clock=lambda: now[0], clock_status=kernel),
+        )
+        with caplog.at_level(logging.INFO, logger="controller.table.loop.loop"):
             for t in (0.0, 1.0, 59.0, 60.0, 120.0, 180.0, 240.0):
                 now[0] = t
                 loop._quiet_time()  # what the loop runs after an iteration with nothing read

@@ -13,10 +13,10 @@ from controller.game.cards import DECK, Card
 from controller.game.records import input_body
 from controller.game.table import Alarm, AlarmCleared, AlarmRaised, CardDrawn, Due, Notice, TableRules, TableState
 from controller.journal import Journal, JournalError, JournalFault, PendingInput
-from controller.loop import TableLoop
-from controller.loop.commit import WriteAhead
-from controller.loop.shell_alarms import JournalAlarm
-from controller.wire import AsciiWire, NoiseGate, WireEvent
+from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.loop.commit import WriteAhead
+from controller.table.loop.shell_alarms import JournalAlarm
+from controller.table.wire import AsciiWire, NoiseGate, WireEvent
 
 RULES = TableRules(decks=1)
 
@@ -153,7 +153,7 @@ def test_at_most_max_staged_inputs_wait_then_an_input_is_refused() -> None:
 def test_a_duplicate_the_journal_refused_rebuilds_the_state_before_the_ack(tmp_path: Path) -> None:
     """The journal is the truth: an event it already holds (None for its id) makes the loop replay it."""
     with Journal.open(tmp_path / "j.db") as journal:
-        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _data: None)
+        loop = TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _data: None)])
         card = CardDrawn(Card.parse("5H"))
         loop._apply(card, input_body(card, seq=1), 0x51, 1)
         loop.flush()
@@ -168,7 +168,7 @@ def test_a_duplicate_the_journal_refused_rebuilds_the_state_before_the_ack(tmp_p
 def test_one_commit_per_batch(tmp_path: Path) -> None:
     written: list[bytes] = []
     with Journal.open(tmp_path / "j.db") as journal:
-        loop = TableLoop(TableState(RULES), AsciiWire(), journal, written.append)
+        loop = TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), written.append)])
         for token in ["9H", "2S", "KD", "5C"]:
             loop._apply(CardDrawn(DECK[0].parse(token)), {"kind": "card", "card": token}, None, None)
         assert journal.count() == 0  # staged, not yet committed
@@ -185,10 +185,9 @@ def test_after_commit_runs_once_per_commit_that_wrote_and_never_before_it(tmp_pa
         heads: list[int] = []
         loop = TableLoop(
             TableState(),
-            AsciiWire(),
             journal,
-            lambda data: None,
-            after_commit=[lambda: heads.append(journal.head()[0])],
+            [ShoePort(AsciiWire(), lambda data: None)],
+            config=LoopConfig(after_commit=[lambda: heads.append(journal.head()[0])]),
         )
         loop.flush()  # nothing staged: no commit, no wake
         assert heads == []

@@ -22,8 +22,8 @@ from controller.game.table import (
     TableView,
 )
 from controller.journal import Journal
-from controller.loop import Stop, TableLoop, WireBytes
-from controller.wire import AsciiWire, BinaryWire
+from controller.table.loop import LoopConfig, ShoePort, Stop, TableLoop, WireBytes
+from controller.table.wire import AsciiWire, BinaryWire
 from firmware_protocol import messages as m
 from firmware_protocol.session import Acked, ControllerSession, ShoeSession
 from tests.smallfs import SmallFs, small_fs
@@ -89,7 +89,9 @@ def test_disk_full_nothing_acked_alarm_shown_then_resumes_with_every_card_once_i
     shoe.start(0.0)
     with Journal.open_for_table(path) as journal:
         wire = BinaryWire(ControllerSession())
-        loop = TableLoop(TableState(RULES), wire, journal, written.append, [recorder], clock=clock)
+        loop = TableLoop(
+            TableState(RULES), journal, [ShoePort(wire, written.append)], [recorder], LoopConfig(clock=clock)
+        )
         loop.handle(WireBytes(shoe.poll(0.0), 0.0))  # HELLO, heartbeat
         loop.flush()
         assert acks(shoe, written, 0.0) == [1]
@@ -146,7 +148,9 @@ def test_a_deleted_journal_raises_journal_fault_and_is_restored_without_losing_a
     shoe.start(0.0)
     with Journal.open_for_table(path, min_free=0) as journal:
         wire = BinaryWire(ControllerSession())
-        loop = TableLoop(TableState(RULES), wire, journal, written.append, [recorder], clock=clock)
+        loop = TableLoop(
+            TableState(RULES), journal, [ShoePort(wire, written.append)], [recorder], LoopConfig(clock=clock)
+        )
         loop.handle(WireBytes(shoe.poll(0.0), 0.0))
         for rank, suit in DEAL[:4]:
             shoe.send(m.CardRead(rank, suit), 0.1)
@@ -178,7 +182,9 @@ def test_a_disk_filling_while_the_table_is_idle_shows_journal_full_before_the_ne
     # clears by itself once space returns, with the fault's records journaled.
     recorder = Recorder()
     with Journal.open_for_table(fs.root / "journal.db") as journal:
-        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, [recorder], tick=0.05)
+        loop = TableLoop(
+            TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _b: None)], [recorder], LoopConfig(tick=0.05)
+        )
         runner = threading.Thread(target=loop.run, name="test-loop")
         runner.start()
         try:
@@ -200,7 +206,12 @@ def test_a_disk_filling_while_the_table_is_idle_shows_journal_full_before_the_ne
 def test_ascii_keeps_a_bounded_number_of_inputs_in_memory_then_refuses(fs: SmallFs) -> None:
     clock = Clock()
     with Journal.open_for_table(fs.root / "journal.db") as journal:
-        loop = TableLoop(TableState(RULES), AsciiWire(), journal, lambda _b: None, clock=clock, max_staged=6)
+        loop = TableLoop(
+            TableState(RULES),
+            journal,
+            [ShoePort(AsciiWire(), lambda _b: None)],
+            config=LoopConfig(clock=clock, max_staged=6),
+        )
         fs.fill()
         loop.handle(WireBytes(b"H5\nC2\nD3\n", 0.0))  # a 5 exposed: 5 burn cards
         loop.flush()  # refused: the fault record joins the three cards (4 staged)

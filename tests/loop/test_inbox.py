@@ -8,8 +8,8 @@ import threading
 import time
 from collections import Counter
 
-from controller.loop import FloorAck, Inbox, PanelPress, PortState, Stop, WireBytes
-from controller.panel import ButtonAction
+from controller.table.loop import FloorAck, Inbox, PanelPress, PortState, Stop, WireBytes
+from controller.table.panel import ButtonAction
 from floor_protocol.ack import Ack
 
 

@@ -16,8 +16,8 @@ from controller.game.table import (
     VoidPressed,
 )
 from controller.journal import Journal
-from controller.loop import TableLoop
-from controller.wire import AsciiWire
+from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.wire import AsciiWire
 from tests.waiting import until
 
 RULES = TableRules(decks=1)
@@ -25,11 +25,11 @@ RULES = TableRules(decks=1)
 
 def new_loop(journal: Journal, written: list[bytes] | None = None, **parts: Any) -> TableLoop:
     sink = written if written is not None else []
-    return TableLoop(TableState(RULES), AsciiWire(), journal, sink.append, **parts)
+    return TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), sink.append)], config=LoopConfig(**parts))
 
 
 def test_a_full_batch_keeps_the_order_of_what_waits(tmp_path: Path) -> None:
-    from controller.loop import Stop, WireBytes
+    from controller.table.loop import Stop, WireBytes
 
     tokens = ["9H", "2S", "KD", "5C", "4H", "3S", "TD", "8C", "7D", "6S", "AH"]
     with Journal.open(tmp_path / "j.db") as journal:
@@ -84,8 +84,8 @@ def test_the_loop_reads_the_shoes_port_itself(tmp_path: Path) -> None:
     import time
     import tty
 
-    from controller.loop import Inbox, Stop
-    from controller.shoe_link import ShoeLink
+    from controller.table.loop import Inbox, Stop
+    from controller.table.shoe_link import ShoeLink
 
     master, slave = os.openpty()
     tty.setraw(slave)
@@ -94,7 +94,9 @@ def test_the_loop_reads_the_shoes_port_itself(tmp_path: Path) -> None:
     with Journal.open(tmp_path / "j.db") as journal:
         inbox = Inbox()  # first: the link's opener reports to it
         link = ShoeLink(path, 9600, inbox.put)
-        loop = TableLoop(TableState(RULES), AsciiWire(), journal, link.write, inbox=inbox, port=link)
+        loop = TableLoop(
+            TableState(RULES), journal, [ShoePort(AsciiWire(), link.write, link)], config=LoopConfig(inbox=inbox)
+        )
         runner = threading.Thread(target=loop.run, name="test-loop")
         runner.start()
         try:
@@ -120,8 +122,8 @@ def test_the_ports_state_is_the_link_only_for_a_wire_that_does_not_report_it(tmp
     """ASCII has no heartbeat: a port lost is LINK DOWN, a port opened LINK up. The binary wire reports the
     link itself (HELLO, heartbeats, silence), so the port's state alone changes nothing there."""
     from controller.game.table import Alarm
-    from controller.loop import PortState
-    from controller.wire import BinaryWire
+    from controller.table.loop import PortState
+    from controller.table.wire import BinaryWire
     from firmware_protocol.session import ControllerSession
 
     assert not AsciiWire.reports_link and BinaryWire.reports_link
@@ -131,6 +133,8 @@ def test_the_ports_state_is_the_link_only_for_a_wire_that_does_not_report_it(tmp
         assert Alarm.LINK_DOWN in ascii_loop.view().alarms
         ascii_loop.handle(PortState(True, "port opened"))
         assert Alarm.LINK_DOWN not in ascii_loop.view().alarms
-        binary_loop = TableLoop(TableState(RULES), BinaryWire(ControllerSession()), journal, lambda _data: None)
+        binary_loop = TableLoop(
+            TableState(RULES), journal, [ShoePort(BinaryWire(ControllerSession()), lambda _data: None)]
+        )
         binary_loop.handle(PortState(False, "port lost"))
         assert Alarm.LINK_DOWN not in binary_loop.view().alarms

@@ -21,13 +21,23 @@ from typing import Any
 
 import pytest
 
-from controller.displays.terminal import TerminalDisplay
 from controller.game.table import Alarm, Lamp, TableRules, TableState
 from controller.journal import Journal
-from controller.loop import INPUT_LOST_HOLD, PUT_WAIT, Inbox, PanelPress, PortState, Stop, TableLoop
 from controller.metrics import TableMetrics
-from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
-from controller.wire import AsciiWire
+from controller.table.loop import (
+    INPUT_LOST_HOLD,
+    PUT_WAIT,
+    Inbox,
+    LoopConfig,
+    PanelPress,
+    PortState,
+    ShoePort,
+    Stop,
+    TableLoop,
+)
+from controller.table.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
+from controller.table.terminal import TerminalDisplay
+from controller.table.wire import AsciiWire
 from tests.waiting import until
 
 RULES = TableRules(decks=1)
@@ -103,15 +113,16 @@ class Table:
         self.metrics = TableMetrics()
         self.loop = TableLoop(
             TableState(RULES),
-            AsciiWire(),
             journal,
-            lambda data: None,
+            [ShoePort(AsciiWire(), lambda data: None)],
             [PanelSink(panel), TerminalDisplay(self.terminal_out)],
-            inbox=Inbox(2, put_wait=put_wait),
-            metrics=self.metrics,
-            clock=self.clock,
-            tick=0.02,
-            max_batch=int(max_batch),
+            LoopConfig(
+                inbox=Inbox(2, put_wait=put_wait),
+                metrics=self.metrics,
+                clock=self.clock,
+                tick=0.02,
+                max_batch=int(max_batch),
+            ),
         )
         self.runner: threading.Thread | None = None
         self.ticks = 0  # the loop's wake-ups and idle ticks (its on_tick)

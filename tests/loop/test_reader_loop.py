@@ -24,13 +24,13 @@ from controller.game.shoe import BurnMode, BurnRule
 from controller.game.table import CardPlaced, Notice, TableRules, TableState, TableView
 from controller.game.wagers import MoneyRules
 from controller.journal import Journal
-from controller.loop import Inbox, PanelPress, Stop, TableLoop
-from controller.loop.reader import ReaderPort
 from controller.metrics import TableMetrics
-from controller.panel import ButtonAction
-from controller.shoe_link import ShoeLink
-from controller.spot_wire import SpotWire
-from controller.wire import AsciiWire
+from controller.table.loop import Inbox, LoopConfig, PanelPress, ShoePort, Stop, TableLoop
+from controller.table.loop.reader import ReaderPort
+from controller.table.panel import ButtonAction
+from controller.table.shoe_link import ShoeLink
+from controller.table.spot_wire import SpotWire
+from controller.table.wire import AsciiWire
 from firmware_protocol.session import ControllerSession
 from firmware_protocol.spots import READER, SpotCode, WindowState
 from tests.reader_device import ReaderDevice
@@ -99,15 +99,14 @@ def open_table(tmp_path: Path, sinks: list[Any]) -> Iterator[Table]:
         wire = SpotWire(REGISTRY, ControllerSession(dialect=READER, link_timeout=2.0))
         loop = TableLoop(
             TableState(RULES),
-            AsciiWire(),
             journal,
-            shoe.write,
+            [ShoePort(AsciiWire(), shoe.write, shoe), ReaderPort(spots, wire, spots.write)],
             sinks,
-            inbox=inbox,
-            port=shoe,
-            metrics=metrics,
-            edges=EdgeWatch(0.0, COMMISSION, 8),  # prices each betting time: the wagers' EVs
-            reader=ReaderPort(spots, wire, spots.write),
+            LoopConfig(
+                inbox=inbox,
+                metrics=metrics,
+                edges=EdgeWatch(0.0, COMMISSION, 8),  # prices each betting time: the wagers' EVs
+            ),
         )
         runner = threading.Thread(target=loop.run, name="test-loop")
         runner.start()
@@ -281,13 +280,12 @@ def test_at_start_the_reader_is_read_before_the_shoe(tmp_path: Path, catch_up: f
         spots = ShoeLink(device.path, 115200, inbox.put, device="reader")
         loop = TableLoop(
             TableState(RULES),
-            AsciiWire(),
             journal,
-            shoe.write,
-            inbox=inbox,
-            port=shoe,
-            reader=ReaderPort(spots, SpotWire(REGISTRY, ControllerSession(dialect=READER)), spots.write),
-            reader_catch_up=catch_up,
+            [
+                ShoePort(AsciiWire(), shoe.write, shoe),
+                ReaderPort(spots, SpotWire(REGISTRY, ControllerSession(dialect=READER)), spots.write),
+            ],
+            config=LoopConfig(inbox=inbox, reader_catch_up=catch_up),
         )
         loop.assume_reader_down("controller started")  # as the daemon does
         runner = threading.Thread(target=loop.run, name="test-loop")

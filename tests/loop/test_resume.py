@@ -19,15 +19,15 @@ from controller.game.table import (
     TableState,
 )
 from controller.journal import Journal
-from controller.loop import TableLoop, resume
-from controller.wire import AsciiWire
+from controller.table.loop import ShoePort, TableLoop, resume
+from controller.table.wire import AsciiWire
 from tests.game.strategies import inputs
 
 RULES = TableRules(decks=1)
 
 
 def new_loop(journal: Journal) -> TableLoop:
-    return TableLoop(TableState(RULES), AsciiWire(), journal, lambda _data: None)
+    return TableLoop(TableState(RULES), journal, [ShoePort(AsciiWire(), lambda _data: None)])
 
 
 def full_replay(journal: Journal) -> TableState:

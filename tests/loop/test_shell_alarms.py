@@ -8,8 +8,8 @@ from collections import Counter
 from controller.game.records import RecordKind
 from controller.game.table import Alarm, AlarmCleared, AlarmRaised
 from controller.journal import JournalError, JournalFault
-from controller.loop.shell_alarms import INPUT_LOST_HOLD, InputLostAlarm, JournalAlarm, ShellAlarms
-from controller.panel import ButtonAction
+from controller.table.loop.shell_alarms import INPUT_LOST_HOLD, InputLostAlarm, JournalAlarm, ShellAlarms
+from controller.table.panel import ButtonAction
 
 
 class Clock:

@@ -14,7 +14,7 @@ import pytest
 
 from controller.game.chips import ChipRange, ChipRegistry, ChipStatus
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
-from controller.spot_wire import SPOT_OF_CODE, SpotInput, SpotRecord, SpotWire, SpotWireEvent
+from controller.table.spot_wire import SPOT_OF_CODE, SpotInput, SpotRecord, SpotWire, SpotWireEvent
 from firmware_protocol.spots import SpotCode
 from hw_sim.spot_reader import SpotReader
 

@@ -1,4 +1,4 @@
-"""controller/spot_wire.py over bytes: a reader's frames in, the wager book's inputs and the ACKs out."""
+"""controller/table/spot_wire.py over bytes: a reader's frames in, the wager book's inputs and the ACKs out."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from controller.game.chips import ChipRange, ChipRegistry, ChipStatus
 from controller.game.table import Due
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
-from controller.spot_wire import SPOT_OF_CODE, SpotInput, SpotRecord, SpotWire, SpotWireEvent
-from controller.wire import BinaryWire, WireDuplicate, WireInput, WireLink, WireNoise, WireReboot
+from controller.table.spot_wire import SPOT_OF_CODE, SpotInput, SpotRecord, SpotWire, SpotWireEvent
+from controller.table.wire import BinaryWire, WireDuplicate, WireInput, WireLink, WireNoise, WireReboot
 from firmware_protocol import spot_vectors
 from firmware_protocol.binary import FrameReceived, cobs_encode, decode_frame, encode
 from firmware_protocol.messages import Ack, CardRead, Resend
@@ -59,7 +59,7 @@ def commit(wire: SpotWire, dev: ShoeSession, events: list[SpotWireEvent], now: f
 
 def send(wire: SpotWire, dev: ShoeSession, *messages: object, now: float = 0.1) -> list[SpotWireEvent]:
     for message in messages:
-        dev.send(message, now)  # type: ignore[arg-type]
+        dev.send(message, now)
     events = wire.receive(dev.poll(now), now)
     commit(wire, dev, events, now)
     return events

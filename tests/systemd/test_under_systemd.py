@@ -180,10 +180,10 @@ def test_no_shoe_at_boot_comes_up_at_once_and_stays_up(machine: Machine) -> None
 
     # journald priorities: the warning is a warning, the port retries are not, and no second timestamp
     warnings = journal(m, "-p", "warning")
-    assert "controller.loop.loop: shoe link DOWN: controller started; waiting for the shoe" in warnings
+    assert "controller.table.loop.loop: shoe link DOWN: controller started; waiting for the shoe" in warnings
     assert "shoe port down" not in warnings
     everything = journal(m)
-    assert "controller.daemon: ready in" in everything and "shoe port down" in everything
+    assert "controller.table.daemon: ready in" in everything and "shoe port down" in everything
     assert not re.search(r"^\S*\d\d:\d\d:\d\d", everything, re.M), "a second timestamp"
     assert "BPF" not in m.sh("journalctl --no-pager -o cat -b _PID=1").stdout  # no "BPF firewalling not supported"
 

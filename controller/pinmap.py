@@ -3,7 +3,7 @@ the panel may not take.
 
 One validation of a pin map, used by both the configuration (``[gpio.pins]`` in :mod:`controller.config`,
 so that ``check-config`` refuses what the daemon would refuse) and the panel
-(:class:`controller.panel.PinMap`). Pure data and one function: no gpiozero, so that ``check-config`` does
+(:class:`controller.table.panel.PinMap`). Pure data and one function: no gpiozero, so that ``check-config`` does
 not pay for importing it.
 """
 
@@ -15,7 +15,7 @@ from types import MappingProxyType
 __all__ = ["DEFAULT_PINS", "PHYSICAL_PIN", "RESERVED_GPIOS", "PinMapError", "check_pin_map", "pin_problem"]
 
 #: The panel's default pin map, stated once: function (a ``[gpio.pins]`` key) -> BCM GPIO, in the panel's order
-#: (lamps, buzzer, buttons). The configuration's ``[gpio.pins]`` and :class:`controller.panel.PinMap` default
+#: (lamps, buzzer, buttons). The configuration's ``[gpio.pins]`` and :class:`controller.table.panel.PinMap` default
 #: to it; docs/wiring.md and docs/configuration.md show it (tests/test_panel.py checks them all).
 DEFAULT_PINS: Mapping[str, int] = MappingProxyType(
     {

@@ -1,7 +1,7 @@
 """The serial link to a device (the shoe, or the bet-spot reader): opens the port by pyserial URL, hands
 it to the table loop, reconnects.
 
-One :class:`ShoeLink` per port, named by its ``device`` (:data:`~controller.loop.inbox.Device`): the events it
+One :class:`ShoeLink` per port, named by its ``device`` (:data:`~controller.table.loop.inbox.Device`): the events it
 puts in the loop's inbox carry the name, so one loop supervises both ports the same way.
 
 A port with a file descriptor (a device path, ``socket://``) is *read by the table loop itself*: the loop
@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 import serial
 
-from controller.loop.inbox import READ_SIZE, Device, LoopEvent, PortState, WireBytes
+from controller.table.loop.inbox import READ_SIZE, Device, LoopEvent, PortState, WireBytes
 
 log = logging.getLogger(__name__)
 

@@ -1,21 +1,28 @@
-"""The one table loop: the only owner of the table's state, gluing the inbox, the wire, the core and the commit.
+"""The one table loop: the only owner of the table's state, gluing the inbox, the ports, the core and the commit.
 
-The loop waits (:mod:`selectors`) on the shoe's port itself and on the inbox's wake-up pipe for everything
-else. When the port is readable it reads what is there (at most :data:`~controller.loop.inbox.READ_SIZE`
-bytes) and decodes it in this thread: one wake-up per card, and the bytes waiting are bounded by the kernel's
-buffer. Other threads only put events in the :class:`~controller.loop.inbox.Inbox`. Each event runs through
-the wire codec and the pure :class:`~controller.game.table.TableState`, the new view goes to every sink (LEDs
+The loop waits (:mod:`selectors`) on its ports' serial lines itself and on the inbox's wake-up pipe for
+everything else. Its ports (:mod:`~controller.table.loop.ports`) are the shoe's
+(:class:`~controller.table.loop.shoe_port.ShoePort`) and the bet-spot reader's
+(:class:`~controller.table.loop.reader.ReaderPort`), each with its own wire and event union and its device's
+logic; the loop schedules them. When the shoe's port is readable it reads what is there (at most
+:data:`~controller.table.loop.inbox.READ_SIZE` bytes) and decodes it in this thread: one wake-up per card, and
+the bytes waiting are bounded by the kernel's buffer; the reader's port is read after the shoe's and the inbox,
+capped, and yields to the shoe between its events. Other threads only put events in the
+:class:`~controller.table.loop.inbox.Inbox`. Each event runs through its port and the pure
+:class:`~controller.game.table.TableState`, the new view goes to every sink (LEDs
 first), and the input and its derived records are staged for the write-ahead commit
-(:class:`~controller.loop.commit.WriteAhead`: one transaction per batch, and only then the ACK). The shell's
-own alarms (:mod:`~controller.loop.shell_alarms`) are merged into every view shown. At quiet moments the loop
+(:class:`~controller.table.loop.commit.WriteAhead`: one transaction per batch, and only then the ACK). The shell's
+own alarms (:mod:`~controller.table.loop.shell_alarms`) are merged into every view shown. At quiet moments the loop
 checks the journal's file and gives its retention one bounded step.
 
-Everything the loop uses is passed to its constructor; nothing is set on it afterwards.
+Everything the loop uses is passed to its constructor (its state, journal, ports and sinks, and a
+:class:`LoopConfig`); nothing is set on it afterwards.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 import select
@@ -23,7 +30,6 @@ import selectors
 import sqlite3
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -31,30 +37,25 @@ from typing import Any, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from controller.clock import ClockStatus
 from controller.game.edges import EdgeWatch
 from controller.game.records import InputKind, RecordKind, Source, derived_records, input_body, record_body
 from controller.game.rules import Ruleset
 from controller.game.table import (
     Alarm,
-    CardDrawn,
     DeclarePressed,
     Due,
-    LineNoise,
-    LinkChanged,
     NewShoePressed,
     Notice,
-    ShoeRebooted,
     TableInput,
     TableState,
     TableView,
     VoidPressed,
 )
-from controller.game.wagers import ReaderLinkChanged, SpotsSnapshot
 from controller.journal import JournalError
 from controller.journal.ack import AckRefusals, refusal
-from controller.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
-from controller.loop.inbox import (
+from controller.table.clock import ClockStatus
+from controller.table.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
+from controller.table.loop.inbox import (
     READ_SIZE,
     Device,
     FloorAck,
@@ -65,31 +66,17 @@ from controller.loop.inbox import (
     Stop,
     WireBytes,
 )
-from controller.loop.reader import ReaderPort, window_of
-from controller.loop.resume import ReplayJournal, resume
-from controller.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
-from controller.panel import ButtonAction
-from controller.sinks import Sink
-from controller.spot_wire import SpotInput, SpotRecord, SpotWireEvent
-from controller.wire import (
-    Wire,
-    WireDuplicate,
-    WireInput,
-    WireLink,
-    WireNoise,
-    WireNoiseSummary,
-    WireNoisy,
-    WireReboot,
-)
-from firmware_protocol.messages import MessageType
-from firmware_protocol.spots import WindowState
+from controller.table.loop.ports import Port, PortReader, QueuedPort
+from controller.table.loop.reader import ReaderPort
+from controller.table.loop.resume import ReplayJournal, resume
+from controller.table.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
+from controller.table.loop.shoe_port import ShoePort
+from controller.table.panel import ButtonAction
+from controller.table.sinks import Sink
 from floor_protocol.ack import Ack as FloorAckMessage
 
 log = logging.getLogger(__name__)
 
-#: The most event numbers of the reader left unacknowledged because they were taken without a journal record
-#: (no-news snapshots): well inside a reader's window (256 events in docs/spots.md's reference).
-READER_ACK_SLACK = 64
 #: At start, the longest the shoe's port waits for the bet-spot reader to catch up (seconds; the shoe holds its
 #: events meanwhile, and its link timeout is longer).
 READER_CATCH_UP = 1.5
@@ -98,9 +85,6 @@ READER_CATCH_UP = 1.5
 JOURNAL_CHECK_SECONDS = 2.0
 #: How often, at a quiet moment, the loop asks the kernel whether the clock is synchronised.
 CLOCK_CHECK_SECONDS = 60.0
-#: Distinct refused-HELLO problems said on the log (each once); past it they are only counted.
-_HELLOS_SAID = 8
-
 _PANEL_INPUTS: dict[ButtonAction, Callable[[], TableInput]] = {
     ButtonAction.DECLARE: DeclarePressed,
     ButtonAction.NEW_SHOE: NewShoePressed,
@@ -149,14 +133,6 @@ class Pruner(Protocol):
     def step(self, now: float) -> int: ...
 
 
-class PortReader(Protocol):
-    """The shoe's port as the loop reads it (controller.shoe_link.ShoeLink)."""
-
-    def fileno(self) -> tuple[int, int] | None: ...
-
-    def read(self, size: int = ...) -> bytes | None: ...
-
-
 def wall_clock() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
@@ -175,112 +151,127 @@ class LoopStats:
     snapshots_kept: int = 0  # no-news snapshots journaled all the same, to keep the reader's window open
 
 
+@dataclass(frozen=True)
+class LoopConfig:
+    """How a loop runs, and what it is given besides its state, journal, ports and sinks; all of it fixed for the
+    loop's life (nothing is set on a loop afterwards).
+
+    ``after_commit`` callbacks run after each commit that wrote records, after the ACK (cheap, never
+    blocking); ``ruleset`` goes into each shoe's start record; ``edges`` (None: off) is fed every derived record
+    and prices the shoe at each betting time; ``pruner`` (None: never) gets one step at quiet moments;
+    ``clock_status`` (None: not watched) asks the kernel whether the clock is synchronised; the floor's ack is
+    stored only when it verifies with ``floor_key`` for ``floor_table``. ``inbox`` is the loop's own unless
+    given (the daemon hands it to the panel and the ports' threads first)."""
+
+    inbox: Inbox | None = None
+    after_commit: Sequence[Callable[[], None]] = ()
+    metrics: LoopMetrics | None = None
+    pruner: Pruner | None = None
+    ruleset: Ruleset | None = None
+    edges: EdgeWatch | None = None
+    clock: Callable[[], float] = time.monotonic
+    wall: Callable[[], str] = wall_clock
+    watchdog: Callable[[], object] | None = None
+    watchdog_interval: float | None = None
+    floor_table: str = ""
+    floor_key: Ed25519PublicKey | None = None
+    tick: float = 0.25
+    max_batch: int = 64
+    max_staged: int = MAX_STAGED
+    journal_retry: float = JOURNAL_RETRY_SECONDS
+    input_lost_hold: float = INPUT_LOST_HOLD
+    reader_catch_up: float = READER_CATCH_UP
+    clock_status: Callable[[], ClockStatus] | None = None
+
+
 class TableLoop:
     """Owns the table state; everything else talks to it through its :class:`Inbox`.
 
-    ``sinks`` are shown every view (in order: the panel first); ``after_commit`` callbacks run after each
-    commit that wrote records, after the ACK (cheap, never blocking); ``ruleset`` goes into each shoe's start
-    record; ``edges`` (None: off) is fed every derived record and prices the shoe at each betting time;
-    ``pruner`` (None: never) gets one step at quiet moments. :attr:`idle` is clear while the loop has
+    ``ports`` are the table's devices on their serial lines, typed (:mod:`controller.table.loop.ports`):
+    exactly one :class:`~controller.table.loop.shoe_port.ShoePort`, read first at every wake-up, and at most one
+    :class:`~controller.table.loop.ports.QueuedPort` per other device (the bet-spot reader's
+    :class:`~controller.table.loop.reader.ReaderPort`; none: the table works exactly as without one), read
+    after the shoe and the inbox, capped, yielding to the shoe. ``sinks`` are shown every view (in order: the
+    panel first). The rest is ``config`` (:class:`LoopConfig`). :attr:`idle` is clear while the loop has
     something to apply, commit and acknowledge (for tools and tests that wait for a quiet table)."""
 
     def __init__(
         self,
         state: TableState,
-        wire: Wire,
         journal: JournalLike,
-        write: Callable[[bytes], None],
+        ports: Sequence[ShoePort | QueuedPort],
         sinks: Sequence[Sink] = (),
-        *,
-        inbox: Inbox | None = None,
-        port: PortReader | None = None,
-        after_commit: Sequence[Callable[[], None]] = (),
-        metrics: LoopMetrics | None = None,
-        pruner: Pruner | None = None,
-        ruleset: Ruleset | None = None,
-        edges: EdgeWatch | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall: Callable[[], str] = wall_clock,
-        watchdog: Callable[[], object] | None = None,
-        floor_table: str = "",
-        floor_key: Ed25519PublicKey | None = None,
-        watchdog_interval: float | None = None,
-        tick: float = 0.25,
-        max_batch: int = 64,
-        max_staged: int = MAX_STAGED,
-        journal_retry: float = JOURNAL_RETRY_SECONDS,
-        input_lost_hold: float = INPUT_LOST_HOLD,
-        reader: ReaderPort | None = None,
-        reader_catch_up: float = READER_CATCH_UP,
-        clock_status: Callable[[], ClockStatus] | None = None,
+        config: LoopConfig = LoopConfig(),
     ) -> None:
+        shoes = [p for p in ports if isinstance(p, ShoePort)]
+        devices = [p.device for p in ports]
+        if len(shoes) != 1 or len(set(devices)) != len(devices):
+            given = ", ".join(devices) or "none"
+            raise ValueError(f"a table loop takes one shoe and at most one port per device, not: {given}")
+        #: The shoe's port: read first at every wake-up.
+        self.shoe = shoes[0]
+        #: The other devices' ports, in the order given: served after the shoe's and the inbox, capped.
+        self.queued: tuple[QueuedPort, ...] = tuple(p for p in ports if not isinstance(p, ShoePort))
+        #: Every port, the shoe's first (its timers are polled first).
+        self.ports: tuple[Port, ...] = (self.shoe, *self.queued)
+        #: The bet-spot reader (None: the table has none, and works exactly as without one).
+        self.reader = next((p for p in self.queued if isinstance(p, ReaderPort)), None)
+        self.config = config
         self.state = state
         #: Asks the kernel whether the clock is synchronised (None: not watched); journaled at start and on
         #: each change (:meth:`_watch_clock`, every ``CLOCK_CHECK_SECONDS`` at a quiet moment).
-        self.clock_status = clock_status
+        self.clock_status = config.clock_status
         self._clock_said: ClockStatus | None = None
         self._next_clock_check = -math.inf
-        #: The bet-spot reader (None: the table has none, and works exactly as without one).
-        self.reader = reader
         #: At start, how long the shoe's port may wait for the reader to catch up (:meth:`_holding_shoe`).
-        self.reader_catch_up = reader_catch_up
+        self.reader_catch_up = config.reader_catch_up
         self._catch_up_until: float | None = None
-        self._window: WindowState | None = None  # the betting window the reader was last told
-        #: The reader's events decoded but not handled yet (what one capped read gave: a few dozen at most).
-        self._reader_backlog: deque[SpotWireEvent] = deque()
         self._shown: TableView | None = None  # the view the sinks were last shown
-        #: (session, number) of the reader's last event staged for the journal: what its ACK may cover.
-        self._reader_journaled: tuple[int | None, int] | None = None
-        self.wire = wire
         self.journal = journal
-        self.write = write
         self.sinks: list[Sink] = list(sinks)
-        self.inbox = inbox if inbox is not None else Inbox()
+        self.inbox = config.inbox if config.inbox is not None else Inbox()
         self.idle = threading.Event()
         self.idle.set()
-        self.port = port
-        self.metrics = metrics
-        self.pruner = pruner
+        self.metrics = config.metrics
+        self.pruner = config.pruner
         #: The table's ruleset: each shoe's start record carries it (the journal alone prices every wager).
-        self.ruleset = ruleset
+        self.ruleset = config.ruleset
         #: The live exact edge (None: off); replaced by the one the journal leaves at a replay.
-        self.edges = edges
+        self.edges = config.edges
         #: Clear while the loop applies, commits and acknowledges what it read: a thread with bulk work (the
         #: floor link flushing a backlog) waits on it between messages, so the loop gets the interpreter back
         #: at once at each of its I/O waits instead of after the other thread's switch interval.
         #: The floor's ack: stored only when it verifies with ``floor_key`` for ``floor_table`` and names the
         #: journal's own record (controller.journal.ack.refusal); what is refused is counted here.
-        self.floor_table = floor_table
-        self.floor_key = floor_key
+        self.floor_table = config.floor_table
+        self.floor_key = config.floor_key
         self.ack_refusals = AckRefusals("table")
-        self.clock = clock
-        self.watchdog = watchdog
-        self.watchdog_interval = watchdog_interval
-        self.tick = tick
-        self.max_batch = max_batch
+        self.clock = config.clock
+        self.watchdog = config.watchdog
+        self.watchdog_interval = config.watchdog_interval
+        self.tick = config.tick
+        self.max_batch = config.max_batch
         self.stats = LoopStats()
-        self._hellos_refused: set[str] = set()  # the refused HELLOs' problems already said on the log
-        self.alarms = ShellAlarms(clock, input_lost_hold=input_lost_hold)
+        self.alarms = ShellAlarms(config.clock, input_lost_hold=config.input_lost_hold)
         self.commit = WriteAhead(
             journal,
-            wire,
-            write,
+            self.shoe.wire,
+            self.shoe.write,
             alarm=self.alarms.journal,
             show=self.show,
             prompt=self._prompt_bytes,
             rebuild=self._rebuild,
-            clock=clock,
-            wall=wall,
-            metrics=metrics,
-            after_commit=after_commit,
-            max_staged=max_staged,
-            retry=journal_retry,
-            reader_ack=self._reader_ack if reader is not None else None,
+            clock=config.clock,
+            wall=config.wall,
+            metrics=config.metrics,
+            after_commit=config.after_commit,
+            max_staged=config.max_staged,
+            retry=config.journal_retry,
+            device_acks={q.device: q.acknowledge for q in self.queued},
         )
         self.running = False
         self._next_watchdog = 0.0
         self._next_journal_check = 0.0
-        self._read_at = 0.0  # monotonic time the bytes being decoded were read
 
     # -- for threads -----------------------------------------------------------------------------
     def put(self, event: LoopEvent) -> None:
@@ -290,7 +281,7 @@ class TableLoop:
     # -- start-up --------------------------------------------------------------------------------
     def replay(self) -> int:
         """Rebuild the state (and the edge watch) from the journal through the pure core
-        (:func:`~controller.loop.resume.resume`, from the newest shoe's start). Returns inputs replayed."""
+        (:func:`~controller.table.loop.resume.resume`, from the newest shoe's start). Returns inputs replayed."""
         resumed = resume(self.journal, self.state.rules, self.edges)
         self.state = resumed.state
         self.edges = resumed.edges
@@ -306,7 +297,7 @@ class TableLoop:
 
     def assume_link_down(self, detail: str) -> None:
         """At start the link is down until the shoe is heard: LINK DOWN shows (and is journaled) until then."""
-        self._link(False, detail)
+        self.shoe.link(self, False, detail)
 
     def journal_failed(self, exc: JournalError) -> None:
         """The journal cannot take commits (a journal opened on a full disk): JOURNAL FULL, retried."""
@@ -327,53 +318,60 @@ class TableLoop:
         """Process events until :class:`Stop`; ``on_tick`` runs after each wake-up or idle tick."""
         self.running = True
         selector = selectors.DefaultSelector()
-        watched: tuple[int, int] | None = None  # (generation, fd) of the port registered
-        watched_reader: tuple[int, int] | None = None  # ... and of the bet-spot reader's port
-        reader_port = self.reader.port if self.reader is not None else None
+        watched: tuple[int, int] | None = None  # (generation, fd) of the shoe's port registered
+        queued = self.queued
+        watched_queued: list[tuple[int, int] | None] = [None] * len(queued)  # ... and of each queued port's
         try:
             with self.inbox.wakeup() as wake_r:
                 selector.register(wake_r, selectors.EVENT_READ, "wake")
                 if Alarm.NOISY_LINE in self.state.alarms:
-                    self.wire.noise.assume_noisy(self.clock())  # cleared once the line is quiet
+                    self.shoe.wire.noise.assume_noisy(self.clock())  # cleared once the line is quiet
                 self.show()
-                self._send_prompt()
-                if self.reader is not None:
+                self.send_prompt()
+                if queued:
                     self._catch_up_until = self.clock() + self.reader_catch_up
-                reader_ready = True  # until a look at the reader's port says otherwise
+                ready = set(range(len(queued)))  # until a look at their ports says otherwise
                 while True:
-                    watched = self._watch_port(selector, watched, gone=self._holding_shoe(reader_ready))
-                    watched_reader = self._watch_port(selector, watched_reader, port=reader_port, tag="reader")
-                    port_ready = reader_ready = False
-                    busy = not self.inbox.empty() or bool(self._reader_backlog)
+                    watched = self._watch_port(selector, watched, gone=self._holding_shoe(ready))
+                    for i, q in enumerate(queued):
+                        watched_queued[i] = self._watch_port(selector, watched_queued[i], port=q.port, tag=i)
+                    port_ready = False
+                    ready = set()
+                    busy = not self.inbox.empty() or self._queued_waiting()
                     for key, _mask in selector.select(0.0 if busy else self.tick):
                         if key.data == "wake":
                             self.inbox.drain_wakeup(wake_r)
-                        elif key.data == "reader":
-                            reader_ready = True
+                        elif isinstance(key.data, int):
+                            ready.add(key.data)
                         else:
                             port_ready = True
-                    if port_ready or reader_ready or busy:
+                    if port_ready or ready or busy:
                         self.idle.clear()  # set again by flush() below
                     # Group commit: everything read or queued now is applied event by event, then committed
                     # in one transaction and acknowledged once.
-                    if port_ready and self.port is not None:
+                    if port_ready and self.shoe.port is not None:
                         self.stats.reads += 1
-                        data = self.port.read(READ_SIZE)
+                        data = self.shoe.port.read(READ_SIZE)
                         if data is None:  # the port is gone: stop watching it now (its number may come back)
                             watched = self._watch_port(selector, watched, gone=True)
                         elif data:
                             self.handle(WireBytes(data, self.clock()))
                     stop = self._handle_waiting()
-                    if (reader_ready or self._reader_backlog) and self.reader is not None:
+                    shoe_waiting = functools.partial(self._shoe_waiting, watched)
+                    for i, q in enumerate(queued):
                         # After the shoe's port and the inbox, capped, and yielding to the shoe between its
                         # events: a flooding reader delays no card.
-                        watched_reader = self._reader_work(selector, watched_reader, watched, reader_ready)
+                        if (i in ready or q.waiting()) and not q.work(self, i in ready, shoe_waiting):
+                            watched_queued[i] = self._watch_port(  # its port is gone
+                                selector, watched_queued[i], gone=True, port=q.port, tag=i
+                            )
                     self._check_dropped()
                     self._poll()
                     self.flush()
                     if stop:
                         break
-                    self._tell_window()
+                    for port in self.ports:
+                        port.shown(self, self._shown)  # the reader is told the betting window when it changed
                     if not port_ready:
                         self._quiet_time()
                     if on_tick is not None:
@@ -401,11 +399,11 @@ class TableLoop:
         gone: bool = False,
         *,
         port: PortReader | Literal["shoe"] | None = "shoe",
-        tag: str = "port",
+        tag: str | int = "port",
     ) -> tuple[int, int] | None:
         """Keep the selector on a port's current descriptor (or none): the shoe's, or ``port`` under ``tag``;
         returns what is watched."""
-        reader = self.port if port == "shoe" else port
+        reader = self.shoe.port if port == "shoe" else port
         current = None if gone or reader is None else reader.fileno()
         if current == watched:
             return watched
@@ -416,41 +414,20 @@ class TableLoop:
             selector.register(current[1], selectors.EVENT_READ, tag)
         return current
 
-    def _reader_work(
-        self,
-        selector: selectors.BaseSelector,
-        watched: tuple[int, int] | None,
-        shoe: tuple[int, int] | None,
-        readable: bool,
-    ) -> tuple[int, int] | None:
-        """The bet-spot reader's share of one wake-up: one capped read of its port (only when what the last
-        read gave is done), then its events in order until the shoe's port has bytes waiting; the rest waits
-        for the next wake-up, which serves the shoe first. Returns the reader's port as watched after it."""
-        assert self.reader is not None
-        backlog = self._reader_backlog
-        if not backlog and readable:
-            self.stats.reader_reads += 1
-            data = self.reader.port.read(self.reader.read_size)
-            if data is None:  # the port is gone
-                return self._watch_port(selector, watched, gone=True, port=self.reader.port, tag="reader")
-            if data:
-                backlog.extend(self.reader.wire.receive(data, self.clock()))
-        while backlog:
-            if self._shoe_waiting(shoe):
-                self.stats.reader_yields += 1
-                break
-            self._reader_event(backlog.popleft())
-        return watched
+    def _queued_waiting(self) -> bool:
+        """Whether a queued port holds events decoded but not handled yet (one capped read's rest)."""
+        return any(q.waiting() for q in self.queued)
 
-    def _holding_shoe(self, reader_ready: bool) -> bool:
-        """At start only: whether the shoe's port still waits for the bet-spot reader to catch up (its link up
-        and nothing more waiting on its port), at most :attr:`reader_catch_up` seconds. After a restart both
-        devices send what they held meanwhile at once; the reader's bets went down before the shoe's first
-        card, so they are taken first, or the card would lock the wagers the journal last knew."""
+    def _holding_shoe(self, ready: set[int]) -> bool:
+        """At start only: whether the shoe's port still waits for the queued ports (the bet-spot reader) to
+        catch up (:meth:`~controller.table.loop.ports.QueuedPort.caught_up`: its link up and nothing more
+        waiting on its port; ``ready``: the queued ports the last look found readable), at most
+        :attr:`reader_catch_up` seconds. After a restart every device sends what it held meanwhile at once; the
+        reader's bets went down before the shoe's first card, so they are taken first, or the card would lock
+        the wagers the journal last knew."""
         if self._catch_up_until is None:
             return False
-        money = self.state.money
-        caught_up = money is not None and money.reader_up and not reader_ready and not self._reader_backlog
+        caught_up = all(q.caught_up(self, i in ready) for i, q in enumerate(self.queued))
         if caught_up or self.clock() >= self._catch_up_until:
             self._catch_up_until = None
             log.info("bet-spot reader %s; the shoe's port is read", "caught up" if caught_up else "not heard in time")
@@ -482,18 +459,14 @@ class TableLoop:
             log.warning("floor ack %d not stored: %s", ack.seq, exc)
 
     def handle(self, event: LoopEvent) -> None:
-        if isinstance(event, WireBytes) and event.device == "reader":
-            if self.reader is not None:
-                for reader_event in self.reader.wire.receive(event.data, event.at):
-                    self._reader_event(reader_event)
-        elif isinstance(event, PortState) and event.device == "reader":
-            log.info("bet-spot reader port %s: %s", "open" if event.up else "down", event.detail)
-            if event.up:
-                self._window = None  # tell the reader the window again
-        elif isinstance(event, WireBytes):
-            self._read_at = event.at
-            for wire_event in self.wire.receive(event.data, event.at):
-                self._wire_event(wire_event)
+        if isinstance(event, WireBytes):
+            port = self._port(event.device)
+            if port is not None:
+                port.receive(self, event.data, event.at)
+        elif isinstance(event, PortState):
+            port = self._port(event.device)
+            if port is not None:
+                port.port_state(self, event.up, event.detail)
         elif isinstance(event, PanelPress):
             table_input = _PANEL_INPUTS[event.action]()
             self._apply(table_input, input_body(table_input, source=Source.PANEL), None, None)
@@ -502,200 +475,48 @@ class TableLoop:
                 self.commit.apply_change(change)
         elif isinstance(event, FloorAck):
             self._floor_ack(event.ack)
-        elif isinstance(event, PortState):
-            log.info("shoe port %s: %s", "open" if event.up else "down", event.detail)
-            link_down = Alarm.LINK_DOWN in self.state.alarms
-            if not self.wire.reports_link and event.up == link_down:
-                # A dialect without a heartbeat: the port's state is all we know of the link.
-                self._link(event.up, event.detail)
-            if event.up:
-                self._send_prompt()
+
+    def _port(self, device: Device) -> Port | None:
+        """The port of ``device`` (None: the table has no such device)."""
+        for port in self.ports:
+            if port.device == device:
+                return port
+        return None
 
     def _poll(self) -> None:
         now = self.clock()
-        events, data = self.wire.poll(now)
-        for wire_event in events:
-            self._wire_event(wire_event)
-        if data:
-            self.write(data)
-        if self.reader is not None:
-            reader_events, data = self.reader.wire.poll(now)
-            for reader_event in reader_events:
-                self._reader_event(reader_event)
-            if data:
-                self.reader.write(data)
+        for port in self.ports:  # the shoe's timers first
+            port.poll(self, now)
         if self.watchdog is not None and self.watchdog_interval and now >= self._next_watchdog:
             self.watchdog()
             self._next_watchdog = now + self.watchdog_interval
 
-    def _wire_event(self, ev: object) -> None:
-        if isinstance(ev, WireInput):
-            self._apply(ev.table_input, ev.body, ev.session, ev.number)
-            if self.metrics is not None and isinstance(ev.table_input, CardDrawn):
-                self.metrics.card_read(self.clock() - self._read_at)  # the sinks (LEDs first) are updated
-        elif isinstance(ev, WireDuplicate):
-            # A resend of an event already delivered: nothing to apply. The session itself re-ACKs it once
-            # it is committed (never before: write-ahead).
-            pass
-        elif isinstance(ev, WireLink):
-            self._link(ev.up, ev.detail)  # staged: the PROMPT follows the commit
-        elif isinstance(ev, WireReboot):
-            body = input_body(ShoeRebooted(), old_session=ev.old_session, new_session=ev.new_session)
-            self._apply(ShoeRebooted(), body, None, None)
-        elif isinstance(ev, WireNoise):
-            self.stats.noise += 1
-            if self.metrics is not None:
-                self.metrics.frame_rejected(ev.reason)
-            said = self._hellos_refused
-            if ev.message_type == MessageType.HELLO and ev.detail not in said and len(said) < _HELLOS_SAID:
-                # A shoe whose HELLO breaks the spec (a serial padded with NULs ...) resends it at every join:
-                # said once (per distinct problem, a few at most), counted like any rejected frame, never
-                # journaled (docs/protocol.md 2.4).
-                said.add(ev.detail)
-                log.warning("shoe HELLO refused (a protocol error; the shoe's firmware is at fault): %s", ev.detail)
-            if log.isEnabledFor(logging.DEBUG):
-                # the length only: a rejected frame's bytes may spell a card not yet declared (squeeze games)
-                log.debug("wire noise %s: %s (%d bytes)", ev.reason, ev.detail, len(ev.raw))
-        elif isinstance(ev, WireNoisy):
-            log.warning("shoe line %s: %s", "NOISY" if ev.noisy else "quiet again", ev.detail)
-            self._apply(LineNoise(ev.noisy), input_body(LineNoise(ev.noisy), detail=ev.detail), None, None)
-        elif isinstance(ev, WireNoiseSummary):
-            summary = record_body(
-                InputKind.NOISE,
-                rejected=ev.rejected,
-                bytes=ev.discarded,
-                reasons=ev.reasons,
-                seconds=round(ev.seconds, 3),
-            )
-            self._apply(None, summary, None, None)
-
-    # -- the bet-spot reader ---------------------------------------------------------------------
-    def _reader_event(self, ev: object) -> None:
-        """One event of the reader's wire (:mod:`controller.spot_wire`): its inputs go the shoe's way (applied,
-        shown, staged, the ACK after the commit); a snapshot that changes nothing the wager book knows is
-        counted and acknowledged, not journaled; the link's changes are READER DOWN / up; noise is counted."""
-        metrics = self.metrics
-        if isinstance(ev, WireNoise):
-            self.stats.reader_noise += 1
-            if metrics is not None:
-                metrics.spots_frame_rejected(ev.reason)
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug("reader wire noise %s: %s (%d bytes)", ev.reason, ev.detail, len(ev.raw))
-            return
-        if metrics is not None:
-            metrics.spots_frame()
-        if isinstance(ev, SpotInput):
-            table_input = ev.table_input
-            if isinstance(table_input, ReaderLinkChanged):
-                self._reader_link(table_input.up, str(ev.facts.get("detail", "")))
-                return
-            if isinstance(table_input, SpotsSnapshot):
-                news = self.state.money is None or self.state.money.differs(table_input)
-                if news:
-                    self.stats.snapshots_journaled += 1
-                else:
-                    self.stats.snapshots_ignored += 1
-                if metrics is not None:
-                    metrics.spots_snapshot(news)
-                if not news and not self._withhold(ev.session, ev.number):
-                    # so many withheld that the reader's window would fill: journaled after all (a no-op for the
-                    # book), so that its ACK is the journal's and a restart resumes the reader's session here
-                    self.stats.snapshots_kept += 1
-                elif not news:
-                    return
-            self._apply(table_input, input_body(table_input, **ev.facts), ev.session, ev.number, device="reader")
-        elif isinstance(ev, SpotRecord):
-            try:
-                kind = InputKind(ev.kind)
-            except ValueError:
-                kind = None
-            if kind is None or kind.replayed:
-                # A fact the record vocabulary has no kind for (a refused snapshot: the next one corrects it):
-                # said on the log, acknowledged, not journaled.
-                log.warning("bet-spot reader: %s %s", ev.kind, ev.facts)
-                if not self._withhold(ev.session, ev.number) and ev.number is not None:
-                    self.commit.stage_ack(ev.session, ev.number, "reader")
-                return
-            self._apply(None, record_body(kind, **ev.facts), ev.session, ev.number, device="reader")
-        elif isinstance(ev, WireReboot):
-            # Reports the reader held unacknowledged are lost with its reboot; its next snapshot restores what
-            # the spots hold (the book keeps its last readings meanwhile).
-            log.warning("bet-spot reader rebooted (session %s -> %s): %s", ev.old_session, ev.new_session, ev.detail)
-        elif isinstance(ev, WireNoisy):
-            log.warning("bet-spot reader line %s: %s", "NOISY" if ev.noisy else "quiet again", ev.detail)
-        elif isinstance(ev, WireNoiseSummary):
-            log.warning(
-                "bet-spot reader line: %d frames (%d bytes) rejected: %s", ev.rejected, ev.discarded, ev.reasons
-            )
-
-    def _withhold(self, session: int | None, number: int | None) -> bool:
-        """Whether the reader's event ``number``, taken without a journal record, may go unacknowledged for now:
-        the ACK of the next event journaled covers it (ACKs are cumulative). Until then the reader holds it, so
-        the journal's last reader event stays the reader's resume point (a restart resumes the reader's
-        session there, and the reader still holds everything after it). False once :data:`READER_ACK_SLACK`
-        numbers wait so: the caller journals it (or, for a fact without a record kind, acknowledges it)."""
-        if number is None:
-            return True
-        base = self._reader_journaled
-        if base is None or base[0] != session:
-            base = self._reader_journaled = (session, number - 1)
-        return number - base[1] <= READER_ACK_SLACK
-
-    def _reader_link(self, up: bool, detail: str) -> None:
-        """READER DOWN (the bets cannot be checked) or up again: a table input like the shoe's link."""
-        log.log(logging.INFO if up else logging.WARNING, "bet-spot reader link %s: %s", "up" if up else "DOWN", detail)
-        if self.metrics is not None:
-            self.metrics.spots_link(up)
-        if up:
-            self._window = None  # a reader that comes (back) is told the window
-        change = ReaderLinkChanged(up)
-        self._apply(change, input_body(change, detail=detail), None, None)
-
     def assume_reader_down(self, detail: str) -> None:
         """At start the reader's link is down until it is heard (READER DOWN shows until then)."""
-        if self.reader is not None and self.state.money is not None and self.state.money.reader_up:
-            self._reader_link(False, detail)
-
-    def _reader_ack(self, number: int, session: int | None) -> None:
-        """After the commit: the reader's cumulative ACK."""
         if self.reader is not None:
-            self.reader.write(self.reader.wire.acknowledge(number, session))
+            self.reader.assume_down(self, detail)
 
-    def _tell_window(self) -> None:
-        """Tell the reader the betting window when it changed (locked at the first card, payout at the
-        declare, open at the next betting time)."""
-        if self.reader is None or self.state.money is None or self._shown is None:
-            return
-        window = window_of(self._shown.money)  # the view last shown: the money's view is not built twice
-        if window is not None and window != self._window:
-            self._window = window
-            self.reader.write(self.reader.wire.window(window))
-
-    def _link(self, up: bool, detail: str) -> None:
-        log.log(logging.INFO if up else logging.WARNING, "shoe link %s: %s", "up" if up else "DOWN", detail)
-        if self.metrics is not None:
-            self.metrics.link(up)
-        self._apply(LinkChanged(up), input_body(LinkChanged(up), detail=detail), None, None)
-
-    def _apply(
+    def apply(
         self,
         table_input: TableInput | None,
         body: dict[str, Any],
         session: int | None,
         number: int | None,
         device: Device = "shoe",
-    ) -> None:
-        """Apply one input and stage it for the next commit; the LEDs change now, the ACK after the commit."""
+    ) -> bool:
+        """Apply one input and stage it for the next commit; the LEDs change now, the ACK after the commit.
+        False when the journal refused it (:meth:`WriteAhead.refuse`): neither applied nor kept."""
         self.idle.clear()  # until the flush
         if self.commit.refuse(body):
-            return  # the journal has refused commits for a long while: the input is neither applied nor kept
+            return False  # the journal has refused commits for a long while: the input is neither applied nor kept
         notices: list[Notice] = []
         if table_input is not None:
             notices = self.state.apply(table_input)
             self.show(notices)  # LEDs may change before the commit ...
         self.commit.stage(body, session, number, self._derived(notices), device)
-        if device == "reader" and number is not None:
-            self._reader_journaled = (session, number)
+        return True
+
+    _apply = apply  # the name the tests (and tools) drive the loop by
 
     def _derived(self, notices: Sequence[Notice]) -> list[tuple[RecordKind, dict[str, Any]]]:
         """The records an input gave rise to; with the edge watch on, its advantage records too. Called after
@@ -836,12 +657,13 @@ class TableLoop:
             self.commit.apply_change(change)
 
     def _prompt_bytes(self) -> bytes:
-        return self.wire.prompt(self.state.due)
+        return self.shoe.wire.prompt(self.state.due)
 
-    def _send_prompt(self) -> None:
+    def send_prompt(self) -> None:
+        """Tell the shoe what is due now (its PROMPT; nothing for a dialect without one)."""
         data = self._prompt_bytes()
         if data:
-            self.write(data)
+            self.shoe.write(data)
 
     def close_sinks(self) -> None:
         for sink in self.sinks:

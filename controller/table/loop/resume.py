@@ -4,7 +4,7 @@
 line's state), reads the inputs from there and the records the edge watch follows, and lets
 :mod:`controller.game.replay` rebuild the table state and the watch: a restart costs one shoe's inputs,
 however old the journal. The daemon resumes before it builds the loop; the loop resumes again when the
-journal refused a duplicate (:meth:`controller.loop.TableLoop.replay`).
+journal refused a duplicate (:meth:`controller.table.loop.TableLoop.replay`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ sockets), read by the board (``shoe-controller board``: the scoreboard on the LA
 ``shoe-controller run`` and ``shoe-controller demo`` both build a :class:`Daemon` from validated
 :class:`~controller.config.Settings`. Start-up order: journal (integrity check, then replay through the pure
 core), panel (GPIO), serial link (and the bet-spot reader's, ``[spots]``, when the table has one: a second
-:class:`~controller.shoe_link.ShoeLink` the loop waits on beside the shoe's). READY goes to systemd as soon as
+:class:`~controller.table.shoe_link.ShoeLink` the loop waits on beside the shoe's). READY goes to systemd as soon as
 the journal is replayed, the panel's GPIO is claimed and the link's thread is started, whether or not the shoe
 is plugged in: a Pi that boots before the shoe is the normal case, and the panel then shows LINK DOWN until
 the shoe is heard (the link keeps trying to open the port). The ``Status:`` line of ``systemctl status``
@@ -29,7 +29,6 @@ from types import FrameType
 from typing import Any
 
 from controller.chipfile import load_chips
-from controller.clock import read_clock_status
 from controller.config import Settings
 from controller.feed.server import FeedServer, FeedServerError
 from controller.game.chips import ChipRegistry
@@ -39,15 +38,16 @@ from controller.game.rules import Ruleset
 from controller.game.table import TableView
 from controller.journal import Journal, Retention
 from controller.journal.queries import session_of
-from controller.loop import FloorAck, Inbox, PanelPress, Stop, TableLoop, resume
-from controller.loop.reader import ReaderPort
 from controller.metrics import TableMetrics
 from controller.notify import Notifier, StatusSink
-from controller.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
-from controller.shoe_link import ShoeLink
-from controller.sinks import LatestViewSink, Sink
-from controller.spot_wire import SpotWire
-from controller.wire import AsciiWire, BinaryWire, Wire
+from controller.table.clock import read_clock_status
+from controller.table.loop import FloorAck, Inbox, LoopConfig, PanelPress, ShoePort, Stop, TableLoop, resume
+from controller.table.loop.reader import ReaderPort
+from controller.table.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
+from controller.table.shoe_link import ShoeLink
+from controller.table.sinks import LatestViewSink, Sink
+from controller.table.spot_wire import SpotWire
+from controller.table.wire import AsciiWire, BinaryWire, Wire
 from firmware_protocol.session import ControllerSession
 from firmware_protocol.spots import READER
 
@@ -130,7 +130,7 @@ class Daemon:
         )
         sinks.append(PanelSink(self.panel))
         if s.lcd.enabled:
-            from controller.displays.lcd import LcdSink
+            from controller.table.lcd import LcdSink
 
             # I2C writes take tens of milliseconds a frame: the LCD gets its own thread and the latest view.
             sinks.append(LatestViewSink(LcdSink(s.lcd, ruleset)))  # absent hardware: logged, inert
@@ -153,26 +153,28 @@ class Daemon:
             money_group=s.feed.money_group or None,  # money.sock: the board's group reads the dealer screen's money
         )
         sinks.append(feed)  # close_sinks() closes it
+        ports: list[ShoePort | ReaderPort] = [ShoePort(wire, self.link.write, self.link)]  # the loop waits on it
+        if reader is not None:
+            ports.append(reader)
         self.loop = TableLoop(
             resumed.state,
-            wire,
             self.journal,
-            self.link.write,
+            ports,
             sinks,
-            inbox=inbox,
-            port=self.link,  # the loop waits on the port itself (one wake-up per card)
-            after_commit=[feed.committed],  # the floor link reads a committed record now, not at the next card
-            metrics=self.metrics,
-            pruner=self._open_retention(),
-            ruleset=ruleset,
-            edges=resumed.edges,
-            watchdog=self.notifier.watchdog,
-            watchdog_interval=self.notifier.watchdog_interval(),
-            floor_table=s.floor.table,
-            floor_key=s.floor.floor_key(),
-            reader=reader,
-            # journaled at start and on each change; a WARNING while unsynced ([service] clock_check)
-            clock_status=read_clock_status if s.service.clock_check else None,
+            LoopConfig(
+                inbox=inbox,
+                after_commit=[feed.committed],  # the floor link reads a committed record now, not at the next card
+                metrics=self.metrics,
+                pruner=self._open_retention(),
+                ruleset=ruleset,
+                edges=resumed.edges,
+                watchdog=self.notifier.watchdog,
+                watchdog_interval=self.notifier.watchdog_interval(),
+                floor_table=s.floor.table,
+                floor_key=s.floor.floor_key(),
+                # journaled at start and on each change; a WARNING while unsynced ([service] clock_check)
+                clock_status=read_clock_status if s.service.clock_check else None,
+            ),
         )
         if self.journal.degraded is not None:
             self.loop.journal_failed(self.journal.degraded)  # JOURNAL FULL from the start; retried each second
@@ -197,7 +199,7 @@ class Daemon:
             return None
         registry = self.chips if self.chips is not None else load_chips(s.spots.chips)
         assert self.journal is not None
-        last = self.journal.last_event(device="reader")  # the reader's resume point (controller.loop.loop)
+        last = self.journal.last_event(device="reader")  # the reader's resume point (controller.table.loop.loop)
         session = ControllerSession(
             known_session=session_of("reader", last[0]) if last else None,
             last_number=last[1] if last else 0,

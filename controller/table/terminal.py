@@ -12,7 +12,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TextIO
 
-from controller.displays.lcd import money_line
 from controller.displays.wording import money
 from controller.game.coup import Winner
 from controller.game.notation import card_text, hand_text
@@ -30,6 +29,7 @@ from controller.game.table import (
     TableView,
 )
 from controller.game.wagers import BoxClosed, Mispay, PastPost, PulledBet, WagerRefused, WagerSettled
+from controller.table.lcd import money_line
 
 #: Results on the bead line (the display keeps no more than it draws).
 BEAD_CELLS = 60

@@ -28,8 +28,8 @@ from typing import Any
 
 from gpiozero import LED, Button, Buzzer, DigitalInputDevice
 
-from controller.board import DEFAULT_PINS, PinMapError, check_pin_map
 from controller.game.table import Alarm, AlarmRaised, Lamp, Notice, TableView
+from controller.pinmap import DEFAULT_PINS, PinMapError, check_pin_map
 
 # gpiozero ships without type information; a pin factory is whatever gpiozero accepts as pin_factory.
 PinFactory = Any
@@ -76,8 +76,8 @@ class PanelError(RuntimeError):
 class PinMap:
     """BCM GPIO numbers of the panel's parts. Field names are the config keys (``[gpio.pins]``).
 
-    Refuses (:class:`~controller.board.PinMapError`) what ``check-config`` refuses: a number that is not
-    a header GPIO, a reserved GPIO (:data:`controller.board.RESERVED_GPIOS`) or one used twice."""
+    Refuses (:class:`~controller.pinmap.PinMapError`) what ``check-config`` refuses: a number that is not
+    a header GPIO, a reserved GPIO (:data:`controller.pinmap.RESERVED_GPIOS`) or one used twice."""
 
     player_draw: int = DEFAULT_PINS["player_draw"]
     banker_draw: int = DEFAULT_PINS["banker_draw"]
@@ -91,7 +91,7 @@ class PinMap:
     void: int = DEFAULT_PINS["void"]
 
     def __post_init__(self) -> None:
-        # The one validation of a pin map, shared with the configuration's [gpio.pins] (controller.board).
+        # The one validation of a pin map, shared with the configuration's [gpio.pins] (controller.pinmap).
         check_pin_map(dict(self.items()))
 
     def items(self) -> Iterator[tuple[str, int]]:

@@ -27,8 +27,8 @@ from typing import Any
 from controller.game.records import InputKind, RecordKind, derived_records, record_body
 from controller.game.table import Alarm, AlarmCleared, AlarmRaised, Notice
 from controller.journal import JournalError, JournalFault
-from controller.loop.inbox import DROPPED_KINDS, READER_DROPPED_KINDS
-from controller.panel import ButtonAction
+from controller.table.loop.inbox import DROPPED_KINDS, READER_DROPPED_KINDS
+from controller.table.panel import ButtonAction
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ No I/O here: the link thread hands bytes to the table loop, which calls these an
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from controller.game.cards import Card
 from controller.game.records import InputKind, Source, input_body, record_body
@@ -49,9 +49,6 @@ from firmware_protocol.session import (
     session_key,
 )
 from firmware_protocol.session import ShoeRebooted as SessionRebooted
-
-if TYPE_CHECKING:
-    from firmware_protocol.spots import ReaderMessage
 
 
 @dataclass(frozen=True)
@@ -221,10 +218,9 @@ _BUTTON_INPUT: dict[m.Button, type[DeclarePressed | NewShoePressed | VoidPressed
 }
 
 
-def shoe_message_input(
-    message: m.ShoeMessage | ReaderMessage, **facts: Any
-) -> tuple[dict[str, Any], TableInput | None]:
-    """The journal body (with ``facts`` such as the shoe's seq) and the table input for one message."""
+def shoe_message_input(message: object, **facts: Any) -> tuple[dict[str, Any], TableInput | None]:
+    """The journal body (with ``facts`` such as the shoe's seq) and the table input for one message (any other
+    message of the line is journaled by its name)."""
     if isinstance(message, m.CardRead):
         card = Card.parse(message.token)
         return input_body(CardDrawn(card), **facts), CardDrawn(card)

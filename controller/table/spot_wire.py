@@ -1,6 +1,6 @@
 """The bet-spot reader's wire, for the table loop: the reader's bytes in, money inputs out.
 
-The reader's counterpart of :class:`controller.wire.BinaryWire`, with the same shape (``receive``,
+The reader's counterpart of :class:`controller.table.wire.BinaryWire`, with the same shape (``receive``,
 ``acknowledge``, ``poll``, ``reports_link``, ``noise``) so the loop can run it as a second port. It wraps a
 :class:`~firmware_protocol.session.ControllerSession` over the reader's dialect
 (:data:`firmware_protocol.spots.READER`: dedup by session and event number, ACK, RESEND, heartbeats, reboot
@@ -13,8 +13,8 @@ detection) and turns what arrives into:
   comes up or goes down. The chips' tag UIDs are resolved through the :class:`~controller.game.chips.ChipRegistry`.
 * :class:`SpotRecord`: a fact to journal only: the reader's HELLO, its STATUS, a refused snapshot, another
   message of a newer firmware.
-* the shoe wire's :class:`~controller.wire.WireReboot`, :class:`~controller.wire.WireDuplicate` and noise
-  events (:class:`~controller.wire.WireNoise`, through the same :class:`~controller.wire.NoiseGate`).
+* the shoe wire's :class:`~controller.table.wire.WireReboot`, :class:`~controller.table.wire.WireDuplicate` and noise
+  events (:class:`~controller.table.wire.WireNoise`, through the same :class:`~controller.table.wire.NoiseGate`).
 
 Write-ahead, as for the shoe: journal a :class:`SpotInput` or :class:`SpotRecord` that carries a ``number``,
 then send :meth:`SpotWire.acknowledge` (``number``, ``session``). ACKs are cumulative: the SpotReports of a
@@ -34,7 +34,15 @@ from typing import Any
 from controller.game.chips import ChipRegistry, format_uid
 from controller.game.table import Due
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
-from controller.wire import NoiseGate, WireDuplicate, WireEvent, WireNoise, WireNoiseSummary, WireNoisy, WireReboot
+from controller.table.wire import (
+    NoiseGate,
+    WireDuplicate,
+    WireEvent,
+    WireNoise,
+    WireNoiseSummary,
+    WireNoisy,
+    WireReboot,
+)
 from firmware_protocol.binary import FrameRejected
 from firmware_protocol.session import (
     ControllerSession,
@@ -270,6 +278,6 @@ class SpotWire:
         return self.session.reset()
 
     def prompt(self, due: Due) -> bytes:
-        """Nothing: the reader has no PROMPT (the loop's :class:`~controller.wire.Wire` face); the betting
+        """Nothing: the reader has no PROMPT (the loop's :class:`~controller.table.wire.Wire` face); the betting
         window goes out through :meth:`window`."""
         return b""

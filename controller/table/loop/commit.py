@@ -22,9 +22,9 @@ from controller.game.records import RecordKind
 from controller.game.table import Notice
 from controller.journal import JournalError, PendingInput
 from controller.journal.queries import device_key
-from controller.loop.inbox import Device
-from controller.loop.shell_alarms import AlarmChange, JournalAlarm, ShellRecord
-from controller.wire import Wire
+from controller.table.loop.inbox import Device
+from controller.table.loop.shell_alarms import AlarmChange, JournalAlarm, ShellRecord
+from controller.table.wire import Wire
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ class WriteAhead:
         after_commit: Sequence[Callable[[], None]] = (),
         max_staged: int = MAX_STAGED,
         retry: float = JOURNAL_RETRY_SECONDS,
-        reader_ack: Callable[[int, int | None], None] | None = None,
+        device_acks: Mapping[Device, Callable[[int, int | None], None]] | None = None,
     ) -> None:
         self.journal = journal
         self.wire = wire
@@ -101,9 +101,9 @@ class WriteAhead:
         self.stats = CommitStats()
         self._pending: list[PendingInput] = []
         self._ack: tuple[int | None, int] | None = None  # (session key, event number) to acknowledge
-        #: The bet-spot reader's ACK (number, session key) after the commit, when the table has a reader.
-        self.reader_ack = reader_ack
-        self._reader_ack: tuple[int | None, int] | None = None
+        #: How each other device (the bet-spot reader) is acknowledged after the commit (number, session key).
+        self.device_acks = dict(device_acks or {})
+        self._device_ack: dict[Device, tuple[int | None, int]] = {}  # (session key, event number) per device
         self._next_try = 0.0
 
     # -- staging ---------------------------------------------------------------------------------
@@ -137,12 +137,12 @@ class WriteAhead:
         the table takes without journaling it (a reader's snapshot that changes nothing)."""
         # One ACK per commit, for the newest session's highest event: a HELLO may follow an uncommitted
         # card in the same batch, and the old session's events are then journaled but not acknowledged.
-        ack = self._ack if device == "shoe" else self._reader_ack
+        ack = self._ack if device == "shoe" else self._device_ack.get(device)
         if ack is None or ack[0] != session or number > ack[1]:
             if device == "shoe":
                 self._ack = (session, number)
             else:
-                self._reader_ack = (session, number)
+                self._device_ack[device] = (session, number)
 
     def stage_record(self, record: ShellRecord) -> None:
         """Stage a record of the shell's own alarms, in order with the inputs."""
@@ -174,8 +174,8 @@ class WriteAhead:
         every :attr:`retry` seconds; the table state (which already holds them) stays the journal plus the
         staged inputs, so it never diverges from what the journal will hold. The fault is journaled (raised,
         then cleared in the batch that finally commits)."""
-        if not self._pending and self._reader_ack is not None and not self.at_fault:
-            self._send_reader_ack()  # only events taken without a record (snapshots that were no news)
+        if not self._pending and self._device_ack and not self.at_fault:
+            self._send_device_acks()  # only events taken without a record (snapshots that were no news)
             return False
         if not self._pending or (self.at_fault and self.clock() < self._next_try):
             return False
@@ -210,17 +210,17 @@ class WriteAhead:
         out += self.prompt()
         if out:
             self.write(out)
-        self._send_reader_ack()
+        self._send_device_acks()
         for wake in self.after_commit:
             wake()  # e.g. the floor link: a new record to send (it sets an event; never blocks)
         return True
 
-    def _send_reader_ack(self) -> None:
-        if self._reader_ack is not None:
-            session, number = self._reader_ack
-            self._reader_ack = None
-            if self.reader_ack is not None:
-                self.reader_ack(number, session)
+    def _send_device_acks(self) -> None:
+        due, self._device_ack = self._device_ack, {}
+        for device, (session, number) in due.items():
+            send = self.device_acks.get(device)
+            if send is not None:
+                send(number, session)
 
     def failed(self, exc: JournalError) -> None:
         """The journal cannot take commits (a failed commit, a failed check, a journal opened on a full disk):

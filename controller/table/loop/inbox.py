@@ -7,7 +7,7 @@ and write a byte to the wake-up pipe the loop waits on beside the shoe's port. T
 ``bound`` events. A panel press that finds it full is dropped at once (a GPIO callback never blocks); the
 other events wait up to ``put_wait`` seconds for room, then are dropped the same way. A drop is logged and
 counted by kind (:meth:`Inbox.take_dropped`): the loop shows the loss as PRESS AGAIN
-(:mod:`controller.loop.shell_alarms`).
+(:mod:`controller.table.loop.shell_alarms`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from controller.panel import ButtonAction
+from controller.table.panel import ButtonAction
 from floor_protocol.ack import Ack
 
 log = logging.getLogger(__name__)
