@@ -1,17 +1,20 @@
-"""Suite-wide guards: no test may leave a thread or a child process behind (STYLE.md, practice 9)."""
+"""Suite-wide guards: no test may leave a thread or a child process behind (STYLE.md, practice 9), and no test
+starts a process without the marker that keeps it out of ``scripts/test --fast`` (tests/processes.py)."""
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import os
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests import processes
 from tests.e2e.harness import Harness
 from tests.shipped_broker import SecureBroker
 
@@ -24,6 +27,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the tests marked serial: run them with the rest (default), leave them out, or run only them "
         "(scripts/test runs the rest in parallel, then these alone)",
     )
+
+
+sys.addaudithook(processes.note)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
+    processes.WATCH.unmarked = not any(item.get_closest_marker(name) for name in processes.MARKERS)
+    processes.WATCH.started.clear()
+    try:
+        return (yield)
+    finally:
+        processes.WATCH.unmarked = False
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """An unmarked test that started a process fails at its teardown, naming the first one."""
+    report: pytest.TestReport = yield
+    started = processes.WATCH.started
+    if call.when == "teardown" and started and report.passed:
+        report.outcome = "failed"
+        more = f" (and {len(started) - 1} more)" if len(started) > 1 else ""
+        report.longrepr = (
+            f"{item.nodeid} starts a process without a marker ({', '.join(processes.MARKERS)}): "
+            f"scripts/test --fast would run it. It started {started[0]}{more}"
+        )
+    return report
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

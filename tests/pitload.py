@@ -31,6 +31,7 @@ from controller.journal import Journal
 from floor_protocol.state import Counts, JournalMarks, Roads, TableStateMessage
 from floor_protocol.topics import Leaf, table_topic
 from mqttloop import NetworkLoop
+from tests.processes import dealing_data
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,13 +42,14 @@ def demo_journal(path: Path, shoes: int = 1, seed: int | None = None) -> Path:
     demo = [sys.executable, "-m", "controller.cli", "demo", "--pace", "fast"]
     if seed is not None:
         demo += ["--seed", str(seed)]
-    subprocess.run(
-        [*demo, "--shoes", str(shoes), "--journal", str(path)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-        cwd=ROOT,
-    )
+    with dealing_data():
+        subprocess.run(
+            [*demo, "--shoes", str(shoes), "--journal", str(path)],
+            check=True,
+            capture_output=True,
+            timeout=300,
+            cwd=ROOT,
+        )
     return path
 
 

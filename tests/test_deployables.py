@@ -10,6 +10,8 @@ import textwrap
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
@@ -40,6 +42,7 @@ def run(blocked: tuple[str, ...], body: str) -> subprocess.CompletedProcess[str]
     )
 
 
+@pytest.mark.e2e
 def test_a_floor_host_needs_none_of_the_tables_libraries() -> None:
     result = run(
         TABLE_LIBRARIES,
@@ -61,11 +64,13 @@ def test_a_floor_host_needs_none_of_the_tables_libraries() -> None:
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
 
 
+@pytest.mark.e2e
 def test_the_blocker_really_blocks() -> None:
     result = run(TABLE_LIBRARIES, "import controller.table.shoe_link\n")
     assert result.returncode != 0 and "serial is not installed on this host" in result.stderr
 
 
+@pytest.mark.e2e
 def test_a_table_needs_no_postgresql_driver() -> None:
     result = run(
         FLOOR_LIBRARIES,

@@ -5,6 +5,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tools.state_diagram import DOC, doc_block, mermaid
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,10 +117,12 @@ def stale_mentions(texts: dict[str, str], tracked: set[str]) -> list[str]:
     )
 
 
+@pytest.mark.e2e
 def test_docs_and_docstrings_name_only_files_in_the_repository() -> None:
     assert stale_mentions(_doc_texts(), _tracked()) == []
 
 
+@pytest.mark.e2e
 def test_a_planted_stale_path_is_caught() -> None:
     tracked = _tracked()
     texts = {"docs/x.md": "see `controller/table.py`, `shared/ARCHITECTURE.md` and tests/e2e/test_gone.py"}
@@ -139,6 +143,7 @@ def readme_layout_folders(readme: str) -> set[str]:
     return {line.split()[0].split("/", 1)[0] for line in block.splitlines() if line.strip()}
 
 
+@pytest.mark.e2e
 def test_readme_layout_lists_every_top_level_folder() -> None:
     readme = (ROOT / "README.md").read_text()
     assert readme_layout_folders(readme) == _top_level_folders(_tracked())

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 FAKE_PYTHON = """#!/bin/sh
@@ -48,6 +50,7 @@ def pip_calls(log: Path) -> list[str]:
     return [line for line in log.read_text().splitlines() if line.startswith("-m pip")] if log.exists() else []
 
 
+@pytest.mark.e2e
 def test_a_second_setup_with_nothing_changed_installs_nothing_and_says_nothing(tmp_path: Path) -> None:
     venv, log = fake_venv(tmp_path)
     first = setup(venv)
@@ -59,6 +62,7 @@ def test_a_second_setup_with_nothing_changed_installs_nothing_and_says_nothing(t
     assert pip_calls(log) == []
 
 
+@pytest.mark.e2e
 def test_other_extras_or_a_forced_setup_install_again(tmp_path: Path) -> None:
     venv, log = fake_venv(tmp_path)
     assert setup(venv).returncode == 0
@@ -70,6 +74,7 @@ def test_other_extras_or_a_forced_setup_install_again(tmp_path: Path) -> None:
     assert any(".[dev]" in call for call in pip_calls(log))
 
 
+@pytest.mark.e2e
 def test_a_changed_pyproject_installs_again(tmp_path: Path) -> None:
     venv, log = fake_venv(tmp_path)
     assert setup(venv).returncode == 0
@@ -80,6 +85,7 @@ def test_a_changed_pyproject_installs_again(tmp_path: Path) -> None:
     assert len(pip_calls(log)) == 2
 
 
+@pytest.mark.e2e
 def test_a_failed_install_shows_pips_words_and_leaves_no_stamp(tmp_path: Path) -> None:
     venv, log = fake_venv(tmp_path)
     failed = setup(venv, FAIL_PIP="1")

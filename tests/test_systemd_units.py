@@ -197,6 +197,7 @@ def test_the_backup_reads_the_journal_as_the_link_does_and_writes_only_the_backu
     assert one(timer["Timer"], "Persistent") == "true" and one(timer["Install"], "WantedBy") == "timers.target"
 
 
+@pytest.mark.e2e
 def test_the_backup_timer_verifies(tmp_path: Path) -> None:
     analyze = require("systemd-analyze")
     script = Path(sys.executable).parent / "shoe-controller"
@@ -237,6 +238,7 @@ def test_the_money_socket_group_holds_the_table_and_the_board_only() -> None:
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda p: p.name)
+@pytest.mark.e2e
 def test_systemd_analyze_verify_prints_nothing(tmp_path: Path, unit: Path) -> None:
     """`verify` also checks that ExecStart exists, and /opt/shoe-controller exists only on a table.
 
@@ -254,6 +256,7 @@ def test_systemd_analyze_verify_prints_nothing(tmp_path: Path, unit: Path) -> No
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
+@pytest.mark.e2e
 def test_systemd_analyze_verify_catches_a_broken_unit(tmp_path: Path) -> None:
     # Guards the test above: an empty output must mean "checked and clean", not "checked nothing".
     analyze = require("systemd-analyze")
@@ -264,6 +267,7 @@ def test_systemd_analyze_verify_catches_a_broken_unit(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda p: p.name)
+@pytest.mark.e2e
 def test_security_exposure_is_at_most_2(unit: Path) -> None:
     analyze = require("systemd-analyze")
     result = run(analyze, "security", "--offline=true", "--no-pager", str(unit))
@@ -327,6 +331,7 @@ PLAIN_DEBIAN_GROUPS = "root:x:0:\ndialout:x:20:\n"
 
 
 @pytest.mark.parametrize("groups", [RASPBERRY_PI_OS_GROUPS, PLAIN_DEBIAN_GROUPS], ids=["pi-os", "debian"])
+@pytest.mark.e2e
 def test_sysusers_creates_the_service_user_in_the_hardware_groups(tmp_path: Path, groups: str) -> None:
     sysusers = require("systemd-sysusers")
     root = _fake_root(tmp_path, groups)  # our own files: sysusers needs no root to rewrite them
@@ -444,6 +449,7 @@ def _install_deps(path_dir: Path) -> subprocess.CompletedProcess[str]:
     return run(bash, str(INSTALL_DEPS), env={"PATH": str(path_dir), "HOME": str(path_dir)})
 
 
+@pytest.mark.e2e
 def test_install_system_deps_reports_what_is_missing_and_exits_0(tmp_path: Path) -> None:
     # An empty PATH: no systemd-analyze and no apt-get, so it cannot install even as root.
     result = _install_deps(tmp_path)
@@ -466,6 +472,7 @@ def _fc_list_knows(path_dir: Path, fonts: list[str]) -> None:
     (path_dir / "fc-list").chmod(0o755)
 
 
+@pytest.mark.e2e
 def test_install_system_deps_reports_a_missing_font(tmp_path: Path) -> None:
     # The bilingual scoreboard's test needs a CJK font: every command and library is there, fontconfig lists
     # no CJK font, and it is reported under its Debian package's name.
@@ -481,6 +488,7 @@ def test_install_system_deps_reports_a_missing_font(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[0] == "missing: wqy-microhei.ttc (Debian package fonts-wqy-microhei)"
 
 
+@pytest.mark.e2e
 def test_install_system_deps_reports_a_missing_library(tmp_path: Path) -> None:
     # Playwright's node needs libatomic.so.1, which a minimal Debian 12 lacks: every command is there, the
     # library is not in the linker's cache, and it is reported under its Debian package's name.
@@ -495,6 +503,7 @@ def test_install_system_deps_reports_a_missing_library(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[0] == "missing: libatomic.so.1 (Debian package libatomic1)"
 
 
+@pytest.mark.e2e
 def test_install_system_deps_does_nothing_when_all_is_present(tmp_path: Path) -> None:
     script = (ROOT / "scripts" / "install-system-deps").read_text()
     commands = re.findall(r'^\s+"\S+ (\S+)"', script, flags=re.MULTILINE)
@@ -521,6 +530,7 @@ def test_install_system_deps_does_nothing_when_all_is_present(tmp_path: Path) ->
 # -- the floor's collector ---------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_floor_collectors_unit_verifies_and_is_hardened(tmp_path: Path) -> None:
     analyze = require("systemd-analyze")
     unit = SYSTEMD / "shoe-floor.service"

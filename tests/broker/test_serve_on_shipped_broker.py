@@ -32,6 +32,7 @@ def connected_as(log: str, user: str) -> int:
     return len(re.findall(rf"New client connected from \S+ as {re.escape(user)} ", log))
 
 
+@pytest.mark.e2e
 def test_serve_connects_its_collector_and_its_pit_view_each_under_its_own_user(
     sb: SecureBroker, tmp_path: Path
 ) -> None:

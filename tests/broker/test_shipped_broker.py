@@ -160,6 +160,7 @@ def steal_the_collectors_session(sb: SecureBroker, *, clean_start: bool, certifi
 
 
 @pytest.mark.parametrize("listener", ["password", "certificate"])
+@pytest.mark.e2e
 def test_a_tables_credentials_with_the_collectors_client_id_do_not_take_its_queued_records(
     sb: SecureBroker, listener: str
 ) -> None:
@@ -181,6 +182,7 @@ def test_a_tables_credentials_with_the_collectors_client_id_do_not_take_its_queu
         back.close()
 
 
+@pytest.mark.e2e
 def test_a_tables_credentials_with_the_collectors_client_id_do_not_disconnect_it(sb: SecureBroker) -> None:
     live = collector(sb)
     try:
@@ -196,6 +198,7 @@ def test_a_tables_credentials_with_the_collectors_client_id_do_not_disconnect_it
         live.close()
 
 
+@pytest.mark.e2e
 def test_a_collectors_session_belongs_to_its_user_name_whatever_client_id_it_sends(sb: SecureBroker) -> None:
     """The broker makes the user name the client id: a collector restarted with another ``--client-id`` (or on a
     renamed host) still gets what was queued for it, and two collectors' sessions never mix."""
@@ -215,6 +218,7 @@ def test_a_collectors_session_belongs_to_its_user_name_whatever_client_id_it_sen
         other.close()
 
 
+@pytest.mark.e2e
 def test_two_collectors_in_one_share_group_each_with_its_own_user_share_every_record(sb: SecureBroker) -> None:
     first, second = collector(sb, "collector-1", "shoe-floor-a"), collector(sb, "collector-2", "shoe-floor-a")
     try:
@@ -266,6 +270,7 @@ WRITES: dict[str, list[tuple[str, bool]]] = {
 
 
 @pytest.mark.parametrize("user", sorted(WRITES))
+@pytest.mark.e2e
 def test_each_user_publishes_only_where_the_acl_says(sb: SecureBroker, user: str) -> None:
     client = Client(sb, user, client_id=f"test-{user}")
     try:
@@ -290,6 +295,7 @@ READS: dict[str, set[str]] = {
 
 
 @pytest.mark.parametrize("user", sorted(READS))
+@pytest.mark.e2e
 def test_each_user_reads_only_what_the_acl_says(sb: SecureBroker, user: str) -> None:
     """A table reads its own ack and nothing of another table; a pit view states and statuses, never acks."""
     for table in ("t1", "t2"):
@@ -338,6 +344,7 @@ DEBIAN_MAIN = (
 )
 
 
+@pytest.mark.e2e
 def test_the_shipped_file_starts_the_broker_from_debians_conf_d(sb: SecureBroker, tmp_path: Path) -> None:
     """Installed as /etc/mosquitto/conf.d/floor.conf under Debian's own mosquitto.conf (which sets the
     persistence location: a second one in floor.conf stopped the broker at start)."""

@@ -35,6 +35,7 @@ def test_a_good_file_prints_ok_and_a_summary(tmp_path: Path) -> None:
     assert "pin factory mock" in summary
 
 
+@pytest.mark.e2e
 def test_the_shipped_example_checks_ok() -> None:
     result = run_script(["shoe-controller", "check-config", "config/config.example.toml"])  # from the checkout
     assert result.returncode == 0, result.stderr

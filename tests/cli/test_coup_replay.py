@@ -61,6 +61,7 @@ def test_replay_bad_token_names_it(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "'1x'" in capsys.readouterr().err
 
 
+@pytest.mark.e2e
 def test_replay_from_stdin_as_a_real_process() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "controller.cli", "replay", "-", "--json", "--rules", "ez"],
@@ -75,6 +76,7 @@ def test_replay_from_stdin_as_a_real_process() -> None:
     assert "1 card(s) left over" in proc.stderr
 
 
+@pytest.mark.e2e
 def test_user_mistake_is_never_a_traceback() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "controller.cli", "replay", "/no/such/file"],

@@ -137,6 +137,7 @@ def test_history_table_is_one_line_per_coup(journal: Path) -> None:
     assert rows[0].startswith("2025-03-01 20:01:00")
 
 
+@pytest.mark.e2e
 def test_history_runs_beside_a_live_writer(journal: Path) -> None:
     with Journal.open(journal) as live:
         live.append({"kind": "declare"}, derived=[declared(2, 3)])

@@ -66,7 +66,12 @@ READERS: list[tuple[str, list[str], tuple[str, ...]]] = [
     ("shoe-sim --truth", ["shoe-sim", "--link", "{tmp}/shoe", "--truth", "{f}"], NOT_REGULAR),
 ]
 
-CASES = [pytest.param(argv, kind, id=f"{name}-{kind}") for name, argv, kinds in READERS for kind in kinds]
+#: The unreadable file's cases run as a process (see run): e2e.
+CASES = [
+    pytest.param(argv, kind, id=f"{name}-{kind}", marks=[pytest.mark.e2e] if kind == "unreadable" else [])
+    for name, argv, kinds in READERS
+    for kind in kinds
+]
 
 
 @pytest.fixture(scope="module")

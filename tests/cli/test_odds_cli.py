@@ -73,6 +73,7 @@ def test_bad_input_exit_2_one_line(argv: list[str], fragment: str, capsys: pytes
     assert err.count("\n") == 1
 
 
+@pytest.mark.e2e
 def test_odds_as_a_real_process_has_no_traceback() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "controller.cli", "odds", "--remaining", "A=,2=3"],

@@ -105,6 +105,7 @@ def test_a_bad_result_is_one_line_and_exit_2(argv: list[str], message: str, caps
     assert captured.err.count("\n") == 1
 
 
+@pytest.mark.e2e
 def test_as_a_process_json_and_a_clean_error() -> None:
     ok = subprocess.run(
         [sys.executable, "-m", "controller.cli", "roads", "--json", "TBP"],

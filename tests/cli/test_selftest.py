@@ -39,6 +39,7 @@ from hw_sim.spot_reader import SpotReader
 from tests.console import run_main, run_script
 from tests.displays.test_lcd import FakeLcd
 from tests.e2e.harness import Harness
+from tests.waiting import until
 
 LAMP_PINS = [DEFAULT_PINS[lamp.value] for lamp in Lamp]
 BUTTON_PINS = {"DECLARE": DEFAULT_PINS["declare"], "NEW SHOE": DEFAULT_PINS["new_shoe"], "VOID": DEFAULT_PINS["void"]}
@@ -63,10 +64,7 @@ class Lines(io.TextIOBase):
 
 
 def wait_for(condition: Any, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
+    until(condition, timeout, "the selftest's output", every=0.01)
 
 
 def write_config(tmp: Path, port: Path | str, **lcd: object) -> Path:
@@ -94,6 +92,7 @@ def no_journal(tmp: Path) -> None:
     assert not [p.name for p in tmp.iterdir() if p.name.startswith("journal")], "selftest made a journal"
 
 
+@pytest.mark.e2e
 def test_every_part_answers_lamps_in_turn_buttons_echoed_lcd_pattern_and_the_shoe(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,6 +154,7 @@ def test_every_part_answers_lamps_in_turn_buttons_echoed_lcd_pattern_and_the_sho
     assert opened == []
 
 
+@pytest.mark.e2e
 def test_json_report_holds_the_simulators_hello_and_cards_and_no_journal_is_made(harness: Harness) -> None:
     tmp = harness.tmp
     harness.start_sim("--dealer", "self", "--decks", "1", "--serial-number", "SN-4242", "--linger", "5")
@@ -185,6 +185,7 @@ def test_json_report_holds_the_simulators_hello_and_cards_and_no_journal_is_made
     no_journal(tmp)
 
 
+@pytest.mark.e2e
 def test_a_shoe_that_never_answers(tmp_path: Path) -> None:
     master, slave = os.openpty()
     try:
@@ -201,6 +202,7 @@ def test_a_shoe_that_never_answers(tmp_path: Path) -> None:
     no_journal(tmp_path)
 
 
+@pytest.mark.e2e
 def test_a_port_the_table_holds_is_refused_in_one_line(harness: Harness) -> None:
     harness.start_sim("--dealer", "self", "--decks", "1")
     held = open_port(str(harness.link), 115200)  # as the table's service opens it: exclusively
@@ -257,6 +259,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], confi
     assert r.stdout == ""
 
 
+@pytest.mark.e2e
 def test_a_missing_config_file_is_one_line(tmp_path: Path) -> None:
     r = run_script(["shoe-controller", "selftest", "--config", str(tmp_path / "none.toml"), "--json"])
     assert r.returncode == 2

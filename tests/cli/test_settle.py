@@ -113,6 +113,7 @@ def test_a_record_it_cannot_read_is_one_line(tmp_path: Path) -> None:
     assert "shoe-controller settle" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.e2e
 def test_the_installed_script_says_the_same(journal: Path) -> None:
     result = run_script(["shoe-controller", "settle", "--journal", str(journal), "--json"])
     assert result.returncode == 0

@@ -5,6 +5,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import controller
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,6 +22,7 @@ def test_the_package_version_is_pyprojects() -> None:
     assert controller.__version__ == _pyproject_version()
 
 
+@pytest.mark.e2e
 def test_version_option_prints_pyprojects_version() -> None:
     script = Path(sys.executable).parent / "shoe-controller"
     out = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60, check=True)

@@ -34,6 +34,7 @@ def run_daemon(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[s
     )
 
 
+@pytest.mark.e2e
 def test_damaged_journal_refuses_to_start(tmp_path: Path) -> None:
     db = tmp_path / "journal.db"
     with Journal.open(db) as j:
@@ -50,6 +51,7 @@ def test_damaged_journal_refuses_to_start(tmp_path: Path) -> None:
     assert "damaged" in message[-1] or "not a" in message[-1]
 
 
+@pytest.mark.e2e
 def test_journal_that_is_not_a_database_refuses_to_start(tmp_path: Path) -> None:
     db = tmp_path / "journal.db"
     db.write_bytes(b"this is not a journal" * 100)
@@ -59,6 +61,7 @@ def test_journal_that_is_not_a_database_refuses_to_start(tmp_path: Path) -> None
     assert str(db) in proc.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.e2e
 def test_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[gpio.pins]\nfault = 99\n")
@@ -69,6 +72,7 @@ def test_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
     assert "gpio.pins.fault" in proc.stderr
 
 
+@pytest.mark.e2e
 def test_unknown_config_key_exits_2(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[shoe]\nbaudrate = 9600\n")
@@ -149,6 +153,7 @@ def service_factory(tmp_path: Path) -> Iterator[Callable[..., Service]]:
         s.close()
 
 
+@pytest.mark.e2e
 def test_no_shoe_at_boot_is_ready_at_once_showing_link_down(
     tmp_path: Path, service_factory: Callable[..., Service]
 ) -> None:
@@ -170,6 +175,7 @@ def test_no_shoe_at_boot_is_ready_at_once_showing_link_down(
     assert rest[-1] == b"STOPPING=1"
 
 
+@pytest.mark.e2e
 def test_log_lines_carry_journald_priorities_and_no_timestamp(
     tmp_path: Path, service_factory: Callable[..., Service]
 ) -> None:
@@ -220,6 +226,7 @@ def _mid_coup_journal(path: Path) -> list[str]:
     return coup
 
 
+@pytest.mark.e2e
 def test_a_restart_mid_coup_under_squeeze_logs_no_undeclared_card(
     tmp_path: Path, service_factory: Callable[..., Service]
 ) -> None:
@@ -238,6 +245,7 @@ def test_a_restart_mid_coup_under_squeeze_logs_no_undeclared_card(
         assert word not in shell, word
 
 
+@pytest.mark.e2e
 def test_a_restart_mid_coup_on_read_logs_where_the_coup_stands(
     tmp_path: Path, service_factory: Callable[..., Service]
 ) -> None:

@@ -5,6 +5,8 @@ still play. Against the real simulator over a real pty and a real table process,
 
 from __future__ import annotations
 
+import pytest
+
 from controller.table.wire import BinaryWire, WireInput, WireLink, WireNoise
 from firmware_protocol.binary import encode
 from firmware_protocol.messages import Heartbeat, Hello
@@ -15,6 +17,7 @@ from tests.e2e.test_daemon_e2e import assert_matches_truth
 SESSION = 0x1A2B3C4D
 
 
+@pytest.mark.e2e
 def test_a_hello_with_a_nul_padded_serial_is_refused_said_once_and_never_journaled(harness: Harness) -> None:
     harness.start_sim("--decks", "1", "--serial-number", "SH-00417\\x00\\x00", seed=7)
     harness.start_daemon()
@@ -31,6 +34,7 @@ def test_a_hello_with_a_nul_padded_serial_is_refused_said_once_and_never_journal
     assert "Traceback" not in log
 
 
+@pytest.mark.e2e
 def test_a_printable_hello_is_journaled_as_before(harness: Harness) -> None:
     harness.start_sim("--decks", "1", "--serial-number", "SH-00417", "--firmware-version", "4.2 (B)", seed=7)
     harness.start_daemon()

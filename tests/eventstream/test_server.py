@@ -181,6 +181,7 @@ sys.stdin.read()
 """
 
 
+@pytest.mark.e2e
 def test_a_killed_stream_client_frees_its_slot_at_once(sink: Host) -> None:
     host, port = sink.address
     proc = subprocess.Popen(

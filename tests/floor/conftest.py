@@ -1,5 +1,6 @@
 """Fixtures for the floor's side: real journals from the demo, a real Mosquitto, real PostgreSQL and SQLite
-archives (the archive fixture is parametrised over both), a collector in-process or as a process.
+archives (every archive test runs on SQLite; those marked ``dialects`` on PostgreSQL too), a collector
+in-process or as a process.
 
 Trust: every table a test plays has its own key (:class:`Keys`, written as keygen writes them) enrolled in
 the archive, and signs what it publishes (:meth:`Table.publish`); every collector signs its acks with a
@@ -30,6 +31,8 @@ from floor_protocol.signing import generate_key, parse_public_key, record_messag
 from mqttloop import NetworkLoop
 from tests.console import Result, run_main
 from tests.keys import KeyFile, key_file
+from tests.pitload import demo_journal
+from tests.processes import dealing_data
 from tests.servers import Mosquitto, Postgres
 from tests.waiting import until
 
@@ -40,15 +43,7 @@ PYTHON = sys.executable
 @pytest.fixture(scope="session")
 def journal_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real journal: one shoe dealt by the demo (simulated shoe, real table loop)."""
-    path = tmp_path_factory.mktemp("journal") / "journal.db"
-    subprocess.run(
-        [PYTHON, "-m", "controller.cli", "demo", "--pace", "fast", "--shoes", "1", "--journal", str(path)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    return path
+    return demo_journal(tmp_path_factory.mktemp("journal") / "journal.db")
 
 
 @pytest.fixture(scope="session")
@@ -116,13 +111,25 @@ def trusted(keys: Keys, url: str, table: str) -> tuple[str, ...]:
 def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgres]:
     server = Postgres(tmp_path_factory.mktemp("pg")).start()
     yield server
-    server.stop()
+    with dealing_data():  # at the session's end, in the last test's teardown: not that test's process
+        server.stop()
 
 
 _databases = itertools.count()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test on an archive runs on SQLite; a test marked ``dialects`` (its SQL differs by dialect: upserts,
+    types, JSON, locking, two collectors racing, verify) runs on PostgreSQL too, as an ``e2e`` test (it needs
+    the PostgreSQL server, which ``scripts/test --fast`` does not start)."""
+    if "archive_url" in metafunc.fixturenames:
+        dialects: list[object] = ["sqlite"]
+        if metafunc.definition.get_closest_marker("dialects") is not None:
+            dialects.append(pytest.param("postgresql", marks=pytest.mark.e2e))
+        metafunc.parametrize("archive_url", dialects, indirect=True)
+
+
+@pytest.fixture
 def archive_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/archive.db"

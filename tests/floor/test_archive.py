@@ -15,6 +15,7 @@ from floor.archive import Alert, AlertKind, Archive, ArchiveError, UnstorableRec
 from floor.cli import main as shoe_floor
 
 
+@pytest.mark.dialects
 def test_two_connections_storing_halves_give_the_head_of_the_whole(
     journal_records: list[TableRecord], archive_url: str
 ) -> None:
@@ -29,6 +30,7 @@ def test_two_connections_storing_halves_give_the_head_of_the_whole(
         assert a.head("T1") == head  # the head is the archive's, not a connection's
 
 
+@pytest.mark.dialects
 def test_store_counts_first_copies_and_names_a_conflicting_record(
     journal_records: list[TableRecord], archive_url: str
 ) -> None:
@@ -61,6 +63,7 @@ def test_sqlite_urls_with_three_and_four_slashes_are_the_same_file() -> None:
     assert parse_url("sqlite:///srv/a.db")[1] == parse_url("sqlite:////srv/a.db")[1] == "/srv/a.db"
 
 
+@pytest.mark.dialects
 def test_a_batch_of_old_new_twice_sent_and_conflicting_records_is_stored_once_with_its_conflicts_named(
     journal_records: list[TableRecord], archive_url: str
 ) -> None:
@@ -85,6 +88,7 @@ def test_a_batch_of_old_new_twice_sent_and_conflicting_records_is_stored_once_wi
         assert [a.advance(t)[0].seq for t in ("T1", "T2")] == [60, 10]
 
 
+@pytest.mark.dialects
 def test_a_batch_that_fails_leaves_the_archive_able_to_store_the_next(
     journal_records: list[TableRecord], archive_url: str
 ) -> None:
@@ -106,6 +110,7 @@ def test_a_batch_that_fails_leaves_the_archive_able_to_store_the_next(
         assert a.advance("T1")[0].seq == 20
 
 
+@pytest.mark.dialects
 def test_two_collectors_storing_the_same_records_at_once_count_each_first_copy_once(
     archive_url: str, journal_records: list[TableRecord]
 ) -> None:
@@ -161,6 +166,7 @@ def test_an_archive_from_an_older_shoe_floor_or_none_at_all_is_one_line(
     assert "not a shoe-floor archive" in capsys.readouterr().err
 
 
+@pytest.mark.dialects
 def test_the_alert_outbox_gives_the_oldest_unconfirmed_first_and_at_most_a_sweep_s_worth(archive_url: str) -> None:
     with Archive(archive_url) as a:
         gaps = [Alert("T1", seq, AlertKind.GAP, "missing", site="s1", key=f"gap:T1:{seq}") for seq in range(7)]
@@ -172,6 +178,7 @@ def test_the_alert_outbox_gives_the_oldest_unconfirmed_first_and_at_most_a_sweep
         assert a.unpublished(older_than=3600) == []  # none is that old yet
 
 
+@pytest.mark.dialects
 def test_a_wager_priced_at_zero_verifies_on_both_archives(archive_url: str) -> None:
     """A wager whose exact edge is zero (or a hair below it) gave ``theo_cents`` -0.0; PostgreSQL's numeric has
     no negative zero, so the record came back as 0.0 and its hash no longer verified: a broken link in the

@@ -43,6 +43,8 @@ def stored(url: str, table: str) -> list[dict[str, object]]:
         return [{k: v for k, v in r.to_dict().items() if k != "sig"} for r in a.records(table)]
 
 
+@pytest.mark.dialects
+@pytest.mark.e2e
 def test_duplicates_and_resends_are_archived_once(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
@@ -65,6 +67,8 @@ def test_duplicates_and_resends_are_archived_once(
         assert sorted((x.seq, x.kind) for x in alerts(a)) == sorted(expected)
 
 
+@pytest.mark.dialects
+@pytest.mark.e2e
 def test_a_gap_holds_the_ack_and_is_an_alert_until_filled(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
@@ -84,6 +88,7 @@ def test_a_gap_holds_the_ack_and_is_an_alert_until_filled(
     assert stored(archive_url, "T1") == dicts(records)
 
 
+@pytest.mark.e2e
 def test_records_arriving_out_of_order_are_no_alert(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
@@ -101,6 +106,7 @@ def test_records_arriving_out_of_order_are_no_alert(
     assert c.collector.stats.alerts == len(expected)
 
 
+@pytest.mark.e2e
 def test_a_tampered_record_is_refused_and_not_archived(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
@@ -129,6 +135,7 @@ def test_a_tampered_record_is_refused_and_not_archived(
     assert stored(archive_url, "T1") == dicts(records)
 
 
+@pytest.mark.e2e
 def test_a_record_re_hashed_after_tampering_breaks_the_link_and_stops_the_ack(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
@@ -152,6 +159,7 @@ def test_a_record_re_hashed_after_tampering_breaks_the_link_and_stops_the_ack(
     assert table.ack("T1") == 20
 
 
+@pytest.mark.e2e
 def test_a_table_resending_what_is_archived_hears_the_ack_again(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], keys: Keys
 ) -> None:
@@ -168,6 +176,7 @@ def test_a_table_resending_what_is_archived_hears_the_ack_again(
     table.wait_ack("T1", 100, timeout=10)
 
 
+@pytest.mark.e2e
 def test_two_tables_get_their_own_acks(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
@@ -181,6 +190,8 @@ def test_two_tables_get_their_own_acks(
         assert all(r.ok for r in a.verify())
 
 
+@pytest.mark.dialects
+@pytest.mark.e2e
 def test_two_collectors_sharing_the_subscription_archive_each_record_once(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
@@ -198,6 +209,8 @@ def test_two_collectors_sharing_the_subscription_archive_each_record_once(
     assert stored(archive_url, "T2") == dicts(t2)
 
 
+@pytest.mark.dialects
+@pytest.mark.e2e
 def test_an_alert_its_collector_never_got_onto_the_broker_is_published_by_the_sweep(
     broker: Mosquitto, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
@@ -312,6 +325,7 @@ def test_a_junk_flood_on_a_table_s_topic_is_a_few_alerts_and_the_floor_goes_on(
     assert stored(archive_url, "T1") == dicts(journal_records[:300])
 
 
+@pytest.mark.e2e
 def test_a_quiet_table_s_ended_shift_is_judged_by_the_collector_s_sweep(
     broker: Mosquitto, collector: Callable[..., InProcess], archive_url: str
 ) -> None:

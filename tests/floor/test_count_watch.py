@@ -122,6 +122,7 @@ def counted_shoe(table: str = "T1", seed: int = 1) -> tuple[TableChain, int]:
         seed += 1
 
 
+@pytest.mark.dialects
 def test_a_seat_counting_dragon_7_is_one_alert_with_its_evidence(archive_url: str) -> None:
     chain, _ = counted_shoe()
     with Archive(archive_url) as archive:
@@ -157,6 +158,7 @@ def test_the_same_shoe_without_the_counter_raises_nothing(archive_url: str) -> N
         assert archive_in_steps(archive, s, quiet.records, step=50) == []
 
 
+@pytest.mark.dialects
 def test_two_collectors_racing_store_the_alert_once(archive_url: str) -> None:
     chain, _ = counted_shoe()
     with Archive(archive_url) as a, Archive(archive_url) as b:
@@ -196,6 +198,7 @@ def test_the_watch_state_survives_json() -> None:
     assert CountWatch().scan(again, chain.records[half:]).state.to_json() == whole.to_json()
 
 
+@pytest.mark.dialects
 def test_a_collector_reads_its_own_last_state_from_memory_and_another_s_from_the_archive(archive_url: str) -> None:
     chain, _ = counted_shoe()
     with Archive(archive_url) as a, Archive(archive_url) as b:
@@ -223,6 +226,7 @@ def test_a_collector_reads_its_own_last_state_from_memory_and_another_s_from_the
         assert counted or any(i.kind == AlertKind.BETTING_WITH_THE_COUNT for i in a.feed())
 
 
+@pytest.mark.e2e
 def test_the_collector_runs_the_watch_and_publishes_the_alert(
     broker: Mosquitto, collector: Callable[..., InProcess], table: Table, archive_url: str
 ) -> None:
@@ -248,6 +252,7 @@ def test_the_collector_runs_the_watch_and_publishes_the_alert(
         watch.close()
 
 
+@pytest.mark.e2e
 def test_the_collector_s_count_threshold_is_obeyed(
     collector: Callable[..., InProcess], table: Table, archive_url: str
 ) -> None:
@@ -275,6 +280,7 @@ def test_the_collector_s_count_threshold_is_obeyed(
         assert all(i.kind != AlertKind.BETTING_WITH_THE_COUNT for i in archive.feed())
 
 
+@pytest.mark.dialects
 def test_an_unreadable_stored_state_starts_again_and_does_not_stop_surveillance(archive_url: str) -> None:
     chain, _ = counted_shoe()
     with Archive(archive_url) as archive:

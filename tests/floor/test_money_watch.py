@@ -69,6 +69,7 @@ def money_surveillance(archive: Archive, **thresholds: Any) -> Surveillance:
     return Surveillance(archive, watches=[MoneyWatch(thresholds=MoneyThresholds(**thresholds))])
 
 
+@pytest.mark.dialects
 def test_each_money_fault_is_one_alert_in_the_pit_s_words_with_its_record(archive_url: str) -> None:
     with Archive(archive_url) as archive:
         s = money_surveillance(archive)
@@ -148,6 +149,7 @@ def test_a_foreign_chip_is_alerted_when_it_comes_onto_a_spot_and_a_stolen_one_sa
         assert (row.counts["foreign_chips"], row.counts["stolen_chips"]) == (4, 1)
 
 
+@pytest.mark.dialects
 def test_each_money_alert_is_stored_once_with_two_collectors_racing(archive_url: str) -> None:
     with Archive(archive_url) as a, Archive(archive_url) as b:
         sa, sb = money_surveillance(a), money_surveillance(b)
@@ -176,6 +178,7 @@ def _today() -> tuple[datetime, datetime]:
     return day, day + timedelta(days=1)
 
 
+@pytest.mark.dialects
 def test_a_table_shift_far_above_the_floor_s_past_posts_is_one_alert(archive_url: str) -> None:
     with Archive(archive_url) as archive:
         s = money_surveillance(archive)
@@ -255,6 +258,8 @@ def _foreign_appearances(records: list[TableRecord]) -> Counter[str]:
     return out
 
 
+@pytest.mark.dialects
+@pytest.mark.e2e
 def test_a_real_journal_s_faults_are_alerts_and_its_counts_are_its_records(
     archive_url: str, faulty_journal: list[TableRecord], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -353,6 +358,7 @@ def test_a_missing_archive_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.e2e
 def test_the_collector_runs_the_money_watch(
     collector: Callable[..., InProcess], table: Table, archive_url: str, faulty_journal: list[TableRecord]
 ) -> None:

@@ -97,6 +97,7 @@ def refused_alerts(watch: AlertWatch) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("poison", POISONS, ids=list(POISONS))
+@pytest.mark.dialects
 def test_a_poison_is_refused_counted_alerted_once_and_the_floor_keeps_archiving(
     poison: str,
     journal_records: list[TableRecord],
@@ -173,6 +174,7 @@ def test_an_oversized_record_is_refused_and_the_next_archived(
     assert archived(url, "T1")[0]["body"] == json.loads(canonical_json(journal_records[0].body))
 
 
+@pytest.mark.dialects
 def test_the_archive_refuses_a_nul_before_the_database_sees_it(
     journal_records: list[TableRecord], archive_url: str
 ) -> None:
@@ -201,6 +203,7 @@ def _unstorable(url: str, seq: int) -> None:
         a.connection.commit()
 
 
+@pytest.mark.dialects
 def test_a_record_the_database_refuses_is_refused_alone_and_the_rest_of_its_batch_archived(
     journal_records: list[TableRecord], table: Table, collector: Callable[..., InProcess], archive_url: str
 ) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from controller.game.records import TableRecord
 from controller.journal import Journal
 from floor.archive import Archive
 from floor.pit import edges_of
+from tests.console import run_main
 from tests.floor.conftest import as_table
 
 
@@ -26,6 +25,7 @@ def _journal_coups(path: Path) -> list[dict[str, object]]:
         journal.close()
 
 
+@pytest.mark.dialects
 def test_recall_gives_the_journal_s_cards_for_every_coup(
     archive_url: str, journal_records: list[TableRecord], journal_path: Path
 ) -> None:
@@ -53,6 +53,7 @@ def test_recall_gives_the_journal_s_cards_for_every_coup(
         assert archive.shoe_coups("T1", shoes[-1] + 1) == []
 
 
+@pytest.mark.dialects
 def test_the_records_of_one_shoe_run_from_its_start_to_the_next(
     archive_url: str, journal_records: list[TableRecord]
 ) -> None:
@@ -89,13 +90,8 @@ def test_the_table_page_s_edge_chart_is_the_table_s_own_edges_command(
 ) -> None:
     """The chart on the table page shows, coup by coup, the numbers `shoe-controller edges` prints at the table
     from its journal (the ones its advantage records used): one function, the archive's copy of the records."""
-    out = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "edges", "--journal", str(journal_path), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    out = run_main(["shoe-controller", "edges", "--journal", str(journal_path), "--json"])  # in this process
+    assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert lines
     with Archive(archive_url) as archive:

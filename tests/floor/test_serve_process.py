@@ -32,6 +32,7 @@ from tests.waiting import until
 pytestmark = pytest.mark.e2e
 
 
+@pytest.mark.dialects
 def test_a_collector_killed_mid_stream_and_restarted_archives_the_journal_record_for_record(
     journal_records: list[TableRecord], broker: Mosquitto, table: Table, keys: Keys, archive_url: str, tmp_path: Path
 ) -> None:
@@ -71,6 +72,7 @@ def test_sigterm_stops_the_collector_cleanly(broker: Mosquitto, archive_url: str
     assert "stopped" in log.read_text()
 
 
+@pytest.mark.dialects
 def test_history_prints_the_tables_history_fields_plus_table(
     journal_path: Path, journal_records: list[TableRecord], table: Table, archive_url: str, tmp_path: Path
 ) -> None:
@@ -91,6 +93,7 @@ def test_history_prints_the_tables_history_fields_plus_table(
     assert len(text.stdout.splitlines()) == 1 + sum(r.kind == "coup" for r in journal_records)
 
 
+@pytest.mark.dialects
 def test_verify_reports_each_tables_head_gaps_and_broken_links(
     journal_records: list[TableRecord], keys: Keys, archive_url: str
 ) -> None:

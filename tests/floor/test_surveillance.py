@@ -73,6 +73,7 @@ def shuffled(seed: int, decks: int = 8) -> list[str]:
     return cards
 
 
+@pytest.mark.dialects
 def test_a_shoe_dealt_again_on_another_table_is_caught_at_its_20th_card(archive_url: str) -> None:
     with Archive(archive_url) as archive:
         s = Surveillance(archive)
@@ -154,6 +155,7 @@ def test_fresh_shuffles_are_never_a_repeated_shoe(archive_url: str) -> None:
         archive.connection.commit()
 
 
+@pytest.mark.dialects
 def test_windows_past_repeat_days_are_pruned_and_no_longer_match(archive_url: str) -> None:
     with Archive(archive_url) as archive:
         s = Surveillance(archive, Thresholds(repeat_days=30))
@@ -188,6 +190,7 @@ def test_an_unreadable_card_breaks_the_run_no_window_spans_it(archive_url: str) 
         assert archive_in_steps(archive, s, t2.records) == []
 
 
+@pytest.mark.dialects
 def test_an_advantage_record_is_one_alert_with_two_collectors_racing(archive_url: str) -> None:
     with Archive(archive_url) as a, Archive(archive_url) as b:
         sa, sb = Surveillance(a), Surveillance(b)
@@ -232,6 +235,7 @@ def test_an_advantage_record_is_one_alert_with_two_collectors_racing(archive_url
         }
 
 
+@pytest.mark.dialects
 def test_dealer_errors_far_above_the_floor_alert_and_ordinary_ones_do_not(archive_url: str) -> None:
     with Archive(archive_url) as archive:
         s = Surveillance(archive)
@@ -263,6 +267,7 @@ def test_dealer_errors_far_above_the_floor_alert_and_ordinary_ones_do_not(archiv
         assert (counts["unreadable"], counts["early_declares"]) == (3, 1)
 
 
+@pytest.mark.dialects
 def test_the_errors_command_shows_each_table_s_hour_with_its_rate(
     archive_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -310,6 +315,7 @@ def test_poisson_tail() -> None:
     assert window_hash(["9H"] * 20) != window_hash(["9H"] * 19 + ["9D"])
 
 
+@pytest.mark.dialects
 def test_shoe_floor_alerts_prints_the_feed(
     archive_url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -423,6 +429,7 @@ class _CountingWatch:
         ]
 
 
+@pytest.mark.dialects
 def test_a_watch_reads_each_record_once_with_two_collectors_racing(archive_url: str) -> None:
     with Archive(archive_url) as a, Archive(archive_url) as b:
         sa, sb = Surveillance(a, watches=[_CountingWatch()]), Surveillance(b, watches=[_CountingWatch()])

@@ -33,6 +33,7 @@ def journal(path: Path) -> list[dict[str, object]]:
     return journal_of(path, path.parent.name)
 
 
+@pytest.mark.dialects
 def test_two_tables_two_collectors_one_killed_the_archive_is_every_journal(
     broker: Mosquitto, archive_url: str, tmp_path: Path, keys: Keys
 ) -> None:

@@ -55,6 +55,7 @@ def archived_sigs(url: str, table: str) -> list[tuple[int, str, str | None]]:
         return [(r.seq, r.hash, r.sig) for r in a.records(table)]
 
 
+@pytest.mark.e2e
 def test_forged_history_is_not_archived_and_the_ack_does_not_move_over_it(
     journal_records: list[TableRecord], table: Table, keys: Keys, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
@@ -88,6 +89,7 @@ def test_forged_history_is_not_archived_and_the_ack_does_not_move_over_it(
     assert shoe_floor("verify", "--archive", archive_url).returncode == 0
 
 
+@pytest.mark.e2e
 def test_an_unenrolled_table_is_refused_until_it_is_enrolled_without_a_restart(
     journal_records: list[TableRecord], table: Table, keys: Keys, collector: Callable[..., InProcess], archive_url: str
 ) -> None:
@@ -115,6 +117,7 @@ def test_an_unenrolled_table_is_refused_until_it_is_enrolled_without_a_restart(
     assert [s for s, _h, _sig in archived_sigs(archive_url, "T3")] == list(range(1, 21))
 
 
+@pytest.mark.e2e
 def test_a_flood_naming_a_new_table_in_every_message_reads_keys_within_a_budget_and_known_tables_go_on(
     journal_records: list[TableRecord],
     table: Table,
@@ -143,6 +146,8 @@ def test_a_flood_naming_a_new_table_in_every_message_reads_keys_within_a_budget_
     assert len(c.collector._keys) < 300
 
 
+@pytest.mark.dialects
+@pytest.mark.e2e
 def test_a_key_rotates_with_a_statement_signed_by_the_old_one_and_not_without(
     journal_records: list[TableRecord],
     table: Table,
@@ -192,6 +197,8 @@ def test_a_key_rotates_with_a_statement_signed_by_the_old_one_and_not_without(
     assert "40 records, 1 tables, 0 bad" in verify.stdout
 
 
+@pytest.mark.dialects
+@pytest.mark.e2e
 def test_a_revoked_key_stops_admission_until_the_operator_replaces_it(
     journal_records: list[TableRecord],
     table: Table,
@@ -230,6 +237,8 @@ def test_a_revoked_key_stops_admission_until_the_operator_replaces_it(
     assert shoe_floor("enroll", "--archive", archive_url, "--table", "T9", "--revoke").returncode == 2
 
 
+@pytest.mark.dialects
+@pytest.mark.e2e
 def test_acks_are_signed_by_the_floor_and_a_second_archive_signs_with_its_own_id(
     journal_records: list[TableRecord],
     broker: Mosquitto,
@@ -265,6 +274,7 @@ def test_acks_are_signed_by_the_floor_and_a_second_archive_signs_with_its_own_id
         assert a.archive_id == c.archive.archive_id  # the id is made once and kept
 
 
+@pytest.mark.dialects
 def test_verify_finds_an_altered_body_a_bad_signature_and_a_key_not_the_tables(
     journal_records: list[TableRecord], keys: Keys, archive_url: str
 ) -> None:
@@ -361,6 +371,7 @@ def test_a_key_enrolled_twice_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("key", [None, "missing", "garbage"])
+@pytest.mark.e2e
 def test_serve_refuses_to_start_without_a_floor_key(key: str | None, broker: Mosquitto, tmp_path: Path) -> None:
     args = ["serve", "--broker", broker.url, "--archive", f"sqlite:///{tmp_path}/a.db", "--bind", "127.0.0.1:0"]
     if key == "missing":
@@ -396,6 +407,7 @@ with Archive(sys.argv[1]) as archive:
 """
 
 
+@pytest.mark.e2e
 def test_every_sqlite_commit_is_on_the_disk_before_the_store_returns(
     journal_records: list[TableRecord], tmp_path: Path
 ) -> None:
@@ -428,6 +440,7 @@ def test_every_sqlite_commit_is_on_the_disk_before_the_store_returns(
 
 
 @pytest.mark.parametrize("how", ["deleted", "replaced"])
+@pytest.mark.e2e
 def test_an_archive_file_deleted_or_replaced_under_serve_stops_it_and_acks_nothing_more(
     how: str, journal_records: list[TableRecord], broker: Mosquitto, table: Table, keys: Keys, tmp_path: Path
 ) -> None:

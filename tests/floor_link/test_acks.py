@@ -19,6 +19,7 @@ from floor_protocol.signing import generate_key, sign
 from tests.floor_link.floorside import TEST_FLOOR_KEY, FloorSide, signed_ack
 from tests.floor_link.test_publisher import Link
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -31,9 +32,7 @@ def link(broker: Mosquitto, tmp_path: Path) -> Iterator[Link]:
 def settled(link: Link, side: FloorSide, seq: int) -> None:
     """Every record through ``seq`` archived by ``side`` and its ack stored in the journal."""
     side.wait(lambda f: f.contiguous == seq, 30, f"{seq} records")
-    deadline = time.monotonic() + 10
-    while link.writer.floor_ack() != seq and time.monotonic() < deadline:
-        time.sleep(0.02)
+    until(lambda: link.writer.floor_ack() == seq, 10, f"the stored ack reaching {seq}")
     assert link.writer.floor_ack() == seq
 
 
@@ -56,6 +55,7 @@ def forgeries(journal: Journal) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.e2e
 def test_forged_acks_at_or_below_the_head_change_nothing_and_are_counted(broker: Mosquitto, link: Link) -> None:
     side = FloorSide("127.0.0.1", broker.port)
     link.write(100)
@@ -87,6 +87,7 @@ def test_forged_acks_at_or_below_the_head_change_nothing_and_are_counted(broker:
     assert 'shoe_floor_acks_refused_total{reason="pruned"} 0.0' in text
 
 
+@pytest.mark.e2e
 def test_a_forged_ack_does_not_move_a_fresh_tables_ack(broker: Mosquitto, link: Link) -> None:
     side = FloorSide("127.0.0.1", broker.port, ack=False)  # no genuine ack yet
     link.write(100)
@@ -105,6 +106,7 @@ def test_a_forged_ack_does_not_move_a_fresh_tables_ack(broker: Mosquitto, link: 
     assert link.link.ack_refusals.total >= 1
 
 
+@pytest.mark.e2e
 def test_ack_zero_from_the_same_archive_is_no_news(broker: Mosquitto, link: Link) -> None:
     """Before: one ``ack 0`` made a table resend its whole journal (2,408 of 2,408 records)."""
     side = FloorSide("127.0.0.1", broker.port)
@@ -125,6 +127,7 @@ def test_ack_zero_from_the_same_archive_is_no_news(broker: Mosquitto, link: Link
     assert stored is not None and (stored.archive, stored.seq) == ("archive-test-0001", 200)
 
 
+@pytest.mark.e2e
 def test_an_ack_of_another_archive_makes_the_table_send_everything_again(broker: Mosquitto, tmp_path: Path) -> None:
     """A new, empty or restored archive: its ack 0 (genuine) means it holds none of what the old one acked. At
     once: not after the stuck ack's resend interval (two minutes here)."""
@@ -142,12 +145,12 @@ def test_an_ack_of_another_archive_makes_the_table_send_everything_again(broker:
             del side.received[:]
         side.publish_ack(side.ack_for(0))
         side.wait(lambda f: f.contiguous == 150, 20, "every record sent again to the new archive")
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+
+        def stored_new() -> bool:
             stored = link.writer.floor_ack_record("t1")
-            if stored is not None and stored.archive == "archive-new-0002" and stored.seq == 150:
-                break
-            time.sleep(0.02)
+            return stored is not None and stored.archive == "archive-new-0002" and stored.seq == 150
+
+        until(stored_new, 10, "the new archive's ack of 150 stored")
         assert sorted({r.seq for r in side.received}) == list(range(1, 151))
         assert link.link.archive_changes == 1
         stored = link.writer.floor_ack_record("t1")

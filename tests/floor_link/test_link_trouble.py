@@ -93,6 +93,7 @@ def test_tls_to_a_plain_port_is_a_tls_trouble(plain_listener: int) -> None:
     assert trouble.cause is Cause.TLS and "is that port TLS" in trouble.text
 
 
+@pytest.mark.e2e
 def test_a_certificate_of_another_authority_says_check_ca_file(tmp_path: Path) -> None:
     sb = start_shipped_broker(tmp_path / "sb")
     try:
@@ -219,6 +220,7 @@ def test_the_link_names_a_host_that_does_not_resolve_bad_credentials_and_a_tls_f
             sb.broker.kill()
 
 
+@pytest.mark.e2e
 def test_the_links_status_line_names_the_trouble_and_then_the_connection(tmp_path: Path) -> None:
     """The link service's ``Status:`` (sd_notify STATUS, as ``systemctl status`` shows it), on a real datagram
     socket standing in for systemd's: connecting, then the refused port, then connected once a broker is there."""

@@ -35,6 +35,7 @@ from tests.floor_link.floorside import (
     signed_ack,
 )
 from tests.servers import Mosquitto
+from tests.waiting import until
 
 
 def write_cards(journal: Journal, n: int, start: int = 0) -> None:
@@ -90,6 +91,7 @@ def floor(broker: Mosquitto) -> Iterator[FloorSide]:
     side.close()
 
 
+@pytest.mark.e2e
 def test_every_record_arrives_in_order_and_the_ack_is_kept(
     broker: Mosquitto, journal_path: Path, floor: FloorSide
 ) -> None:
@@ -101,9 +103,7 @@ def test_every_record_arrives_in_order_and_the_ack_is_kept(
         link.write(50, start=300)  # records committed while the link runs
         link.link.wake()
         floor.wait(lambda f: f.contiguous == 350, 30, "350 records")
-        deadline = time.monotonic() + 10
-        while link.writer.floor_ack() != 350 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        until(lambda: link.writer.floor_ack() == 350, 10, "the stored ack reaching 350")
     finally:
         link.close()
     assert ordered_without_duplicates(floor.received)
@@ -121,6 +121,7 @@ def test_every_record_arrives_in_order_and_the_ack_is_kept(
     floor.wait(lambda f: f.retained.get("status") == b"offline", 10, "offline after a clean stop")
 
 
+@pytest.mark.e2e
 def test_restart_sends_from_the_stored_ack_only(broker: Mosquitto, journal_path: Path) -> None:
     with Journal.open(journal_path) as j:
         write_cards(j, 100)
@@ -138,6 +139,7 @@ def test_restart_sends_from_the_stored_ack_only(broker: Mosquitto, journal_path:
     assert [r.seq for r in side.received] == list(range(61, 101))
 
 
+@pytest.mark.e2e
 def test_the_window_bounds_records_in_flight_while_the_broker_does_not_answer(
     broker: Mosquitto, journal_path: Path
 ) -> None:
@@ -163,6 +165,7 @@ def test_the_window_bounds_records_in_flight_while_the_broker_does_not_answer(
         side.close()
 
 
+@pytest.mark.e2e
 def test_the_window_stays_within_the_brokers_receive_maximum(tmp_path: Path, journal_path: Path) -> None:
     # MQTT 5: a client must not have more QoS 1 messages in flight than the broker's Receive Maximum (Mosquitto
     # grants 20 by default; a broker that enforces it cuts the connection or refuses the message). The link
@@ -184,6 +187,7 @@ def test_the_window_stays_within_the_brokers_receive_maximum(tmp_path: Path, jou
     assert link.link.rewinds == 0
 
 
+@pytest.mark.e2e
 def test_the_link_outlives_a_silent_broker_longer_than_its_resend_interval(
     broker: Mosquitto, journal_path: Path
 ) -> None:
@@ -199,8 +203,8 @@ def test_the_link_outlives_a_silent_broker_longer_than_its_resend_interval(
         assert broker.proc is not None
         os.kill(broker.proc.pid, signal.SIGSTOP)
         try:
-            until = time.monotonic() + 3.0
-            while time.monotonic() < until:
+            deadline = time.monotonic() + 3.0
+            while time.monotonic() < deadline:
                 assert link.link._thread is not None and link.link._thread.is_alive(), "the floor link died"
                 time.sleep(0.05)
             assert link.link.rewinds >= 3
@@ -212,6 +216,7 @@ def test_the_link_outlives_a_silent_broker_longer_than_its_resend_interval(
         side.close()
 
 
+@pytest.mark.e2e
 def test_broker_killed_mid_stream_then_the_backlog_flushes(broker: Mosquitto, journal_path: Path) -> None:
     # The floor's subscription may come back after the table has resent (the killed broker lost the session):
     # the ack then stops at the gap and the table sends again from it.
@@ -234,6 +239,7 @@ def test_broker_killed_mid_stream_then_the_backlog_flushes(broker: Mosquitto, jo
     assert all(side.by_seq[i].chain_ok() for i in range(1, 1201))
 
 
+@pytest.mark.e2e
 def test_a_stuck_ack_makes_the_link_send_again_from_it(broker: Mosquitto, journal_path: Path) -> None:
     side = FloorSide("127.0.0.1", broker.port, ack=False)
     link = Link(broker, journal_path, resend_after=0.5)
@@ -251,6 +257,7 @@ def test_a_stuck_ack_makes_the_link_send_again_from_it(broker: Mosquitto, journa
     assert 5 in [a.seq for a in link.posted]  # the floor's ack went to the loop to be stored
 
 
+@pytest.mark.e2e
 def test_status_online_while_running_and_state_is_retained(
     broker: Mosquitto, journal_path: Path, floor: FloorSide
 ) -> None:

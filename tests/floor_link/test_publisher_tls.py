@@ -51,6 +51,7 @@ def run_link(settings: FloorSection, journal: Path, side: FloorSide, n: int) -> 
         link.close()
 
 
+@pytest.mark.e2e
 def test_a_table_with_a_password_over_tls(secure: tuple[SecureBroker, object], tmp_path: Path) -> None:
     sb, _ca = secure
     write_cards(tmp_path / "j.db", 25)
@@ -67,6 +68,7 @@ def test_a_table_with_a_password_over_tls(secure: tuple[SecureBroker, object], t
         side.close()
 
 
+@pytest.mark.e2e
 def test_a_table_with_a_client_certificate(secure: tuple[SecureBroker, object], tmp_path: Path) -> None:
     sb, _ca = secure
     crt, key = sb.client_cert("t1")
@@ -83,6 +85,7 @@ def test_a_table_with_a_client_certificate(secure: tuple[SecureBroker, object], 
         side.close()
 
 
+@pytest.mark.e2e
 def test_a_table_cannot_publish_or_read_another_tables_topics(secure: tuple[SecureBroker, object]) -> None:
     sb, _ca = secure
     side = FloorSide("127.0.0.1", sb.password_port, table="t2", username="collector-1", password="collector-1-pw",

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from controller.link.record_signer import RecordSigner
 from floor_protocol.signing import record_message, sign, verify
 from tests.floor_link.floorside import TEST_TABLE_KEY, FloorSide
@@ -18,6 +20,7 @@ from tests.floor_link.test_publisher import Link
 from tests.servers import Mosquitto
 
 
+@pytest.mark.e2e
 def test_the_childs_signatures_are_the_links_own() -> None:
     signer = RecordSigner(TEST_TABLE_KEY, "t1")
     signer.start()
@@ -37,6 +40,7 @@ def test_the_childs_signatures_are_the_links_own() -> None:
     assert not signer.running
 
 
+@pytest.mark.e2e
 def test_a_signing_process_killed_mid_flush_costs_nothing_but_speed(broker: Mosquitto, tmp_path: Path) -> None:
     link = Link(broker, tmp_path / "journal.db")
     link.write(20_000)
@@ -65,6 +69,7 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+@pytest.mark.e2e
 def test_the_signing_process_ends_with_a_link_killed_outright(tmp_path: Path) -> None:
     """The link SIGKILLed: its signing process (holding the table's key) sees its input end and goes too."""
     script = (

@@ -34,6 +34,7 @@ def records(path: Path) -> list[tuple[int, str]]:
         return [(r.id, r.hash) for r in j.records(after=0)]
 
 
+@pytest.mark.e2e
 def test_a_backup_while_another_process_commits_is_a_consistent_verified_prefix(tmp_path: Path) -> None:
     live = tmp_path / "journal.db"
     build(live, 8)

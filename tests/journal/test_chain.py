@@ -161,6 +161,7 @@ KILL_CHILD = textwrap.dedent(
 
 
 @pytest.mark.parametrize("extra_appends", [0, 1, 2, 3, 4])
+@pytest.mark.e2e
 def test_sigkill_mid_loop_leaves_a_whole_last_input(path: Path, extra_appends: int) -> None:
     child = subprocess.Popen([sys.executable, "-c", KILL_CHILD, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
     try:

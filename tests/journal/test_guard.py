@@ -51,6 +51,7 @@ def numbers(path: Path) -> list[int]:
         return [body["n"] for _id, body in j.inputs() if body.get("kind") == "card"]
 
 
+@pytest.mark.e2e
 def test_a_commit_on_a_full_disk_raises_full_writes_nothing_and_the_next_one_after_space_returns_succeeds(
     fs: SmallFs,
 ) -> None:
@@ -67,6 +68,7 @@ def test_a_commit_on_a_full_disk_raises_full_writes_nothing_and_the_next_one_aft
     assert numbers(path) == list(range(1, failed + 1))
 
 
+@pytest.mark.e2e
 def test_headroom_no_commit_is_attempted_below_min_free(fs: SmallFs) -> None:
     path = fs.root / "journal.db"
     with Journal.open_for_table(path, min_free=4 * 1024 * 1024) as j:
@@ -81,6 +83,7 @@ def test_headroom_no_commit_is_attempted_below_min_free(fs: SmallFs) -> None:
     assert numbers(path) == [1, 2]
 
 
+@pytest.mark.e2e
 def test_a_full_disk_during_commits_and_checkpoints_loses_nothing_committed(fs: SmallFs) -> None:
     """Commits until SQLite reports the disk full, checkpoints forced on the full disk, a close that cannot
     checkpoint: every commit that returned is there after the space returns, and the chain is intact."""
@@ -101,6 +104,7 @@ def test_a_full_disk_during_commits_and_checkpoints_loses_nothing_committed(fs: 
     assert numbers(path) == committed
 
 
+@pytest.mark.e2e
 def test_start_on_a_full_disk_reads_what_is_there_and_writes_once_space_returns(fs: SmallFs) -> None:
     path = fs.root / "journal.db"
     with Journal.open(path) as j:
@@ -126,6 +130,7 @@ def test_start_on_a_full_disk_reads_what_is_there_and_writes_once_space_returns(
     assert numbers(path) == list(range(1, 12))
 
 
+@pytest.mark.e2e
 def test_start_on_a_full_disk_without_a_journal_yet_creates_it_once_space_returns(fs: SmallFs) -> None:
     path = fs.root / "journal.db"
     fs.fill()

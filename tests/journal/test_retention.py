@@ -217,6 +217,7 @@ def test_a_prune_survives_a_restart_midway(tmp_path: Path) -> None:
         assert journal.verify() == []
 
 
+@pytest.mark.e2e
 def test_a_prune_killed_with_sigkill_leaves_a_verifiable_journal(tmp_path: Path) -> None:
     path = tmp_path / "j.db"
     journal, loop = build(path, [40, 35, 31, 1])

@@ -79,6 +79,7 @@ def acks(shoe: ShoeSession, written: list[bytes], now: float) -> list[int]:
     return [e.up_to for e in shoe.receive(data, now) if isinstance(e, Acked)]
 
 
+@pytest.mark.e2e
 def test_disk_full_nothing_acked_alarm_shown_then_resumes_with_every_card_once_in_order(fs: SmallFs) -> None:
     path = fs.root / "journal.db"
     written: list[bytes] = []
@@ -174,6 +175,7 @@ def test_a_deleted_journal_raises_journal_fault_and_is_restored_without_losing_a
         assert j.verify() == []
 
 
+@pytest.mark.e2e
 def test_a_disk_filling_while_the_table_is_idle_shows_journal_full_before_the_next_card(fs: SmallFs) -> None:
     # Nothing is dealt; the disk fills (another program's log, say). The running loop's quiet-time check finds
     # the journal's headroom gone and shows JOURNAL FULL now, not when the dealer draws the next card; it
@@ -200,6 +202,7 @@ def test_a_disk_filling_while_the_table_is_idle_shows_journal_full_before_the_ne
         assert not [b for _id, b in journal.inputs() if b["kind"] == "card"]
 
 
+@pytest.mark.e2e
 def test_ascii_keeps_a_bounded_number_of_inputs_in_memory_then_refuses(fs: SmallFs) -> None:
     clock = Clock()
     with Journal.open_for_table(fs.root / "journal.db") as journal:

@@ -18,6 +18,7 @@ from controller.game.table import (
 from controller.journal import Journal
 from controller.table.loop import LoopConfig, ShoePort, TableLoop
 from controller.table.wire import AsciiWire
+from tests.waiting import until
 
 RULES = TableRules(decks=1)
 
@@ -105,10 +106,7 @@ def test_the_loop_reads_the_shoes_port_itself(tmp_path: Path) -> None:
             for token in tokens:
                 os.write(master, token.encode() + b"\r\n")
                 time.sleep(0.02)
-            deadline = time.monotonic() + 5
-            while len([b for _i, b in journal.inputs() if b["kind"] == "card"]) < 4:
-                assert time.monotonic() < deadline, "the cards were not journaled"
-                time.sleep(0.01)
+            until(lambda: len([b for _i, b in journal.inputs() if b["kind"] == "card"]) >= 4, 5, "4 cards journaled")
         finally:
             loop.put(Stop())
             runner.join(5)

@@ -34,6 +34,7 @@ from controller.table.wire import AsciiWire
 from firmware_protocol.session import ControllerSession
 from firmware_protocol.spots import READER, SpotCode, WindowState
 from tests.reader_device import ReaderDevice
+from tests.waiting import until
 
 CHIP = 0xE004015000001000  # $25 chips in play: CHIP, CHIP + 1, ...
 REGISTRY = ChipRegistry([ChipRange(CHIP, CHIP + 0xFFF, 2500, ChipStatus.IN_PLAY)])
@@ -60,10 +61,7 @@ class Table:
         return [json.loads(r.body) for r in self.journal.records() if r.kind == kind]
 
     def wait(self, what: str, condition: Any, timeout: float = 10.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            assert time.monotonic() < deadline, f"{what} did not happen"
-            time.sleep(0.005)
+        until(condition, timeout, what, every=0.005)
 
 
 class CardClock:
@@ -298,10 +296,7 @@ def test_at_start_the_reader_is_read_before_the_shoe(tmp_path: Path, catch_up: f
             spots.start()
             assert spots.wait_open(5)
             runner.start()
-            deadline = time.monotonic() + 5
-            while not [b for _i, b in journal.inputs() if b["kind"] == "card"]:
-                assert time.monotonic() < deadline, "the card was not taken"
-                time.sleep(0.01)
+            until(lambda: [b for _i, b in journal.inputs() if b["kind"] == "card"], 5, "the card taken", every=0.01)
             time.sleep(0.2)
         finally:
             loop.put(Stop())

@@ -62,6 +62,7 @@ def previous_release(clone: Path) -> str:
     return commits[-1]
 
 
+@pytest.mark.e2e
 def test_release_refuses_a_dirty_tree_and_unreleased_entries(clone: Path) -> None:
     (clone / "scratch.txt").write_text("not committed\n")
     assert "not clean" in refusal(run(["scripts/release", "--no-build"], clone))
@@ -72,6 +73,7 @@ def test_release_refuses_a_dirty_tree_and_unreleased_entries(clone: Path) -> Non
     assert git(clone, "tag") == ""
 
 
+@pytest.mark.e2e
 def test_release_tags_the_commit_that_wrote_the_version_once(clone: Path) -> None:
     commit = previous_release(clone)
     made = run(["scripts/release", "--at", commit, "--no-build"], clone)
@@ -88,6 +90,7 @@ def test_release_tags_the_commit_that_wrote_the_version_once(clone: Path) -> Non
     assert "exists already, on another commit" in elsewhere, elsewhere
 
 
+@pytest.mark.e2e
 def test_release_refuses_a_version_without_its_changelog_section(clone: Path) -> None:
     text = (clone / "CHANGELOG.md").read_text().replace("## 0.2.0 - ", "## 0.2.0-draft - ")
     (clone / "CHANGELOG.md").write_text(text)
@@ -105,6 +108,7 @@ def test_release_refuses_a_version_without_its_changelog_section(clone: Path) ->
         (["--frobnicate"], "unknown argument: --frobnicate"),
     ],
 )
+@pytest.mark.e2e
 def test_build_deb_refuses_in_one_line(argv: list[str], says: str, tmp_path: Path) -> None:
     result = run([str(ROOT / "scripts" / "build-deb"), "--out", str(tmp_path), *argv], tmp_path)
     assert result.returncode != 0
