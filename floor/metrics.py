@@ -9,7 +9,8 @@ prometheus_client's global one); nothing is pushed into a metric object as it ha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.metrics_core import CounterMetricFamily, Metric
@@ -54,7 +55,7 @@ class PitCounts:
     """``shoe_floor_pit_refused_total{message}`` (every message kind listed from the start) and
     ``shoe_floor_pit_errors_total``, read from the pit's ``stats`` at scrape."""
 
-    def __init__(self, stats: Mapping[str, int], messages: Sequence[str]) -> None:
+    def __init__(self, stats: Counter[str], messages: Sequence[str]) -> None:
         self.stats = stats
         self.messages = messages
 
@@ -63,11 +64,11 @@ class PitCounts:
             "shoe_floor_pit_refused", "messages the pit refused (not of their shape), by message", labels=["message"]
         )
         for message in self.messages:
-            refused.add_metric([message], float(self.stats.get(f"refused_{message}", 0)))
+            refused.add_metric([message], float(self.stats[f"refused_{message}"]))
         errors = CounterMetricFamily(
             "shoe_floor_pit_errors", "messages whose handling failed (logged at most once a minute)"
         )
-        errors.add_metric([], float(self.stats.get("errors", 0)))
+        errors.add_metric([], float(self.stats["errors"]))
         return [refused, errors]
 
     def describe(self) -> Iterable[Metric]:

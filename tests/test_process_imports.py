@@ -85,6 +85,7 @@ def with_their_imports(modules: list[str]) -> list[str]:
     return sorted(named)
 
 
+@pytest.mark.e2e  # each process in a fresh interpreter
 @pytest.mark.parametrize("process", sorted(PROCESSES))
 def test_a_companion_process_imports_no_device_no_journal_writer_and_no_floor(process: str) -> None:
     modules, also = PROCESSES[process]
@@ -96,6 +97,7 @@ def test_a_companion_process_imports_no_device_no_journal_writer_and_no_floor(pr
     assert problems(found, FLOOR) == [], f"the {process} process imports the floor"
 
 
+@pytest.mark.e2e
 def test_the_process_check_catches_a_device_a_writer_and_the_floor() -> None:
     """The same check over modules that do import them (the panel, the daemon, the demo): it reports each."""
     found = imported_by(["controller.table.panel", "controller.table.daemon", "demo.floor"])
