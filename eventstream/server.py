@@ -146,6 +146,7 @@ class _Stream:
     address: str
     conn: socket.socket
     ended: bool = field(default=False)
+    board: Board | None = None  # the board it follows, when not its host's (:meth:`BoardHandler._events`)
 
     def __post_init__(self) -> None:
         self.fd = self.conn.fileno()  # kept: the watcher may see the socket only after it is closed
@@ -384,9 +385,10 @@ class BoardServer(ThreadingHTTPServer):
                 conn.shutdown(socket.SHUT_RDWR)
 
     # -- event streams ---------------------------------------------------------------------------
-    def open_stream(self, address: str, conn: socket.socket) -> _Stream:
-        """Register a new stream, evicting one first if a bound is reached (see the module's notes)."""
-        stream = _Stream(address, conn)
+    def open_stream(self, address: str, conn: socket.socket, board: Board | None = None) -> _Stream:
+        """Register a new stream (of ``board``, default the host's), evicting one first if a bound is reached (see
+        the module's notes)."""
+        stream = _Stream(address, conn, board=board)
         victim: _Stream | None = None
         with self.lock:
             mine = [s for s in self.streams if s.address == address]
@@ -414,7 +416,7 @@ class BoardServer(ThreadingHTTPServer):
             self.count(why)
         with contextlib.suppress(OSError):
             stream.conn.shutdown(socket.SHUT_RDWR)
-        self.host.board.wake()
+        (stream.board or self.host.board).wake()
 
 
 _SECURITY_HEADERS = {
@@ -512,7 +514,9 @@ class BoardHandler(BaseHTTPRequestHandler):
         if not head:
             self.wfile.write(body)
 
-    def _events(self, head: bool) -> None:
+    def _events(self, head: bool, board: Board | None = None) -> None:
+        """The event stream of ``board`` (default the host's: a host with several, as the pit's tiles-only one,
+        names which)."""
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-store")
@@ -521,8 +525,9 @@ class BoardHandler(BaseHTTPRequestHandler):
         self.end_headers()
         if head:
             return
-        server, board = self.server, self.server.host.board
-        stream = server.open_stream(str(self.client_address[0]), self.connection)
+        server = self.server
+        board = board or server.host.board
+        stream = server.open_stream(str(self.client_address[0]), self.connection, board)
         try:
             # Whatever Last-Event-ID a reconnecting page sends (versions restart with the daemon), it gets
             # the current snapshot at once.

@@ -15,6 +15,9 @@
   shoe-floor faults --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
   shoe-floor report --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
   shoe-floor ratings --archive URL [--table T] [--since ISO] [--open] [--decisions-per-hour N] [--json]
+  shoe-floor staff add|disable|enable|set-pin|set-badge|list --archive URL ...   (floor/people_cli.py)
+  shoe-floor user add|disable|enable|unlock|set-password|list --archive URL ...
+  shoe-floor audit --archive URL [--subject S] [--last N] [--json]
 
 Bad input (a URL, a number, an archive that cannot be opened) is one line on stderr and exit 2.
 """
@@ -54,6 +57,7 @@ from floor.archive import SQLITE, Archive, ArchiveError, ArchiveLost, parse_url
 from floor.collector import Collector, Settings
 from floor.counting import DEFAULT_THRESHOLD
 from floor.money_watch import fault_rates
+from floor.people_cli import add_parsers as add_people_parsers
 from floor.pit import Pit
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, ShiftError, ShiftPlan, parse_time
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
@@ -252,6 +256,7 @@ def parser() -> argparse.ArgumentParser:
     )
     ra.add_argument("--json", action="store_true", help="one JSON object per session")
     ra.set_defaults(handler=rate)
+    add_people_parsers(sub, _count)
     return p
 
 

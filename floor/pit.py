@@ -53,6 +53,7 @@ from controller.game.roads import RoadError, big_road_grid, compute_roads, roads
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.accounting import money_move, ratings, shift_report
 from floor.archive import Archive
+from floor.pit_auth import Gate, SessionRules, Visitor, admit, check_bind, post
 from floor.pit_intake import MAX_ALERT_BYTES, Refused, body_ok, followable, read_alert, read_record, read_status
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftPlan, parse_time
 from floor_protocol.addresses import parse_broker
@@ -69,6 +70,7 @@ STATIC_FILES: Mapping[str, str] = {
     "pit.html": "text/html; charset=utf-8",
     "table.html": "text/html; charset=utf-8",
     "pit.css": "text/css; charset=utf-8",
+    "signin.css": "text/css; charset=utf-8",
     "items.js": "text/javascript; charset=utf-8",
     "pit.js": "text/javascript; charset=utf-8",
     "table.js": "text/javascript; charset=utf-8",
@@ -333,8 +335,10 @@ class Pit:
         wall_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
         plan: ShiftPlan | None = None,
         max_record_bytes: int = MAX_RECORD_BYTES,
+        sessions: SessionRules | None = None,
     ) -> None:
         self.board = Board()
+        self.tiles_board = Board()  # the same snapshot without the alert feed: what a viewer sees (floor/pit_auth.py)
         #: The longest record it reads: the collector's (``serve --max-record-bytes``), so that the pit never
         #: refuses a record the archive keeps; an alert may carry one such record.
         self.max_record_bytes = max_record_bytes
@@ -349,6 +353,8 @@ class Pit:
         self.wall_ms = wall_ms
         self.archive = Archive(archive_url, create=False)
         self.archive_lock = threading.Lock()
+        #: Who may see what (floor/pit_auth.py): the pit's users, their sessions, the audit log.
+        self.gate = Gate(self.archive, self.archive_lock, sessions)
         self.tiles: dict[str, _Tile] = {}
         self.feed: deque[dict[str, Any]] = deque(maxlen=FEED_SIZE)
         self._ignored: set[str] = set()  # tables past MAX_TABLES (at most 10 times as many names kept)
@@ -540,11 +546,12 @@ class Pit:
         tiles = ",".join(self.tiles[t].json for t in sorted(self.tiles))
         ignored = self.stats["tables_ignored"]
         self._refused_shown = refused = self.stats["refused"]
-        body = (
+        head = (
             f'{{"version":{self._version},"ts_ms":{self.wall_ms()},"ignored":{ignored},"refused":{refused},'
-            f'"broker":{json.dumps(self.broker_problem)},"tables":[{tiles}],"feed":{self._feed_json}}}'
+            f'"broker":{json.dumps(self.broker_problem)},"tables":[{tiles}],"feed":'
         )
-        self.board.publish_body(self._version, body.encode())
+        self.board.publish_body(self._version, f"{head}{self._feed_json}}}".encode())
+        self.tiles_board.publish_body(self._version, f"{head}[]}}".encode())
 
     def metrics(self) -> bytes:
         """The pit's own counters in Prometheus' text format (``/metrics``, before the collector's)."""
@@ -612,7 +619,8 @@ class Pit:
     ) -> None:
         """Serve on ``bind`` (OSError when it cannot bind); follow ``broker`` (None: history only). A broker not
         reached is shown on the page at once and said on the log (``say_broker``; ``serve``'s collector says it
-        for both, at DEBUG here then) until it is."""
+        for both, at DEBUG here then) until it is. Off loopback with no pit users: GateError, nothing served."""
+        check_bind(self.archive, bind[0])
         self._server = BoardServer(bind, self, _PitHandler, load_static(STATIC_DIR, STATIC_FILES), label="pit")
         self._server.pit = self
         self._server.metrics = metrics
@@ -667,6 +675,7 @@ class Pit:
             log.info("pit: messages: %s", ", ".join(f"{k} {v}" for k, v in sorted(self.stats.items()) if v))
         self._client = None
         self.board.close()
+        self.tiles_board.close()
         server, self._server = self._server, None
         if server is not None:
             server.stop()
@@ -713,12 +722,21 @@ class _PitHandler(BoardHandler):
     def _json(self, status: HTTPStatus, data: Any, head: bool) -> None:
         self._send(status, json.dumps(data, separators=(",", ":")).encode(), "application/json", head=head)
 
+    def do_POST(self) -> None:
+        """Signing in and out (floor/pit_auth.py); the pit changes nothing else."""
+        server: Any = self.server
+        post(server.pit.gate, self)
+
     def _route(self, head: bool) -> None:
         path, _, query = self.path.partition("?")
         path = path.split("#", 1)[0]
         server: Any = self.server
         pit: Pit = server.pit
         static = server.static
+        visitor = admit(pit.gate, self, path, query, head)
+        if visitor is None:
+            return  # answered: the sign-in page, a redirect to it, or refused
+        self.visitor = visitor
         if path in ("/", "/index.html"):
             self._send(HTTPStatus.OK, *static["pit.html"], head=head)
         elif path.startswith("/table/") and valid_table(unquote(path[len("/table/") :])):
@@ -726,11 +744,12 @@ class _PitHandler(BoardHandler):
         elif path.startswith("/static/") and path[len("/static/") :] in static:
             self._send(HTTPStatus.OK, *static[path[len("/static/") :]], head=head)
         elif path == "/api/pit":
-            self._send(HTTPStatus.OK, pit.board.current()[1], "application/json", head=head)
+            board = pit.tiles_board if visitor.tiles_only else pit.board
+            self._send(HTTPStatus.OK, board.current()[1], "application/json", head=head)
         elif path == "/api/feed":
             self._json(HTTPStatus.OK, pit.snapshot()["feed"], head)
         elif path == "/events":
-            self._events(head)
+            self._events(head, pit.tiles_board if visitor.tiles_only else pit.board)
         elif path == "/metrics":
             text = pit.metrics() + (server.metrics() if server.metrics is not None else b"")
             self._send(HTTPStatus.OK, text, "text/plain; version=0.0.4; charset=utf-8", head=head)
@@ -761,6 +780,11 @@ class _PitHandler(BoardHandler):
             self._json(HTTPStatus.BAD_REQUEST, {"error": "give shoe=S&coup=C, two whole numbers"}, head)
             return
         found = pit.recall(table, shoe, coup)
+        visitor: Visitor = self.visitor
+        if visitor.user is not None and not head:
+            where = str(self.client_address[0])
+            pit.gate.audit(visitor.user, "recall", f"user:{visitor.user}", where, {"table": table, "shoe": shoe,
+                                                                                  "coup": coup})  # fmt: skip
         if found is None:
             self._json(HTTPStatus.NOT_FOUND, {"error": f"table {table}: no coup {coup} in shoe {shoe}"}, head)
         else:

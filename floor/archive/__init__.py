@@ -13,6 +13,8 @@ own:
 * :mod:`~floor.archive.alerts`: the alert feed and its outbox;
 * :mod:`~floor.archive.recall`: records, coups and game recall read back;
 * :mod:`~floor.archive.verify`: walking every chain (``shoe-floor verify``);
+* :mod:`~floor.archive.staff`: the staff registry, the pit's users and the audit log (``shoe-floor staff``,
+  ``shoe-floor user``, the pit's sign-in);
 * :mod:`~floor.archive.repository`: the watches' and the accounting's tables behind a typed API
   (:mod:`~floor.archive.surveil_tables`, :mod:`~floor.archive.money_tables`), what they use instead of SQL
   of their own.
@@ -31,24 +33,32 @@ from floor.archive.errors import ArchiveError, ArchiveLost, EnrollError, Unstora
 from floor.archive.keys import TableKey
 from floor.archive.repository import Repository, Transaction
 from floor.archive.schema import SCHEMA
+from floor.archive.staff import PIT_ROLES, STAFF_ROLES, AuditEntry, People, PitUser, StaffError, StaffMember
 from floor.archive.verify import TableReport
 
 __all__ = [
     "ADVANCE_STEP",
     "FEED_VERSION",
+    "PIT_ROLES",
     "POSTGRES",
     "SCHEMA",
     "SQLITE",
+    "STAFF_ROLES",
     "Alert",
     "AlertKind",
     "Archive",
     "ArchiveError",
     "ArchiveLost",
+    "AuditEntry",
     "Dialect",
     "EnrollError",
     "FeedItem",
     "Head",
+    "People",
+    "PitUser",
     "Repository",
+    "StaffError",
+    "StaffMember",
     "TableKey",
     "TableReport",
     "Transaction",

@@ -1,7 +1,7 @@
 """The :class:`Archive`: one open archive, the face the collector, the pit, the commands and the watches use.
 It holds no logic of its own: it opens the archive (:mod:`~floor.archive.schema`) and hands each call to the
 part whose job it is (intake, the chain heads, the keys, the alert feed, recall, verify, the watches'
-repository), all sharing one :class:`~floor.archive.store.Store`.
+repository, the people), all sharing one :class:`~floor.archive.store.Store`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from floor.archive.keys import Keys, TableKey
 from floor.archive.recall import Recall
 from floor.archive.repository import Repository
 from floor.archive.schema import archive_id, connect, tables_present
+from floor.archive.staff import People
 from floor.archive.verify import TableReport, Verifier
 from floor_protocol.signing import KeyStatement
 
@@ -40,6 +41,8 @@ class Archive:
         self._verifier = Verifier(store, self._keys, self._recall)
         #: The watches' and the accounting's tables (:class:`~floor.archive.repository.Repository`).
         self.repository = Repository(store, self._feed, self._recall)
+        #: The staff registry, the pit's users and the audit log (:class:`~floor.archive.staff.People`).
+        self.people = People(store)
 
     # -- the connection ----------------------------------------------------------------------------------
     @property
