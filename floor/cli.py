@@ -59,6 +59,7 @@ from floor.counting import DEFAULT_THRESHOLD
 from floor.money_watch import fault_rates
 from floor.people_cli import add_parsers as add_people_parsers
 from floor.pit import Pit
+from floor.pit_auth import GateError, SessionRules
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, ShiftError, ShiftPlan, parse_time
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
 from floor_protocol.addresses import AddressError, parse_broker, parse_host_port
@@ -177,6 +178,7 @@ def parser() -> argparse.ArgumentParser:
         f" spots.leave_after_coups (default {DEFAULT_LEAVE_AFTER_COUPS})",
     )
     s.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    _session_options(s)
     s.set_defaults(handler=serve)
     kg = sub.add_parser("keygen", help="write the floor's private key (mode 0600) and print its public key")
     kg.add_argument("--out", required=True, help="the key file to write (never over an existing one)")
@@ -204,6 +206,7 @@ def parser() -> argparse.ArgumentParser:
     pit.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     _max_record_bytes_option(pit)
     _shift_options(pit, "the shift whose handle and win the tiles show")
+    _session_options(pit)
     pit.set_defaults(handler=pit_view)
     h = sub.add_parser("history", help="the coups in the archive (one JSON object per line with --json)")
     h.add_argument("--archive", required=True)
@@ -270,6 +273,16 @@ def _shift_options(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--zone", default=DEFAULT_ZONE, metavar="IANA", help=f"the shifts' time zone (default {DEFAULT_ZONE})"
     )
+
+
+def _session_options(p: argparse.ArgumentParser) -> None:
+    """How long a pit user's session lasts (floor/pit_auth.py; only when the pit has users)."""
+    hours = _bounded(float, 0.01, 24 * 7, "a number of hours", "0.01-168 hours")
+    minutes = _bounded(float, 0.1, 24 * 60, "a number of minutes", "0.1-1440 minutes")
+    p.add_argument("--session-hours", type=hours, default=8.0, metavar="H",
+                   help="a pit session ends H hours after its sign-in (default 8)")  # fmt: skip
+    p.add_argument("--session-idle-minutes", type=minutes, default=30.0, metavar="M",
+                   help="... or M minutes after its last request (default 30)")  # fmt: skip
 
 
 def _shift_range_options(p: argparse.ArgumentParser, what: str) -> None:
@@ -371,7 +384,11 @@ def _start_pit(
     *,
     say_broker: bool = True,
 ) -> Pit:
-    pit = Pit(args.archive, plan=_plan(args), max_record_bytes=args.max_record_bytes)
+    try:
+        sessions = SessionRules(args.session_hours * 3600, args.session_idle_minutes * 60)
+    except GateError as exc:
+        raise UsageError(f"shoe-floor {args.command}: {exc}") from None
+    pit = Pit(args.archive, plan=_plan(args), max_record_bytes=args.max_record_bytes, sessions=sessions)
     try:
         pit.start(
             args.bind,
@@ -386,6 +403,9 @@ def _start_pit(
         pit.close()
         host, port = args.bind
         raise UsageError(f"shoe-floor {args.command}: cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+    except GateError as exc:
+        pit.close()
+        raise UsageError(f"shoe-floor {args.command}: {exc}") from None
     return pit
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import html
 import ipaddress
+import re
 import secrets
 import threading
 import time
@@ -282,7 +283,7 @@ def admit(gate: Gate, handler: Any, path: str, query: str, head: bool) -> Visito
         return Visitor()
     s = gate.session(cookies(handler).get(SESSION_COOKIE), address)
     if s is None:
-        if path.startswith("/api/") or path == "/events" or path == "/signout":
+        if not _is_page(path):  # an API, the event stream, a favicon: 401, never the form (nor its cookie anew)
             handler._send(HTTPStatus.UNAUTHORIZED, b'{"error":"sign in first"}', "application/json", head=head)
         else:
             target = path + ("?" + query if query else "")
@@ -300,12 +301,20 @@ def admit(gate: Gate, handler: Any, path: str, query: str, head: bool) -> Visito
     return Visitor(s.user, s.role, s)
 
 
+def _is_page(path: str) -> bool:
+    """A page a person opens (sent to the sign-in form when signed out), as against an API or a file."""
+    return path in ("/", "/index.html") or path.startswith("/table/")
+
+
 def signin_page(
     handler: Any, head: bool, *, query: Mapping[str, list[str]] | None = None, message: str = "",
     status: HTTPStatus = HTTPStatus.OK,
 ) -> None:  # fmt: skip
-    """The sign-in form with a fresh CSRF token (in the form and in its cookie)."""
-    token = secrets.token_urlsafe(32)
+    """The sign-in form with its CSRF token, in the form and in its cookie (the browser's one, kept: two tabs or a
+    reload keep working; a new one when it has none)."""
+    token = cookies(handler).get(FORM_COOKIE) or ""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{43}", token):
+        token = secrets.token_urlsafe(32)
     target = _next((query or {}).get("next", ["/"])[0])
     _page(handler, status, "Sign in", message, token, target, head, cookie=_cookie(FORM_COOKIE, token, max_age=3600))
 
@@ -324,7 +333,8 @@ def _page(
         start, end = page.index("<label>"), page.rindex("</label>") + len("</label>")
         page = page[:start] + page[end:]
     page = page.replace('action="/signin"', f'action="{action}"').replace(">Sign in</button>", f">{button}</button>")
-    extra = {"Content-Security-Policy": _FORM_CSP}
+    # Referrer-Policy same-origin: with no-referrer the browser posts the form with "Origin: null" (refused)
+    extra = {"Content-Security-Policy": _FORM_CSP, "Referrer-Policy": "same-origin"}
     if cookie:
         extra["Set-Cookie"] = cookie
     handler._send(status, page.encode(), "text/html; charset=utf-8", head=head, extra=extra)
