@@ -17,7 +17,7 @@ __all__ = ["LIBRARIES", "missing_extra", "run_needing"]
 #: the two equal). A table is ``[table]`` (``[pi]`` on a Raspberry Pi, which includes it); a floor server ``[floor]``.
 LIBRARIES: dict[str, frozenset[str]] = {
     "table": frozenset({"serial", "gpiozero", "RPLCD", "smbus2", "paho", "prometheus_client", "cryptography"}),
-    "floor": frozenset({"paho", "psycopg", "prometheus_client", "cryptography", "tzdata"}),
+    "floor": frozenset({"paho", "psycopg", "prometheus_client", "cryptography", "tzdata", "argon2"}),
 }
 
 
