@@ -514,9 +514,10 @@ class BoardHandler(BaseHTTPRequestHandler):
         if not head:
             self.wfile.write(body)
 
-    def _events(self, head: bool, board: Board | None = None) -> None:
+    def _events(self, head: bool, board: Board | None = None, alive: Callable[[], bool] | None = None) -> None:
         """The event stream of ``board`` (default the host's: a host with several, as the pit's tiles-only one,
-        names which)."""
+        names which), ended once ``alive()`` says False (asked after each event and heartbeat: the pit's session
+        that opened it ended)."""
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-store")
@@ -536,7 +537,7 @@ class BoardHandler(BaseHTTPRequestHandler):
             self.wfile.flush()
             while True:
                 news = board.wait_newer(version, server.host.heartbeat, lambda: stream.ended)
-                if board.closing or stream.ended:
+                if board.closing or stream.ended or (alive is not None and not alive()):
                     break
                 if news is None:
                     self.wfile.write(b": heartbeat\n\n")

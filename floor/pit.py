@@ -749,7 +749,9 @@ class _PitHandler(BoardHandler):
         elif path == "/api/feed":
             self._json(HTTPStatus.OK, pit.snapshot()["feed"], head)
         elif path == "/events":
-            self._events(head, pit.tiles_board if visitor.tiles_only else pit.board)
+            session = visitor.session
+            alive = None if session is None else pit.gate.still(session, str(self.client_address[0]))
+            self._events(head, pit.tiles_board if visitor.tiles_only else pit.board, alive)
         elif path == "/metrics":
             text = pit.metrics() + (server.metrics() if server.metrics is not None else b"")
             self._send(HTTPStatus.OK, text, "text/plain; version=0.0.4; charset=utf-8", head=head)

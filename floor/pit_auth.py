@@ -192,6 +192,20 @@ class Gate:
             return None
         return s
 
+    def still(self, session: Session, address: str, every: float = 5.0) -> Callable[[], bool]:
+        """For an event stream opened in ``session``: whether the session is still live (asked at most every
+        ``every`` seconds; an open page counts as a request, so a watched screen stays signed in until its
+        lifetime ends, its user signs out or is disabled)."""
+        checked = [self.clock()]
+
+        def alive() -> bool:
+            if self.clock() - checked[0] < every:
+                return True
+            checked[0] = self.clock()
+            return self.session(session.token, address) is not None
+
+        return alive
+
     def end(self, token: str) -> Session | None:
         with self._sessions_lock:
             return self.sessions.pop(token, None)

@@ -95,4 +95,12 @@
 
   window.pitItems = { checks: checks, keep: keep, note: note, isObj: isObj, betWord: betWord, kindWord: kindWord,
     money: money };
+
+  /** The event stream broke: when it is because this page's session ended (the pit has users, floor/pit_auth.py),
+   * go to the sign-in page, and back here after it. */
+  window.pitItems.signedOut = function () {
+    fetch("/api/pit", { cache: "no-store" }).then((r) => {
+      if (r.status === 401) location.assign("/signin?next=" + encodeURIComponent(location.pathname));
+    }).catch(() => {});
+  };
 })();

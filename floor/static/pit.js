@@ -380,7 +380,7 @@
       if (s.version === stats.version && stats.renders) return;
       render(s);
     };
-    source.onerror = () => { $("connection").hidden = false; };
+    source.onerror = () => { $("connection").hidden = false; items.signedOut(); };
   }
 
   window.addEventListener("resize", () => {

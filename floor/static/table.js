@@ -376,6 +376,7 @@
       const key = t.shoe + "|" + (t.last ? t.last.coup : "") + "|" + t.alarms.length + "|" + t.advantage.length;
       if (key !== tileKey) { tileKey = key; load(); }
     };
+    source.onerror = () => items.signedOut();
   }
 
   $("table-name").textContent = table;

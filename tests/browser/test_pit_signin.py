@@ -26,7 +26,7 @@ def pit(tmp_path: Path) -> Iterator[Pit]:
         archive.store(journal_records(demo_journal(tmp_path / "journal.db"), "T1"))
         archive.people.add_user("pam", "pit_manager", "pit manager's password", actor="test")
         archive.people.add_user("vic", "viewer", "viewer's password", actor="test")
-    pit = Pit(url)
+    pit = Pit(url, heartbeat=0.5)
     pit.start(("127.0.0.1", 0), None)
     try:
         yield pit
@@ -57,10 +57,10 @@ def test_signing_in_to_the_pit(browser: Any, pit: Pit) -> None:
     page.goto(base + "/")
     page.wait_for_selector('[data-testid="tiles"] .tile')
     assert "T1" in page.get_by_test_id("tiles").inner_text()
-    # The session's cookie is the browser's only; once it is gone (expired, signed out), back to sign-in.
-    pit.gate.clock = lambda: time.monotonic() + 24 * 3600  # a day later: every session has expired
-    page.goto(base + "/")
-    assert page.url == base + "/signin?next=%2F"
+    # A day later the session has expired: the open page's event stream ends and the page goes to sign-in.
+    pit.gate.clock = lambda: time.monotonic() + 24 * 3600
+    page.wait_for_url(base + "/signin?next=%2F", timeout=20_000)
+    assert page.get_by_test_id("signin-form").is_visible()
     pit.gate.clock = time.monotonic
     # A viewer: the tiles, and a table page refused.
     viewer = browser.new_page(viewport={"width": 800, "height": 480})

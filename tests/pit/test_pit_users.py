@@ -218,6 +218,33 @@ def test_sessions_expire_when_idle_and_at_their_lifetime(pit: Pit, url: str) -> 
     assert c.get("/api/pit") == 401
 
 
+def test_an_open_event_stream_ends_with_its_session(url: str) -> None:
+    pit = Pit(url, heartbeat=0.2)
+    clock = pit.gate.clock = Clock()
+    pit.start(("127.0.0.1", 0), None)
+    try:
+        c = Client(pit)
+        assert c.sign_in("pam") == 303
+        conn = http.client.HTTPConnection(c.host, c.port, timeout=10)
+        conn.request("GET", "/events", headers={"Cookie": f"shoe_pit_session={c.cookies['shoe_pit_session']}"})
+        stream = conn.getresponse()
+        assert stream.status == 200 and b"data: " in stream.read1(65536)
+        clock.now += 6  # past the stream's check interval, well within the session's idle time: it goes on
+        assert stream.read1(65536)
+        status, _h, page = c.request("GET", "/signout")
+        assert status == 200
+        token = re.search(rb'name="csrf" value="([^"]+)"', page)
+        assert token is not None and c.request("POST", "/signout", {"csrf": token.group(1).decode()})[0] == 303
+        clock.now += 6
+        rest = b""
+        while chunk := stream.read1(65536):  # ends (EOF) at its next heartbeat, never at the read's timeout
+            rest += chunk
+            assert len(rest) < 10_000_000
+        conn.close()
+    finally:
+        pit.close()
+
+
 def test_a_disabled_user_is_signed_out_at_the_next_request(pit: Pit, url: str) -> None:
     c = Client(pit)
     assert c.sign_in("sue") == 303 and c.get("/api/pit") == 200
