@@ -14,6 +14,7 @@ import pytest
 
 from controller.game.cards import DECK
 from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash
+from controller.game.table import Alarm
 from floor.archive import AlertKind, Archive, Transaction
 from floor.cli import main as shoe_floor
 from floor.surveillance import Surveillance, Thresholds, poisson_tail, stats_of, window_hash
@@ -60,7 +61,8 @@ class Chain:
 
     def alarm(self, name: str) -> None:
         cause = self.add("input", {"kind": "declare", "source": "shoe"})
-        self.add("alarm", {"alarm": name, "text": name.upper(), "detail": "test"}, cause=cause.seq)
+        text = Alarm[name.upper()].value  # what the dealer's display says, as a real table journals it
+        self.add("alarm", {"alarm": name, "text": text, "detail": "test"}, cause=cause.seq)
 
     def coup(self, void: bool = False) -> None:
         cause = self.add("input", {"kind": "void" if void else "declare", "source": "shoe"})
