@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from controller.game.bodies import ChipBody, InputBody, MispayBody, PastPostBody, PulledBetBody, SnapshotSpot
+from controller.game.bodies import ChipBody, CoupBody, InputBody, MispayBody, PastPostBody, PulledBetBody, SnapshotSpot
 from controller.game.chips import ChipStatus
 from controller.game.notation import WAGER_WORDS, money_text
 from controller.game.records import InputKind, RecordKind, TableRecord
@@ -230,7 +230,7 @@ def scan_money(state: MoneyState, records: Sequence[TableRecord]) -> MoneyScan:
             count(r, "mispay_cents", mispay_cents(mispay))
         elif r.kind == RecordKind.WAGER:
             count(r, "wagers")
-        elif r.kind == RecordKind.COUP and not r.body.get("set_aside"):
+        elif r.kind == RecordKind.COUP and (coup := CoupBody.read(r.body)) is not None and not coup.set_aside:
             count(r, "coups")
         elif r.kind == RecordKind.INPUT and _reads(r.body) and (given := InputBody.read(r.body)) is not None:
             if given.kind == InputKind.SPOT and given.seat is not None and given.spot is not None:

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from controller.game.bodies import AdvantageBody, AdvantageClearedBody, AlarmBody, InputBody, ShoeBody
+from controller.game.bodies import AdvantageBody, AdvantageClearedBody, AlarmBody, CoupBody, InputBody, ShoeBody
 from controller.game.records import InputKind, RecordKind, TableRecord
 from floor.archive import Alert, AlertKind, Archive, FeedItem, Transaction
 from floor.archive.surveil_tables import DEALER_ERROR_COUNTERS, DealerErrors, Window
@@ -168,7 +168,6 @@ def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
         state.run = state.run[-(WINDOW - 1) :]
 
     for r in records:
-        body = r.body
         if state.pending is not None:
             seq, card = state.pending
             state.pending = None
@@ -187,9 +186,9 @@ def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
         elif r.kind == RecordKind.ALARM and (alarm := AlarmBody.read(r.body)) is not None:
             if alarm.alarm in ERROR_ALARMS:
                 count(r, ERROR_ALARMS[alarm.alarm])
-        elif r.kind == RecordKind.COUP and not body.get("set_aside"):
+        elif r.kind == RecordKind.COUP and (coup := CoupBody.read(r.body)) is not None and not coup.set_aside:
             count(r, "coups")
-            if body.get("void"):
+            if coup.void:
                 count(r, "voids")
         elif r.kind == RecordKind.ADVANTAGE and (raised := AdvantageBody.read(r.body)) is not None:
             out.alerts.append(_advantage(r, raised))
