@@ -87,7 +87,7 @@ def test_the_floors_metrics_are_read_when_scraped() -> None:
     from floor.metrics import CollectorCounts, PitCounts, exposition
 
     stats = Stats()
-    pit: Counter[str] = Counter()  # the pit's counters are a Counter
+    pit: Counter[str] = Counter()  # as the pit counts (Pit.stats)
     scrape = exposition(CollectorCounts(lambda: stats), PitCounts(pit, ("state", "record")))
     assert b"shoe_floor_received_total 0.0" in scrape()
     stats.received, pit["refused_record"] = 7, 2  # the threads count; nothing is pushed
