@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import signal
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ def test_the_floors_metrics_are_read_when_scraped() -> None:
     from floor.metrics import CollectorCounts, PitCounts, exposition
 
     stats = Stats()
-    pit: dict[str, int] = {}
+    pit: Counter[str] = Counter()  # as the pit counts (Pit.stats)
     scrape = exposition(CollectorCounts(lambda: stats), PitCounts(pit, ("state", "record")))
     assert b"shoe_floor_received_total 0.0" in scrape()
     stats.received, pit["refused_record"] = 7, 2  # the threads count; nothing is pushed
