@@ -51,6 +51,7 @@ from typing import Any
 
 from controller.game.bodies import (
     CommissionBody,
+    CoupBody,
     RecordBody,
     SettlementBody,
     ShoeBody,
@@ -249,7 +250,6 @@ class Accounting:
             when = _when(r.at) or last or _When.of(_EPOCH)
             last = when
             self._shift(state, r, when, out)
-            body = r.body
             if r.kind == RecordKind.SHOE:
                 shoe = ShoeBody.read(r.body)
                 if shoe is not None and shoe.event == "start":
@@ -264,8 +264,8 @@ class Accounting:
                 self._settlement(state, r, when, out)
             elif r.kind == RecordKind.COMMISSION:
                 self._commission(state, r, when, out)
-            elif r.kind == RecordKind.COUP and not body.get("set_aside"):
-                self._coup(state, r, when, out)
+            elif r.kind == RecordKind.COUP and (coup := CoupBody.read(r.body)) is not None and not coup.set_aside:
+                self._coup(state, r, coup, when, out)
         return out
 
     def _shift(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
@@ -375,12 +375,10 @@ class Accounting:
         if key is not None:
             self._session_of(key, c.seat, when, out)["collected"] += c.collected
 
-    def _coup(self, state: AccountState, r: TableRecord, when: _When, out: AccountScan) -> None:
-        b = r.body
-        declared = bool(b.get("declared"))
-        if declared:
+    def _coup(self, state: AccountState, r: TableRecord, b: CoupBody, when: _When, out: AccountScan) -> None:
+        if b.declared:
             out.buckets.setdefault(when.bucket, _zero_bucket())["coups"] += 1
-        locked = declared or (bool(b.get("void")) and bool(b.get("cards")))
+        locked = b.declared or (b.void and bool(b.cards))
         if locked:
             for seat_text in list(state.open):
                 seat = int(seat_text)
@@ -397,7 +395,7 @@ class Accounting:
             for seat in state.playing:
                 state.empty.pop(str(seat), None)
         # The coup's settlements follow its record: keep its wagers for them, forget older ones (a void's).
-        state.pending = [w for w in state.pending if w.of(b.get("shoe"), b.get("coup"))]
+        state.pending = [w for w in state.pending if w.of(b.shoe, b.coup)]
         state.playing, state.decided = [], []
 
     # -- store (inside the surveillance step's transaction) -----------------------------------------------

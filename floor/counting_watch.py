@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.game.bodies import ShoeBody, WagerBody
+from controller.game.bodies import CoupBody, ShoeBody, WagerBody
 from controller.game.cards import RANKS
 from controller.game.edges import EdgeTracker
 from controller.game.notation import WAGER_WORDS, money_text
@@ -169,10 +169,11 @@ class CountWatch:
             seats = state.pending.setdefault(key, {})
             seats.setdefault(str(wager.seat), {})[wager.bet] = wager.stake
         elif r.kind == RecordKind.COUP:
-            if body.get("set_aside") or body.get("coup") is None or body.get("shoe") != tracker.shoe:
+            dealt = CoupBody.read(body)  # a body not of its kind is fed to the tracker as it is, not refused
+            if dealt is None or dealt.set_aside or dealt.coup is None or dealt.shoe != tracker.shoe:
                 tracker.feed(r.kind, body)
                 return
-            shoe, coup = int(body["shoe"]), int(body["coup"])
+            shoe, coup = dealt.shoe, dealt.coup
             stakes = state.pending.pop(f"{shoe}:{coup}", {})
             edges = tracker.edges(coup)
             tracker.feed(r.kind, body)

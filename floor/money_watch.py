@@ -29,8 +29,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from controller.game.bodies import ChipBody, CoupBody, InputBody, MispayBody, PastPostBody, PulledBetBody, SnapshotSpot
+from controller.game.chips import ChipStatus
 from controller.game.notation import WAGER_WORDS, money_text
 from controller.game.records import InputKind, RecordKind, TableRecord
+from controller.game.wagers import MispayKind
 from floor.archive import Alert, AlertKind, Archive, Transaction
 from floor.archive.money_tables import MONEY_FAULT_COUNTERS, MONEY_WATCH_SCHEMA, MoneyFaults
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftPlan, bucket_of, bucket_time
@@ -79,10 +82,10 @@ class MoneyState:
             data = json.loads(text)
         except ValueError:
             return cls()
-        foreign = data.get("foreign") if isinstance(data, dict) else None
-        if not isinstance(foreign, dict):
-            return cls()
-        return cls({str(k): [str(u) for u in v] for k, v in foreign.items() if isinstance(v, list)})
+        match data:
+            case {"foreign": dict() as foreign}:
+                return cls({str(k): [str(u) for u in v] for k, v in foreign.items() if isinstance(v, list)})
+        return cls()
 
 
 @dataclass
@@ -93,54 +96,46 @@ class MoneyScan:
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # bucket -> counter -> count
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def _spot(bet: str) -> str:
+    return SPOT_WORDS.get(bet, bet)
 
 
-def _spot(bet: Any) -> str:
-    return SPOT_WORDS.get(str(bet), str(bet))
+def _where(b: PastPostBody | MispayBody) -> str:
+    return f"shoe {b.shoe}, coup {b.coup}"
 
 
-def _where(b: Mapping[str, Any]) -> str:
-    return f"shoe {b.get('shoe')}, coup {b.get('coup')}"
-
-
-def _past_post(r: TableRecord) -> Alert:
-    b = r.body
-    locked, seen = _int(b.get("locked_cents")), _int(b.get("seen_cents"))
+def _past_post(r: TableRecord, b: PastPostBody) -> Alert:
+    locked, seen = b.locked_cents, b.seen_cents
     what = f"{money_text(seen - locked)} added" if seen > locked else "chips swapped"
     detail = (
-        f"Table {r.table} seat {b.get('seat')}: past-post on {_spot(b.get('bet'))}, {what} after the first card"
+        f"Table {r.table} seat {b.seat}: past-post on {_spot(b.bet)}, {what} after the first card"
         f" ({money_text(locked)} locked, {money_text(seen)} seen; {_where(b)})"
     )
-    extra = {**b, "added_cents": max(0, seen - locked)}
+    extra = {**r.body, "added_cents": max(0, seen - locked)}
     return Alert(r.table, r.seq, AlertKind.PAST_POST, detail, record=r.to_dict(), extra=extra, key=_key(r))
 
 
-def _pulled_bet(r: TableRecord) -> Alert:
-    b = r.body
-    locked, seen = _int(b.get("locked_cents")), _int(b.get("seen_cents"))
+def _pulled_bet(r: TableRecord, b: PulledBetBody) -> Alert:
+    locked, seen = b.locked_cents, b.seen_cents
     detail = (
-        f"Table {r.table} seat {b.get('seat')}: pulled bet on {_spot(b.get('bet'))}, {money_text(locked - seen)}"
+        f"Table {r.table} seat {b.seat}: pulled bet on {_spot(b.bet)}, {money_text(locked - seen)}"
         f" taken off after the first card ({money_text(locked)} locked, {money_text(seen)} left; {_where(b)})"
     )
-    extra = {**b, "pulled_cents": max(0, locked - seen)}
+    extra = {**r.body, "pulled_cents": max(0, locked - seen)}
     return Alert(r.table, r.seq, AlertKind.PULLED_BET, detail, record=r.to_dict(), extra=extra, key=_key(r))
 
 
-def mispay_cents(body: Mapping[str, Any]) -> int:
+def mispay_cents(body: MispayBody) -> int:
     """How many cents a mispay was wrong by: the difference between what the spot held and should have held."""
-    return abs(_int(body.get("seen_cents")) - _int(body.get("expected_cents")))
+    return abs(body.seen_cents - body.expected_cents)
 
 
-def _mispay(r: TableRecord) -> Alert:
-    b = r.body
-    expected, seen, off = _int(b.get("expected_cents")), _int(b.get("seen_cents")), mispay_cents(b)
-    seat, spot = b.get("seat"), _spot(b.get("bet"))
-    kind = b.get("kind")
-    if kind == "loser_left":
+def _mispay(r: TableRecord, b: MispayBody) -> Alert:
+    expected, seen, off = b.expected_cents, b.seen_cents, mispay_cents(b)
+    seat, spot = b.seat, _spot(b.bet)
+    if b.kind == MispayKind.LOSER_LEFT.value:
         what = f"losing {spot} wager of {money_text(seen)} left on the layout, not taken"
-    elif kind == "overpay":
+    elif b.kind == MispayKind.OVERPAY.value:
         what = (
             f"{spot} overpaid by {money_text(off)} (the spot held {money_text(seen)},"
             f" it should have held {money_text(expected)})"
@@ -151,20 +146,20 @@ def _mispay(r: TableRecord) -> Alert:
             f" it should have held {money_text(expected)})"
         )
     detail = f"Table {r.table} seat {seat}: mispay, {what} ({_where(b)})"
-    extra = {**b, "off_cents": off}
+    extra = {**r.body, "off_cents": off}
     return Alert(r.table, r.seq, AlertKind.MISPAY, detail, record=r.to_dict(), extra=extra, key=_key(r))
 
 
-def _foreign_chip(r: TableRecord, seat: Any, spot: Any, chip: Mapping[str, Any]) -> Alert:
-    status, uid = str(chip.get("status")), str(chip.get("uid"))
+def _foreign_chip(r: TableRecord, seat: int, spot: str, chip: ChipBody) -> Alert:
+    status, uid = chip.status, chip.uid
     on = f"seat {seat} {_spot(spot)}"
-    if status == "stolen":
+    if status == ChipStatus.STOLEN.value:
         kind = AlertKind.STOLEN_CHIP
         detail = (
             f"Table {r.table} {on}: STOLEN chip {uid} on the layout -- a chip reported stolen is in play:"
             " hold the chip and the player, call surveillance now"
         )
-    elif status == "retired":
+    elif status == ChipStatus.RETIRED.value:
         kind = AlertKind.FOREIGN_CHIP
         detail = (
             f"Table {r.table} {on}: retired chip {uid} on the layout (withdrawn from play): it does not count,"
@@ -176,7 +171,7 @@ def _foreign_chip(r: TableRecord, seat: Any, spot: Any, chip: Mapping[str, Any])
             f"Table {r.table} {on}: unknown chip {uid} on the layout (in no range of the chip registry):"
             " it does not count, check it is not counterfeit"
         )
-    extra = {"seat": seat, "bet": spot, "uid": uid, "status": status, "cents": _int(chip.get("cents"))}
+    extra = {"seat": seat, "bet": spot, "uid": uid, "status": status, "cents": chip.cents}
     return Alert(r.table, r.seq, kind, detail, record=r.to_dict(), extra=extra, key=f"{kind}:{r.table}:{r.seq}:{uid}")
 
 
@@ -184,14 +179,23 @@ def _key(r: TableRecord) -> str:
     return f"{r.kind}:{r.table}:{r.seq}"
 
 
-def _foreign_of(chips: Any) -> list[Mapping[str, Any]]:
-    if not isinstance(chips, list):
-        return []
-    return [c for c in chips if isinstance(c, dict) and c.get("status") not in (None, "in_play")]
+def _foreign_of(chips: Sequence[ChipBody]) -> list[ChipBody]:
+    return [c for c in chips if c.status != ChipStatus.IN_PLAY.value]
+
+
+def _reads(body: Mapping[str, Any]) -> bool:
+    """Whether an input is one the watch reads (a reader's spot or snapshot): only those are parsed, by their
+    kind alone (the cards, most of a journal, are not)."""
+    match body:
+        case {"kind": InputKind.SPOT | InputKind.SPOTS_SNAPSHOT}:
+            return True
+    return False
 
 
 def scan_money(state: MoneyState, records: Sequence[TableRecord]) -> MoneyScan:
-    """Read ``records`` (contiguous, in seq order, following what ``state`` has read); update ``state``."""
+    """Read ``records`` (contiguous, in seq order, following what ``state`` has read); update ``state``. Each
+    record the watch reads is read through its kind's class (controller.game.bodies); a record whose body is not
+    its kind's (never a real table's) is read as nothing."""
     out = MoneyScan()
 
     def count(r: TableRecord, counter: str, n: int = 1) -> None:
@@ -201,47 +205,45 @@ def scan_money(state: MoneyState, records: Sequence[TableRecord]) -> MoneyScan:
             return  # a record whose time cannot be read is not counted (its alert still goes)
         out.counts.setdefault(bucket, dict.fromkeys(COUNTERS, 0))[counter] += n
 
-    def spot_now(r: TableRecord, seat: Any, spot: Any, chips: Any) -> dict[str, list[str]]:
+    def spot_now(r: TableRecord, seat: int, spot: str, chips: Sequence[ChipBody]) -> dict[str, list[str]]:
         """The spot's foreign chips now; an alert and a count for each that was not there before."""
         key = f"{seat}:{spot}"
         before = set(state.foreign.get(key, ()))
         now: list[str] = []
         for chip in _foreign_of(chips)[:MAX_CHIPS_PER_SPOT]:
-            uid = str(chip.get("uid"))
-            now.append(uid)
-            if uid not in before:
+            now.append(chip.uid)
+            if chip.uid not in before:
                 out.alerts.append(_foreign_chip(r, seat, spot, chip))
-                count(r, "stolen_chips" if chip.get("status") == "stolen" else "foreign_chips")
+                count(r, "stolen_chips" if chip.status == ChipStatus.STOLEN.value else "foreign_chips")
         return {key: now} if now else {}
 
     for r in records:
-        b = r.body
-        if r.kind == RecordKind.PAST_POST:
-            out.alerts.append(_past_post(r))
+        if r.kind == RecordKind.PAST_POST and (post := PastPostBody.read(r.body)) is not None:
+            out.alerts.append(_past_post(r, post))
             count(r, "past_posts")
-        elif r.kind == RecordKind.PULLED_BET:
-            out.alerts.append(_pulled_bet(r))
+        elif r.kind == RecordKind.PULLED_BET and (pulled := PulledBetBody.read(r.body)) is not None:
+            out.alerts.append(_pulled_bet(r, pulled))
             count(r, "pulled_bets")
-        elif r.kind == RecordKind.MISPAY:
-            out.alerts.append(_mispay(r))
+        elif r.kind == RecordKind.MISPAY and (mispay := MispayBody.read(r.body)) is not None:
+            out.alerts.append(_mispay(r, mispay))
             count(r, "mispays")
-            count(r, "mispay_cents", mispay_cents(b))
+            count(r, "mispay_cents", mispay_cents(mispay))
         elif r.kind == RecordKind.WAGER:
             count(r, "wagers")
-        elif r.kind == RecordKind.COUP and not b.get("set_aside"):
+        elif r.kind == RecordKind.COUP and (coup := CoupBody.read(r.body)) is not None and not coup.set_aside:
             count(r, "coups")
-        elif r.kind == RecordKind.INPUT and b.get("kind") == InputKind.SPOT:
-            found = spot_now(r, b.get("seat"), b.get("spot"), b.get("chips"))
-            state.foreign.pop(f"{b.get('seat')}:{b.get('spot')}", None)  # what the spot holds now replaces it
-            if len(state.foreign) < MAX_SPOTS:
-                state.foreign.update(found)
-        elif r.kind == RecordKind.INPUT and b.get("kind") == InputKind.SPOTS_SNAPSHOT:
-            fresh: dict[str, list[str]] = {}
-            spots = b.get("spots")
-            for s in spots if isinstance(spots, list) else ():
-                if isinstance(s, dict) and len(fresh) < MAX_SPOTS:
-                    fresh.update(spot_now(r, s.get("seat"), s.get("spot"), s.get("chips")))
-            state.foreign = fresh  # every spot the snapshot does not list is empty
+        elif r.kind == RecordKind.INPUT and _reads(r.body) and (given := InputBody.read(r.body)) is not None:
+            if given.kind == InputKind.SPOT and given.seat is not None and given.spot is not None:
+                found = spot_now(r, given.seat, given.spot, given.chips or ())
+                state.foreign.pop(f"{given.seat}:{given.spot}", None)  # what the spot holds now replaces it
+                if len(state.foreign) < MAX_SPOTS:
+                    state.foreign.update(found)
+            elif given.kind == InputKind.SPOTS_SNAPSHOT:
+                fresh: dict[str, list[str]] = {}
+                for s in given.spots or ():
+                    if isinstance(s, SnapshotSpot) and len(fresh) < MAX_SPOTS:
+                        fresh.update(spot_now(r, s.seat, s.spot, s.chips))
+                state.foreign = fresh  # every spot the snapshot does not list is empty
     return out
 
 

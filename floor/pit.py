@@ -51,7 +51,7 @@ from controller.game.edges import shoe_edges
 from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
-from floor.accounting import money_move, ratings, shift_report
+from floor.accounting import ShiftFigures, money_move, ratings, shift_report
 from floor.archive import Archive
 from floor.pit_auth import Gate, SessionRules, Visitor, admit, check_bind, post
 from floor.pit_intake import MAX_ALERT_BYTES, Refused, body_ok, followable, read_alert, read_record, read_status
@@ -123,18 +123,16 @@ class ShiftMoney:
     the payout included) plus what the seats' commission boxes collected; commission collected and
     uncollected are the boxes'."""
 
-    __slots__ = ("commission_collected", "commission_uncollected", "handle", "shift", "shown", "theo", "wagers", "win")
+    __slots__ = ("commission_collected", "commission_uncollected", "handle", "shift", "shown", "wagers", "win")
 
-    def __init__(self, shift: Shift, figures: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, shift: Shift, figures: ShiftFigures | None = None) -> None:
         self.shift = shift
         self.shown = shift.to_dict()  # its name, start and end as the tile shows them
-        f = figures or {}
-        self.handle = int(f.get("handle") or 0)
-        self.win = int(f.get("win") or 0)
-        self.commission_collected = int(f.get("commission_collected") or 0)
-        self.commission_uncollected = int(f.get("commission_uncollected") or 0)
-        self.wagers = int(f.get("wagers") or 0)
-        self.theo = float(f.get("theo") or 0)
+        self.handle = 0 if figures is None else figures.handle
+        self.win = 0 if figures is None else figures.win
+        self.commission_collected = 0 if figures is None else figures.commission_collected
+        self.commission_uncollected = 0 if figures is None else figures.commission_uncollected
+        self.wagers = 0 if figures is None else figures.wagers
 
     def fold(self, kind: str, body: Mapping[str, Any]) -> None:
         """Add one record's money by the shift's one rule (:func:`floor.accounting.money_move`)."""
@@ -174,6 +172,7 @@ class _Tile:
         self.table = table
         self.status = "unknown"
         self.state: dict[str, Any] = {}
+        self.due: str | None = None  # what the table's state says is due (its ``due``)
         self.counts: dict[str, int] = {}
         self.game: dict[str, Any] | None = None
         self.limits: dict[str, int] | None = None  # the table's limits in cents (its state says them)
@@ -192,6 +191,7 @@ class _Tile:
         self.encode()  # a tile made by a message it then refused is still shown (and the snapshot still JSON)
 
     def follow_state(self, state: TableStateMessage) -> None:
+        self.due = state.due
         self.state = {
             "shoe": state.shoe,
             "coup": state.coup,
@@ -269,7 +269,7 @@ class _Tile:
             return "closed"
         if "link_down" in self.alarms:
             return "link down"
-        if self.state.get("due") == "new_shoe":
+        if self.due == "new_shoe":
             return "shoe change"
         if self.status == "online":
             return "dealing"
@@ -399,11 +399,11 @@ class Pit:
             self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"))
             self._publish()
 
-    def _shift_figures(self, shift: Shift) -> dict[str, Mapping[str, Any]]:
+    def _shift_figures(self, shift: Shift) -> dict[str, ShiftFigures]:
         """Each table's figures for ``shift`` so far, from the archive (the accounting's shift report; nothing
         when the archive has no money tables yet)."""
         figures = shift_report(self.archive, self.plan, shift.start, shift.start + timedelta(seconds=1))
-        return {f.table: f.to_dict() for f in figures if f.table is not None and f.shift == shift.name}
+        return {f.table: f for f in figures if f.table is not None and f.shift == shift.name}
 
     def _roll(self) -> None:
         """A new shift began (by the clock): every tile starts its figures afresh."""
@@ -530,7 +530,7 @@ class Pit:
             return False
         if dropped:
             self.stats["alert_records_dropped"] += 1
-        if item["id"] is not None and any(seen.get("id") == item["id"] for seen in self.feed):
+        if item["id"] is not None and any(seen["id"] == item["id"] for seen in self.feed):
             return False  # said again (an alert is published at least once): the pit shows it once
         self.feed.append(item)
         self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"), allow_nan=False)
@@ -601,7 +601,7 @@ class Pit:
             found = self.archive.recall(table, shoe, coup)
         if found is None:
             return None
-        money = found.get("money") or []
+        money = found["money"]
         kept = [m for m in money if body_ok(m["kind"], m["body"])]
         return {**found, "money": kept, "skipped": len(money) - len(kept)}
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from controller.game.bodies import InputBody, ShoeBody
+from controller.game.bodies import AdvantageBody, AdvantageClearedBody, AlarmBody, CoupBody, InputBody, ShoeBody
 from controller.game.records import InputKind, RecordKind, TableRecord
 from floor.archive import Alert, AlertKind, Archive, FeedItem, Transaction
 from floor.archive.surveil_tables import DEALER_ERROR_COUNTERS, DealerErrors, Window
@@ -168,7 +168,6 @@ def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
         state.run = state.run[-(WINDOW - 1) :]
 
     for r in records:
-        body = r.body
         if state.pending is not None:
             seq, card = state.pending
             state.pending = None
@@ -184,14 +183,17 @@ def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
             state.pending = (r.seq, given.card)
         elif given is not None and given.kind == InputKind.UNREADABLE:
             state.run = []  # a card of unknown face: no window spans it
-        elif r.kind == RecordKind.ALARM and body.get("alarm") in ERROR_ALARMS:
-            count(r, ERROR_ALARMS[str(body["alarm"])])
-        elif r.kind == RecordKind.COUP and not body.get("set_aside"):
+        elif r.kind == RecordKind.ALARM and (alarm := AlarmBody.read(r.body)) is not None:
+            if alarm.alarm in ERROR_ALARMS:
+                count(r, ERROR_ALARMS[alarm.alarm])
+        elif r.kind == RecordKind.COUP and (coup := CoupBody.read(r.body)) is not None and not coup.set_aside:
             count(r, "coups")
-            if body.get("void"):
+            if coup.void:
                 count(r, "voids")
-        elif r.kind in (RecordKind.ADVANTAGE, RecordKind.ADVANTAGE_CLEARED):
-            out.alerts.append(_advantage(r))
+        elif r.kind == RecordKind.ADVANTAGE and (raised := AdvantageBody.read(r.body)) is not None:
+            out.alerts.append(_advantage(r, raised))
+        elif r.kind == RecordKind.ADVANTAGE_CLEARED and (cleared := AdvantageClearedBody.read(r.body)) is not None:
+            out.alerts.append(_advantage(r, cleared))
         elif given is not None and given.kind == InputKind.CLOCK and given.synchronised is False:
             out.alerts.append(_clock(r, given))
     return out
@@ -207,27 +209,18 @@ def _clock(r: TableRecord, given: InputBody) -> Alert:
     return Alert(r.table, r.seq, AlertKind.CLOCK_UNSYNCHRONISED, detail, record=r.to_dict(), extra=extra, key=key)
 
 
-def _advantage(r: TableRecord) -> Alert:
-    b = r.body
-    ev = b.get("ev")
-    ev_text = f"{ev:+.4%}" if isinstance(ev, int | float) else "?"
-    if r.kind == RecordKind.ADVANTAGE:
-        detail = f"shoe {b.get('shoe')} coup {b.get('coup')}: {b.get('bet')} favours the player, EV {ev_text}"
-    elif b.get("shoe_ended"):
-        detail = (
-            f"shoe {b.get('shoe')} ended with {b.get('bet')} still favouring the player"
-            f" (EV {ev_text} at coup {b.get('coup')})"
-        )
-    elif isinstance(ev, int | float) and ev >= 0:  # a threshold above 0 less its margin: still the player's
-        detail = (
-            f"shoe {b.get('shoe')} coup {b.get('coup')}: {b.get('bet')} flag cleared, its edge fell to EV {ev_text}"
-        )
+def _advantage(r: TableRecord, b: AdvantageBody) -> Alert:
+    ev_text = f"{b.ev:+.4%}"
+    if not isinstance(b, AdvantageClearedBody):
+        detail = f"shoe {b.shoe} coup {b.coup}: {b.bet} favours the player, EV {ev_text}"
+    elif "shoe_ended" in b.model_fields_set:  # said only when the shoe ended (it is never false)
+        detail = f"shoe {b.shoe} ended with {b.bet} still favouring the player (EV {ev_text} at coup {b.coup})"
+    elif b.ev >= 0:  # a threshold above 0 less its margin: still the player's
+        detail = f"shoe {b.shoe} coup {b.coup}: {b.bet} flag cleared, its edge fell to EV {ev_text}"
     else:
-        detail = (
-            f"shoe {b.get('shoe')} coup {b.get('coup')}: {b.get('bet')} no longer favours the player (EV {ev_text})"
-        )
-    detail += f", {b.get('cards_left')} cards left"
-    extra = {k: b[k] for k in ("shoe", "coup", "bet", "ev", "cards_left", "shoe_ended") if k in b}
+        detail = f"shoe {b.shoe} coup {b.coup}: {b.bet} no longer favours the player (EV {ev_text})"
+    detail += f", {b.cards_left} cards left"
+    extra = {k: r.body[k] for k in ("shoe", "coup", "bet", "ev", "cards_left", "shoe_ended") if k in r.body}
     return Alert(r.table, r.seq, r.kind, detail, record=r.to_dict(), extra=extra, key=f"{r.kind}:{r.table}:{r.seq}")
 
 

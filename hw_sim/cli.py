@@ -220,10 +220,10 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
                 raise UsageError(f"--script {exc}") from None
             try:
                 script = tuple(parse_script(text.splitlines(), str(args.script)))
-            except RecursionError:  # json parses nested arrays recursively
-                raise UsageError(f"--script {args.script}: JSON nested too deeply") from None
+            except FaultSpecError as exc:  # names the file and line
+                raise UsageError(f"--script {exc}") from None
     except FaultSpecError as exc:
-        raise UsageError(f"--fault/--script {exc}") from None
+        raise UsageError(f"--fault {exc}") from None
     decks = args.decks if MIN_DECKS <= args.decks <= MAX_DECKS else MAX_DECKS  # a bad --decks is named below
     order = None if args.order is None else read_order(args.order, decks)
     money = money_from_args(args)

@@ -35,12 +35,12 @@ It has no I/O and no clock, so it works in memory as well as in front of a pty o
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from hw_sim.script_lines import ScriptLineError, script_objects
 from hw_sim.truth import TruthLog
 
 
@@ -92,13 +92,8 @@ UNIT: dict[Fault, str] = (
 )
 
 
-class FaultSpecError(ValueError):
+class FaultSpecError(ScriptLineError):
     """A fault rate or script entry that cannot be used; ``where`` names it (argument or file:line)."""
-
-    def __init__(self, where: str, reason: str) -> None:
-        super().__init__(f"{where}: {reason}")
-        self.where = where
-        self.reason = reason
 
 
 def parse_fault(name: str) -> Fault:
@@ -140,17 +135,8 @@ class ScriptedFault:
 def parse_script(lines: Iterable[str], source: str = "script") -> list[ScriptedFault]:
     """Parse JSON Lines of scripted faults; blank lines and lines starting with ``#`` are skipped."""
     out: list[ScriptedFault] = []
-    for number, line in enumerate(lines, 1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        where = f"{source}:{number}"
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise FaultSpecError(where, f"not JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise FaultSpecError(where, 'expected an object like {"at_card": 17, "fault": "misdraw"}')
+    example = '{"at_card": 17, "fault": "misdraw"}'
+    for where, obj in script_objects(lines, source, FaultSpecError, example):
         name, shoe = obj.get("fault"), obj.get("shoe")
         if not isinstance(name, str):
             raise FaultSpecError(where, "fault must be a fault name")

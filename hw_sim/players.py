@@ -21,7 +21,6 @@ Pure: a seeded generator, no clock, no I/O (the command line reads the file and 
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Iterable, Mapping
@@ -31,6 +30,7 @@ from enum import Enum
 from controller.game.rules import Bet, Ruleset
 from controller.game.settlement import TableLimits, Wager, WagerError, validate_wagers
 from controller.game.wagers import MAX_SEATS
+from hw_sim.script_lines import ScriptLineError, script_objects
 
 __all__ = [
     "STRATEGY_ORDER",
@@ -235,13 +235,8 @@ class Players:
 # -- scripted wagers -----------------------------------------------------------------------------------------
 
 
-class BetsError(ValueError):
+class BetsError(ScriptLineError):
     """A ``--bets`` line that cannot be used; ``where`` names the file and line."""
-
-    def __init__(self, where: str, reason: str) -> None:
-        super().__init__(f"{where}: {reason}")
-        self.where = where
-        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,19 +271,8 @@ def parse_bets(lines: Iterable[str], source: str = "bets") -> list[ScriptedWager
     """Parse ``--bets`` JSON Lines (blank lines and ``#`` comments skipped); :class:`BetsError` names the line."""
     out: list[ScriptedWagers] = []
     seen: set[tuple[int, int, int]] = set()
-    for number, line in enumerate(lines, 1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        where = f"{source}:{number}"
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise BetsError(where, f"not JSON ({exc.msg})") from None
-        except RecursionError:
-            raise BetsError(where, "JSON nested too deeply") from None
-        if not isinstance(obj, dict):
-            raise BetsError(where, 'expected an object like {"shoe": 1, "coup": 3, "seat": 2, "wagers": {...}}')
+    example = '{"shoe": 1, "coup": 3, "seat": 2, "wagers": {...}}'
+    for where, obj in script_objects(lines, source, BetsError, example):
         extra = set(obj) - {"shoe", "coup", "seat", "wagers"}
         if extra:
             raise BetsError(where, f"unknown key {sorted(extra)[0]!r}")

@@ -29,10 +29,13 @@ from controller.config import (
 )
 from controller.game.shoe import BurnMode, CutCardRule
 from controller.game.table import TableRules
+from tests.wiring_doc import wired_pins
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "config" / "config.example.toml"
 DOC = ROOT / "docs" / "configuration.md"
+#: The pin map as docs/wiring.md wires it (a test names a pin by its function, never by a restated number).
+WIRED = wired_pins()
 
 #: A commented setting line of the example file: ``# key = value``.
 SETTING_LINE = re.compile(r"^# ([a-z_0-9]+) = (.+)$", re.MULTILINE)
@@ -72,18 +75,7 @@ def test_empty_file_is_the_default_configuration() -> None:
     assert s.journal.path == Path("/var/lib/shoe-controller/journal.db")
     assert (s.gpio.pin_factory, s.gpio.void_hold_seconds, s.gpio.bounce_seconds) == ("lgpio", 2.0, 0.05)
     assert s.gpio.active_high is True
-    assert s.gpio.pins.as_dict() == {
-        "player_draw": 17,
-        "banker_draw": 27,
-        "player_win": 22,
-        "banker_win": 23,
-        "tie": 24,
-        "fault": 25,
-        "buzzer": 18,
-        "declare": 5,
-        "new_shoe": 6,
-        "void": 13,
-    }
+    assert s.gpio.pins.as_dict() == wired_pins()  # docs/wiring.md's table
     assert (s.lcd.enabled, s.lcd.cols, s.lcd.rows, s.lcd.i2c_address, s.lcd.i2c_bus) == (
         False,
         16,
@@ -285,11 +277,15 @@ def test_table_limits_and_ruleset() -> None:
         ("[gpio.pins]\nbuzzer = 3", "gpio.pins.buzzer", "I2C SCL"),
         ("[gpio.pins]\ndeclare = 14", "gpio.pins.declare", "UART TXD"),
         ("[gpio.pins]\nnew_shoe = 15", "gpio.pins.new_shoe", "UART RXD"),
-        ("[gpio.pins]\ntie = 17", "gpio.pins.tie", "BCM 17 is already used by gpio.pins.player_draw"),
         (
-            "[gpio.pins]\nplayer_draw = 13",
+            f"[gpio.pins]\ntie = {WIRED['player_draw']}",
+            "gpio.pins.tie",
+            f"BCM {WIRED['player_draw']} is already used by gpio.pins.player_draw",
+        ),
+        (
+            f"[gpio.pins]\nplayer_draw = {WIRED['void']}",
             "gpio.pins.void",
-            "BCM 13 is already used by gpio.pins.player_draw",
+            f"BCM {WIRED['void']} is already used by gpio.pins.player_draw",
         ),
         ('[lcd]\nenabled = "no"', "lcd.enabled", "must be true or false"),
         ("[lcd]\ncols = 40", "lcd.cols", "must be 16 or 20"),
@@ -433,10 +429,10 @@ def test_a_directory_and_bad_encoding_are_config_errors(tmp_path: Path) -> None:
 
 
 def test_config_error_is_a_value_error_carrying_data() -> None:
-    error = error_of("[gpio.pins]\ntie = 17\n")
+    error = error_of(f"[gpio.pins]\ntie = {WIRED['player_draw']}\n")
     assert isinstance(error, ValueError)
     assert (error.source, error.key, error.line) == ("config.toml", "gpio.pins.tie", None)
-    assert error.reason == "BCM 17 is already used by gpio.pins.player_draw"
+    assert error.reason == f"BCM {WIRED['player_draw']} is already used by gpio.pins.player_draw"
 
 
 # ---------------------------------------------------------------------------------------------------------

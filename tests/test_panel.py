@@ -34,9 +34,12 @@ from controller.table.panel import (
     make_pin_factory,
 )
 from tests.waiting import until
+from tests.wiring_doc import wired_lamps, wired_pins, wired_rows
 
 WIRING_DOC = Path(__file__).resolve().parent.parent / "docs" / "wiring.md"
 PINS = PinMap()
+#: The pin map as docs/wiring.md wires it (the tests name a pin by its function, never by a restated number).
+WIRED = wired_pins()
 REAL_FACTORY = os.environ.get("SHOE_TEST_PIN_FACTORY")
 HALTING = tuple(a for a in Alarm if a.halts_coup)
 STEADY_ALARMS = tuple(a for a in Alarm if ALARM_SIGNALS[a].fault is LampPattern.STEADY)
@@ -136,25 +139,17 @@ INPUTS = [PINS.declare, PINS.new_shoe, PINS.void]
 
 
 def test_pin_map_defaults_are_the_documented_bcm_numbers() -> None:
-    assert dict(PINS.items()) == {
-        "player_draw": 17,
-        "banker_draw": 27,
-        "player_win": 22,
-        "banker_win": 23,
-        "tie": 24,
-        "fault": 25,
-        "buzzer": 18,
-        "declare": 5,
-        "new_shoe": 6,
-        "void": 13,
-    }
-    assert {PINS.lamp_pin(lamp) for lamp in Lamp} == {17, 27, 22, 23, 24, 25}
+    """The panel's defaults are docs/wiring.md's table (read by tests/wiring_doc.py), lamp by lamp."""
+    wired = wired_pins()
+    assert len(wired) == 10 and list(wired)[:6] == [lamp.value for lamp in Lamp]  # the table was read
+    assert dict(PINS.items()) == wired
+    assert {lamp.value: PINS.lamp_pin(lamp) for lamp in Lamp} == wired_lamps()
 
 
 @pytest.mark.parametrize(
     ("kwargs", "function", "pin", "words"),
     [
-        ({"tie": 17}, "tie", 17, "already used by player_draw"),
+        ({"tie": WIRED["player_draw"]}, "tie", WIRED["player_draw"], "already used by player_draw"),
         ({"fault": 28}, "fault", 28, r"28 is not a BCM GPIO number \(0-27\)"),
         ({"buzzer": -1}, "buzzer", -1, r"-1 is not a BCM GPIO number \(0-27\)"),
         ({"fault": 0}, "fault", 0, "HAT ID EEPROM"),
@@ -212,10 +207,7 @@ def test_the_default_pins_are_stated_once() -> None:
     assert list(PinMap().items()) == list(DEFAULT_PINS.items())  # the same order, too
     assert GpioPins().as_dict() == dict(DEFAULT_PINS) and list(GpioPins().as_dict()) == list(DEFAULT_PINS)
     docs = Path(__file__).resolve().parents[1] / "docs"
-    wiring = {
-        m[1]: (int(m[2]), int(m[3]))
-        for m in re.finditer(r"^\| [^|]+ \| `(\w+)` \| GPIO (\d+) \| (\d+) \|", (docs / "wiring.md").read_text(), re.M)
-    }
+    wiring = {key: (bcm, header) for _function, key, bcm, header in wired_rows()}
     assert wiring == {name: (pin, PHYSICAL_PIN[pin]) for name, pin in DEFAULT_PINS.items()}
     reference = {
         m[1]: int(m[2])

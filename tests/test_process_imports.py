@@ -7,9 +7,14 @@ library (RPLCD, smbus2), no shoe or reader wire (serial, cobs) and no journal wr
 The journal writer is the table process's write path: the table loop (``controller.table.loop``, where the journal's
 one writer commits each input before the shoe's ACK), the daemon that opens the journal for writing
 (``controller.table.daemon``, ``Journal.open_for_table``), the sinks it drives (``controller.table.sinks``), and the
-journal's backup (``controller.journal.backup``, which writes copies). The board never opens the journal at
-all, so for the board the whole ``controller.journal`` package counts. The link reads the journal through the
-``controller.journal`` facade opened read-only (SQLite's ``mode=ro``): it may import that, not the writer.
+journal's own writing modules: the :class:`~controller.journal.journal.Journal` (``controller.journal.journal``),
+the chain's append and the floor ack's store (``controller.journal.chain``), the file guard that mends the file
+(``controller.journal.guard``), retention's prune (``controller.journal.retention``) and the backup's copies
+(``controller.journal.backup``). The board never opens the journal at all, so for the board the whole
+``controller.journal`` package counts. The link reads the journal through
+:class:`~controller.journal.reader.JournalReader` opened read-only (SQLite's ``mode=ro``): it imports that and
+the parts it reads with (queries, schema, store, ack, stamps), not the writer. (``controller.journal``'s names are
+imported on first use, so that importing the reader does not load the ``Journal`` through the package.)
 
 And nothing under ``controller/`` imports the floor's package (``floor/``): the demo that needs the floor's
 archive lives in ``demo/``, which only the ``demo`` command's front end imports."""
@@ -33,6 +38,10 @@ JOURNAL_WRITER = (
     "controller.table.loop",
     "controller.table.daemon",
     "controller.table.sinks",
+    "controller.journal.journal",
+    "controller.journal.chain",
+    "controller.journal.guard",
+    "controller.journal.retention",
     "controller.journal.backup",
 )
 #: The floor's own package and the demos (which may import the floor): never imported by a table's process.
@@ -95,6 +104,22 @@ def test_a_companion_process_imports_no_device_no_journal_writer_and_no_floor(pr
     assert problems(found, DEVICES) == [], f"the {process} process imports a device library"
     assert problems(found, JOURNAL_WRITER + also) == [], f"the {process} process imports the journal's writer"
     assert problems(found, FLOOR) == [], f"the {process} process imports the floor"
+    if process == "link":  # it reads the journal, through the read-only reader
+        assert "controller.journal.reader" in found
+
+
+@pytest.mark.e2e
+def test_the_journal_package_loads_no_writer_until_one_is_asked_for() -> None:
+    """``import controller.journal`` and its reader load none of the writer's modules; the ``Journal`` does."""
+    assert problems(imported_by(["controller.journal", "controller.journal.reader"]), JOURNAL_WRITER) == []
+    code = "import controller.journal as j, json, sys\nassert j.Journal.__name__ == 'Journal'\n"
+    code += "print(json.dumps(sorted(sys.modules)))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    writer = {"controller.journal.journal", "controller.journal.chain", "controller.journal.retention"}
+    assert writer <= set(problems(json.loads(result.stdout), JOURNAL_WRITER))
 
 
 @pytest.mark.e2e
@@ -103,6 +128,10 @@ def test_the_process_check_catches_a_device_a_writer_and_the_floor() -> None:
     found = imported_by(["controller.table.panel", "controller.table.daemon", "demo.floor"])
     assert "gpiozero" in problems(found, DEVICES)
     assert {"controller.table.daemon", "controller.table.loop"} <= set(problems(found, JOURNAL_WRITER))
+    # the journal's writer, reached through the package's facade as the link did before it had a reader
+    journal = problems(imported_by(["controller.journal.journal"]), JOURNAL_WRITER)
+    assert {"controller.journal.journal", "controller.journal.chain", "controller.journal.guard"} <= set(journal)
+    assert "controller.journal.retention" in journal
     assert "demo.floor" in problems(found, FLOOR)
     # demo/floor.py imports floor.archive inside a method only: the process check imports it too
     assert "floor.archive" not in found

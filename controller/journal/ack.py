@@ -9,7 +9,8 @@ link judges it on its own thread before it acts on it, and the table process jud
 it (:class:`AckRefusals` counts and logs what either refused).
 
 Storage: a one-row table ``floor_ack`` (archive id, seq, hash, sig, ts), written by the table loop (the
-journal's one writer), read by the link's own read-only connection at start-up. Created on first use (a
+journal's one writer, :class:`controller.journal.chain.FloorAcks`), read here (:func:`read_floor_ack`) by the
+link's own read-only connection at start-up: this module writes nothing. Created on first use (a
 journal without it reads as "nothing acknowledged"); the archive, hash and sig columns are added to a table an
 older shoe-controller made, whose row (without an archive id) reads as "no verified ack". A lower ack of the
 archive stored is never stored; an ack of another archive id is.
@@ -27,14 +28,14 @@ from typing import Protocol
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from controller.game.records import GENESIS_HASH
-from controller.journal.chain import check_ts, read_head, utc_now
-from controller.journal.schema import FLOOR_ACK_COLUMNS, FLOOR_ACK_SCHEMA
+from controller.journal.queries import read_head
+from controller.journal.schema import FLOOR_ACK_COLUMNS
 from controller.journal.store import Store
 from floor_protocol.ack import Ack
 
 log = logging.getLogger(__name__)
 
-__all__ = ["REFUSAL_REASONS", "AckRefusals", "FloorAcks", "refusal"]
+__all__ = ["REFUSAL_REASONS", "AckRefusals", "read_floor_ack", "refusal"]
 
 #: Why an ack is not believed (the ``reason`` label of ``shoe_floor_acks_refused_total``).
 REFUSAL_REASONS = ("malformed", "table", "signature", "beyond_head", "pruned", "hash", "no_key")
@@ -114,59 +115,23 @@ _WHY = {
 }
 
 
-class FloorAcks:
-    """The floor's ack in ``store``; ``before_commit`` is the file guard's check before a write."""
-
-    def __init__(self, store: Store, *, before_commit: Callable[[], None]) -> None:
-        self._store = store
-        self._before_commit = before_commit
-
-    def store(self, ack: Ack, *, ts: str | None = None) -> bool:
-        """Keep ``ack`` (judged believable by :func:`refusal`): True when stored, False when it is no news (the
-        archive stored already holds as much). Raises :class:`~controller.journal.errors.JournalError` (FULL,
-        WRITE_FAILED ...) like a commit."""
-        if not isinstance(ack, Ack):
-            raise ValueError(f"floor ack must be a signed Ack, not {type(ack).__name__}")
-        self._before_commit()
-        stamp = check_ts(ts) if ts is not None else utc_now()
-        with self._store.transaction("cannot store the floor's ack") as conn:
-            conn.execute(FLOOR_ACK_SCHEMA)
-            _migrate(conn)
-            row = conn.execute("SELECT archive, seq FROM floor_ack WHERE one = 1").fetchone()
-            if row is not None and row[0] == ack.archive and int(row[1]) >= ack.seq:
-                return False
-            conn.execute(
-                "INSERT INTO floor_ack (one, seq, ts, archive, hash, sig) VALUES (1, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, ts = excluded.ts,"
-                " archive = excluded.archive, hash = excluded.hash, sig = excluded.sig",
-                (ack.seq, stamp, ack.archive, ack.hash, ack.sig),
-            )
-        return True
-
-    def read(self, table: str | None = None) -> Ack | None:
-        """The stored, verified ack, or None: no ack stored, no ``floor_ack`` table (no floor link yet), a row an
-        older shoe-controller wrote (no archive id), a seq beyond the chain head (a journal restored from an
-        older copy: that ack names records it no longer has), or a table that cannot be read. ``table`` fills
-        :attr:`Ack.table` (the row does not repeat it)."""
-        if "floor_ack" not in self._store.tables():
+def read_floor_ack(store: Store, table: str | None = None) -> Ack | None:
+    """The stored, verified ack, or None: no ack stored, no ``floor_ack`` table (no floor link yet), a row an
+    older shoe-controller wrote (no archive id), a seq beyond the chain head (a journal restored from an
+    older copy: that ack names records it no longer has), or a table that cannot be read. ``table`` fills
+    :attr:`Ack.table` (the row does not repeat it). Reads only (the link's read-only journal reads it so); the
+    table loop stores it (:class:`controller.journal.chain.FloorAcks`)."""
+    if "floor_ack" not in store.tables():
+        return None
+    conn = store.conn
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(floor_ack)")}
+        if not set(FLOOR_ACK_COLUMNS) <= columns:
             return None
-        conn = self._store.conn
-        try:
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(floor_ack)")}
-            if not set(FLOOR_ACK_COLUMNS) <= columns:
-                return None
-            row = conn.execute("SELECT archive, seq, hash, sig FROM floor_ack WHERE one = 1").fetchone()
-            head = read_head(conn)[0]
-        except sqlite3.Error:
-            return None
-        if row is None or row[0] is None or row[1] is None or int(row[1]) > head:
-            return None
-        return Ack(str(row[0]), table or "", int(row[1]), str(row[2] or ""), str(row[3] or ""))
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    """Add the columns an older ``floor_ack`` table lacks (its row then has no archive id: not verified)."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(floor_ack)")}
-    for name, kind in FLOOR_ACK_COLUMNS.items():
-        if name not in columns:
-            conn.execute(f"ALTER TABLE floor_ack ADD COLUMN {name} {kind}")
+        row = conn.execute("SELECT archive, seq, hash, sig FROM floor_ack WHERE one = 1").fetchone()
+        head = read_head(conn)[0]
+    except sqlite3.Error:
+        return None
+    if row is None or row[0] is None or row[1] is None or int(row[1]) > head:
+        return None
+    return Ack(str(row[0]), table or "", int(row[1]), str(row[2] or ""), str(row[3] or ""))

@@ -7,6 +7,9 @@ transaction, so that a record altered, removed, inserted or reordered, or a tail
 :mod:`controller.journal.verify`. A card the shoe resends because its ACK was lost is dropped here by its
 ``(session, number)`` key.
 
+The floor's ack (:class:`FloorAcks`) is written here too, beside the chain, by the same one writer; judging an
+ack and reading the stored one are :mod:`controller.journal.ack`'s, which the read-only link uses.
+
 The chain makes accidental damage and naive edits evident; it is not a signature. Someone able to write
 the file can rebuild the whole chain. The defence against that is to write :meth:`Chain.head` somewhere
 else (the shift report, the fleet server) so the two can be compared later.
@@ -18,11 +21,14 @@ import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from controller.game.records import GENESIS_HASH, RecordKind, canonical_json, record_hash
+from controller.game.records import RecordKind, canonical_json, record_hash
+from controller.journal.queries import read_anchor, read_head
+from controller.journal.schema import FLOOR_ACK_COLUMNS, FLOOR_ACK_SCHEMA
+from controller.journal.stamps import check_ts, utc_now
 from controller.journal.store import Store
+from floor_protocol.ack import Ack
 
 _KIND_RE = re.compile(r"^[a-z][a-z_]{0,31}$")
 
@@ -45,22 +51,6 @@ class PendingInput:
 _Event = tuple[str, list[tuple[str, str]], int | None, int | None]
 
 
-def utc_now() -> str:
-    """The journal's default stamp: wall-clock UTC, ISO 8601 with milliseconds."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def check_ts(ts: str) -> str:
-    """``ts`` if it is an ISO 8601 string, else a TypeError or ValueError naming it."""
-    if not isinstance(ts, str):
-        raise TypeError(f"ts must be an ISO 8601 string, not {type(ts).__name__}")
-    try:
-        datetime.fromisoformat(ts)
-    except ValueError:
-        raise ValueError(f"ts {ts!r} is not an ISO 8601 timestamp") from None
-    return ts
-
-
 def _check_kind(kind: str) -> str:
     if not isinstance(kind, str) or not _KIND_RE.match(kind):
         raise ValueError(f"record kind {kind!r} must be a lower-case word")
@@ -71,12 +61,6 @@ def _check_optional_int(name: str, value: int | None) -> int | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise TypeError(f"{name} must be an int or None, not {type(value).__name__}")
     return value
-
-
-def read_head(conn: sqlite3.Connection) -> tuple[int, str]:
-    """``(last id, last hash)`` from the chain head of the file ``conn`` reads."""
-    last_id, h = conn.execute("SELECT last_id, hash FROM chain_head WHERE one = 1").fetchone()
-    return int(last_id), str(h)
 
 
 class Chain:
@@ -94,10 +78,7 @@ class Chain:
     def anchor(self) -> tuple[int, str]:
         """``(id, hash)`` of the last pruned record, where the chain now starts: ``(0, genesis)`` before any
         prune (and for a journal written before retention, opened read-only)."""
-        if "chain_anchor" not in self._store.tables():
-            return 0, GENESIS_HASH
-        row = self._store.conn.execute("SELECT last_id, hash FROM chain_anchor WHERE one = 1").fetchone()
-        return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
+        return read_anchor(self._store)
 
     def append(
         self,
@@ -198,3 +179,41 @@ class Chain:
                 return ids
             conn.execute("UPDATE chain_head SET last_id = ?, hash = ? WHERE one = 1", (next_id - 1, prev))
         return ids
+
+
+class FloorAcks:
+    """The floor's ack in ``store``; ``before_commit`` is the file guard's check before a write."""
+
+    def __init__(self, store: Store, *, before_commit: Callable[[], None]) -> None:
+        self._store = store
+        self._before_commit = before_commit
+
+    def store(self, ack: Ack, *, ts: str | None = None) -> bool:
+        """Keep ``ack`` (judged believable by :func:`~controller.journal.ack.refusal`): True when stored, False
+        when it is no news (the archive stored already holds as much). Raises
+        :class:`~controller.journal.errors.JournalError` (FULL, WRITE_FAILED ...) like a commit."""
+        if not isinstance(ack, Ack):
+            raise ValueError(f"floor ack must be a signed Ack, not {type(ack).__name__}")
+        self._before_commit()
+        stamp = check_ts(ts) if ts is not None else utc_now()
+        with self._store.transaction("cannot store the floor's ack") as conn:
+            conn.execute(FLOOR_ACK_SCHEMA)
+            _migrate_floor_ack(conn)
+            row = conn.execute("SELECT archive, seq FROM floor_ack WHERE one = 1").fetchone()
+            if row is not None and row[0] == ack.archive and int(row[1]) >= ack.seq:
+                return False
+            conn.execute(
+                "INSERT INTO floor_ack (one, seq, ts, archive, hash, sig) VALUES (1, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, ts = excluded.ts,"
+                " archive = excluded.archive, hash = excluded.hash, sig = excluded.sig",
+                (ack.seq, stamp, ack.archive, ack.hash, ack.sig),
+            )
+        return True
+
+
+def _migrate_floor_ack(conn: sqlite3.Connection) -> None:
+    """Add the columns an older ``floor_ack`` table lacks (its row then has no archive id: not verified)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(floor_ack)")}
+    for name, kind in FLOOR_ACK_COLUMNS.items():
+        if name not in columns:
+            conn.execute(f"ALTER TABLE floor_ack ADD COLUMN {name} {kind}")

@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.journal.chain import read_head
 from controller.journal.errors import JournalError, JournalFault, damaged, is_full_os
+from controller.journal.queries import read_head
 from controller.journal.schema import connect, connect_immutable, in_memory
 from controller.journal.store import Store
 

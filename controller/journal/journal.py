@@ -1,25 +1,22 @@
-"""The :class:`Journal`: one open journal file, the face the table loop, the commands and the floor link
-use. It holds no logic of its own: it opens the file (:mod:`~controller.journal.schema`, or
-:func:`~controller.journal.guard.open_degraded` on a full disk) and hands each call to the part whose job
-it is (the chain, the queries, the floor's ack, retention, verify), all sharing one
+"""The :class:`Journal`: one open journal file, the face the table loop and the commands use (the floor link,
+which writes nothing, opens its base, :class:`~controller.journal.reader.JournalReader`, which asks every
+question to the file). It holds no logic of its own: it opens the file (:mod:`~controller.journal.schema`, or
+:func:`~controller.journal.guard.open_degraded` on a full disk) and hands each call to the part whose job it is
+(the chain, the queries, the floor's ack, retention, verify), all sharing one
 :class:`~controller.journal.store.Store` that the file guard may reconnect under them.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from types import TracebackType
 from typing import Any, Self
 
-from controller.game.records import InputKind
-from controller.journal.ack import FloorAcks
-from controller.journal.chain import Chain, Derived, PendingInput
+from controller.journal.chain import Chain, Derived, FloorAcks, PendingInput
 from controller.journal.errors import JournalError, JournalFault
 from controller.journal.guard import DEFAULT_MIN_FREE, FileGuard, free_bytes, open_degraded
-from controller.journal.queries import Queries, Record
+from controller.journal.reader import JournalReader
 from controller.journal.retention import PRUNE_CHUNK, Pruner
 from controller.journal.schema import connect
 from controller.journal.store import Store
@@ -27,16 +24,16 @@ from controller.journal.verify import verify as verify_chain
 from floor_protocol.ack import Ack
 
 
-class Journal:
-    """An open journal. Use :meth:`open` (the table's daemon: :meth:`open_for_table`); close it (or use
-    ``with``). It has one owner (the table loop); it is not for concurrent use from several threads."""
+class Journal(JournalReader):
+    """An open journal: everything :class:`~controller.journal.reader.JournalReader` reads, and the writing. Use
+    :meth:`open` (the table's daemon: :meth:`open_for_table`); close it (or use ``with``). It has one owner
+    (the table loop); it is not for concurrent use from several threads."""
 
     def __init__(self, store: Store) -> None:
-        self._store = store
+        super().__init__(store)
         self._guard = FileGuard(store, note=self.note)
         check = self._guard.ensure_writable
         self._chain = Chain(store, before_commit=check)
-        self._queries = Queries(store)
         self._acks = FloorAcks(store, before_commit=check)
         self._pruner = Pruner(store, self._chain, self._queries, before_commit=check)
 
@@ -49,7 +46,7 @@ class Journal:
         create: bool = True,
         read_only: bool = False,
         durable: bool = True,
-    ) -> Journal:
+    ) -> Self:
         """Open (and with ``create``, initialise) the journal at ``path``.
 
         The parent directory must exist: the journal never creates directories (the service's
@@ -65,7 +62,7 @@ class Journal:
         return journal
 
     @classmethod
-    def open_for_table(cls, path: str | os.PathLike[str], *, min_free: int = DEFAULT_MIN_FREE) -> Journal:
+    def open_for_table(cls, path: str | os.PathLike[str], *, min_free: int = DEFAULT_MIN_FREE) -> Self:
         """The daemon's open: :meth:`open` with ``create``, but a full disk is not the end of the table.
 
         If the file cannot be opened for writing and the disk holds less than ``min_free`` bytes, the
@@ -90,21 +87,6 @@ class Journal:
         return journal
 
     # -- the file ------------------------------------------------------------------------------------
-    @property
-    def path(self) -> str:
-        """The journal file's path."""
-        return self._store.path
-
-    @property
-    def read_only(self) -> bool:
-        """Whether this journal cannot write (opened read-only, or degraded on a full disk)."""
-        return self._store.read_only
-
-    @property
-    def _conn(self) -> sqlite3.Connection:
-        """The open connection (for tests that damage the file on purpose)."""
-        return self._store.conn
-
     @property
     def min_free(self) -> int:
         """No commit is attempted while the file system has less than this free (0: no check)."""
@@ -146,84 +128,11 @@ class Journal:
         (:meth:`~controller.journal.chain.Chain.append_many`)."""
         return self._chain.append_many(inputs)
 
-    def head(self) -> tuple[int, str]:
-        """``(last id, last hash)`` from the chain head: worth writing down elsewhere (shift report)."""
-        return self._chain.head()
-
-    def anchor(self) -> tuple[int, str]:
-        """``(id, hash)`` of the last pruned record, where the chain now starts (``(0, genesis)`` before any)."""
-        return self._chain.anchor()
-
-    # -- reading (controller.journal.queries) ----------------------------------------------------------
-    def records(self, *, after: int = 0) -> Iterator[Record]:
-        """Every record with id > ``after``, in order."""
-        return self._queries.records(after=after)
-
-    def inputs(self, *, after: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
-        """``(record id, body)`` of every input with id > ``after``, in journal order: what a restart replays."""
-        return self._queries.inputs(after=after)
-
-    def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None:
-        """The newest input body of ``kind`` with id < ``before``, or None."""
-        return self._queries.last_input(kind, before=before)
-
-    def last_input_id(self, kind: InputKind, *, before: int) -> int | None:
-        """The id of the newest input of ``kind`` with id < ``before``, or None."""
-        return self._queries.last_input_id(kind, before=before)
-
-    def standing_since(self, kind: InputKind, *, before: int) -> int | None:
-        """The id of the input of ``kind`` that set the value standing before ``before``, or None."""
-        return self._queries.standing_since(kind, before=before)
-
-    def last_shoe_start(self) -> tuple[int, int] | None:
-        """``(input id, shoe number)`` of the input that started the newest shoe, or None."""
-        return self._queries.last_shoe_start()
-
-    def shoe_start_spots(self, cause: int) -> list[dict[str, Any]]:
-        """The bet spots' readings kept by the shoe that input ``cause`` started (its start record's ``spots``)."""
-        return self._queries.shoe_start_spots(cause)
-
-    def shoe_starts(self) -> list[int]:
-        """Input ids that started a shoe, oldest first."""
-        return self._queries.shoe_starts()
-
-    def last_event(self, session: int | None = None, *, device: str = "shoe") -> tuple[int, int] | None:
-        """The most recent ``(session, number)`` stored (of ``session`` when given), or None; without
-        ``session``, the ``device``'s (:meth:`~controller.journal.queries.Queries.last_event`)."""
-        return self._queries.last_event(session, device=device)
-
-    def coups(self, last: int | None = None, shoe: int | None = None) -> list[dict[str, Any]]:
-        """Coup records, oldest first, each body with ``ts`` and ``record`` (its id) merged in
-        (:meth:`~controller.journal.queries.Queries.coups`)."""
-        return self._queries.coups(last, shoe)
-
-    def count(self) -> int:
-        """How many records the journal holds."""
-        return self._queries.count()
-
-    # -- the floor's ack (controller.journal.ack) ------------------------------------------------------
+    # -- the floor's ack (controller.journal.chain) ------------------------------------------------------
     def store_floor_ack(self, ack: Ack, *, ts: str | None = None) -> bool:
-        """Keep a verified floor ack; False when it is no news (:meth:`~controller.journal.ack.FloorAcks.store`).
+        """Keep a verified floor ack; False when it is no news (:meth:`~controller.journal.chain.FloorAcks.store`).
         Only the table loop calls it, after :func:`~controller.journal.ack.refusal` found nothing wrong."""
         return self._acks.store(ack, ts=ts)
-
-    def floor_ack(self) -> int | None:
-        """The seq of the floor's stored, verified ack, or None (:meth:`~controller.journal.ack.FloorAcks.read`);
-        never more than the chain head. What retention prunes on."""
-        ack = self._acks.read()
-        return None if ack is None else ack.seq
-
-    def floor_ack_record(self, table: str | None = None) -> Ack | None:
-        """The floor's stored, verified ack (archive id, seq, hash, sig), or None."""
-        return self._acks.read(table)
-
-    def hashes(self, *, after: int, limit: int) -> list[tuple[int, str]]:
-        """``(id, hash)`` of at most ``limit`` records after ``after`` (the floor link's signer reads ahead)."""
-        return self._queries.hashes(after=after, limit=limit)
-
-    def record_hash(self, seq: int) -> str | None:
-        """The hash of record ``seq``, or None when the journal does not hold it."""
-        return self._queries.record_hash(seq)
 
     # -- retention (controller.journal.retention) ------------------------------------------------------
     def prunable(self, *, older_than: datetime, ack: int | None, floor: bool = True) -> tuple[int, int] | None:
@@ -259,19 +168,6 @@ class Journal:
         the daemon commits and flushed to disk (:meth:`Store.copy_to`; :mod:`controller.journal.backup` makes
         and checks a backup with it)."""
         self._store.copy_to(target, "DELETE")
-
-    # -- life ----------------------------------------------------------------------------------------
-    def close(self) -> None:
-        """Close the file (idempotent)."""
-        self._store.conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"Journal({self.path!r}, read_only={self.read_only})"

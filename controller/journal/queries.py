@@ -1,5 +1,6 @@
 """The table's questions to its journal, in the record vocabulary's words: the inputs a restart replays,
-the newest input of a kind, where the newest shoe started, the shoe's last event, the coups.
+the newest input of a kind, where the newest shoe started, the shoe's last event, the coups; and where the chain
+stands (its head and its anchor).
 
 Kinds are :class:`~controller.game.records.RecordKind` and :class:`~controller.game.records.InputKind`
 members, never bare strings. Reading only: every write goes through :mod:`controller.journal.chain`.
@@ -8,11 +9,12 @@ members, never bare strings. Reading only: every write goes through :mod:`contro
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from controller.game.records import InputKind, RecordKind, TableRecord, input_from_body
+from controller.game.records import GENESIS_HASH, InputKind, RecordKind, TableRecord, input_from_body
 from controller.journal.store import Store
 
 _INPUT = RecordKind.INPUT.value
@@ -27,6 +29,21 @@ _SELECT = "SELECT id, ts, kind, session, number, cause, body, prev_hash, hash FR
 #: a 32-bit session id and an epoch far below 2**30), so the shoe's and the reader's events never share a
 #: ``(session, number)`` and each device's last event is found apart (:meth:`Queries.last_event`).
 READER_KEYS = 1 << 62
+
+
+def read_head(conn: sqlite3.Connection) -> tuple[int, str]:
+    """``(last id, last hash)`` from the chain head of the file ``conn`` reads."""
+    last_id, h = conn.execute("SELECT last_id, hash FROM chain_head WHERE one = 1").fetchone()
+    return int(last_id), str(h)
+
+
+def read_anchor(store: Store) -> tuple[int, str]:
+    """``(id, hash)`` of the last pruned record, where the chain now starts: ``(0, genesis)`` before any prune
+    (and for a journal written before retention, opened read-only)."""
+    if "chain_anchor" not in store.tables():
+        return 0, GENESIS_HASH
+    row = store.conn.execute("SELECT last_id, hash FROM chain_anchor WHERE one = 1").fetchone()
+    return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
 
 
 def device_key(device: str, session: int | None) -> int | None:

@@ -57,8 +57,11 @@ from controller.config import FloorSection
 from controller.game.public import PublicView
 from controller.game.records import RECORD_VERSION
 from controller.game.roads import PAIR_LETTERS
-from controller.journal import Journal, JournalError, Record, utc_now
 from controller.journal.ack import AckRefusals, refusal
+from controller.journal.errors import JournalError
+from controller.journal.queries import Record
+from controller.journal.reader import JournalReader
+from controller.journal.stamps import utc_now
 from controller.keyfiles import load_private_key
 from controller.link.floor_trouble import REPEAT, Cause, Trouble, TroubleLog, from_error, from_refusal
 from controller.link.record_signer import RecordSigner
@@ -459,7 +462,7 @@ class FloorLink:
         said, said_at = "", 0.0
         while journal is None and not self._stop.is_set():
             try:
-                journal = Journal.open(self.journal_path, read_only=True)
+                journal = JournalReader.open_read_only(self.journal_path)
             except JournalError as exc:
                 now = self._clock()
                 if str(exc) != said or now - said_at >= REPEAT:  # once, again on a change or every 10 minutes
@@ -480,7 +483,7 @@ class FloorLink:
                     info.wait_for_publish(1.0)
             self.client.disconnect()
 
-    def _judge(self, ack: Ack | None, journal: Journal) -> bool:
+    def _judge(self, ack: Ack | None, journal: JournalReader) -> bool:
         """Whether to believe ``ack`` (:func:`controller.journal.ack.refusal`); a refusal is counted and logged."""
         reason = refusal(ack, journal, table=self.settings.table, floor_key=self.floor_key)
         if reason is not None:
@@ -488,7 +491,7 @@ class FloorLink:
             return False
         return True
 
-    def _publish_loop(self, journal: Journal) -> None:
+    def _publish_loop(self, journal: JournalReader) -> None:
         table = self.settings.table
         kept = journal.floor_ack_record(table)
         if kept is not None and refusal(kept, journal, table=table, floor_key=self.floor_key) is None:
@@ -622,7 +625,7 @@ class FloorLink:
                 else:
                     wait = min(wait, due_in)  # the newest view goes out when the interval is over
 
-    def _ask_ahead(self, signer: RecordSigner, journal: Journal, seq: int, limit: int) -> None:
+    def _ask_ahead(self, signer: RecordSigner, journal: JournalReader, seq: int, limit: int) -> None:
         """Ask the signing process for the signatures of the records after those it has, up to two windows
         ahead of ``seq`` (made on another core while the link sends these)."""
         if signer.busy:
@@ -631,7 +634,7 @@ class FloorLink:
         if after < self.head and after < seq - 1 + 2 * limit:
             signer.request(journal.hashes(after=after, limit=limit))
 
-    def _signature(self, signer: RecordSigner, journal: Journal, record: Record, limit: int) -> str | None:
+    def _signature(self, signer: RecordSigner, journal: JournalReader, record: Record, limit: int) -> str | None:
         """The signing process's signature of ``record``: ready, or asked for and waited for (the wait lets
         paho's thread run); None when it was not asked for (the link signs it itself)."""
         sig = signer.take(record.id, record.hash)
@@ -641,7 +644,7 @@ class FloorLink:
             sig = signer.take(record.id, record.hash)
         return sig
 
-    def _publish_state(self, journal: Journal, view: PublicView) -> None:
+    def _publish_state(self, journal: JournalReader, view: PublicView) -> None:
         message = state_message(
             view,
             journal.coups(shoe=view.shoe.number),

@@ -37,7 +37,7 @@ from floor.surveillance import Surveillance
 from tests.console import run_main
 from tests.floor.conftest import Keys, Table, as_table, serve_process, shoe_floor
 from tests.floor.feeding import archive_in_steps
-from tests.floor.test_surveillance import TODAY, Chain
+from tests.floor.test_surveillance import TODAY, Chain, coup_body
 from tests.servers import Mosquitto
 from tests.waiting import until
 
@@ -152,13 +152,12 @@ class MoneyChain(Chain):
                             "box": 0,
                         },
                     )
-        cards = ["5H", "6D", "7C", "8S"]
-        self.add("coup", {"shoe": self.shoe, "coup": self.coup_no, "declared": not void, "void": void, "cards": cards})
+        self.add("coup", coup_body(self.shoe, self.coup_no, void=void, cards=["5H", "6D", "7C", "8S"]))
 
     def empty_void(self) -> None:
         """A coup voided before any card (a dummy hand only): no lock."""
         self.coup_no += 1
-        self.add("coup", {"shoe": self.shoe, "coup": self.coup_no, "declared": False, "void": True, "cards": []})
+        self.add("coup", coup_body(self.shoe, self.coup_no, void=True, cards=[]))
 
     def box(self, seat: int, owed: int, collected: int, why: str = "shoe_end") -> None:
         self.add(

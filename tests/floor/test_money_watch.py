@@ -25,7 +25,7 @@ from floor.shifts import ShiftPlan
 from floor.surveillance import Surveillance
 from tests.floor.conftest import PYTHON, ROOT, InProcess, Table
 from tests.floor.feeding import archive_in_steps, race_two_collectors
-from tests.floor.test_surveillance import TODAY, Chain
+from tests.floor.test_surveillance import TODAY, Chain, coup_body
 from tests.waiting import until
 
 MONEY_KINDS = {AlertKind.PAST_POST, AlertKind.PULLED_BET, AlertKind.MISPAY, AlertKind.FOREIGN_CHIP}
@@ -58,8 +58,7 @@ class MoneyChain(Chain):
     def declared(self) -> TableRecord:
         self.coup_no += 1
         cause = self.add("input", {"kind": "declare", "source": "shoe"})
-        body = {"shoe": self.shoe, "coup": self.coup_no, "declared": True, "void": False}
-        return self.add("coup", body, cause=cause.seq)
+        return self.add("coup", coup_body(self.shoe, self.coup_no), cause=cause.seq)
 
     def money(self, record_kind: str, seat: int, bet: str = "banker", /, **cents: Any) -> TableRecord:
         return self.add(record_kind, {"shoe": self.shoe, "coup": self.coup_no + 1, "seat": seat, "bet": bet, **cents})

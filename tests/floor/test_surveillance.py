@@ -14,12 +14,26 @@ import pytest
 
 from controller.game.cards import DECK
 from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash
+from controller.game.table import Alarm
 from floor.archive import AlertKind, Archive, Transaction
 from floor.cli import main as shoe_floor
 from floor.surveillance import Surveillance, Thresholds, poisson_tail, stats_of, window_hash
 from tests.floor.feeding import archive_in_steps, race_two_collectors
 
 TODAY = datetime.now(UTC).date().isoformat()  # the records are recent: pruning keeps them
+
+
+def coup_body(shoe: int, coup: int, *, void: bool = False, cards: list[str] | None = None) -> dict[str, Any]:
+    """A coup's body as a real table journals it (controller.game.bodies.CoupBody): declared, Banker 9 over
+    Player 5 (``cards`` the cards dealt), or voided with ``cards``."""
+    dealt = ["5H", "6D", "7C", "8S"] if cards is None else cards
+    body: dict[str, Any] = {"shoe": shoe, "coup": coup, "declared": not void, "void": void, "misdraw": False,
+                            "dummy_hand": [], "cards": dealt}  # fmt: skip
+    if void:
+        return body | {"winner": None}
+    return body | {"player": ["2S", "3H"], "banker": ["9D", "KC"], "player_total": 5, "banker_total": 9,
+                   "winner": "banker", "natural": True, "natural_hand": "banker", "player_pair": False,
+                   "banker_pair": False}  # fmt: skip
 
 
 class Chain:
@@ -60,11 +74,12 @@ class Chain:
 
     def alarm(self, name: str) -> None:
         cause = self.add("input", {"kind": "declare", "source": "shoe"})
-        self.add("alarm", {"alarm": name, "text": name.upper(), "detail": "test"}, cause=cause.seq)
+        text = Alarm[name.upper()].value  # what the dealer's display says, as a real table journals it
+        self.add("alarm", {"alarm": name, "text": text, "detail": "test"}, cause=cause.seq)
 
     def coup(self, void: bool = False) -> None:
         cause = self.add("input", {"kind": "void" if void else "declare", "source": "shoe"})
-        self.add("coup", {"shoe": self.shoe, "coup": 1, "declared": not void, "void": void}, cause=cause.seq)
+        self.add("coup", coup_body(self.shoe, 1, void=void), cause=cause.seq)
 
 
 def shuffled(seed: int, decks: int = 8) -> list[str]:

@@ -9,14 +9,17 @@ table only through :class:`TableSide`, the part of the loop it is lent on each c
 What a port is to the loop is :class:`Port`. The shoe's is :class:`~controller.table.loop.shoe_port.ShoePort`
 (exactly one per loop, read first at every wake-up); every other device's is a :class:`QueuedPort`, served
 after the shoe and the inbox, capped, yielding to the shoe between its events: the bet-spot reader's is
-:class:`~controller.table.loop.reader.ReaderPort`. A new device (a chip tray, a seat's card reader) is a new wire
-and a new port module of this shape, added to the loop's list.
+:class:`~controller.table.loop.reader.ReaderPort`. Both are a :class:`WirePort`, which holds what every port does
+the same way (the bytes decoded and each event handled, the wire's timers polled), so that each port module holds
+only what its device does. A new device (a chip tray, a seat's card reader) is a new wire and a new port module of
+this shape (a :class:`WirePort` over its wire's event union, a :class:`QueuedPort`), added to the loop's list.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from controller.game.table import Notice, TableInput, TableState, TableView
 from controller.table.loop.inbox import Device
@@ -25,7 +28,13 @@ if TYPE_CHECKING:
     from controller.table.loop.commit import WriteAhead
     from controller.table.loop.loop import LoopMetrics, LoopStats
 
-__all__ = ["Port", "PortReader", "QueuedPort", "TableSide"]
+__all__ = ["Port", "PortReader", "PortWire", "QueuedPort", "TableSide", "WirePort"]
+
+#: The loop's log: the ports say what their devices do on it (one logger name, as before the ports had modules).
+log = logging.getLogger("controller.table.loop.loop")
+
+#: One wire's event union (:data:`~controller.table.wire.WireEvent`, :data:`~controller.table.spot_wire.SpotWireEvent`).
+E = TypeVar("E")
 
 
 class PortReader(Protocol):
@@ -121,3 +130,39 @@ class QueuedPort(Port, Protocol):
     def acknowledge(self, number: int, session: int | None) -> None:
         """After the commit: the device's cumulative ACK."""
         ...
+
+
+class PortWire(Protocol[E]):
+    """What every port needs of its device's codec: bytes in, the wire's events out; and its timers, polled
+    (events of their own, and bytes to send: a heartbeat, a resend)."""
+
+    def receive(self, data: bytes, now: float) -> list[E]: ...
+
+    def poll(self, now: float) -> tuple[list[E], bytes]: ...
+
+
+class WirePort(Generic[E]):
+    """What a port on a wire does the same way whatever its device: the bytes it is handed decoded and each
+    event handled in order (:meth:`receive`), the wire's timers polled and what they say sent (:meth:`poll`).
+    A device's port (the shoe's, the reader's) subclasses it with its ``wire``, its ``write`` and what each of
+    its events does (:meth:`event`)."""
+
+    wire: PortWire[E]
+    write: Callable[[bytes], None]
+
+    def receive(self, table: TableSide, data: bytes, now: float) -> None:
+        """Bytes from the device (read by the loop, or handed through the inbox): decoded, each event handled."""
+        for ev in self.wire.receive(data, now):
+            self.event(table, ev)
+
+    def poll(self, table: TableSide, now: float) -> None:
+        """The wire's timers: their events handled, their bytes (a heartbeat, a resend) written to the device."""
+        events, data = self.wire.poll(now)
+        for ev in events:
+            self.event(table, ev)
+        if data:
+            self.write(data)
+
+    def event(self, table: TableSide, ev: E) -> None:
+        """One event of the device's wire: what it does to the table (each device's own)."""
+        raise NotImplementedError

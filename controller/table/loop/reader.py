@@ -30,14 +30,12 @@ from typing import Any, Literal, Protocol
 from controller.game.records import InputKind, input_body, record_body
 from controller.game.table import TableInput, TableView
 from controller.game.wagers import MoneyView, Phase, ReaderLinkChanged, SpotsSnapshot, SpotState
-from controller.table.loop.ports import PortReader, TableSide
+from controller.table.loop.ports import PortReader, TableSide, WirePort, log
 from controller.table.spot_wire import SpotInput, SpotRecord, SpotWireEvent
 from controller.table.wire import WireNoise, WireNoiseSummary, WireNoisy, WireReboot
 from firmware_protocol.spots import WindowState
 
 __all__ = ["READER_ACK_SLACK", "READER_READ_SIZE", "ReaderPort", "ReaderWire", "window_of"]
-
-log = logging.getLogger("controller.table.loop.loop")  # the loop's log, as before the reader had a port module
 
 #: The most event numbers of the reader left unacknowledged because they were taken without a journal record
 #: (no-news snapshots): well inside a reader's window (256 events in docs/spots.md's reference).
@@ -61,7 +59,7 @@ class ReaderWire(Protocol):
 
 
 @dataclass
-class ReaderPort:
+class ReaderPort(WirePort[SpotWireEvent]):
     """The bet-spot reader as the loop is given it: the port it waits on, the codec, and the port's writer;
     and what the reader's port keeps between wake-ups (the events one capped read gave, the window told, the
     last event journaled)."""
@@ -78,18 +76,7 @@ class ReaderPort:
     #: (session, number) of the reader's last event staged for the journal: what its ACK may cover.
     journaled: tuple[int | None, int] | None = field(default=None, init=False)
 
-    # -- the loop's calls ------------------------------------------------------------------------
-    def receive(self, table: TableSide, data: bytes, now: float) -> None:
-        for ev in self.wire.receive(data, now):
-            self.event(table, ev)
-
-    def poll(self, table: TableSide, now: float) -> None:
-        events, data = self.wire.poll(now)
-        for ev in events:
-            self.event(table, ev)
-        if data:
-            self.write(data)
-
+    # -- the loop's calls (receive and poll: WirePort's) -------------------------------------------
     def port_state(self, table: TableSide, up: bool, detail: str) -> None:
         log.info("bet-spot reader port %s: %s", "open" if up else "down", detail)
         if up:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from controller.game.records import InputKind, input_body, record_body
 from controller.game.table import Alarm, CardDrawn, LineNoise, LinkChanged, ShoeRebooted
-from controller.table.loop.ports import PortReader, TableSide
+from controller.table.loop.ports import PortReader, TableSide, WirePort, log
 from controller.table.wire import (
     Wire,
     WireDuplicate,
@@ -33,14 +33,12 @@ from firmware_protocol.messages import MessageType
 
 __all__ = ["ShoePort"]
 
-log = logging.getLogger("controller.table.loop.loop")  # the loop's log, as before the shoe had a port module
-
 #: Distinct refused-HELLO problems said on the log (each once); past it they are only counted.
 HELLOS_SAID = 8
 
 
 @dataclass
-class ShoePort:
+class ShoePort(WirePort[WireEvent]):
     """The shoe as the loop is given it: its wire, the port's writer, and the port the loop waits on (None: a
     port read by a thread, its bytes handed through the inbox)."""
 
@@ -54,16 +52,9 @@ class ShoePort:
     hellos_refused: set[str] = field(default_factory=set, init=False)
 
     def receive(self, table: TableSide, data: bytes, now: float) -> None:
+        """The bytes decoded as every port's are, with the time they were read kept (the card -> LED figure)."""
         self.read_at = now
-        for ev in self.wire.receive(data, now):
-            self.event(table, ev)
-
-    def poll(self, table: TableSide, now: float) -> None:
-        events, data = self.wire.poll(now)
-        for ev in events:
-            self.event(table, ev)
-        if data:
-            self.write(data)
+        super().receive(table, data, now)
 
     def port_state(self, table: TableSide, up: bool, detail: str) -> None:
         log.info("shoe port %s: %s", "open" if up else "down", detail)
