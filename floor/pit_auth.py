@@ -57,6 +57,9 @@ PUBLIC = ("/static/", "/metrics")
 #: The routes a viewer may use: the tiles, and nothing of the feed, the table pages or recall.
 VIEWER_ROUTES = ("/", "/index.html", "/events", "/api/pit", "/signout")
 SIGNIN_PAGE = (Path(__file__).with_name("static") / "signin.html").read_text(encoding="utf-8")
+#: The fields a form may carry (any other is ignored; one missing reads as empty).
+FORM_FIELDS = ("csrf", "name", "password", "next")
+_NEXT = "next"
 _FORM_CSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'"
 
 
@@ -264,10 +267,15 @@ class Gate:
 # -- the HTTP side (the pit's handler calls these) -----------------------------------------------------------
 
 
+def _header(handler: Any, name: str) -> str:
+    """A request header's value ("" without it)."""
+    return str(handler.headers.get(name) or "")
+
+
 def cookies(handler: Any) -> dict[str, str]:
     jar: SimpleCookie = SimpleCookie()
     try:
-        jar.load(handler.headers.get("Cookie", "")[:8192])
+        jar.load(_header(handler, "Cookie")[:8192])
     except CookieError:
         return {}
     return {k: m.value for k, m in jar.items()}
@@ -329,7 +337,8 @@ def signin_page(
     token = cookies(handler).get(FORM_COOKIE) or ""
     if not re.fullmatch(r"[A-Za-z0-9_-]{43}", token):
         token = secrets.token_urlsafe(32)
-    target = _next((query or {}).get("next", ["/"])[0])
+    wanted = (query or {}).get(_NEXT) or ["/"]
+    target = _next(wanted[0])
     _page(handler, status, "Sign in", message, token, target, head, cookie=_cookie(FORM_COOKIE, token, max_age=3600))
 
 
@@ -357,14 +366,14 @@ def _page(
 def _form(handler: Any) -> dict[str, str] | None:
     """The request's form (``application/x-www-form-urlencoded``, at most MAX_FORM_BYTES), or None (answered)."""
     try:
-        length = int(handler.headers.get("Content-Length", ""))
+        length = int(_header(handler, "Content-Length"))
     except ValueError:
         handler._send(HTTPStatus.LENGTH_REQUIRED, b"a form needs its Content-Length\n", "text/plain")
         return None
     if not 0 <= length <= MAX_FORM_BYTES:
         handler._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, b"form too large\n", "text/plain")
         return None
-    ctype = handler.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    ctype = _header(handler, "Content-Type").split(";")[0].strip().lower()
     if ctype != "application/x-www-form-urlencoded":
         handler._send(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, b"send a form (application/x-www-form-urlencoded)\n",
                       "text/plain")  # fmt: skip
@@ -374,15 +383,15 @@ def _form(handler: Any) -> dict[str, str] | None:
     except (UnicodeDecodeError, ValueError):
         handler._send(HTTPStatus.BAD_REQUEST, b"not a form\n", "text/plain")
         return None
-    return {k: v[0] for k, v in fields.items()}
+    return {name: fields[name][0] if name in fields else "" for name in FORM_FIELDS}
 
 
 def _same_origin(handler: Any) -> bool:
     """A POST from another site's page is refused: its ``Origin`` (when the browser sends one) is this host."""
-    origin = handler.headers.get("Origin")
-    if origin is None:
+    origin = _header(handler, "Origin")
+    if not origin:
         return True
-    return urlsplit(str(origin)).netloc == str(handler.headers.get("Host", ""))
+    return urlsplit(origin).netloc == _header(handler, "Host")
 
 
 def post(gate: Gate, handler: Any) -> None:
@@ -398,22 +407,22 @@ def post(gate: Gate, handler: Any) -> None:
     jar = cookies(handler)
     if path == "/signin":
         expected = jar.get(FORM_COOKIE)
-        if not _same_origin(handler) or not expected or not secrets.compare_digest(form.get("csrf", ""), expected):
+        if not _same_origin(handler) or not expected or not secrets.compare_digest(form["csrf"], expected):
             gate.audit("?", "csrf_refused", "user:?", address, {"path": path})
             signin_page(handler, False, message="the form had expired: sign in again", status=HTTPStatus.FORBIDDEN)
             return
-        got = gate.sign_in(form.get("name", "")[:64], form.get("password", "")[:256], address)
+        got = gate.sign_in(form["name"][:64], form["password"][:256], address)
         if isinstance(got, str):
             locked = got.startswith("too many")
             status = HTTPStatus.TOO_MANY_REQUESTS if locked else HTTPStatus.UNAUTHORIZED
-            signin_page(handler, False, query={"next": [form.get("next", "/")]}, message=got, status=status)
+            signin_page(handler, False, query={_NEXT: [form[_NEXT]]}, message=got, status=status)
             return
         handler._send(HTTPStatus.SEE_OTHER, b"", "text/plain", extra={
-            "Location": _next(form.get("next")), "Set-Cookie": _cookie(SESSION_COOKIE, got.token)})  # fmt: skip
+            "Location": _next(form[_NEXT]), "Set-Cookie": _cookie(SESSION_COOKIE, got.token)})  # fmt: skip
         return
     token = jar.get(SESSION_COOKIE)
     s = gate.session(token, address)
-    sent = form.get("csrf") or handler.headers.get("X-CSRF-Token", "")
+    sent = form["csrf"] or _header(handler, "X-CSRF-Token")
     if s is None or not _same_origin(handler) or not secrets.compare_digest(sent, s.csrf):
         gate.audit(s.user if s else "?", "csrf_refused", f"user:{s.user}" if s else "user:?", address, {"path": path})
         handler._send(HTTPStatus.FORBIDDEN, b'{"error":"refused: no session or no valid CSRF token"}',
