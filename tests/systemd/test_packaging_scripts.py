@@ -67,7 +67,11 @@ def test_release_refuses_a_dirty_tree_and_unreleased_entries(clone: Path) -> Non
     (clone / "scratch.txt").write_text("not committed\n")
     assert "not clean" in refusal(run(["scripts/release", "--no-build"], clone))
     (clone / "scratch.txt").unlink()
-    # HEAD is after 0.2.0 and the CHANGELOG has entries under Unreleased: they are not 0.2.0's
+    # an entry under Unreleased at HEAD (a change made after the version's section was written) is not the
+    # version's: it is refused until it is moved into the version's section
+    text = (clone / "CHANGELOG.md").read_text().replace("## Unreleased\n", "## Unreleased\n\n- A change.\n", 1)
+    (clone / "CHANGELOG.md").write_text(text)
+    git(clone, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-am", "an unreleased change")
     said = refusal(run(["scripts/release", "--no-build"], clone))
     assert 'under "## Unreleased"' in said, said
     assert git(clone, "tag") == ""
