@@ -2,18 +2,25 @@
 (tests/record_journals.py) hash to the digests below, taken before the record bodies became classes. A body
 stored, a record hash, or a record as the floor link publishes it that differs by a byte changes a digest:
 that is a new record version (controller.game.records.RECORD_VERSION) and a line in the CHANGELOG, not an
-accident."""
+accident.
+
+Version 4 added the players' kinds and inputs (a third journal, ``every_player``) and changed no byte of an
+older kind: the first two journals' stored bodies and hashes are what they were, and so is every record they
+publish but for its ``v`` (the version the table speaks): their published digests are taken with ``v`` set
+back to the version they were pinned at."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from controller.game.records import RECORD_VERSION
 from controller.journal import Journal
-from tests.record_journals import every_kind_journal, every_money_journal
+from tests.record_journals import every_kind_journal, every_money_journal, every_player_journal
 
 #: sha256 of every record's stored body text and hash, and of every record as published (``for_floor``).
 PINNED = {
@@ -25,24 +32,36 @@ PINNED = {
         "e7dfdfe356b1210296bbcb1786e804cd3151e52fa143cdd72656ab40598a3294",
         "40e403ce3b8c6bbfda54b60be1e4dfc1bb72fd45228c0b3fc3f00e2b1c6c48ff",
     ),
+    "every_player": (
+        "e4c3d04d1f405f173628ef2fa3230219c00061f9820ba650704b91fabbdafad4",
+        "13c3738f5a5c777d4095f10d1651c14bcafae3ccd17452be6599fd555c159e15",
+    ),
 }
+#: The record version each journal's published digest was taken at.
+PINNED_AT = {"every_kind": 3, "every_money": 3, "every_player": 4}
 
 
-def digests(journal: Journal) -> tuple[str, str]:
+def digests(journal: Journal, v: int = RECORD_VERSION) -> tuple[str, str]:
     stored, published = hashlib.sha256(), hashlib.sha256()
     for record in journal.records():
         stored.update(f"{record.id}\t{record.kind}\t{record.body}\t{record.hash}\n".encode())
-        published.update(record.for_floor("T1").to_json().encode() + b"\n")
+        floor = record.for_floor("T1")
+        assert floor.v == RECORD_VERSION
+        published.update(dataclasses.replace(floor, v=v).to_json().encode() + b"\n")
     return stored.hexdigest(), published.hexdigest()
 
 
 @pytest.mark.parametrize(
     ("name", "build"),
-    [("every_kind", every_kind_journal), ("every_money", every_money_journal)],
-    ids=["every_kind", "every_money"],  # the same on every xdist worker (a function's repr is its address)
+    [("every_kind", every_kind_journal), ("every_money", every_money_journal), ("every_player", every_player_journal)],
+    ids=[
+        "every_kind",
+        "every_money",
+        "every_player",
+    ],  # the same on every xdist worker (a function's repr is its address)
 )
 def test_the_journal_and_the_wire_are_byte_for_byte_what_they_were(
     tmp_path: Path, name: str, build: Callable[[Path], Journal]
 ) -> None:
     with build(tmp_path / "j.db") as journal:
-        assert digests(journal) == PINNED[name]
+        assert digests(journal, PINNED_AT[name]) == PINNED[name]

@@ -32,6 +32,7 @@ from controller.game.chips import ChipStatus
 from controller.game.kinds import InputKind, RecordKind, Source
 from controller.game.payouts import Outcome
 from controller.game.rules import Bet, CommissionCollection
+from controller.game.seats import LeaveWhy
 from controller.game.table import Alarm
 from controller.game.wagers import MAX_SEATS, BoxWhy, MispayKind, Spot
 from floor_protocol.admission import INT_MAX, MAX_RECORD_BYTES
@@ -52,6 +53,8 @@ __all__ = [
     "MisreadBody",
     "NoteBody",
     "PastPostBody",
+    "PlayerInBody",
+    "PlayerOutBody",
     "PulledBetBody",
     "RecordBody",
     "SettlementBody",
@@ -99,6 +102,7 @@ _COLLECTIONS = _enum_values(CommissionCollection)
 _OUTCOMES = _enum_values(Outcome)
 _MISPAYS = _enum_values(MispayKind)
 _WHYS = _enum_values(BoxWhy)
+_LEAVE_WHYS = _enum_values(LeaveWhy)
 _INPUT_KINDS = _enum_values(InputKind)
 _SOURCES = _enum_values(Source)
 _SHOE_EVENTS = ("start", "end")
@@ -128,6 +132,10 @@ CollectionName = Annotated[str, _enum(_COLLECTIONS), _names(_COLLECTIONS)]
 OutcomeName = Annotated[str, _enum(_OUTCOMES), _names(_OUTCOMES)]
 MispayName = Annotated[str, _enum(_MISPAYS), _names(_MISPAYS)]
 WhyName = Annotated[str, _enum(_WHYS), _names(_WHYS)]
+LeaveWhyName = Annotated[str, _enum(_LEAVE_WHYS, "why the visit ended"), _names(_LEAVE_WHYS)]
+PlayerRef = Annotated[
+    str, Field(pattern=_UID, description="the player: the card's UID, the key of the floor's player registry")
+]
 InputKindName = Annotated[str, _enum(_INPUT_KINDS), _names(_INPUT_KINDS)]
 SourceName = Annotated[str, _enum(_SOURCES, "where a press came from"), _names(_SOURCES)]
 ShoeEvent = Annotated[str, _enum(_SHOE_EVENTS), _names(_SHOE_EVENTS)]
@@ -593,6 +601,32 @@ class GhostReadBody(RecordBody):
     owner_spot: SpotName
 
 
+# -- the players at the seats (version 4) --------------------------------------------------------------------
+
+
+class PlayerInBody(RecordBody):
+    """A player's visit at a seat began: their card came in at the seat's card reader."""
+
+    kind_of = RecordKind.PLAYER_IN
+    schema_title = "The body of a player_in record: a player's visit at a seat began (the card came in)"
+
+    shoe: Number
+    coup: Number = Field(description="the coup due when the card came in")
+    seat: Seat
+    player_ref: PlayerRef
+
+
+class PlayerOutBody(PlayerInBody):
+    """A player's visit at a seat ended: the card went out, another came in, or it was left in the reader."""
+
+    kind_of = RecordKind.PLAYER_OUT
+    schema_title = "The body of a player_out record: a player's visit at a seat ended, and why"
+
+    coup: Number = Field(description="the coup due (or locked) when the visit ended")
+    reason: LeaveWhyName
+    note: Text | None = Field(default=None, description="in words, for a card left in a reader (seat_empty)")
+
+
 # -- inputs --------------------------------------------------------------------------------------------------
 
 
@@ -617,6 +651,8 @@ INPUT_REQUIRED: dict[InputKind, tuple[str, ...]] = {
     InputKind.SPOT: ("seat", "spot", "chips"),
     InputKind.SPOTS_SNAPSHOT: ("spots",),
     InputKind.READER_LINK: ("up",),
+    InputKind.SEAT_CARD: ("seat", "uid", "present"),
+    InputKind.DEALER_CARD: ("uid", "present"),
     InputKind.READER_HELLO: ("firmware_version", "serial_number", "protocol_version", "session_id"),
     InputKind.READER_STATUS: ("flags",),
     InputKind.READER_MESSAGE: ("message",),
@@ -630,9 +666,9 @@ _Hex = Annotated[str, Field(pattern=r"^([0-9a-f]{2})*$", max_length=2 * MAX_RECO
 class InputBody(RecordBody):
     """Something that reached the table. Table inputs (replayed after a restart): card, unreadable, cut_card,
     declare, void, new_shoe, link, shoe_rebooted, shoe_protocol, line_noise, and the bet-spot reader's spot,
-    spots_snapshot, reader_link. A record only: hello, status, journal_fault, noise, message, reader_hello,
-    reader_status, reader_message, snapshot_refused, clock. Besides ``kind`` and its own fields an input
-    carries facts about where it came from (``source``, ``seq``, ``detail``, ``raw`` ...)."""
+    spots_snapshot, reader_link, seat_card. A record only: hello, status, journal_fault, noise, message,
+    reader_hello, reader_status, reader_message, snapshot_refused, dealer_card, clock. Besides ``kind`` and its
+    own fields an input carries facts about where it came from (``source``, ``seq``, ``detail``, ``raw`` ...)."""
 
     kind_of = RecordKind.INPUT
     nullable = frozenset({"old_session", "synchronised", "max_error_us"})
@@ -686,6 +722,8 @@ class InputBody(RecordBody):
         default=None,
         description="the UIDs as the reader sent them: a list for a spot, seat:spot -> list for a snapshot",
     )
+    uid: Uid | None = Field(default=None, description="seat_card, dealer_card: the card's UID")
+    present: bool | None = Field(default=None, description="seat_card, dealer_card: the card came in (false: out)")
     snapshot: Count | None = Field(default=None, description="a reader's snapshot number")
     reported: Count | None = Field(default=None, description="the spots a reader's SNAPSHOT_END counted")
     seats: Annotated[list[Seat], Field(max_length=MAX_SEATS)] | None = Field(
@@ -728,6 +766,8 @@ BODIES: dict[RecordKind, type[RecordBody]] = {
         CommissionBody,
         MisreadBody,
         GhostReadBody,
+        PlayerInBody,
+        PlayerOutBody,
     )
 }
 

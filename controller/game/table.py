@@ -12,7 +12,9 @@ the dealer-error procedures:
 * with a bet-spot reader (``TableRules.money``), the **money**: the reader's inputs go to the table's
   :class:`~controller.game.wagers.WagerBook`, and the coup's events drive it (the coup's first card accepted
   locks the bets, the declare settles them, a void unlocks them, the shoe's end and NEW SHOE open and close
-  the commission boxes). Without one, ``money`` is None and nothing here knows a wager.
+  the commission boxes). Without one, ``money`` is None and nothing here knows a wager;
+* with it, the **seats** (:class:`~controller.game.seats.SeatBook`): the players' cards at the seats' card
+  readers open and end visits; at each lock a seat without a wager counts toward a card left in a reader.
 
 Every transition lives in :meth:`TableState.apply`; an input the rules refuse still produces a notice
 (the daemon turns it into an alarm) and never corrupts the state. What the LEDs, the shoe's PROMPT and the
@@ -29,8 +31,18 @@ from typing import Any
 from controller.game.cards import Card, hand_total
 from controller.game.coup import Coup, CoupResult, Position, Winner
 from controller.game.notice import Notice as Notice
+from controller.game.seats import SeatBook, SeatCard
 from controller.game.shoe import BurnRule, CardUse, CutCardRule, InventoryCheck, Shoe, ShoePhase
-from controller.game.wagers import MoneyRules, MoneyView, ReaderLinkChanged, SpotSeen, SpotsSnapshot, WagerBook
+from controller.game.wagers import (
+    MoneyRules,
+    MoneyView,
+    ReaderLinkChanged,
+    SpotSeen,
+    SpotsSnapshot,
+    WagerBook,
+    WagerRefused,
+    WagersLocked,
+)
 
 # ---------------------------------------------------------------------------------------------------------
 # Inputs (what the journal stores and replays)
@@ -104,6 +116,7 @@ TableInput = (
     | SpotSeen
     | SpotsSnapshot
     | ReaderLinkChanged
+    | SeatCard
 )
 
 
@@ -337,6 +350,9 @@ class TableState:
         self.dummy_hand: list[Card] = []
         #: The table's wagers and commission boxes (None without a bet-spot reader).
         self.money: WagerBook | None = None if self.rules.money is None else WagerBook(self.rules.money)
+        #: The players at the seats (None without a bet-spot reader, whose board has the card readers).
+        m = self.rules.money
+        self.seats: SeatBook | None = None if m is None else SeatBook(m.seats, m.leave_after_coups)
 
     @classmethod
     def at_shoe_start(cls, rules: TableRules, shoe_number: int, spots: Sequence[Mapping[str, Any]] = ()) -> TableState:
@@ -421,6 +437,8 @@ class TableState:
             )
         if isinstance(event, SpotSeen | SpotsSnapshot | ReaderLinkChanged):
             return [] if self.money is None else self.money.apply(event)
+        if isinstance(event, SeatCard):
+            return [] if self.seats is None else self.seats.card(event, self.shoe_number, self.coup_number)
         if isinstance(event, ShoeProtocol):
             if event.version == 1:
                 return self._clear(Alarm.SHOE_PROTOCOL_V2)
@@ -486,7 +504,11 @@ class TableState:
         position = self.coup.due
         assert position is not None
         if self.money is not None and self.coup.cards_dealt == 0:
-            out += self.money.first_card(self.shoe_number, self.coup_number)  # the betting window closes
+            locked = self.money.first_card(self.shoe_number, self.coup_number)  # the betting window closes
+            out += locked
+            if self.seats is not None:
+                playing = {n.seat for n in locked if isinstance(n, WagersLocked | WagerRefused)}
+                out += self.seats.locked(self.shoe_number, self.coup_number, playing)
         due_next = self.coup.deal(card)
         out.append(CardPlaced(card, position, due_next))
         if due_next is None:
@@ -579,6 +601,8 @@ class TableState:
         out += self._clear(*[a for a in self.alarms if a not in _LINE_ALARMS])
         if self.money is not None:
             closed = self.money.shoe_started(self.shoe_number)
+            if self.seats is not None:
+                self.seats.shoe_started()
             out.append(ShoeStarted(self.shoe_number, self.rules.decks, self.money.carried()))
             out += closed
         else:
