@@ -323,6 +323,14 @@ class ChipBody(_Part):
 Chips = Annotated[list[ChipBody], Field(max_length=_MAX_ITEMS)]
 
 
+class CarriedPlayer(_Part):
+    """A card a seat's reader keeps into a new shoe (version 4): whose, and whether its visit is open."""
+
+    seat: Seat
+    player_ref: PlayerRef
+    playing: bool = Field(description="the visit is open (false: the card was left in the reader after it ended)")
+
+
 class CarriedSpot(_Part):
     """The chips one spot keeps into a new shoe (a table with a bet-spot reader)."""
 
@@ -389,6 +397,9 @@ class ShoeBody(RecordBody):
     rules: RulesBody | None = Field(default=None, description="a start's ruleset (a table that says it)")
     spots: Annotated[list[CarriedSpot], Field(max_length=_MAX_ITEMS)] = Field(
         default_factory=list, description="a start's chips kept on the layout (a table with a bet-spot reader)"
+    )
+    players: Annotated[list[CarriedPlayer], Field(max_length=_MAX_ITEMS)] = Field(
+        default_factory=list, description="a start's cards kept in the seats' readers (absent: none; version 4)"
     )
 
     @model_validator(mode="after")

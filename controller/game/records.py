@@ -346,6 +346,8 @@ def derived_records(
                 start["rules"] = ruleset_body(ruleset)
             if n.spots:  # a table with a bet-spot reader: the chips the new shoe keeps on the layout
                 start["spots"] = [dict(item) for item in n.spots]
+            if n.players:  # cards in the seats' readers: the visits the new shoe keeps
+                start["players"] = [dict(item) for item in n.players]
             out.append((RecordKind.SHOE, ShoeBody.parse(start).to_body()))
         elif isinstance(n, ShoeEnded):
             out.append((RecordKind.SHOE, ShoeBody(event="end", shoe=n.shoe_number, coups=n.coups).to_body()))
@@ -611,7 +613,10 @@ def signature() -> str:
         "fields:" + ";".join(f"{k.value}={','.join(v)}" for k, v in sorted(_INPUT_FIELDS.items())),
         "sources:" + ",".join(s.value for s in Source),
         "coup:" + ",".join(COUP_FIELDS),
-        "shoe_start:event,shoe,decks,rules,spots;rules:" + ",".join(RULES_FIELDS) + ";pays:" + ",".join(PAYS_FIELDS),
+        "shoe_start:event,shoe,decks,rules,spots,players;rules:"
+        + ",".join(RULES_FIELDS)
+        + ";pays:"
+        + ",".join(PAYS_FIELDS),
         "advantage:" + ",".join(ADVANTAGE_FIELDS),
         "chip:" + ",".join(CHIP_FIELDS) + ";snapshot_spot:" + ",".join(SNAPSHOT_SPOT_FIELDS),
         "money:" + ";".join(f"{k.value}={','.join(v)}" for k, v in MONEY_FIELDS.items()),

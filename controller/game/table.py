@@ -195,6 +195,9 @@ class TableView:
     dummy_hand: tuple[Card, ...]
     #: The money at the table (None: the table has no bet-spot reader).
     money: MoneyView | None = None
+    #: The seats with a player's visit open, and each one's player_ref (the seats' card readers). Not in
+    #: :meth:`to_dict` (the feed) yet: no screen shows it so far.
+    players: tuple[tuple[int, str], ...] = ()
 
     @property
     def player_total(self) -> int:
@@ -250,6 +253,8 @@ class ShoeStarted(Notice):
     decks: int
     #: The bet spots' readings the new shoe keeps (a table with a reader: :meth:`WagerBook.carried`).
     spots: tuple[dict[str, Any], ...] = ()
+    #: The cards in the seats' readers the new shoe keeps (:meth:`~controller.game.seats.SeatBook.carried`).
+    players: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -355,14 +360,23 @@ class TableState:
         self.seats: SeatBook | None = None if m is None else SeatBook(m.seats, m.leave_after_coups)
 
     @classmethod
-    def at_shoe_start(cls, rules: TableRules, shoe_number: int, spots: Sequence[Mapping[str, Any]] = ()) -> TableState:
+    def at_shoe_start(
+        cls,
+        rules: TableRules,
+        shoe_number: int,
+        spots: Sequence[Mapping[str, Any]] = (),
+        players: Sequence[Mapping[str, Any]] = (),
+    ) -> TableState:
         """The state right after NEW SHOE started shoe ``shoe_number`` (no alarm, the links aside): where a
         replay can begin instead of at the journal's first input, since a new shoe resets everything else
-        (the money's book too: :meth:`WagerBook.at_shoe_start`; a replay then applies the kept link inputs)."""
+        (the money's book too: :meth:`WagerBook.at_shoe_start`; a replay then applies the kept link inputs).
+        ``players`` are the cards the seats' readers held then (the shoe's start record's ``players``)."""
         state = cls(rules)
         state.shoe_number = shoe_number
-        if rules.money is not None:
-            state.money = WagerBook.at_shoe_start(rules.money, shoe_number, carried=spots)
+        m = rules.money
+        if m is not None:
+            state.money = WagerBook.at_shoe_start(m, shoe_number, carried=spots)
+            state.seats = SeatBook.at_shoe_start(m.seats, m.leave_after_coups, players)
         return state
 
     def _new_shoe(self) -> Shoe:
@@ -402,6 +416,7 @@ class TableState:
             burn_left=self.shoe.burn_left,
             dummy_hand=tuple(self.dummy_hand),
             money=None if self.money is None else self.money.view(),
+            players=() if self.seats is None else tuple(self.seats.players().items()),
         )
 
     # -- the one transition ------------------------------------------------------------------------
@@ -601,9 +616,11 @@ class TableState:
         out += self._clear(*[a for a in self.alarms if a not in _LINE_ALARMS])
         if self.money is not None:
             closed = self.money.shoe_started(self.shoe_number)
+            players: tuple[dict[str, Any], ...] = ()
             if self.seats is not None:
                 self.seats.shoe_started()
-            out.append(ShoeStarted(self.shoe_number, self.rules.decks, self.money.carried()))
+                players = self.seats.carried()
+            out.append(ShoeStarted(self.shoe_number, self.rules.decks, self.money.carried(), players))
             out += closed
         else:
             out.append(ShoeStarted(self.shoe_number, self.rules.decks))

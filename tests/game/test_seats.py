@@ -3,6 +3,9 @@ card left in a reader, and the seats through the table state and its replay."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,6 +15,9 @@ from controller.game.replay import replay
 from controller.game.seats import LeaveWhy, PlayerIn, PlayerOut, SeatBook, SeatCard, player_ref
 from controller.game.table import DeclarePressed, NewShoePressed, TableInput, TableState
 from controller.game.wagers import Spot, SpotSeen
+from controller.journal import Journal
+from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.wire import AsciiWire
 from tests.game.money import Chips, cards, money, table_rules
 
 A, B = "00000000A1B2C3D4", "0004A1B2C3D4E5F6"
@@ -104,3 +110,25 @@ def test_a_replay_of_the_inputs_rebuilds_the_seats() -> None:
 def test_a_seat_card_input_round_trips_through_its_body(seat: int, uid: str, present: bool) -> None:
     event = SeatCard(seat, uid, present)
     assert input_from_body(input_body(event, seq=7)) == event
+
+
+def test_a_restart_after_a_new_shoe_keeps_the_players_seated(tmp_path: Path) -> None:
+    """The replay of a restart begins at the newest shoe's start: its start record carries the cards in the
+    seats' readers (``players``), so the visits go on and nothing is journaled twice."""
+    rules = table_rules(money(leave_after_coups=1))
+    with Journal.open(tmp_path / "j.db") as journal:
+        loop = TableLoop(TableState(rules), journal, [ShoePort(AsciiWire(), lambda data: None)], config=LoopConfig())
+        for event in [*_table_events(), SeatCard(8, B, True), NewShoePressed()]:
+            loop._apply(event, input_body(event), None, None)
+        loop.flush()
+        before = loop.state.seats
+        assert before is not None and before.players() == {3: A, 8: B}
+        [start] = [json.loads(r.body) for r in journal.records() if r.kind == "shoe" and '"start"' in r.body][-1:]
+        assert start["players"] == [
+            {"seat": 3, "player_ref": A, "playing": True},
+            {"seat": 6, "player_ref": B, "playing": False},  # left in its reader: no visit
+            {"seat": 8, "player_ref": B, "playing": True},
+        ]
+        again = TableLoop(TableState(rules), journal, [ShoePort(AsciiWire(), lambda data: None)], config=LoopConfig())
+        again.replay()
+        assert again.state.seats is not None and again.state.seats.carried() == before.carried()
