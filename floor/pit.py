@@ -25,7 +25,8 @@ error handling). A slow
 page only ever gets the newest snapshot, never a backlog.
 
 Routes: ``/`` the pit page, ``/table/<id>`` a table page, ``/events`` (SSE), ``/api/pit`` (the snapshot),
-``/api/table/<id>``, ``/api/table/<id>/coup?shoe=S&coup=C`` (recall), ``/api/feed``, ``/metrics``
+``/api/table/<id>``, ``/api/table/<id>/coup?shoe=S&coup=C`` (recall, with the coups before and after it:
+``previous`` and ``next``), ``/api/feed``, ``/metrics``
 (Prometheus, the collector's counters when ``shoe-floor serve`` runs it).
 """
 
@@ -92,6 +93,9 @@ ERROR_LOG_EVERY = 60.0
 MAX_SESSIONS = 28
 #: Coups a table page lists for the current and the previous shoe (regulators ask for at least 10).
 PAGE_COUPS = 200
+#: Shoes a recall's *previous* / *next* looks through for a coup either side (shoes holding only cards set aside
+#: are passed over).
+RECALL_REACH = 3
 
 
 def _ms(at: object) -> int | None:
@@ -599,11 +603,36 @@ class Pit:
         (counted in ``skipped``)."""
         with self.archive_lock:
             found = self.archive.recall(table, shoe, coup)
-        if found is None:
-            return None
+            if found is None:
+                return None
+            before, after = self._neighbours(table, shoe, coup)
         money = found["money"]
         kept = [m for m in money if body_ok(m["kind"], m["body"])]
-        return {**found, "money": kept, "skipped": len(money) - len(kept)}
+        return {**found, "money": kept, "skipped": len(money) - len(kept), "previous": before, "next": after}
+
+    def _neighbours(self, table: str, shoe: int, coup: int) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+        """The coups a recall's *previous* and *next* lead to (``{"shoe": S, "coup": C}``, None at either end of
+        what the archive holds): the coup numbers of the same shoe either side, else the last coup of the shoe
+        before or the first of the shoe after. Under the archive's lock."""
+
+        def numbers(s: int) -> list[int]:
+            coups = (c["coup"] for c in self.archive.shoe_coups(table, s))  # history shape: always there
+            return sorted({n for n in coups if isinstance(n, int)})  # cards set aside have none
+
+        shoes = self.archive.shoes(table)
+        here = numbers(shoe)
+        lower, higher = [n for n in here if n < coup], [n for n in here if n > coup]
+        before = {"shoe": shoe, "coup": lower[-1]} if lower else None
+        after = {"shoe": shoe, "coup": higher[0]} if higher else None
+        for s in reversed([s for s in shoes if s < shoe][-RECALL_REACH:]) if before is None else ():
+            if found := numbers(s):
+                before = {"shoe": s, "coup": found[-1]}
+                break
+        for s in [s for s in shoes if s > shoe][:RECALL_REACH] if after is None else ():
+            if found := numbers(s):
+                after = {"shoe": s, "coup": found[0]}
+                break
+        return before, after
 
     # -- serving ---------------------------------------------------------------------------------------
     def start(
