@@ -611,28 +611,10 @@ class Pit:
         return {**found, "money": kept, "skipped": len(money) - len(kept), "previous": before, "next": after}
 
     def _neighbours(self, table: str, shoe: int, coup: int) -> tuple[dict[str, int] | None, dict[str, int] | None]:
-        """The coups a recall's *previous* and *next* lead to (``{"shoe": S, "coup": C}``, None at either end of
-        what the archive holds): the coup numbers of the same shoe either side, else the last coup of the shoe
-        before or the first of the shoe after. Under the archive's lock."""
-
-        def numbers(s: int) -> list[int]:
-            coups = (c["coup"] for c in self.archive.shoe_coups(table, s))  # history shape: always there
-            return sorted({n for n in coups if isinstance(n, int)})  # cards set aside have none
-
-        shoes = self.archive.shoes(table)
-        here = numbers(shoe)
-        lower, higher = [n for n in here if n < coup], [n for n in here if n > coup]
-        before = {"shoe": shoe, "coup": lower[-1]} if lower else None
-        after = {"shoe": shoe, "coup": higher[0]} if higher else None
-        for s in reversed([s for s in shoes if s < shoe][-RECALL_REACH:]) if before is None else ():
-            if found := numbers(s):
-                before = {"shoe": s, "coup": found[-1]}
-                break
-        for s in [s for s in shoes if s > shoe][:RECALL_REACH] if after is None else ():
-            if found := numbers(s):
-                after = {"shoe": s, "coup": found[0]}
-                break
-        return before, after
+        """The coups a recall's *previous* and *next* lead to (:func:`recall_neighbours`). Under the archive's lock."""
+        return recall_neighbours(
+            self.archive.shoes(table), lambda s: [c["coup"] for c in self.archive.shoe_coups(table, s)], shoe, coup
+        )
 
     # -- serving ---------------------------------------------------------------------------------------
     def start(
@@ -726,6 +708,35 @@ def _edges(records: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] |
     except (ValueError, TypeError, KeyError, ArithmeticError) as exc:
         log.debug("pit: no edges for a shoe: %r", exc)
         return None
+
+
+def recall_neighbours(
+    shoes: Sequence[int], coups_of: Callable[[int], Sequence[object]], shoe: int, coup: int
+) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+    """The coups a recall's *previous* and *next* lead to (``{"shoe": S, "coup": C}``, None at either end of what
+    the archive holds): the coup numbers of the same shoe either side of ``coup``, else the last coup of the
+    nearest shoe before or the first of the nearest shoe after (looking through at most :data:`RECALL_REACH`
+    shoes; one holding only cards set aside has no coup number). ``shoes``: the table's shoes, oldest first;
+    ``coups_of(s)``: the coup numbers of shoe ``s``'s coup records (None for cards set aside)."""
+
+    def numbers(s: int) -> list[int]:
+        return sorted({n for n in coups_of(s) if isinstance(n, int) and not isinstance(n, bool)})
+
+    here = numbers(shoe)
+    lower, higher = [n for n in here if n < coup], [n for n in here if n > coup]
+    before = {"shoe": shoe, "coup": lower[-1]} if lower else None
+    after = {"shoe": shoe, "coup": higher[0]} if higher else None
+    if before is None:
+        for s in reversed([s for s in shoes if s < shoe][-RECALL_REACH:]):
+            if found := numbers(s):
+                before = {"shoe": s, "coup": found[-1]}
+                break
+    if after is None:
+        for s in [s for s in shoes if s > shoe][:RECALL_REACH]:
+            if found := numbers(s):
+                after = {"shoe": s, "coup": found[0]}
+                break
+    return before, after
 
 
 def edges_of(records: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] | None:
