@@ -110,7 +110,7 @@ def test_recall_s_previous_and_next_walk_every_coup_across_the_shoes() -> None:
     """Previous and next lead from each coup to the one the archive holds either side of it, across a shoe's end
     (a voided number counts once, cards set aside have none, a shoe with only those is passed over), and stop
     at either end."""
-    shoes = {3: [1, 2, 2, 3, None], 4: [None], 5: [1, 2], 9: [4, 7]}  # coup 2 of shoe 3 voided and dealt again
+    shoes: dict[int, list[int | None]] = {3: [1, 2, 2, 3, None], 4: [None], 5: [1, 2], 9: [4, 7]}  # 3/2 voided once
     order = [(3, 1), (3, 2), (3, 3), (5, 1), (5, 2), (9, 4), (9, 7)]
 
     def coups_of(s: int) -> list[int | None]:
@@ -124,5 +124,9 @@ def test_recall_s_previous_and_next_walk_every_coup_across_the_shoes() -> None:
     # a coup number the shoe does not hold still has its neighbours (the recall itself says it is not there)
     assert recall_neighbours(sorted(shoes), coups_of, 9, 5) == ({"shoe": 9, "coup": 4}, {"shoe": 9, "coup": 7})
     # no further than RECALL_REACH shoes of set-aside cards only
-    far = {1: [1], **{s: [None] for s in range(2, 2 + RECALL_REACH)}, 2 + RECALL_REACH: [1]}
+    far: dict[int, list[int | None]] = {
+        1: [1],
+        **{s: [None] for s in range(2, 2 + RECALL_REACH)},
+        2 + RECALL_REACH: [1],
+    }
     assert recall_neighbours(sorted(far), lambda s: far[s], 2 + RECALL_REACH, 1) == (None, None)
