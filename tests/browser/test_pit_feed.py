@@ -204,8 +204,7 @@ def test_recall_s_previous_and_next_walk_the_table_s_coups(browser: Any, setup: 
                 _step(page, prev)
             else:
                 page.evaluate("() => document.activeElement && document.activeElement.blur()")
-                page.keyboard.press("Alt+ArrowLeft")
-                page.wait_for_function("() => document.querySelector('[data-testid=\"recall\"]').dataset.found === '1'")
+                _step(page, None)
             assert _shown(page) == coups[i]
         assert recall_on_page(page, *coups[-1]) is not None
         assert nxt.is_disabled() and prev.is_enabled()  # the last coup the archive holds
@@ -214,6 +213,10 @@ def test_recall_s_previous_and_next_walk_the_table_s_coups(browser: Any, setup: 
 
 
 def _step(page: Any, button: Any) -> None:
+    """Click ``button`` (None: press Alt+Left) and wait for the coup it shows."""
     page.evaluate("() => { document.querySelector('[data-testid=\"recall\"]').dataset.found = ''; }")
-    button.click()
+    if button is None:
+        page.keyboard.press("Alt+ArrowLeft")
+    else:
+        button.click()
     page.wait_for_function("() => document.querySelector('[data-testid=\"recall\"]').dataset.found === '1'")
