@@ -218,15 +218,25 @@
     box.appendChild(legend);
   }
 
+  // The table's alarms, then the floor's alerts about it; an alert that raises something and the one that clears
+  // it told apart as in the pit's feed (a word and a style: items.alertStatus).
+  const STATUS_WORDS = { raised: "\u25b2 raised", cleared: "\u2713 cleared" };
   function alarms(data) {
     const box = $("alarm-log");
     const lines = [];
     for (const shoe of [data.current, data.previous]) {
       if (!shoe) continue;
-      for (const a of keep(shoe.alarms, items.checks.alarm)) lines.push("Shoe " + shoe.shoe + ": " + (a.alarm || a.name || "").toLowerCase().replace(/_/g, " ") + (a.detail ? " \u2013 " + a.detail : ""));
+      for (const a of keep(shoe.alarms, items.checks.alarm)) lines.push(el("li", null, "Shoe " + shoe.shoe + ": " + (a.alarm || a.name || "").toLowerCase().replace(/_/g, " ") + (a.detail ? " \u2013 " + a.detail : "")));
     }
-    for (const f of keep(data.alerts, items.checks.alert)) lines.push(items.kindWord(f.kind) + (f.at ? " at " + N.localTime(f.at) : "") + ": " + (f.detail || ""));
-    box.replaceChildren(...lines.map((t) => el("li", null, t)));
+    for (const f of keep(data.alerts, items.checks.alert)) {
+      const status = items.alertStatus(f.kind);
+      const li = el("li", null, items.kindWord(f.kind) + (status ? " (" + STATUS_WORDS[status] + ")" : "") +
+        (f.at ? " at " + N.localTime(f.at) : "") + ": " + (f.detail || ""));
+      li.dataset.kind = f.kind;
+      li.dataset.status = status;
+      lines.push(li);
+    }
+    box.replaceChildren(...lines);
     if (!lines.length) box.appendChild(el("li", "dim", "no alarms"));
   }
 

@@ -220,3 +220,22 @@ def _step(page: Any, button: Any) -> None:
     else:
         button.click()
     page.wait_for_function("() => document.querySelector('[data-testid=\"recall\"]').dataset.found === '1'")
+
+
+def test_the_table_page_s_alarm_log_tells_raised_from_cleared(browser: Any, setup: Setup) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(setup.base + "/table/T1")
+        page.wait_for_function("() => Number(document.body.dataset.loads) >= 1")
+        lines = page.locator('[data-testid="alarm-log"] li[data-kind]').evaluate_all(
+            "es => es.map(e => [e.dataset.kind, e.dataset.status, e.textContent, getComputedStyle(e).color])"
+        )
+        raised = [x for x in lines if x[0] == "advantage"]
+        cleared = [x for x in lines if x[0] == "advantage_cleared"]
+        assert raised and cleared
+        assert all(x[1] == "raised" and x[2].startswith("Advantage (▲ raised) at ") for x in raised)
+        assert all(x[1] == "cleared" and x[2].startswith("Advantage cleared (✓ cleared) at ") for x in cleared)
+        assert {x[3] for x in raised}.isdisjoint({x[3] for x in cleared})
+        assert not any("_" in name and name in x[2] for x in lines for name in WAGER_WORDS)
+    finally:
+        page.close()
