@@ -233,8 +233,8 @@ def test_the_state_on_the_wire_is_byte_for_byte_what_it_was(monkeypatch: pytest.
     import controller.link.floor_link
 
     monkeypatch.setattr(controller.link.floor_link, "utc_now", lambda: "2026-11-30T12:00:00.000+00:00")
-    assert {m["v"] for m in _messages()} == {controller.link.floor_link.RECORD_VERSION}
-    monkeypatch.setattr(controller.link.floor_link, "RECORD_VERSION", 3)
+    assert {m["v"] for m in _messages()} == {RECORD_VERSION}
+    monkeypatch.setattr("controller.link.floor_link.RECORD_VERSION", 3)
     digest = hashlib.sha256()
     for message in _messages():
         digest.update(json.dumps(message, separators=(",", ":")).encode() + b"\n")
