@@ -132,7 +132,7 @@ def test_a_poison_is_refused_counted_alerted_once_and_the_floor_keeps_archiving(
         table.publish(journal_records[20:30])
         floor = Floor(broker, archive_url, log, *extra)
         table.wait_ack("T1", 30)
-        until(lambda: floor.refused() == 1, 10, "the second refusal counted")
+        until(lambda: floor.refused() == 1, 30, "the second refusal counted")
         until(lambda: len(refused_alerts(watch)) >= 2, 15, "the second refused alert")
         assert floor.proc.poll() is None, log.read_text()
     finally:
