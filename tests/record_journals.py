@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.game.cards import Card
+from controller.game.cash import BuyIn, Tender
 from controller.game.chips import SpotChips
 from controller.game.edges import EdgeWatch
 from controller.game.records import InputKind, input_body, record_body
@@ -46,7 +47,8 @@ def every_kind_journal(path: Path) -> Journal:
             wall=lambda: WALL,
         ),
     )
-    for event in [*EVERY_INPUT, NewShoePressed()]:
+    # the buy-ins (version 4) are every_cash_journal's: this journal's bytes stay what version 3 pinned
+    for event in [*(e for e in EVERY_INPUT if not isinstance(e, BuyIn)), NewShoePressed()]:
         facts = {"old_session": 1, "new_session": 2} if isinstance(event, ShoeRebooted) else {"seq": 3}
         loop._apply(event, input_body(event, **facts), None, None)
     for number, token in enumerate(["2S", "3S", "4S", "9H", "KD", "KS", "QS"], start=1):  # burn, a natural
@@ -109,5 +111,29 @@ def every_money_journal(path: Path) -> Journal:
         record_body(InputKind.SNAPSHOT_REFUSED, snapshot=7, detail="SNAPSHOT_END counts 3 spots, 2 were received"),
     ]:
         loop._apply(None, body, None, None)
+    loop.flush()
+    return journal
+
+
+def every_cash_journal(path: Path) -> Journal:
+    """A journal (open: the caller closes it) with the cash at the table (version 4): a buy-in of each tender,
+    carded and not, between coups and in a coup, over a table with a bet-spot reader."""
+    journal = Journal.open(path)
+    loop = TableLoop(
+        TableState(table_rules(money())),
+        journal,
+        [ShoePort(AsciiWire(), lambda data: None)],
+        config=LoopConfig(wall=lambda: WALL),
+    )
+    events: list[TableInput] = [
+        NewShoePressed(),
+        BuyIn(3, 500_000, Tender.CASH, "P-1001"),
+        BuyIn(7, 2_500, Tender.CHIPS, None),
+        *(CardDrawn(Card.parse(t)) for t in ["2S", "3S"]),  # no burn: coup 1's first two cards
+        BuyIn(1, 100_000, Tender.MARKER, None),
+        BuyIn(3, 300_001, Tender.CASH, "P-1001"),
+    ]
+    for event in events:
+        loop._apply(event, input_body(event), None, None)
     loop.flush()
     return journal

@@ -2,10 +2,15 @@
 (tests/record_journals.py) hash to the digests below, taken before the record bodies became classes. A body
 stored, a record hash, or a record as the floor link publishes it that differs by a byte changes a digest:
 that is a new record version (controller.game.records.RECORD_VERSION) and a line in the CHANGELOG, not an
-accident."""
+accident.
+
+Version 4 added the buy-in (``every_cash``, pinned when it was added). Every record is published with its
+reader's version, so the version 3 journals' published digests are pinned as version 3 published them (the
+records published with ``"v":3``: nothing else of them changed) and as version 4 publishes them."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal import Journal
-from tests.record_journals import every_kind_journal, every_money_journal
+from tests.record_journals import every_cash_journal, every_kind_journal, every_money_journal
 
 #: sha256 of every record's stored body text and hash, and of every record as published (``for_floor``).
 PINNED = {
@@ -26,13 +31,26 @@ PINNED = {
         "40e403ce3b8c6bbfda54b60be1e4dfc1bb72fd45228c0b3fc3f00e2b1c6c48ff",
     ),
 }
+#: The same journals published by version 4 (``"v":4``), and the buy-ins' journal (version 4).
+PINNED_V4 = {
+    "every_kind": (PINNED["every_kind"][0], "b08f5b7177a6d625fd017018325ca9aa66a4c0ec749452de56c25bf24c7394bf"),
+    "every_money": (PINNED["every_money"][0], "0d3b28f161421bc0fc0d6be76749e63e280e059dfc31d64a90d4fadf913b60c3"),
+    "every_cash": (
+        "a358a1c1337c50945602cd5e3e3fb8e3db80b3f176a3485c08255092dc702bb5",
+        "f6d97e71c46de7d3c114ad31689bbcc4e22cfd65d85dd27d0c0aeb1e24d03a51",
+    ),
+}
 
 
-def digests(journal: Journal) -> tuple[str, str]:
+def digests(journal: Journal, version: int | None = None) -> tuple[str, str]:
+    """The stored and the published digests (``version``: published as that version; None: as this one)."""
     stored, published = hashlib.sha256(), hashlib.sha256()
     for record in journal.records():
         stored.update(f"{record.id}\t{record.kind}\t{record.body}\t{record.hash}\n".encode())
-        published.update(record.for_floor("T1").to_json().encode() + b"\n")
+        sent = record.for_floor("T1")
+        if version is not None:
+            sent = dataclasses.replace(sent, v=version)
+        published.update(sent.to_json().encode() + b"\n")
     return stored.hexdigest(), published.hexdigest()
 
 
@@ -45,4 +63,10 @@ def test_the_journal_and_the_wire_are_byte_for_byte_what_they_were(
     tmp_path: Path, name: str, build: Callable[[Path], Journal]
 ) -> None:
     with build(tmp_path / "j.db") as journal:
-        assert digests(journal) == PINNED[name]
+        assert digests(journal, version=3) == PINNED[name]
+        assert digests(journal) == PINNED_V4[name]
+
+
+def test_the_buy_ins_are_byte_for_byte_what_they_were(tmp_path: Path) -> None:
+    with every_cash_journal(tmp_path / "j.db") as journal:
+        assert digests(journal) == PINNED_V4["every_cash"]

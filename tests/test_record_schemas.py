@@ -17,7 +17,7 @@ from controller.game.table import (
     Alarm,
 )
 from controller.journal import Journal
-from tests.record_journals import every_kind_journal, every_money_journal
+from tests.record_journals import every_cash_journal, every_kind_journal, every_money_journal
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "docs" / "schemas"
 
@@ -58,7 +58,7 @@ def test_the_schemas_name_exactly_the_kinds_and_alarms_the_code_has() -> None:
 def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
     with every_kind_journal(tmp_path / "j.db") as journal:
         kinds = {r.kind for r in journal.records()}
-        assert kinds == {k.value for k in RecordKind} - MONEY_KINDS  # every other record kind was written
+        assert kinds == {k.value for k in RecordKind} - MONEY_KINDS - {"buy_in"}  # every other kind was written
         assert problems(validator, journal) == []
 
 
@@ -73,6 +73,15 @@ def test_every_money_kind_and_reader_input_is_valid(tmp_path: Path, validator: D
         inputs = {json.loads(r.body)["kind"] for r in journal.records() if r.kind == "input"}
         assert inputs >= {"spot", "spots_snapshot", "reader_link", "reader_hello", "reader_status", "reader_message",
                           "snapshot_refused"}  # fmt: skip
+        assert problems(validator, journal) == []
+
+
+def test_every_buy_in_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
+    with every_cash_journal(tmp_path / "j.db") as journal:
+        bodies = [json.loads(r.body) for r in journal.records() if r.kind == "buy_in"]
+        assert {b["tender"] for b in bodies} == {"cash", "chips", "marker"} and None in {
+            b["player_ref"] for b in bodies
+        }
         assert problems(validator, journal) == []
 
 

@@ -31,6 +31,8 @@ class RecordKind(StrEnum):
     COMMISSION = "commission"  # a seat's commission box closed: owed, collected, uncollected
     MISREAD = "misread"  # a locked spot changed and came back by the next snapshot (reader flicker)
     GHOST_READ = "ghost_read"  # a chip reported on a second spot while the first still held it
+    # the cash at the table (version 4)
+    BUY_IN = "buy_in"  # a buy-in taken at a seat: amount, tender (cash, chips, marker), the player when carded
 
 
 class InputKind(StrEnum):
@@ -50,6 +52,7 @@ class InputKind(StrEnum):
     SPOT = "spot"  # the bet-spot reader: what one spot holds now (its chips resolved: uid, cents, status)
     SPOTS_SNAPSHOT = "spots_snapshot"  # the reader's full snapshot (every spot not listed is empty)
     READER_LINK = "reader_link"  # the reader's link came up or went down
+    BUY_IN = "buy_in"  # a buy-in entered at a seat (the dealer screen's entry; the simulator's on money.sock)
     # a record only
     HELLO = "hello"  # the shoe's HELLO: firmware, serial number, protocol version, session id
     STATUS = "status"  # the shoe's STATUS flags
@@ -96,5 +99,6 @@ _REPLAYED = frozenset(
         InputKind.SPOT,
         InputKind.SPOTS_SNAPSHOT,
         InputKind.READER_LINK,
+        InputKind.BUY_IN,
     }
 )

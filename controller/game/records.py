@@ -13,6 +13,8 @@ Every record the table keeps is built here and read back here, nowhere else:
   their input. A ``coup`` body is what ``shoe-controller history --json`` prints (:data:`COUP_FIELDS`).
   A shoe's ``start`` record carries the table's ruleset (:func:`ruleset_body`), so that the journal alone
   prices every wager (:mod:`controller.game.edges`).
+* **the cash** (``buy_in``): a buy-in taken at a seat, derived from its ``buy_in`` input
+  (:func:`buy_in_body`, :data:`BUY_IN_FIELDS`); the floor's cash log reads them.
 * **surveillance records** (``advantage``, ``advantage_cleared``): a wager's exact player expectation at a
   coup's betting time reached the threshold, or fell back below it (:data:`ADVANTAGE_FIELDS`; built by
   :class:`controller.game.edges.EdgeWatch`, stored with the input after which the betting time came).
@@ -41,12 +43,14 @@ from controller.game.bodies import (
     AdvantageClearedBody,
     AlarmBody,
     BurnBody,
+    BuyInBody,
     CoupBody,
     InputBody,
     ShoeBody,
     WagerBody,
 )
 from controller.game.cards import Card
+from controller.game.cash import BuyIn, BuyInTaken, Tender
 from controller.game.chips import Chip, ChipStatus, SpotChips, format_uid, parse_uid
 from controller.game.kinds import InputKind as InputKind  # the vocabulary's names, here as always
 from controller.game.kinds import RecordKind as RecordKind
@@ -91,7 +95,7 @@ from controller.game.wagers import (
 from floor_protocol.admission import DEFAULT_LIMITS, AdmissionError, Limits, admit_json, check_record
 
 #: The version of the record shapes below (bump it with any change to a kind or a field).
-RECORD_VERSION = 3
+RECORD_VERSION = 4
 
 
 _KIND_OF_INPUT: dict[type, InputKind] = {
@@ -108,6 +112,7 @@ _KIND_OF_INPUT: dict[type, InputKind] = {
     SpotSeen: InputKind.SPOT,
     SpotsSnapshot: InputKind.SPOTS_SNAPSHOT,
     ReaderLinkChanged: InputKind.READER_LINK,
+    BuyIn: InputKind.BUY_IN,
 }
 _INPUT_OF_KIND = {kind: cls for cls, kind in _KIND_OF_INPUT.items()}
 
@@ -132,6 +137,7 @@ _INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
     InputKind.SPOT: ("seat", "spot", "chips"),
     InputKind.SPOTS_SNAPSHOT: ("spots",),
     InputKind.READER_LINK: ("up",),
+    InputKind.BUY_IN: ("seat", "cents", "tender", "player_ref"),
 }
 
 #: A chip in a spot input's ``chips``: its UID (16 hex digits), denomination and registry status, so that a
@@ -186,6 +192,13 @@ def input_body(table_input: TableInput, **facts: Any) -> dict[str, Any]:
         ]
     elif isinstance(table_input, ReaderLinkChanged):
         body["up"] = table_input.up
+    elif isinstance(table_input, BuyIn):
+        body |= {
+            "seat": table_input.seat,
+            "cents": table_input.cents,
+            "tender": table_input.tender.value,
+            "player_ref": table_input.player_ref,
+        }
     return InputBody.build(_with_facts(body, facts))
 
 
@@ -233,6 +246,12 @@ def input_from_body(body: Mapping[str, Any]) -> TableInput | None:
             )
         if cls is ReaderLinkChanged:
             return ReaderLinkChanged(bool(body["up"]))
+        if cls is BuyIn:
+            ref = body.get("player_ref")
+            cents = body["cents"]
+            if isinstance(cents, bool) or not isinstance(cents, int):
+                raise ValueError(f"cents {cents!r:.20}")
+            return BuyIn(_seat_from(body["seat"]), cents, Tender(body["tender"]), None if ref is None else str(ref))
     except (KeyError, ValueError, TypeError) as exc:
         raise ValueError(f"{kind.value} input without a good field: {exc}") from None
     return cls()  # type: ignore[no-any-return]
@@ -335,6 +354,8 @@ def derived_records(
             if n.spots:  # a table with a bet-spot reader: the chips the new shoe keeps on the layout
                 start["spots"] = [dict(item) for item in n.spots]
             out.append((RecordKind.SHOE, ShoeBody.parse(start).to_body()))
+        elif isinstance(n, BuyInTaken):
+            out.append((RecordKind.BUY_IN, buy_in_body(n)))
         elif isinstance(n, ShoeEnded):
             out.append((RecordKind.SHOE, ShoeBody(event="end", shoe=n.shoe_number, coups=n.coups).to_body()))
         elif isinstance(n, AlarmRaised):
@@ -478,6 +499,21 @@ def _money_body(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
     return None
 
 
+# -- the cash at the table (version 4) ----------------------------------------------------------------------
+
+#: A ``buy_in`` record's fields, in order: the shoe and coup it came in (the coup being dealt, or the next one
+#: between coups), the seat, the amount (integer cents), the tender (``cash``, ``chips`` from another table, a
+#: ``marker``) and the seat's ``player_ref`` (None: uncarded).
+BUY_IN_FIELDS = ("shoe", "coup", "seat", "cents", "tender", "player_ref")
+
+
+def buy_in_body(n: BuyInTaken) -> dict[str, Any]:
+    """The ``buy_in`` record of a buy-in taken at a seat (:data:`BUY_IN_FIELDS`)."""
+    return BuyInBody(
+        shoe=n.shoe, coup=n.coup, seat=n.seat, cents=n.cents, tender=n.tender.value, player_ref=n.player_ref
+    ).to_body()
+
+
 # -- the ruleset in a shoe's start record ------------------------------------------------------------------
 
 #: The pays of a ruleset as stored (exact, as text: ``"11"``, ``"1/20"``, ``"1/2"``), in this order.
@@ -578,6 +614,7 @@ def signature() -> str:
         "advantage:" + ",".join(ADVANTAGE_FIELDS),
         "chip:" + ",".join(CHIP_FIELDS) + ";snapshot_spot:" + ",".join(SNAPSHOT_SPOT_FIELDS),
         "money:" + ";".join(f"{k.value}={','.join(v)}" for k, v in MONEY_FIELDS.items()),
+        "buy_in:" + ",".join(BUY_IN_FIELDS),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 

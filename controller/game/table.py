@@ -27,10 +27,19 @@ from enum import Enum
 from typing import Any
 
 from controller.game.cards import Card, hand_total
+from controller.game.cash import BuyIn, BuyInTaken, buy_in_refusal
 from controller.game.coup import Coup, CoupResult, Position, Winner
 from controller.game.notice import Notice as Notice
 from controller.game.shoe import BurnRule, CardUse, CutCardRule, InventoryCheck, Shoe, ShoePhase
-from controller.game.wagers import MoneyRules, MoneyView, ReaderLinkChanged, SpotSeen, SpotsSnapshot, WagerBook
+from controller.game.wagers import (
+    MAX_SEATS,
+    MoneyRules,
+    MoneyView,
+    ReaderLinkChanged,
+    SpotSeen,
+    SpotsSnapshot,
+    WagerBook,
+)
 
 # ---------------------------------------------------------------------------------------------------------
 # Inputs (what the journal stores and replays)
@@ -104,6 +113,7 @@ TableInput = (
     | SpotSeen
     | SpotsSnapshot
     | ReaderLinkChanged
+    | BuyIn
 )
 
 
@@ -421,6 +431,8 @@ class TableState:
             )
         if isinstance(event, SpotSeen | SpotsSnapshot | ReaderLinkChanged):
             return [] if self.money is None else self.money.apply(event)
+        if isinstance(event, BuyIn):
+            return self._buy_in(event)
         if isinstance(event, ShoeProtocol):
             if event.version == 1:
                 return self._clear(Alarm.SHOE_PROTOCOL_V2)
@@ -428,6 +440,18 @@ class TableState:
                 Alarm.SHOE_PROTOCOL_V2, f"shoe speaks protocol v{event.version}; this controller speaks v1"
             )
         raise TypeError(f"not a table input: {event!r}")
+
+    @property
+    def seats(self) -> int:
+        """The seats on the layout: the bet-spot reader's, or every seat a layout may have without one."""
+        return MAX_SEATS if self.rules.money is None else self.rules.money.seats
+
+    def _buy_in(self, event: BuyIn) -> list[Notice]:
+        """A buy-in at a seat: its notice, in the shoe and coup it came in. One the table refuses
+        (:func:`~controller.game.cash.buy_in_refusal`; the loop refuses it before it comes here) is nothing."""
+        if buy_in_refusal(event, self.seats) is not None:
+            return []
+        return [BuyInTaken(self.shoe_number, self.coup_number, event.seat, event.cents, event.tender, event.player_ref)]
 
     # -- helpers ---------------------------------------------------------------------------------
     def _raise(self, alarm: Alarm, detail: str, card: Card | None = None) -> list[Notice]:

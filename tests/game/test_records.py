@@ -6,6 +6,7 @@ from typing import Any, get_args
 import pytest
 
 from controller.game.cards import Card
+from controller.game.cash import BuyIn, Tender
 from controller.game.chips import Chip, ChipStatus, SpotChips
 from controller.game.records import (
     COUP_FIELDS,
@@ -65,6 +66,9 @@ EVERY_INPUT: list[TableInput] = [
     SpotsSnapshot(()),
     ReaderLinkChanged(up=False),
     ReaderLinkChanged(up=True),
+    BuyIn(3, 500_000, Tender.CASH, "P-1001"),
+    BuyIn(7, 2_500, Tender.CHIPS, None),
+    BuyIn(1, 100_000, Tender.MARKER, None),
 ]
 
 
@@ -157,9 +161,28 @@ def test_derived_records_of_a_shoe_start_burns_coup_and_alarm() -> None:
 
 def test_the_vocabulary_is_pinned_to_its_version() -> None:
     # Changing a kind or a field changes the shape every journal, history and floor reader relies on:
-    # bump RECORD_VERSION and pin the new signature here, in the same commit. (Version 3 is unreleased: its
-    # shapes are still being added to, the wager's variance last; a release freezes it.)
-    assert (RECORD_VERSION, signature()) == (3, "107a4c0120ea80bb")
+    # bump RECORD_VERSION and pin the new signature here, in the same commit. (Version 3 was released in 0.3.0;
+    # version 4, unreleased, adds the buy-ins: its shapes are still being added to; a release freezes it.)
+    assert (RECORD_VERSION, signature()) == (4, "4b2d39362047ed9a")
+
+
+def test_a_version_3_record_and_journal_still_read() -> None:
+    """Version 4 added the buy-in only: a version 3 record reads, and its money inputs replay as before."""
+    from controller.game.records import TableRecord
+    from controller.game.replay import replay
+    from tests.game.money import money, table_rules
+
+    old = {
+        "v": 3, "table": "T1", "seq": 1, "kind": "input", "at": "2026-11-30T12:00:00+00:00", "session": None,
+        "number": None, "cause": None, "prev": "0" * 64, "hash": "a" * 64,
+        "body": {"kind": "spot", "seat": 3, "spot": "banker",
+                 "chips": [{"uid": "E004000000000001", "cents": 2500, "status": "in_play"}]},
+    }  # fmt: skip
+    assert TableRecord.from_dict(old).v == 3
+    bodies: list[dict[str, Any]] = [{"kind": "new_shoe"}, old["body"], {"kind": "reader_link", "up": True}]
+    view = replay(table_rules(money()), bodies).state.view().money
+    assert view is not None
+    assert [(p.seat, p.spot.value, p.cents) for s in view.seats for p in s.spots if p.cents] == [(3, "banker", 2500)]
 
 
 def test_a_version_2_record_and_journal_still_read() -> None:

@@ -37,6 +37,7 @@ from typing import Any, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from controller.game.cash import buy_in_refusal
 from controller.game.edges import EdgeWatch
 from controller.game.records import InputKind, RecordKind, Source, derived_records, input_body, record_body
 from controller.game.rules import Ruleset
@@ -57,6 +58,7 @@ from controller.table.clock import ClockStatus
 from controller.table.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
 from controller.table.loop.inbox import (
     READ_SIZE,
+    BuyInEntry,
     Device,
     FloorAck,
     Inbox,
@@ -246,6 +248,8 @@ class TableLoop:
         self.floor_table = config.floor_table
         self.floor_key = config.floor_key
         self.ack_refusals = AckRefusals("table")
+        #: Buy-ins refused because the table cannot take them (a seat not on it ...), each said in one line.
+        self.buy_ins_refused = 0
         self.clock = config.clock
         self.watchdog = config.watchdog
         self.watchdog_interval = config.watchdog_interval
@@ -475,6 +479,18 @@ class TableLoop:
                 self.commit.apply_change(change)
         elif isinstance(event, FloorAck):
             self._floor_ack(event.ack)
+        elif isinstance(event, BuyInEntry):
+            self._buy_in(event)
+
+    def _buy_in(self, event: BuyInEntry) -> None:
+        """A buy-in entered for a seat: refused in one line (logged, counted) when the table cannot take it,
+        else applied and journaled like any input (its ``buy_in`` record derived with the shoe and coup)."""
+        reason = buy_in_refusal(event.buy_in, self.state.seats)
+        if reason is not None:
+            self.buy_ins_refused += 1
+            log.warning("%s", reason)
+            return
+        self._apply(event.buy_in, input_body(event.buy_in), None, None)
 
     def _port(self, device: Device) -> Port | None:
         """The port of ``device`` (None: the table has no such device)."""

@@ -1,0 +1,79 @@
+"""Buy-ins in the pure core: a buy-in at a seat becomes its ``buy_in`` record, with the shoe and coup it came in;
+one the table cannot take is refused in one line and gives no record."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.game.bodies import BodyError, BuyInBody
+from controller.game.cards import Card
+from controller.game.cash import MAX_BUY_IN_CENTS, BuyIn, BuyInTaken, Tender, buy_in_refusal
+from controller.game.records import RecordKind, derived_records, input_body, input_from_body
+from controller.game.table import CardDrawn, NewShoePressed, TableRules, TableState
+from tests.game.money import money, table_rules
+
+
+def test_a_buy_in_between_coups_and_in_a_coup_carries_its_shoe_and_coup() -> None:
+    state = TableState(table_rules(money(seats=7)))
+    state.apply(NewShoePressed())  # no burn: the next card is the coup's first
+    before = state.apply(BuyIn(3, 500_000, Tender.CASH, "P-1001"))
+    state.apply(CardDrawn(Card.parse("9H")))
+    during = state.apply(BuyIn(7, 2_500, Tender.CHIPS))
+    assert before == [BuyInTaken(1, 1, 3, 500_000, Tender.CASH, "P-1001")]
+    assert during == [BuyInTaken(1, 1, 7, 2_500, Tender.CHIPS, None)]
+    assert derived_records(before) == [
+        (
+            RecordKind.BUY_IN,
+            {"shoe": 1, "coup": 1, "seat": 3, "cents": 500_000, "tender": "cash", "player_ref": "P-1001"},
+        )
+    ]
+    body = derived_records(during)[0][1]
+    assert body["player_ref"] is None and BuyInBody.parse(body).tender == "chips"
+
+
+def test_a_buy_in_input_round_trips_through_its_body() -> None:
+    buy_in = BuyIn(9, 1, Tender.MARKER)
+    body = input_body(buy_in)
+    assert body == {"kind": "buy_in", "seat": 9, "cents": 1, "tender": "marker", "player_ref": None}
+    assert input_from_body(body) == buy_in
+
+
+@pytest.mark.parametrize(
+    ("buy_in", "said"),
+    [
+        (BuyIn(8, 100, Tender.CASH), "seat 8 is not on this table (seats 1-7)"),
+        (BuyIn(0, 100, Tender.CASH), "seat 0 is not on this table"),
+        (BuyIn(1, 0, Tender.CASH), "amount 0 cents is not 1 to"),
+        (BuyIn(1, MAX_BUY_IN_CENTS + 1, Tender.CASH), "amount 100000001 cents"),
+        (BuyIn(1, 100, "cheque"), "tender 'cheque' is not one of cash, chips, marker"),  # type: ignore[arg-type]
+        (BuyIn(1, 100, Tender.CASH, "no spaces"), "player_ref 'no spaces' is not 1-64"),
+        (BuyIn(1, 100, Tender.CASH, "x" * 65), "player_ref"),
+    ],
+)
+def test_a_buy_in_the_table_cannot_take_is_refused_in_one_line(buy_in: BuyIn, said: str) -> None:
+    reason = buy_in_refusal(buy_in, 7)
+    assert reason is not None and said in reason and "\n" not in reason and reason.startswith("buy-in refused: ")
+    state = TableState(table_rules(money(seats=7)))
+    assert state.apply(buy_in) == []  # and no record
+
+
+def test_a_table_without_a_reader_takes_a_buy_in_at_any_of_the_fourteen_seats() -> None:
+    state = TableState(TableRules())
+    assert [n.seat for n in state.apply(BuyIn(14, 100, Tender.CASH)) if isinstance(n, BuyInTaken)] == [14]
+    assert buy_in_refusal(BuyIn(15, 100, Tender.CASH), state.seats) is not None
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"cents": 0}, "cents"),
+        ({"tender": "cheque"}, "tender"),
+        ({"player_ref": ""}, "player_ref"),
+        ({"seat": 15}, "seat"),
+    ],
+)
+def test_a_buy_in_body_out_of_shape_is_refused_naming_its_field(change: dict[str, object], said: str) -> None:
+    good = {"shoe": 1, "coup": 2, "seat": 3, "cents": 100, "tender": "cash", "player_ref": None}
+    assert BuyInBody.parse(good).cents == 100
+    with pytest.raises(BodyError, match=f"buy_in body: {said}"):
+        BuyInBody.parse(good | change)
