@@ -45,7 +45,7 @@ def test_a_buy_in_input_round_trips_through_its_body() -> None:
         (BuyIn(0, 100, Tender.CASH), "seat 0 is not on this table"),
         (BuyIn(1, 0, Tender.CASH), "amount 0 cents is not 1 to"),
         (BuyIn(1, MAX_BUY_IN_CENTS + 1, Tender.CASH), "amount 100000001 cents"),
-        (BuyIn(1, 100, "cheque"), "tender 'cheque' is not one of cash, chips, marker"),  # type: ignore[arg-type]
+        (BuyIn(1, 100, "cheque"), "tender 'cheque' is not one of cash, chips, marker"),  # type: ignore[arg-type]  # a tender no Tender is, as a typo from elsewhere would give
         (BuyIn(1, 100, Tender.CASH, "no spaces"), "player_ref 'no spaces' is not 1-64"),
         (BuyIn(1, 100, Tender.CASH, "x" * 65), "player_ref"),
     ],
