@@ -490,7 +490,9 @@ class TableLoop:
             self.buy_ins_refused += 1
             log.warning("%s", reason)
             return
-        self._apply(event.buy_in, input_body(event.buy_in), None, None)
+        if not self._apply(event.buy_in, input_body(event.buy_in), None, None):
+            b = event.buy_in
+            log.warning("buy-in at seat %d of %d cents not kept: the journal refuses commits", b.seat, b.cents)
 
     def _port(self, device: Device) -> Port | None:
         """The port of ``device`` (None: the table has no such device)."""
