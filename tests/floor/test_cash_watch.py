@@ -7,6 +7,7 @@ gaming day starts at its configured time); ``shoe-floor cashlog``."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,39 @@ def test_an_uncarded_player_is_counted_by_table_and_seat_and_one_buy_in_past_bot
             (AlertKind.CTR_DUE, "seat:T5:4", 1_200_000),
         ]
         assert "an uncarded player" in got[0].detail
+
+
+@pytest.mark.dialects
+def test_two_collectors_adding_to_one_players_day_at_once_see_each_others_cash(archive_url: str) -> None:
+    """Two collectors read two tables' buy-ins of one player at the same time, $100 at a time: the day's total
+    steps through every $100 once, and each alert is raised once, at exactly its threshold's step."""
+    t1, t2 = chain("T1"), chain("T2", 13)
+    for _ in range(60):  # $6,000 at each table
+        t1.buy_in(1, 100, "P-1")
+        t2.buy_in(2, 100, "P-1")
+    with Archive(archive_url) as first, Archive(archive_url) as second:
+        barrier = threading.Barrier(2)
+        errors: list[BaseException] = []
+
+        def run(archive: Archive, c: CashChain) -> None:
+            s = cash_surveillance(archive)
+            barrier.wait()
+            try:
+                for k in range(0, len(c.records), 6):
+                    feed(archive, s, c, c.records[k : k + 6])
+            except BaseException as exc:  # said by the test, not lost in the thread
+                errors.append(exc)
+
+        threads = [threading.Thread(target=run, args=pair) for pair in ((first, t1), (second, t2))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert errors == [] and not any(t.is_alive() for t in threads)
+        got = sorted((i.kind, i.extra["day_cash_cents"]) for i in first.feed(None) if i.kind in CASH_KINDS)
+        assert got == [(AlertKind.CASH_APPROACHING, 800_000), (AlertKind.CTR_DUE, 1_010_000)]
+        _, totals = cash_day(first, DAY)
+        assert [(t.player_ref, t.cash, t.buy_ins, t.tables) for t in totals] == [("P-1", 1_200_000, 120, 2)]
 
 
 def test_the_thresholds_are_the_floors_configuration(tmp_path: Path) -> None:
