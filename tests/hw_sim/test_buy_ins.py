@@ -7,9 +7,12 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
+import pytest
+
 from controller.feed.messages import decode_money_reader, encode_buy_in
 from controller.game.cash import BuyIn, Tender
 from hw_sim.buy_in_line import BuyInLine, buy_in_line
+from hw_sim.cli import main
 from hw_sim.core import DealerMode, ShoeSimulator, SimConfig
 from hw_sim.money import MoneyConfig
 from hw_sim.players import BUY_IN_UNIT, Bankrolls, ScriptedWagers
@@ -105,3 +108,20 @@ def test_the_line_waits_for_the_table_and_then_sends_in_order(tmp_path: Path) ->
     finally:
         line.close()
         server.close()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--buy-ins", "/tmp/money.sock"], ["--bets", "BETS", "--buy-ins", "/tmp/money.sock"]],
+    ids=["no players", "scripted bets"],
+)
+def test_buy_ins_without_players_exit_2_with_one_line(
+    args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bets = tmp_path / "bets.jsonl"
+    bets.write_text('{"shoe": 1, "coup": 1, "seat": 1, "wagers": {"banker": "25.00"}}\n')
+    args = [str(bets) if a == "BETS" else a for a in args]
+    assert main(["--link", str(tmp_path / "shoe"), *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == "shoe-sim: error: --buy-ins: the players buy in (--players N)\n"
+    assert not (tmp_path / "shoe").exists()
