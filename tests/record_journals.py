@@ -127,11 +127,11 @@ def every_cash_journal(path: Path) -> Journal:
     )
     events: list[TableInput] = [
         NewShoePressed(),
-        BuyIn(3, 500_000, Tender.CASH, "P-1001"),
+        BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"),
         BuyIn(7, 2_500, Tender.CHIPS, None),
         *(CardDrawn(Card.parse(t)) for t in ["2S", "3S"]),  # no burn: coup 1's first two cards
         BuyIn(1, 100_000, Tender.MARKER, None),
-        BuyIn(3, 300_001, Tender.CASH, "P-1001"),
+        BuyIn(3, 300_001, Tender.CASH, "E0040150C0001001"),
     ]
     for event in events:
         loop._apply(event, input_body(event), None, None)

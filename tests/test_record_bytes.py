@@ -36,8 +36,8 @@ PINNED_V4 = {
     "every_kind": (PINNED["every_kind"][0], "b08f5b7177a6d625fd017018325ca9aa66a4c0ec749452de56c25bf24c7394bf"),
     "every_money": (PINNED["every_money"][0], "0d3b28f161421bc0fc0d6be76749e63e280e059dfc31d64a90d4fadf913b60c3"),
     "every_cash": (
-        "a358a1c1337c50945602cd5e3e3fb8e3db80b3f176a3485c08255092dc702bb5",
-        "f6d97e71c46de7d3c114ad31689bbcc4e22cfd65d85dd27d0c0aeb1e24d03a51",
+        "ebcac8cd28f266d3b184a0c5b49798b130ac567f6b4602ea0c71c4738641de33",
+        "e0ebd779adc54ffef918ead968c90ec70d442a69063069d224c3c236b7508099",
     ),
 }
 

@@ -140,7 +140,8 @@ Hand = Annotated[list[CardToken], Field(max_length=3)]
 TenderName = Annotated[str, _enum(_TENDERS, "what the player bought in with"), _names(_TENDERS)]
 BuyInCents = Annotated[int, Field(ge=1, le=MAX_BUY_IN_CENTS, description="the buy-in (integer cents)")]
 PlayerRef = Annotated[
-    str, Field(pattern=PLAYER_REF_PATTERN, description="the player as the floor's registry knows the card (opaque)")
+    str,
+    Field(pattern=PLAYER_REF_PATTERN, description="the player: the card's UID, the key of the floor's player registry"),
 ]
 
 

@@ -21,7 +21,6 @@ from controller.game.notice import Notice
 
 __all__ = [
     "MAX_BUY_IN_CENTS",
-    "MAX_PLAYER_REF",
     "PLAYER_REF_PATTERN",
     "BuyIn",
     "BuyInTaken",
@@ -31,10 +30,9 @@ __all__ = [
 
 #: The most one buy-in may be (integer cents): one million dollars. More is a typing slip, not a buy-in.
 MAX_BUY_IN_CENTS = 100_000_000
-#: The longest ``player_ref`` (what the floor's player registry maps a card to; opaque to the table).
-MAX_PLAYER_REF = 64
-#: What a ``player_ref`` may hold: letters, digits and ``_ . : -``, 1 to 64 of them.
-PLAYER_REF_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
+#: What a ``player_ref`` is: the player's card's UID, 16 hex digits (the key of the floor's player registry, the
+#: same as a ``player_in`` record's; the table never holds a name).
+PLAYER_REF_PATTERN = r"^[0-9A-F]{16}$"
 _PLAYER_REF = re.compile(PLAYER_REF_PATTERN)
 
 
@@ -79,5 +77,5 @@ def buy_in_refusal(buy_in: BuyIn, seats: int) -> str | None:
         return f"buy-in refused: tender {buy_in.tender!r:.20} is not one of {', '.join(t.value for t in Tender)}"
     ref = buy_in.player_ref
     if ref is not None and (not isinstance(ref, str) or not _PLAYER_REF.fullmatch(ref)):
-        return f"buy-in refused: player_ref {ref!r:.70} is not 1-{MAX_PLAYER_REF} letters, digits or _ . : -"
+        return f"buy-in refused: player_ref {ref!r:.40} is not a card's UID (16 hex digits, 0-9 A-F)"
     return None

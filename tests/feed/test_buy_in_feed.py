@@ -30,7 +30,7 @@ def server(tmp_path: Path, got: list[BuyIn]) -> Iterator[FeedServer]:
 
 
 def test_a_buy_in_line_round_trips() -> None:
-    for buy_in in [BuyIn(3, 500_000, Tender.CASH, "P-1001"), BuyIn(14, 1, Tender.MARKER)]:
+    for buy_in in [BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"), BuyIn(14, 1, Tender.MARKER)]:
         assert decode_money_reader(encode_buy_in(buy_in).rstrip(b"\n")) == buy_in
 
 
@@ -43,7 +43,7 @@ def test_a_buy_in_line_round_trips() -> None:
         (b'{"t":"buy_in","seat":3,"cents":%d,"tender":"cash"}' % (MAX_BUY_IN_CENTS + 1), "cents"),
         (b'{"t":"buy_in","seat":3,"cents":100.5,"tender":"cash"}', "cents"),
         (b'{"t":"buy_in","seat":3,"cents":100,"tender":"cheque"}', "tender"),
-        (b'{"t":"buy_in","seat":3,"cents":100,"tender":"cash","player_ref":"a b"}', "player_ref"),
+        (b'{"t":"buy_in","seat":3,"cents":100,"tender":"cash","player_ref":"E0040150C000100"}', "player_ref"),
         (b'{"t":"buy_in","seat":3,"cents":100,"tender":"cash","extra":1}', "extra"),
         (b'{"t":"buy_in","seat":3,"tender":"cash"}', "cents"),
     ],
@@ -68,12 +68,12 @@ def test_buy_ins_reach_the_table_and_a_bad_one_costs_only_itself(
     try:
         until(lambda: server.readers == 1, 5, "the reader")
         sock.sendall(
-            encode_buy_in(BuyIn(3, 500_000, Tender.CASH, "P-1001"))
+            encode_buy_in(BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"))
             + b'{"t":"buy_in","seat":3,"cents":0,"tender":"cash"}\n'
             + encode_buy_in(BuyIn(4, 2_500, Tender.CHIPS))
         )
         until(lambda: len(got) == 2, 5, "the two good buy-ins")
-        assert got == [BuyIn(3, 500_000, Tender.CASH, "P-1001"), BuyIn(4, 2_500, Tender.CHIPS)]
+        assert got == [BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"), BuyIn(4, 2_500, Tender.CHIPS)]
         assert server.stats["refused_lines"] == 1 and server.stats["buy_ins"] == 2 and server.readers == 1
         sock.sendall(b'{"t":"ack"}\n')  # not a money reader's line: refused, and the reader dropped
         until(lambda: server.readers == 0, 5, "the reader dropped")

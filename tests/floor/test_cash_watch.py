@@ -24,6 +24,11 @@ CASH_KINDS = {AlertKind.CASH_APPROACHING, AlertKind.CTR_DUE}
 DAY = "2026-12-01"
 
 
+def ref(n: int) -> str:
+    """Player ``n``'s card (a ``player_ref``: the card's UID)."""
+    return f"E0040150C{n:07d}"
+
+
 class CashChain(Chain):
     """A :class:`Chain` with buy-ins, in the shape a real table journals them (docs/schemas/buy_in.schema.json)."""
 
@@ -58,17 +63,17 @@ def test_twelve_thousand_in_cash_across_three_tables_raises_each_alert_once_wher
     with Archive(archive_url) as archive:
         s = cash_surveillance(archive)
         t1, t2, t3 = chain("T1"), chain("T2", 13), chain("T3", 14)
-        t1.buy_in(4, 4_000, "P-77")
-        t1.buy_in(2, 2_000, "P-12")  # someone else
+        t1.buy_in(4, 4_000, ref(77))
+        t1.buy_in(2, 2_000, ref(12))  # someone else
         assert feed(archive, s, t1) == []  # $4,000: an MTL entry, no alert
-        t2.buy_in(1, 4_500, "P-77")  # $8,500: approaching
+        t2.buy_in(1, 4_500, ref(77))  # $8,500: approaching
         got = feed(archive, s, t2)
         assert [(i.kind, i.table, i.extra["day_cash_cents"]) for i in got] == [
             (AlertKind.CASH_APPROACHING, "T2", 850_000)
         ]
-        assert "P-77" in got[0].detail and "$8,500" in got[0].detail and "gaming day (2026-12-01)" in got[0].detail
-        t3.buy_in(6, 3_500, "P-77")  # $12,000: a currency transaction report is due
-        t3.buy_in(6, 2_000, "P-77")  # more the same day: nothing more
+        assert ref(77) in got[0].detail and "$8,500" in got[0].detail and "gaming day (2026-12-01)" in got[0].detail
+        t3.buy_in(6, 3_500, ref(77))  # $12,000: a currency transaction report is due
+        t3.buy_in(6, 2_000, ref(77))  # more the same day: nothing more
         got = feed(archive, s, t3)
         assert [(i.kind, i.table, i.seq) for i in got] == [(AlertKind.CTR_DUE, "T3", t3.records[1].seq)]
         assert "$12,000" in got[0].detail and "table T3 seat 6" in got[0].detail
@@ -77,13 +82,13 @@ def test_twelve_thousand_in_cash_across_three_tables_raises_each_alert_once_wher
         assert sorted(cash) == [(AlertKind.CASH_APPROACHING, "T2"), (AlertKind.CTR_DUE, "T3")]
         entries, totals = cash_day(archive, DAY)
         assert [(e.table, e.player_ref, e.cents, e.day_cash) for e in entries] == [
-            ("T1", "P-77", 400_000, 400_000),
-            ("T2", "P-77", 450_000, 850_000),
-            ("T3", "P-77", 350_000, 1_200_000),
+            ("T1", ref(77), 400_000, 400_000),
+            ("T2", ref(77), 450_000, 850_000),
+            ("T3", ref(77), 350_000, 1_200_000),
         ]  # the $2,000 buy-ins are not over $3,000
         assert [(t.player_ref, t.cash, t.buy_ins, t.tables) for t in totals] == [
-            ("P-12", 200_000, 1, 1),
-            ("P-77", 1_400_000, 4, 3),
+            (ref(12), 200_000, 1, 1),
+            (ref(77), 1_400_000, 4, 3),
         ]
 
 
@@ -94,27 +99,27 @@ def test_no_alert_without_its_cause(archive_url: str) -> None:
     with Archive(archive_url) as archive:
         s = cash_surveillance(archive)
         a = chain("T1")
-        a.buy_in(1, 7_999, "P-1")
-        a.buy_in(1, 20_000, "P-1", tender="chips")
-        a.buy_in(1, 50_000, "P-1", tender="marker")
-        a.buy_in(2, 6_000, "P-2")
-        a.buy_in(3, 6_000, "P-3")
+        a.buy_in(1, 7_999, ref(1))
+        a.buy_in(1, 20_000, ref(1), tender="chips")
+        a.buy_in(1, 50_000, ref(1), tender="marker")
+        a.buy_in(2, 6_000, ref(2))
+        a.buy_in(3, 6_000, ref(3))
         a.buy_in(4, 6_000)  # uncarded at seat 4 ...
         a.buy_in(5, 6_000)  # ... and another at seat 5: two players
         assert feed(archive, s, a) == []
         b = chain("T2", 5)  # 05:xx in London (GMT): the gaming day before
-        b.buy_in(1, 7_000, "P-9")
+        b.buy_in(1, 7_000, ref(9))
         assert feed(archive, s, b) == []
         c = chain("T3", 7)  # 07:xx: the gaming day of the 1st
-        c.buy_in(1, 7_000, "P-9")
+        c.buy_in(1, 7_000, ref(9))
         assert feed(archive, s, c) == []
         assert [i for i in archive.feed(None) if i.kind in CASH_KINDS] == []
         _, totals = cash_day(archive, DAY)
         by = {t.player_ref or f"{t.table}:{t.seat}": t.cash for t in totals}
-        assert by == {"P-1": 799_900, "P-2": 600_000, "P-3": 600_000, "T1:4": 600_000, "T1:5": 600_000,
-                      "P-9": 700_000}  # fmt: skip
+        assert by == {ref(1): 799_900, ref(2): 600_000, ref(3): 600_000, "T1:4": 600_000, "T1:5": 600_000,
+                      ref(9): 700_000}  # fmt: skip
         _, before = cash_day(archive, "2026-11-30")
-        assert [(t.player_ref, t.cash) for t in before] == [("P-9", 700_000)]
+        assert [(t.player_ref, t.cash) for t in before] == [(ref(9), 700_000)]
 
 
 @pytest.mark.dialects
@@ -142,8 +147,8 @@ def test_two_collectors_adding_to_one_players_day_at_once_see_each_others_cash(a
     steps through every $100 once, and each alert is raised once, at exactly its threshold's step."""
     t1, t2 = chain("T1"), chain("T2", 13)
     for _ in range(60):  # $6,000 at each table
-        t1.buy_in(1, 100, "P-1")
-        t2.buy_in(2, 100, "P-1")
+        t1.buy_in(1, 100, ref(1))
+        t2.buy_in(2, 100, ref(1))
     with Archive(archive_url) as first, Archive(archive_url) as second:
         barrier = threading.Barrier(2)
         errors: list[BaseException] = []
@@ -166,16 +171,16 @@ def test_two_collectors_adding_to_one_players_day_at_once_see_each_others_cash(a
         got = sorted((i.kind, i.extra["day_cash_cents"]) for i in first.feed(None) if i.kind in CASH_KINDS)
         assert got == [(AlertKind.CASH_APPROACHING, 800_000), (AlertKind.CTR_DUE, 1_010_000)]
         _, totals = cash_day(first, DAY)
-        assert [(t.player_ref, t.cash, t.buy_ins, t.tables) for t in totals] == [("P-1", 1_200_000, 120, 2)]
+        assert [(t.player_ref, t.cash, t.buy_ins, t.tables) for t in totals] == [(ref(1), 1_200_000, 120, 2)]
 
 
 def test_the_thresholds_are_the_floors_configuration(tmp_path: Path) -> None:
     with Archive(f"sqlite:///{tmp_path}/a.db") as archive:
         s = cash_surveillance(archive, mtl_over_cents=100_000, approaching_cents=200_000, ctr_over_cents=250_000)
         t = chain("T1")
-        t.buy_in(1, 1_500, "P-1")
-        t.buy_in(1, 1_000, "P-1")  # $2,500: at the alert, not over the report's
-        t.buy_in(1, 1, "P-1")
+        t.buy_in(1, 1_500, ref(1))
+        t.buy_in(1, 1_000, ref(1))  # $2,500: at the alert, not over the report's
+        t.buy_in(1, 1, ref(1))
         kinds = [i.kind for i in feed(archive, s, t)]
         assert kinds == [AlertKind.CASH_APPROACHING, AlertKind.CTR_DUE]
         entries, _ = cash_day(archive, DAY)
@@ -196,15 +201,15 @@ def test_shoe_floor_cashlog_prints_the_mtl_and_the_days(tmp_path: Path, capsys: 
     with Archive(url) as archive:
         s = cash_surveillance(archive)
         t = chain("T1")
-        t.buy_in(2, 3_500, "P-5")
+        t.buy_in(2, 3_500, ref(5))
         t.buy_in(3, 1_000)
         feed(archive, s, t)
     assert shoe_floor(["cashlog", "--archive", url, "--day", DAY, "--json"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert lines == [
-        {"line": "mtl", "day": DAY, "at": t.records[1].at, "table": "T1", "seq": 2, "seat": 2, "player_ref": "P-5",
+        {"line": "mtl", "day": DAY, "at": t.records[1].at, "table": "T1", "seq": 2, "seat": 2, "player_ref": ref(5),
          "shoe": 1, "coup": 1, "cents": 350_000, "tender": "cash", "day_cash_cents": 350_000},
-        {"line": "day", "day": DAY, "player_ref": "P-5", "table": None, "seat": None, "cash_cents": 350_000,
+        {"line": "day", "day": DAY, "player_ref": ref(5), "table": None, "seat": None, "cash_cents": 350_000,
          "buy_ins": 1, "tables": 1, "first_at": t.records[1].at, "last_at": t.records[1].at},
         {"line": "day", "day": DAY, "player_ref": None, "table": "T1", "seat": 3, "cash_cents": 100_000,
          "buy_ins": 1, "tables": 1, "first_at": t.records[3].at, "last_at": t.records[3].at},

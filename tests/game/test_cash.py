@@ -16,15 +16,15 @@ from tests.game.money import money, table_rules
 def test_a_buy_in_between_coups_and_in_a_coup_carries_its_shoe_and_coup() -> None:
     state = TableState(table_rules(money(seats=7)))
     state.apply(NewShoePressed())  # no burn: the next card is the coup's first
-    before = state.apply(BuyIn(3, 500_000, Tender.CASH, "P-1001"))
+    before = state.apply(BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"))
     state.apply(CardDrawn(Card.parse("9H")))
     during = state.apply(BuyIn(7, 2_500, Tender.CHIPS))
-    assert before == [BuyInTaken(1, 1, 3, 500_000, Tender.CASH, "P-1001")]
+    assert before == [BuyInTaken(1, 1, 3, 500_000, Tender.CASH, "E0040150C0001001")]
     assert during == [BuyInTaken(1, 1, 7, 2_500, Tender.CHIPS, None)]
     assert derived_records(before) == [
         (
             RecordKind.BUY_IN,
-            {"shoe": 1, "coup": 1, "seat": 3, "cents": 500_000, "tender": "cash", "player_ref": "P-1001"},
+            {"shoe": 1, "coup": 1, "seat": 3, "cents": 500_000, "tender": "cash", "player_ref": "E0040150C0001001"},
         )
     ]
     body = derived_records(during)[0][1]
@@ -46,8 +46,8 @@ def test_a_buy_in_input_round_trips_through_its_body() -> None:
         (BuyIn(1, 0, Tender.CASH), "amount 0 cents is not 1 to"),
         (BuyIn(1, MAX_BUY_IN_CENTS + 1, Tender.CASH), "amount 100000001 cents"),
         (BuyIn(1, 100, "cheque"), "tender 'cheque' is not one of cash, chips, marker"),  # type: ignore[arg-type]  # a tender no Tender is, as a typo from elsewhere would give
-        (BuyIn(1, 100, Tender.CASH, "no spaces"), "player_ref 'no spaces' is not 1-64"),
-        (BuyIn(1, 100, Tender.CASH, "x" * 65), "player_ref"),
+        (BuyIn(1, 100, Tender.CASH, "P-1001"), "player_ref 'P-1001' is not a card's UID"),
+        (BuyIn(1, 100, Tender.CASH, "e0040150c0001001"), "player_ref"),
     ],
 )
 def test_a_buy_in_the_table_cannot_take_is_refused_in_one_line(buy_in: BuyIn, said: str) -> None:

@@ -66,7 +66,7 @@ EVERY_INPUT: list[TableInput] = [
     SpotsSnapshot(()),
     ReaderLinkChanged(up=False),
     ReaderLinkChanged(up=True),
-    BuyIn(3, 500_000, Tender.CASH, "P-1001"),
+    BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"),
     BuyIn(7, 2_500, Tender.CHIPS, None),
     BuyIn(1, 100_000, Tender.MARKER, None),
 ]

@@ -80,7 +80,7 @@ def test_the_buy_ins_change_neither_the_cards_nor_the_wagers() -> None:
 
 
 def test_the_simulators_line_is_the_one_the_table_reads() -> None:
-    for b in [BuyIn(3, 500_000, Tender.CASH), BuyIn(9, 100, Tender.MARKER, "P-7")]:
+    for b in [BuyIn(3, 500_000, Tender.CASH), BuyIn(9, 100, Tender.MARKER, "E0040150C0000007")]:
         assert buy_in_line(b) == encode_buy_in(b)
         assert decode_money_reader(buy_in_line(b).rstrip(b"\n")) == b
 

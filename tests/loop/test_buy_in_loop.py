@@ -38,18 +38,18 @@ def records(journal: Journal, kind: str) -> list[tuple[int | None, dict[str, Any
 def test_a_buy_in_is_journaled_with_its_record_and_replays_without_a_second(tmp_path: Path) -> None:
     with Journal.open(tmp_path / "j.db") as journal:
         loop = loop_on(journal)
-        loop.handle(BuyInEntry(BuyIn(3, 500_000, Tender.CASH, "P-1001")))  # before the first shoe: shoe 1
+        loop.handle(BuyInEntry(BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001")))  # before the first shoe: shoe 1
         loop._apply(NewShoePressed(), input_body(NewShoePressed()), None, None)
         loop.handle(BuyInEntry(BuyIn(7, 2_500, Tender.CHIPS)))
         loop.flush()
         inputs = [body for _id, body in journal.inputs() if body["kind"] == "buy_in"]
         assert inputs == [
-            {"kind": "buy_in", "seat": 3, "cents": 500_000, "tender": "cash", "player_ref": "P-1001"},
+            {"kind": "buy_in", "seat": 3, "cents": 500_000, "tender": "cash", "player_ref": "E0040150C0001001"},
             {"kind": "buy_in", "seat": 7, "cents": 2_500, "tender": "chips", "player_ref": None},
         ]
         taken = records(journal, "buy_in")
         assert [body for _cause, body in taken] == [
-            {"shoe": 1, "coup": 1, "seat": 3, "cents": 500_000, "tender": "cash", "player_ref": "P-1001"},
+            {"shoe": 1, "coup": 1, "seat": 3, "cents": 500_000, "tender": "cash", "player_ref": "E0040150C0001001"},
             {"shoe": 1, "coup": 1, "seat": 7, "cents": 2_500, "tender": "chips", "player_ref": None},
         ]
         assert all(cause is not None for cause, _body in taken)  # each derived from its input
