@@ -48,7 +48,8 @@ def every_kind_journal(path: Path) -> Journal:
         ),
     )
     # the buy-ins (version 4) are every_cash_journal's: this journal's bytes stay what version 3 pinned
-    for event in [*(e for e in EVERY_INPUT if not isinstance(e, BuyIn)), NewShoePressed()]:
+    inputs: list[TableInput] = [*(e for e in EVERY_INPUT if not isinstance(e, BuyIn)), NewShoePressed()]
+    for event in inputs:
         facts = {"old_session": 1, "new_session": 2} if isinstance(event, ShoeRebooted) else {"seq": 3}
         loop._apply(event, input_body(event, **facts), None, None)
     for number, token in enumerate(["2S", "3S", "4S", "9H", "KD", "KS", "QS"], start=1):  # burn, a natural

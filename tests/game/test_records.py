@@ -172,7 +172,7 @@ def test_a_version_3_record_and_journal_still_read() -> None:
     from controller.game.replay import replay
     from tests.game.money import money, table_rules
 
-    old = {
+    old: dict[str, Any] = {
         "v": 3, "table": "T1", "seq": 1, "kind": "input", "at": "2026-11-30T12:00:00+00:00", "session": None,
         "number": None, "cause": None, "prev": "0" * 64, "hash": "a" * 64,
         "body": {"kind": "spot", "seat": 3, "spot": "banker",
