@@ -26,7 +26,7 @@ from controller.game.table import (
 )
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
-from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.loop import BuyInEntry, LoopConfig, ShoePort, TableLoop
 from controller.table.wire import AsciiWire
 from tests.game.money import every_money_kind, money, table_rules
 from tests.game.test_records import EVERY_INPUT
@@ -47,9 +47,7 @@ def every_kind_journal(path: Path) -> Journal:
             wall=lambda: WALL,
         ),
     )
-    # the buy-ins (version 4) are every_cash_journal's: this journal's bytes stay what version 3 pinned
-    inputs: list[TableInput] = [*(e for e in EVERY_INPUT if not isinstance(e, BuyIn)), NewShoePressed()]
-    for event in inputs:
+    for event in [*EVERY_INPUT, NewShoePressed()]:
         facts = {"old_session": 1, "new_session": 2} if isinstance(event, ShoeRebooted) else {"seq": 3}
         loop._apply(event, input_body(event, **facts), None, None)
     for number, token in enumerate(["2S", "3S", "4S", "9H", "KD", "KS", "QS"], start=1):  # burn, a natural
@@ -126,7 +124,7 @@ def every_cash_journal(path: Path) -> Journal:
         [ShoePort(AsciiWire(), lambda data: None)],
         config=LoopConfig(wall=lambda: WALL),
     )
-    events: list[TableInput] = [
+    events: list[TableInput | BuyIn] = [
         NewShoePressed(),
         BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"),
         BuyIn(7, 2_500, Tender.CHIPS, None),
@@ -135,6 +133,9 @@ def every_cash_journal(path: Path) -> Journal:
         BuyIn(3, 300_001, Tender.CASH, "E0040150C0001001"),
     ]
     for event in events:
-        loop._apply(event, input_body(event), None, None)
+        if isinstance(event, BuyIn):
+            loop.handle(BuyInEntry(event))  # as the feed hands it to the loop
+        else:
+            loop._apply(event, input_body(event), None, None)
     loop.flush()
     return journal

@@ -657,9 +657,9 @@ _Hex = Annotated[str, Field(pattern=r"^([0-9a-f]{2})*$", max_length=2 * MAX_RECO
 
 class InputBody(RecordBody):
     """Something that reached the table. Table inputs (replayed after a restart): card, unreadable, cut_card,
-    declare, void, new_shoe, link, shoe_rebooted, shoe_protocol, line_noise, the bet-spot reader's spot,
-    spots_snapshot, reader_link, and a seat's buy_in. A record only: hello, status, journal_fault, noise,
-    message, reader_hello, reader_status, reader_message, snapshot_refused, clock. Besides ``kind`` and its own
+    declare, void, new_shoe, link, shoe_rebooted, shoe_protocol, line_noise, and the bet-spot reader's spot,
+    spots_snapshot, reader_link. A record only: hello, status, journal_fault, noise, message, reader_hello,
+    reader_status, reader_message, snapshot_refused, clock, and a seat's buy_in. Besides ``kind`` and its own
     fields an input carries facts about where it came from (``source``, ``seq``, ``detail``, ``raw`` ...)."""
 
     kind_of = RecordKind.INPUT

@@ -52,7 +52,6 @@ class InputKind(StrEnum):
     SPOT = "spot"  # the bet-spot reader: what one spot holds now (its chips resolved: uid, cents, status)
     SPOTS_SNAPSHOT = "spots_snapshot"  # the reader's full snapshot (every spot not listed is empty)
     READER_LINK = "reader_link"  # the reader's link came up or went down
-    BUY_IN = "buy_in"  # a buy-in entered at a seat (the dealer screen's entry; the simulator's on money.sock)
     # a record only
     HELLO = "hello"  # the shoe's HELLO: firmware, serial number, protocol version, session id
     STATUS = "status"  # the shoe's STATUS flags
@@ -65,6 +64,9 @@ class InputKind(StrEnum):
     READER_STATUS = "reader_status"  # the bet-spot reader's STATUS flags
     READER_MESSAGE = "reader_message"  # another message from the reader, by its type's name
     SNAPSHOT_REFUSED = "snapshot_refused"  # a reader's snapshot that did not hold together: no table input
+    # a buy-in entered at a seat (on money.sock: the dealer screen's entry, the simulator's; version 4): it
+    # changes nothing of the game, so nothing replays it; its buy_in record is derived with the shoe and coup
+    BUY_IN = "buy_in"
     # whether the table's clock is synchronised (the kernel's word, as timedatectl says it): at start and on
     # each change; the journal's times are set against the casino's CCTV in a dispute
     CLOCK = "clock"
@@ -99,6 +101,5 @@ _REPLAYED = frozenset(
         InputKind.SPOT,
         InputKind.SPOTS_SNAPSHOT,
         InputKind.READER_LINK,
-        InputKind.BUY_IN,
     }
 )

@@ -13,8 +13,9 @@ Every record the table keeps is built here and read back here, nowhere else:
   their input. A ``coup`` body is what ``shoe-controller history --json`` prints (:data:`COUP_FIELDS`).
   A shoe's ``start`` record carries the table's ruleset (:func:`ruleset_body`), so that the journal alone
   prices every wager (:mod:`controller.game.edges`).
-* **the cash** (``buy_in``): a buy-in taken at a seat, derived from its ``buy_in`` input
-  (:func:`buy_in_body`, :data:`BUY_IN_FIELDS`); the floor's cash log reads them.
+* **the cash** (``buy_in``): a buy-in taken at a seat, derived from its ``buy_in`` input (a record only:
+  :func:`buy_in_input`) with the shoe and coup (:func:`buy_in_body`, :data:`BUY_IN_FIELDS`); the floor's cash
+  log reads them.
 * **surveillance records** (``advantage``, ``advantage_cleared``): a wager's exact player expectation at a
   coup's betting time reached the threshold, or fell back below it (:data:`ADVANTAGE_FIELDS`; built by
   :class:`controller.game.edges.EdgeWatch`, stored with the input after which the betting time came).
@@ -50,7 +51,7 @@ from controller.game.bodies import (
     WagerBody,
 )
 from controller.game.cards import Card
-from controller.game.cash import BuyIn, BuyInTaken, Tender
+from controller.game.cash import BuyIn, BuyInTaken
 from controller.game.chips import Chip, ChipStatus, SpotChips, format_uid, parse_uid
 from controller.game.kinds import InputKind as InputKind  # the vocabulary's names, here as always
 from controller.game.kinds import RecordKind as RecordKind
@@ -112,7 +113,6 @@ _KIND_OF_INPUT: dict[type, InputKind] = {
     SpotSeen: InputKind.SPOT,
     SpotsSnapshot: InputKind.SPOTS_SNAPSHOT,
     ReaderLinkChanged: InputKind.READER_LINK,
-    BuyIn: InputKind.BUY_IN,
 }
 _INPUT_OF_KIND = {kind: cls for cls, kind in _KIND_OF_INPUT.items()}
 
@@ -137,7 +137,6 @@ _INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
     InputKind.SPOT: ("seat", "spot", "chips"),
     InputKind.SPOTS_SNAPSHOT: ("spots",),
     InputKind.READER_LINK: ("up",),
-    InputKind.BUY_IN: ("seat", "cents", "tender", "player_ref"),
 }
 
 #: A chip in a spot input's ``chips``: its UID (16 hex digits), denomination and registry status, so that a
@@ -192,13 +191,6 @@ def input_body(table_input: TableInput, **facts: Any) -> dict[str, Any]:
         ]
     elif isinstance(table_input, ReaderLinkChanged):
         body["up"] = table_input.up
-    elif isinstance(table_input, BuyIn):
-        body |= {
-            "seat": table_input.seat,
-            "cents": table_input.cents,
-            "tender": table_input.tender.value,
-            "player_ref": table_input.player_ref,
-        }
     return InputBody.build(_with_facts(body, facts))
 
 
@@ -246,12 +238,6 @@ def input_from_body(body: Mapping[str, Any]) -> TableInput | None:
             )
         if cls is ReaderLinkChanged:
             return ReaderLinkChanged(bool(body["up"]))
-        if cls is BuyIn:
-            ref = body.get("player_ref")
-            cents = body["cents"]
-            if isinstance(cents, bool) or not isinstance(cents, int):
-                raise ValueError(f"cents {cents!r:.20}")
-            return BuyIn(_seat_from(body["seat"]), cents, Tender(body["tender"]), None if ref is None else str(ref))
     except (KeyError, ValueError, TypeError) as exc:
         raise ValueError(f"{kind.value} input without a good field: {exc}") from None
     return cls()  # type: ignore[no-any-return]
@@ -503,8 +489,15 @@ def _money_body(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
 
 #: A ``buy_in`` record's fields, in order: the shoe and coup it came in (the coup being dealt, or the next one
 #: between coups), the seat, the amount (integer cents), the tender (``cash``, ``chips`` from another table, a
-#: ``marker``) and the seat's ``player_ref`` (None: uncarded).
+#: ``marker``) and the seat's ``player_ref`` (None: uncarded). Its input (kind ``buy_in``, a record only: a
+#: buy-in changes nothing of the game) carries the four after the coup.
 BUY_IN_FIELDS = ("shoe", "coup", "seat", "cents", "tender", "player_ref")
+
+
+def buy_in_input(b: BuyIn, **facts: Any) -> dict[str, Any]:
+    """The journal body of a buy-in entered for a seat (a ``buy_in`` input, a record only), with ``facts``."""
+    fields = {"seat": b.seat, "cents": b.cents, "tender": b.tender.value, "player_ref": b.player_ref}
+    return record_body(InputKind.BUY_IN, **fields, **facts)
 
 
 def buy_in_body(n: BuyInTaken) -> dict[str, Any]:

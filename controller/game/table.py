@@ -113,7 +113,6 @@ TableInput = (
     | SpotSeen
     | SpotsSnapshot
     | ReaderLinkChanged
-    | BuyIn
 )
 
 
@@ -431,8 +430,6 @@ class TableState:
             )
         if isinstance(event, SpotSeen | SpotsSnapshot | ReaderLinkChanged):
             return [] if self.money is None else self.money.apply(event)
-        if isinstance(event, BuyIn):
-            return self._buy_in(event)
         if isinstance(event, ShoeProtocol):
             if event.version == 1:
                 return self._clear(Alarm.SHOE_PROTOCOL_V2)
@@ -446,9 +443,10 @@ class TableState:
         """The seats on the layout: the bet-spot reader's, or every seat a layout may have without one."""
         return MAX_SEATS if self.rules.money is None else self.rules.money.seats
 
-    def _buy_in(self, event: BuyIn) -> list[Notice]:
-        """A buy-in at a seat: its notice, in the shoe and coup it came in. One the table refuses
-        (:func:`~controller.game.cash.buy_in_refusal`; the loop refuses it before it comes here) is nothing."""
+    def buy_in(self, event: BuyIn) -> list[Notice]:
+        """What a buy-in at a seat gives: its notice, in the shoe and coup now (the coup being dealt, or the next).
+        Not a transition: a buy-in changes nothing of the game (a record only, never replayed). One the table
+        refuses (:func:`~controller.game.cash.buy_in_refusal`; the loop refuses it before it asks) is nothing."""
         if buy_in_refusal(event, self.seats) is not None:
             return []
         return [BuyInTaken(self.shoe_number, self.coup_number, event.seat, event.cents, event.tender, event.player_ref)]

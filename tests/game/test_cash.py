@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from controller.game.bodies import BodyError, BuyInBody
+from controller.game.bodies import BodyError, BuyInBody, InputBody
 from controller.game.cards import Card
 from controller.game.cash import MAX_BUY_IN_CENTS, BuyIn, BuyInTaken, Tender, buy_in_refusal
-from controller.game.records import RecordKind, derived_records, input_body, input_from_body
+from controller.game.records import RecordKind, buy_in_input, derived_records, input_from_body
 from controller.game.table import CardDrawn, NewShoePressed, TableRules, TableState
 from tests.game.money import money, table_rules
 
@@ -16,9 +16,11 @@ from tests.game.money import money, table_rules
 def test_a_buy_in_between_coups_and_in_a_coup_carries_its_shoe_and_coup() -> None:
     state = TableState(table_rules(money(seats=7)))
     state.apply(NewShoePressed())  # no burn: the next card is the coup's first
-    before = state.apply(BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"))
+    view = state.view()
+    before = state.buy_in(BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"))
+    assert state.view() == view  # a buy-in changes nothing of the game
     state.apply(CardDrawn(Card.parse("9H")))
-    during = state.apply(BuyIn(7, 2_500, Tender.CHIPS))
+    during = state.buy_in(BuyIn(7, 2_500, Tender.CHIPS))
     assert before == [BuyInTaken(1, 1, 3, 500_000, Tender.CASH, "E0040150C0001001")]
     assert during == [BuyInTaken(1, 1, 7, 2_500, Tender.CHIPS, None)]
     assert derived_records(before) == [
@@ -31,11 +33,13 @@ def test_a_buy_in_between_coups_and_in_a_coup_carries_its_shoe_and_coup() -> Non
     assert body["player_ref"] is None and BuyInBody.parse(body).tender == "chips"
 
 
-def test_a_buy_in_input_round_trips_through_its_body() -> None:
-    buy_in = BuyIn(9, 1, Tender.MARKER)
-    body = input_body(buy_in)
+def test_a_buy_in_input_is_a_record_only() -> None:
+    body = buy_in_input(BuyIn(9, 1, Tender.MARKER))
     assert body == {"kind": "buy_in", "seat": 9, "cents": 1, "tender": "marker", "player_ref": None}
-    assert input_from_body(body) == buy_in
+    assert input_from_body(body) is None  # nothing replays it
+    assert InputBody.parse(body).cents == 1
+    with pytest.raises(BodyError, match="a buy_in input without tender"):
+        InputBody.parse({"kind": "buy_in", "seat": 9, "cents": 1})
 
 
 @pytest.mark.parametrize(
@@ -54,12 +58,12 @@ def test_a_buy_in_the_table_cannot_take_is_refused_in_one_line(buy_in: BuyIn, sa
     reason = buy_in_refusal(buy_in, 7)
     assert reason is not None and said in reason and "\n" not in reason and reason.startswith("buy-in refused: ")
     state = TableState(table_rules(money(seats=7)))
-    assert state.apply(buy_in) == []  # and no record
+    assert state.buy_in(buy_in) == []  # and no record
 
 
 def test_a_table_without_a_reader_takes_a_buy_in_at_any_of_the_fourteen_seats() -> None:
     state = TableState(TableRules())
-    assert [n.seat for n in state.apply(BuyIn(14, 100, Tender.CASH)) if isinstance(n, BuyInTaken)] == [14]
+    assert [n.seat for n in state.buy_in(BuyIn(14, 100, Tender.CASH)) if isinstance(n, BuyInTaken)] == [14]
     assert buy_in_refusal(BuyIn(15, 100, Tender.CASH), state.seats) is not None
 
 

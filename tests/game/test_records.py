@@ -6,7 +6,6 @@ from typing import Any, get_args
 import pytest
 
 from controller.game.cards import Card
-from controller.game.cash import BuyIn, Tender
 from controller.game.chips import Chip, ChipStatus, SpotChips
 from controller.game.records import (
     COUP_FIELDS,
@@ -66,9 +65,6 @@ EVERY_INPUT: list[TableInput] = [
     SpotsSnapshot(()),
     ReaderLinkChanged(up=False),
     ReaderLinkChanged(up=True),
-    BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"),
-    BuyIn(7, 2_500, Tender.CHIPS, None),
-    BuyIn(1, 100_000, Tender.MARKER, None),
 ]
 
 
@@ -163,7 +159,7 @@ def test_the_vocabulary_is_pinned_to_its_version() -> None:
     # Changing a kind or a field changes the shape every journal, history and floor reader relies on:
     # bump RECORD_VERSION and pin the new signature here, in the same commit. (Version 3 was released in 0.3.0;
     # version 4, unreleased, adds the buy-ins: its shapes are still being added to; a release freezes it.)
-    assert (RECORD_VERSION, signature()) == (4, "4b2d39362047ed9a")
+    assert (RECORD_VERSION, signature()) == (4, "ec9fc44f626f73ec")
 
 
 def test_a_version_3_record_and_journal_still_read() -> None:

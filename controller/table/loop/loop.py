@@ -39,7 +39,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from controller.game.cash import buy_in_refusal
 from controller.game.edges import EdgeWatch
-from controller.game.records import InputKind, RecordKind, Source, derived_records, input_body, record_body
+from controller.game.records import (
+    InputKind,
+    RecordKind,
+    Source,
+    buy_in_input,
+    derived_records,
+    input_body,
+    record_body,
+)
 from controller.game.rules import Ruleset
 from controller.game.table import (
     Alarm,
@@ -484,13 +492,15 @@ class TableLoop:
 
     def _buy_in(self, event: BuyInEntry) -> None:
         """A buy-in entered for a seat: refused in one line (logged, counted) when the table cannot take it,
-        else applied and journaled like any input (its ``buy_in`` record derived with the shoe and coup)."""
+        else journaled as a ``buy_in`` input (a record only) with its ``buy_in`` record, which the pure core
+        derives with the shoe and coup now (:meth:`TableState.buy_in`)."""
         reason = buy_in_refusal(event.buy_in, self.state.seats)
         if reason is not None:
             self.buy_ins_refused += 1
             log.warning("%s", reason)
             return
-        if not self._apply(event.buy_in, input_body(event.buy_in), None, None):
+        notices = self.state.buy_in(event.buy_in)
+        if not self._apply(None, buy_in_input(event.buy_in), None, None, notices=notices):
             b = event.buy_in
             log.warning("buy-in at seat %d of %d cents not kept: the journal refuses commits", b.seat, b.cents)
 
@@ -521,17 +531,20 @@ class TableLoop:
         session: int | None,
         number: int | None,
         device: Device = "shoe",
+        *,
+        notices: Sequence[Notice] = (),
     ) -> bool:
         """Apply one input and stage it for the next commit; the LEDs change now, the ACK after the commit.
-        False when the journal refused it (:meth:`WriteAhead.refuse`): neither applied nor kept."""
+        False when the journal refused it (:meth:`WriteAhead.refuse`): neither applied nor kept. ``notices``: what
+        a record-only input gave rise to without a transition (a buy-in's), its records derived with it."""
         self.idle.clear()  # until the flush
         if self.commit.refuse(body):
             return False  # the journal has refused commits for a long while: the input is neither applied nor kept
-        notices: list[Notice] = []
+        given = list(notices)
         if table_input is not None:
-            notices = self.state.apply(table_input)
-            self.show(notices)  # LEDs may change before the commit ...
-        self.commit.stage(body, session, number, self._derived(notices), device)
+            given += self.state.apply(table_input)
+            self.show(given)  # LEDs may change before the commit ...
+        self.commit.stage(body, session, number, self._derived(given), device)
         return True
 
     _apply = apply  # the name the tests (and tools) drive the loop by
