@@ -367,8 +367,7 @@ class Floor:
                 table.spots.unlink(missing_ok=True)
                 table.chips.unlink(missing_ok=True)
                 sim += ["--players", str(self.args.players), "--seats", str(self.seats), "--spots-link",
-                        str(table.spots), "--chips-out", str(table.chips),
-                        "--buy-ins", str(table.journal.parent / "money.sock")]  # fmt: skip
+                        str(table.spots), "--chips-out", str(table.chips)]  # fmt: skip
             table.sim = self.spawn(
                 f"table {table.id}'s shoe (shoe-sim)", sim, table.directory / "sim.log", may_finish=True
             )

@@ -64,7 +64,6 @@ def run(args: argparse.Namespace) -> int:
             seats = max(args.players, 7)
             sim_cmd += ["--players", str(args.players), "--seats", str(seats), "--spots-link", str(spots)]
             sim_cmd += ["--chips-out", str(chips)]
-            sim_cmd += ["--buy-ins", str(journal.parent / "money.sock")]  # the players' buy-ins, as the dealer screen's
         # SIGTERM or SIGHUP from here on runs the finally below, which stops the simulator: before the daemon
         # puts its own handler in place (and after it restores this one), the default would kill the demo
         # outright and leave the simulator waiting for a controller forever.
