@@ -267,6 +267,7 @@ def shift_figures(url: str) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.e2e
+@pytest.mark.timeout(360)  # three demos, each with its floor: some 55 s alone, more on a loaded machine
 def test_the_floor_demo_works_every_time_with_players_and_money_at_every_table(tmp_path: Path) -> None:
     """The README's ``scripts/demo --tables N`` (issue 24): three runs over, each on consecutive ports as the
     defaults are, every run exits 0; every table's board serves its scoreboard and its own dealer screen (no two
