@@ -219,3 +219,43 @@ def test_shoe_floor_cashlog_prints_the_mtl_and_the_days(tmp_path: Path, capsys: 
     assert "$3,500" in text and "uncarded, T1 seat 3" in text
     assert shoe_floor(["cashlog", "--archive", url, "--day", "1 December"]) == 2
     assert "not a date like 2026-12-01" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["--gaming-day-start", "06:10"], "--gaming-day-start shift start 06:10 is not on a quarter hour"),
+        (["--gaming-day-start", "6am"], "--gaming-day-start shift start '6am' is not HH:MM"),
+        (["--cash-alert-at", "12000"], "--cash-alert-at: the cash alert at $12,000 must be above nothing and at most"),
+    ],
+)
+def test_serve_s_cash_options_are_checked_in_one_line(options: list[str], said: str) -> None:
+    from commandline import UsageError
+    from floor.cli import _cash_thresholds, _gaming_days, parser
+
+    args = parser().parse_args(["serve", "--broker", "mqtt://x:1", "--archive", "sqlite:///x", *options])
+
+    def read() -> None:
+        _gaming_days(args)
+        _cash_thresholds(args)
+
+    with pytest.raises(UsageError) as caught:
+        read()
+    assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_an_amount_that_is_not_dollars_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert shoe_floor(["serve", "--broker", "mqtt://x:1", "--archive", "sqlite:///x", "--ctr-over", "ten"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--ctr-over: not an amount in dollars like 3000 or 3000.00: 'ten'" in err
+
+
+def test_serve_s_cash_options_reach_the_collector() -> None:
+    from floor.cli import _cash_thresholds, _gaming_days, parser
+
+    args = parser().parse_args(
+        ["serve", "--broker", "mqtt://x:1", "--archive", "sqlite:///x", "--zone", "America/Los_Angeles",
+         "--gaming-day-start", "04:00", "--mtl-over", "2500", "--cash-alert-at", "7500.50", "--ctr-over", "$10,000"]
+    )  # fmt: skip
+    assert _cash_thresholds(args) == CashThresholds(250_000, 750_050, 1_000_000)
+    assert gaming_day(_gaming_days(args), "2026-12-01T11:59:00Z") == "2026-11-30"  # 03:59 in Las Vegas
