@@ -1,10 +1,12 @@
 """Buy-ins: cash (or another table's chips, or a marker) the dealer changes into chips at a seat.
 
 A buy-in reaches the table as a typed input, :class:`BuyIn` (the seat, the amount in integer cents, the
-:class:`Tender`, and the seat's ``player_ref`` when the player is carded, None when not). The table state
-(:meth:`~controller.game.table.TableState.apply`) answers it with :class:`BuyInTaken`, which carries the shoe
-and coup it came in (the coup being dealt, or the next one between coups); the journal keeps it as a
-``buy_in`` record, and the floor's cash log reads those across the tables. The cash goes to the drop box.
+:class:`Tender`, and the seat's ``player_ref`` when the player is carded, None when not). It changes nothing
+of the game, so it is a record only, never replayed: the table state
+(:meth:`~controller.game.table.TableState.buy_in`, not a transition) answers it with :class:`BuyInTaken`, which
+carries the shoe and coup it came in (the coup being dealt, or the next one between coups); the journal keeps
+the input and a ``buy_in`` record, and the floor's cash log reads those across the tables. The cash goes to
+the drop box.
 
 What a buy-in may be is said once here: :func:`buy_in_refusal` (the seat on the table, the amount within
 :data:`MAX_BUY_IN_CENTS`, a ``player_ref`` of :data:`PLAYER_REF_PATTERN`), in one line, for whoever refuses
