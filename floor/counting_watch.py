@@ -26,7 +26,7 @@ from typing import Any
 from controller.game.bodies import CoupBody, ShoeBody, WagerBody
 from controller.game.cards import RANKS
 from controller.game.edges import EdgeTracker
-from controller.game.notation import WAGER_WORDS, money_text
+from controller.game.notation import money_text, wager_text
 from controller.game.records import RecordKind, TableRecord, ruleset_from_body
 from controller.game.rules import Ruleset
 from floor.archive import Alert, AlertKind, Transaction
@@ -194,7 +194,7 @@ class CountWatch:
 
 def alert(table: str, site: str | None, f: Finding, record: TableRecord) -> Alert:
     """The ``betting_with_the_count`` alert for a finding, at the coup record where it was made."""
-    words = WAGER_WORDS.get(f.bet, f.bet)
+    words = wager_text(f.bet)
     non = f.played - f.positive
     detail = (
         f"seat {f.seat} bets {words} with the count: {f.positive} coups at positive edge averaging"

@@ -25,7 +25,8 @@ error handling). A slow
 page only ever gets the newest snapshot, never a backlog.
 
 Routes: ``/`` the pit page, ``/table/<id>`` a table page, ``/events`` (SSE), ``/api/pit`` (the snapshot),
-``/api/table/<id>``, ``/api/table/<id>/coup?shoe=S&coup=C`` (recall), ``/api/feed``, ``/metrics``
+``/api/table/<id>``, ``/api/table/<id>/coup?shoe=S&coup=C`` (recall, with the coups before and after it:
+``previous`` and ``next``), ``/api/feed``, ``/metrics``
 (Prometheus, the collector's counters when ``shoe-floor serve`` runs it).
 """
 
@@ -92,6 +93,9 @@ ERROR_LOG_EVERY = 60.0
 MAX_SESSIONS = 28
 #: Coups a table page lists for the current and the previous shoe (regulators ask for at least 10).
 PAGE_COUPS = 200
+#: Shoes a recall's *previous* / *next* looks through for a coup either side (shoes holding only cards set aside
+#: are passed over).
+RECALL_REACH = 3
 
 
 def _ms(at: object) -> int | None:
@@ -599,11 +603,18 @@ class Pit:
         (counted in ``skipped``)."""
         with self.archive_lock:
             found = self.archive.recall(table, shoe, coup)
-        if found is None:
-            return None
+            if found is None:
+                return None
+            before, after = self._neighbours(table, shoe, coup)
         money = found["money"]
         kept = [m for m in money if body_ok(m["kind"], m["body"])]
-        return {**found, "money": kept, "skipped": len(money) - len(kept)}
+        return {**found, "money": kept, "skipped": len(money) - len(kept), "previous": before, "next": after}
+
+    def _neighbours(self, table: str, shoe: int, coup: int) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+        """The coups a recall's *previous* and *next* lead to (:func:`recall_neighbours`). Under the archive's lock."""
+        return recall_neighbours(
+            self.archive.shoes(table), lambda s: [c["coup"] for c in self.archive.shoe_coups(table, s)], shoe, coup
+        )
 
     # -- serving ---------------------------------------------------------------------------------------
     def start(
@@ -697,6 +708,35 @@ def _edges(records: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] |
     except (ValueError, TypeError, KeyError, ArithmeticError) as exc:
         log.debug("pit: no edges for a shoe: %r", exc)
         return None
+
+
+def recall_neighbours(
+    shoes: Sequence[int], coups_of: Callable[[int], Sequence[object]], shoe: int, coup: int
+) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+    """The coups a recall's *previous* and *next* lead to (``{"shoe": S, "coup": C}``, None at either end of what
+    the archive holds): the coup numbers of the same shoe either side of ``coup``, else the last coup of the
+    nearest shoe before or the first of the nearest shoe after (looking through at most :data:`RECALL_REACH`
+    shoes; one holding only cards set aside has no coup number). ``shoes``: the table's shoes, oldest first;
+    ``coups_of(s)``: the coup numbers of shoe ``s``'s coup records (None for cards set aside)."""
+
+    def numbers(s: int) -> list[int]:
+        return sorted({n for n in coups_of(s) if isinstance(n, int) and not isinstance(n, bool)})
+
+    here = numbers(shoe)
+    lower, higher = [n for n in here if n < coup], [n for n in here if n > coup]
+    before = {"shoe": shoe, "coup": lower[-1]} if lower else None
+    after = {"shoe": shoe, "coup": higher[0]} if higher else None
+    if before is None:
+        for s in reversed([s for s in shoes if s < shoe][-RECALL_REACH:]):
+            if found := numbers(s):
+                before = {"shoe": s, "coup": found[-1]}
+                break
+    if after is None:
+        for s in [s for s in shoes if s > shoe][:RECALL_REACH]:
+            if found := numbers(s):
+                after = {"shoe": s, "coup": found[0]}
+                break
+    return before, after
 
 
 def edges_of(records: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, Any] | None:

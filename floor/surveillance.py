@@ -44,6 +44,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from controller.game.bodies import AdvantageBody, AdvantageClearedBody, AlarmBody, CoupBody, InputBody, ShoeBody
+from controller.game.notation import wager_text
 from controller.game.records import InputKind, RecordKind, TableRecord
 from floor.archive import Alert, AlertKind, Archive, FeedItem, Transaction
 from floor.archive.surveil_tables import DEALER_ERROR_COUNTERS, DealerErrors, Window
@@ -210,15 +211,18 @@ def _clock(r: TableRecord, given: InputBody) -> Alert:
 
 
 def _advantage(r: TableRecord, b: AdvantageBody) -> Alert:
+    """The wager in the casino's words (``Dragon Bonus Banker``, notation's :data:`WAGER_WORDS`); the record
+    keeps its name."""
     ev_text = f"{b.ev:+.4%}"
+    bet = wager_text(b.bet)
     if not isinstance(b, AdvantageClearedBody):
-        detail = f"shoe {b.shoe} coup {b.coup}: {b.bet} favours the player, EV {ev_text}"
+        detail = f"shoe {b.shoe} coup {b.coup}: {bet} favours the player, EV {ev_text}"
     elif "shoe_ended" in b.model_fields_set:  # said only when the shoe ended (it is never false)
-        detail = f"shoe {b.shoe} ended with {b.bet} still favouring the player (EV {ev_text} at coup {b.coup})"
+        detail = f"shoe {b.shoe} ended with {bet} still favouring the player (EV {ev_text} at coup {b.coup})"
     elif b.ev >= 0:  # a threshold above 0 less its margin: still the player's
-        detail = f"shoe {b.shoe} coup {b.coup}: {b.bet} flag cleared, its edge fell to EV {ev_text}"
+        detail = f"shoe {b.shoe} coup {b.coup}: {bet} flag cleared, its edge fell to EV {ev_text}"
     else:
-        detail = f"shoe {b.shoe} coup {b.coup}: {b.bet} no longer favours the player (EV {ev_text})"
+        detail = f"shoe {b.shoe} coup {b.coup}: {bet} no longer favours the player (EV {ev_text})"
     detail += f", {b.cards_left} cards left"
     extra = {k: r.body[k] for k in ("shoe", "coup", "bet", "ev", "cards_left", "shoe_ended") if k in r.body}
     return Alert(r.table, r.seq, r.kind, detail, record=r.to_dict(), extra=extra, key=f"{r.kind}:{r.table}:{r.seq}")

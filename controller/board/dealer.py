@@ -1,13 +1,16 @@
 """The dealer screen's server, in the board process: the page, ``/api/state`` and ``/events`` on **its own
 listener** (``[board] dealer_listen``, 127.0.0.1 by default: the kiosk browser on the Pi's own display), never
 on the public scoreboard's. :class:`controller.board.process.BoardProcess` hands it each money view from the
-table's ``money.sock``; what the page draws is :func:`controller.displays.dealer.screen_model`'s (pure).
+table's ``money.sock``, and :meth:`DealerScreen.game` which coup it is and the shoe's last result (from the
+public feed the scoreboard follows); what the page draws is :func:`controller.displays.dealer.screen_model`'s
+(pure). Each of the table's ``seats`` keeps its box on the page, empty when the seat has nothing on the layout.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -32,8 +35,9 @@ STATIC_FILES: Mapping[str, str] = {
 
 
 class DealerScreen:
-    """The dealer screen's server: ``DealerScreen(("127.0.0.1", 8081))``, :meth:`start`, :meth:`show` per money
-    view (:meth:`offline` when the table's money socket is lost), :meth:`close`."""
+    """The dealer screen's server: ``DealerScreen(("127.0.0.1", 8081), seats=9)``, :meth:`start`, :meth:`show`
+    per money view (:meth:`offline` when the table's money socket is lost), :meth:`game` per public view (which
+    coup, the last result), :meth:`close`. The money and the game may come on two threads."""
 
     name = "dealer"
 
@@ -42,6 +46,7 @@ class DealerScreen:
         address: tuple[str, int],
         *,
         table_name: str = "",
+        seats: int = 0,
         heartbeat: float = 15.0,
         retry_ms: int = 1000,
         wall_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
@@ -50,6 +55,7 @@ class DealerScreen:
     ) -> None:
         self.host, self.port = address
         self.table_name = table_name
+        self.seats = seats
         self.heartbeat = heartbeat
         self.retry_ms = retry_ms
         self.wall_ms = wall_ms
@@ -60,6 +66,8 @@ class DealerScreen:
         self.fault: str | None = None
         self._view: MoneyView | None = None
         self._connected = False
+        self._game: tuple[int | None, int | None, Mapping[str, Any] | None] = (None, None, None)
+        self._lock = threading.Lock()
         self._content: dict[str, Any] | None = None
         self._version = 0
         self._server: BoardServer | None = None
@@ -80,17 +88,30 @@ class DealerScreen:
         self._connected = False
         self._publish()
 
+    def game(self, shoe: int | None, coup: int | None, last: Mapping[str, Any] | None) -> None:
+        """Which coup it is: the table's shoe and the coup in play (the public feed's), and the shoe's last
+        ``coup`` record (declared or voided; None before the first)."""
+        with self._lock:
+            self._game = (shoe, coup, last)
+        self._publish()
+
     def _publish(self) -> None:
-        content = screen_model(self._view, connected=self._connected)
-        if not self._connected and self._view is not None:
-            content = {**screen_model(self._view), "state": "offline"}
-        content["table"] = self.table_name
-        if content == self._content:
-            return
-        self._content = content
-        self._version += 1
-        body = {"version": self._version, "ts_ms": self.wall_ms(), **content}
-        self.board.publish_body(self._version, json.dumps(body, separators=(",", ":")).encode())
+        with self._lock:
+            shoe, coup, last = self._game
+
+            def model(view: MoneyView | None, connected: bool) -> dict[str, Any]:
+                return screen_model(view, connected=connected, seats=self.seats, shoe=shoe, coup=coup, last=last)
+
+            content = model(self._view, self._connected)
+            if not self._connected and self._view is not None:
+                content = {**model(self._view, True), "state": "offline"}
+            content["table"] = self.table_name
+            if content == self._content:
+                return
+            self._content = content
+            self._version += 1
+            body = {"version": self._version, "ts_ms": self.wall_ms(), **content}
+            self.board.publish_body(self._version, json.dumps(body, separators=(",", ":")).encode())
 
     def snapshot(self) -> dict[str, Any]:
         """The latest published snapshot (decoded; for tests and tools)."""

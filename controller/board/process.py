@@ -77,7 +77,7 @@ class BoardProcess(Companion):
         if dealer is not None:
             from controller.board.dealer import DealerScreen
 
-            self.dealer = DealerScreen(dealer, table_name=s.table.name)
+            self.dealer = DealerScreen(dealer, table_name=s.table.name, seats=s.spots.seats)
             self.money_feed = FeedClient(
                 money_socket_path(s.feed_dir()),
                 self._on_money,
@@ -125,6 +125,7 @@ class BoardProcess(Companion):
                     self._flush(updates)
                     updates = []
                     self.sink.reset(message.view, message.history)
+                    self._tell_dealer()
                 elif isinstance(message, Update):
                     updates.append(message.update)
                 elif isinstance(message, Offline):
@@ -139,6 +140,16 @@ class BoardProcess(Companion):
     def _flush(self, updates: list[FeedUpdate]) -> None:
         if updates:
             self.sink.publish_many(updates)
+            self._tell_dealer()
+
+    def _tell_dealer(self) -> None:
+        """The dealer screen's header: the shoe, the coup in play and the shoe's last coup record, as the
+        scoreboard follows them (on the board's own thread: the builder is not shared)."""
+        if self.dealer is not None:
+            builder = self.sink.builder
+            shoe = builder.view.shoe
+            last = next((r for r in reversed(builder.records) if r.get("coup") is not None), None)  # not set aside
+            self.dealer.game(shoe.number, shoe.coup, last)
 
     def open(self) -> None:
         if not self.sink.start():

@@ -51,6 +51,12 @@ WAGER_WORDS: Mapping[str, str] = {
 }
 
 
+def wager_text(bet: str) -> str:
+    """A wager's name in words (:data:`WAGER_WORDS`: ``dragon_bonus_banker`` -> ``Dragon Bonus Banker``); a name
+    it does not know, with spaces for ``_`` (notation.js's ``wagerWord`` says the same)."""
+    return WAGER_WORDS.get(bet, bet.replace("_", " "))
+
+
 def money_text(cents: int) -> str:
     """Integer cents as the casino writes money: 2500 -> ``$25``, 500000 -> ``$5,000``, 1250 -> ``$12.50``,
     5 -> ``$0.05``, -5000 -> ``-$50``."""

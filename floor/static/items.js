@@ -77,6 +77,15 @@
     clock_unsynchronised: "Clock not synchronised", key_enrolled: "Key enrolled", key_rotated: "Key rotated",
     key_revoked: "Key revoked", key_replaced: "Key replaced", refused: "Refused message",
     archive_lost: "Archive lost" };
+  /** Whether an alert raises something or clears it: a kind that has a clearing kind (an advantage and its
+   * advantage_cleared) is "raised", the clearing kind "cleared", any other kind neither (""). The feed draws
+   * the two apart, in words and style (tests/browser/test_pit_feed.py). */
+  const CLEARS = { advantage_cleared: "advantage" };
+  function alertStatus(kind) {
+    const k = String(kind);
+    if (Object.prototype.hasOwnProperty.call(CLEARS, k)) return "cleared";
+    return Object.values(CLEARS).includes(k) ? "raised" : "";
+  }
   function kindWord(kind) {
     const k = String(kind);
     if (KINDS[k]) return KINDS[k];
@@ -95,7 +104,7 @@
   }
 
   window.pitItems = { checks: checks, keep: keep, note: note, isObj: isObj, betWord: betWord, kindWord: kindWord,
-    money: money };
+    alertStatus: alertStatus, money: money };
 
   /** The event stream broke: when it is because this page's session ended (the pit has users, floor/pit_auth.py),
    * go to the sign-in page, and back here after it. */

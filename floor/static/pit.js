@@ -291,12 +291,36 @@
     return skipped;
   }
 
+  // The feed's filter (on the page alone): by table and by kind, each a list of those in the feed now (a table
+  // or kind chosen stays chosen while the feed has none of it, so a choice never changes by itself).
+  function options(select, values, word) {
+    const chosen = select.value;
+    const all = [...new Set(values.concat(chosen ? [chosen] : []))].sort((a, b) => word(a).localeCompare(word(b)));
+    const first = select.options[0];
+    select.replaceChildren(first, ...all.map((v) => { const o = el("option", null, word(v)); o.value = v; return o; }));
+    select.value = chosen;
+  }
+  function filterFeed() {
+    const box = $("feed");
+    const table = $("feed-table").value, kind = $("feed-kind").value;
+    let shown = 0, all = 0;
+    for (const li of box.children) {
+      const show = (!table || li.dataset.table === table) && (!kind || li.dataset.kind === kind);
+      li.hidden = !show;
+      shown += show ? 1 : 0;
+      all += 1;
+    }
+    box.dataset.shown = String(shown);
+    $("feed-count").textContent = !all ? "" : shown === all ? "(" + all + ")" : "(" + shown + " of " + all + ")";
+  }
+  $("feed-table").addEventListener("change", filterFeed);
+  $("feed-kind").addEventListener("change", filterFeed);
+
   function renderFeed(feed) {
     const box = $("feed");
     const key = feed.length ? (feed[0].id ?? "") + "|" + feed[0].table + "|" + feed[0].kind + "|" + feed.length : "";
     if (box.dataset.key === key) return Number(box.dataset.skipped || 0);
     box.dataset.key = key;
-    $("feed-count").textContent = feed.length ? "(" + feed.length + ")" : "";
     let skipped = 0;
     const drawn = [];
     const open = new Set([...box.querySelectorAll("details[open]")].map((d) => d.parentElement.dataset.id));
@@ -310,17 +334,26 @@
     }
     box.replaceChildren(...drawn);
     box.dataset.skipped = String(skipped);
+    $("feed-filter").hidden = !drawn.length && !$("feed-table").value && !$("feed-kind").value;
+    options($("feed-table"), drawn.map((li) => li.dataset.table), (t) => t);
+    options($("feed-kind"), drawn.map((li) => li.dataset.kind), items.kindWord);
+    filterFeed();
     return skipped;
   }
 
   // An alert in words first: its kind as a word, its table and local time, what happened; the record behind
-  // it only on demand (a details element).
+  // it only on demand (a details element). One that raises something (an advantage) and one that clears it are
+  // told apart by a word ("raised", "cleared") and a style (amber and bold; green and dimmed).
+  const STATUS_WORDS = { raised: "\u25b2 raised", cleared: "\u2713 cleared" };
   function alertItem(f) {
     const li = el("li");
     li.dataset.kind = f.kind;
     li.dataset.table = f.table;
+    const status = items.alertStatus(f.kind);
+    li.dataset.status = status;
     const head = el("div", "head");
     head.appendChild(el("span", "kind", items.kindWord(f.kind)));
+    if (status) head.appendChild(el("span", "status", STATUS_WORDS[status]));
     head.appendChild(el("span", "table", f.table));
     // today's alerts by their time alone (the date in the tooltip), older ones with their date
     const local = f.at ? N.localTime(f.at) : "";

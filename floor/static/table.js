@@ -218,15 +218,25 @@
     box.appendChild(legend);
   }
 
+  // The table's alarms, then the floor's alerts about it; an alert that raises something and the one that clears
+  // it told apart as in the pit's feed (a word and a style: items.alertStatus).
+  const STATUS_WORDS = { raised: "\u25b2 raised", cleared: "\u2713 cleared" };
   function alarms(data) {
     const box = $("alarm-log");
     const lines = [];
     for (const shoe of [data.current, data.previous]) {
       if (!shoe) continue;
-      for (const a of keep(shoe.alarms, items.checks.alarm)) lines.push("Shoe " + shoe.shoe + ": " + (a.alarm || a.name || "").toLowerCase().replace(/_/g, " ") + (a.detail ? " \u2013 " + a.detail : ""));
+      for (const a of keep(shoe.alarms, items.checks.alarm)) lines.push(el("li", null, "Shoe " + shoe.shoe + ": " + (a.alarm || a.name || "").toLowerCase().replace(/_/g, " ") + (a.detail ? " \u2013 " + a.detail : "")));
     }
-    for (const f of keep(data.alerts, items.checks.alert)) lines.push(items.kindWord(f.kind) + (f.at ? " at " + N.localTime(f.at) : "") + ": " + (f.detail || ""));
-    box.replaceChildren(...lines.map((t) => el("li", null, t)));
+    for (const f of keep(data.alerts, items.checks.alert)) {
+      const status = items.alertStatus(f.kind);
+      const li = el("li", null, items.kindWord(f.kind) + (status ? " (" + STATUS_WORDS[status] + ")" : "") +
+        (f.at ? " at " + N.localTime(f.at) : "") + ": " + (f.detail || ""));
+      li.dataset.kind = f.kind;
+      li.dataset.status = status;
+      lines.push(li);
+    }
+    box.replaceChildren(...lines);
     if (!lines.length) box.appendChild(el("li", "dim", "no alarms"));
   }
 
@@ -320,15 +330,50 @@
     if (notes.children.length) box.appendChild(notes);
   }
 
-  async function recall(ev) {
+  // Previous and next: the coups the archive holds either side of the one shown (across a shoe's end), as the
+  // recall's answer names them; each button fills the form and shows that coup.
+  const near = { prev: null, next: null };
+  const isNear = (x) => items.isObj(x) && isInt(x.shoe) && isInt(x.coup);
+  function nav(data) {
+    near.prev = data && isNear(data.previous) ? data.previous : null;
+    near.next = data && isNear(data.next) ? data.next : null;
+    for (const [which, id, words] of [["prev", "recall-prev", "the coup before"], ["next", "recall-next", "the coup after"]]) {
+      const b = $(id);
+      const to = near[which];
+      b.disabled = !to;
+      b.title = to ? words + ": shoe " + to.shoe + ", coup " + to.coup : "no coup " + words.slice(9) + " in the archive";
+    }
+  }
+  function go(which) {
+    const to = near[which];
+    if (!to) return;
+    const form = $("recall-form");
+    form.shoe.value = String(to.shoe);
+    form.coup.value = String(to.coup);
+    show(to.shoe, to.coup);
+  }
+  $("recall-prev").addEventListener("click", () => go("prev"));
+  $("recall-next").addEventListener("click", () => go("next"));
+  document.addEventListener("keydown", (ev) => {
+    if (!ev.altKey || (ev.key !== "ArrowLeft" && ev.key !== "ArrowRight")) return;
+    ev.preventDefault();
+    go(ev.key === "ArrowLeft" ? "prev" : "next");
+  });
+
+  function recall(ev) {
     ev.preventDefault();
     const form = ev.target;
+    return show(form.shoe.value, form.coup.value);
+  }
+
+  async function show(shoe, coup) {
     const box = $("recall");
-    const q = "?shoe=" + encodeURIComponent(form.shoe.value) + "&coup=" + encodeURIComponent(form.coup.value);
+    const q = "?shoe=" + encodeURIComponent(shoe) + "&coup=" + encodeURIComponent(coup);
     const resp = await fetch(api + "/coup" + q, { cache: "no-store" });
     let data;
     try { data = await resp.json(); } catch (e) { data = null; }
     box.replaceChildren();
+    nav(resp.ok && items.checks.coup(data) ? data : null);
     if (!resp.ok || !items.checks.coup(data)) {
       const why = !resp.ok ? (items.isObj(data) && typeof data.error === "string" ? data.error : "no such coup")
         : "this coup is archived but not of a coup's shape (shoe-floor history --json shows it as stored)";

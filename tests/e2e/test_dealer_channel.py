@@ -22,7 +22,7 @@ import pytest
 from controller.feed.server import FeedServer
 from controller.game.cards import Card
 from controller.game.shoe import BurnMode, BurnRule
-from controller.game.table import CardDrawn, NewShoePressed, TableRules, TableState
+from controller.game.table import CardDrawn, DeclarePressed, NewShoePressed, TableRules, TableState
 from controller.game.wagers import Phase
 from tests.displays.money_views import nine_seats, with_money
 from tests.servers import free_port
@@ -125,6 +125,27 @@ def test_the_dealer_screen_gets_the_money_and_the_scoreboard_never_does(
         assert field not in events, f"the scoreboard's stream carried {field!r}"
     dealer_events = stream_bytes(dealer, 0.5)
     assert b"PAY $95" in dealer_events and b"box" in dealer_events
+
+
+def test_the_dealer_screen_says_which_coup_and_who_won(table: tuple[FeedServer, Path], board: tuple[int, int]) -> None:
+    """The board hands the dealer screen the shoe, the coup and the last result from the public feed it follows
+    for the scoreboard; the money comes on its own socket."""
+    feed, _run = table
+    _public, dealer = board
+    state = TableState(TableRules(decks=8, burn_rule=BurnRule(mode=BurnMode.NONE)))
+    until(lambda: feed.readers == 2, 10, "the board's two readers (feed.sock, money.sock)")
+    feed.update(with_money(state.view(), nine_seats(Phase.BETTING)), state.apply(NewShoePressed()))
+    until(lambda: get(dealer, "/api/state")["coup_text"] == "SHOE 1 · COUP 1", 10, "the dealer screen's coup")
+    assert get(dealer, "/api/state")["result_text"] == "NO RESULT YET"
+    for token in ("KD", "9H", "QS", "KS"):  # Player 0, Banker 9
+        feed.update(with_money(state.view(), nine_seats(Phase.LOCKED)), state.apply(CardDrawn(Card.parse(token))))
+    feed.update(with_money(state.view(), nine_seats()), state.apply(DeclarePressed()))
+    until(lambda: get(dealer, "/api/state")["result_text"] == "Banker wins · P 0 – B 9", 10, "the result")
+    screen = get(dealer, "/api/state")
+    assert (screen["phase"], screen["coup_text"], screen["winner"]) == ("payout", "SHOE 1 · COUP 1", "banker")
+    feed.update(with_money(state.view(), nine_seats(Phase.BETTING)), ())  # the next coup's bets
+    until(lambda: get(dealer, "/api/state")["coup_text"] == "SHOE 1 · COUP 2", 10, "the next coup")
+    assert get(dealer, "/api/state")["result_text"] == "LAST: Banker wins · P 0 – B 9"
 
 
 def test_no_bet_spot_reader_then_the_table_gone(table: tuple[FeedServer, Path], board: tuple[int, int]) -> None:

@@ -12,7 +12,7 @@ import pytest
 from controller.game.records import TableRecord
 from controller.journal import Journal
 from floor.archive import Archive
-from floor.pit import edges_of
+from floor.pit import RECALL_REACH, edges_of, recall_neighbours
 from tests.console import run_main
 from tests.floor.conftest import as_table
 
@@ -104,3 +104,29 @@ def test_the_table_page_s_edge_chart_is_the_table_s_own_edges_command(
             assert chart["cards_left"] == [x["cards_left"] for x in mine]
             for bet, values in chart["ev"].items():
                 assert values == pytest.approx([x[bet] for x in mine], abs=1e-12)
+
+
+def test_recall_s_previous_and_next_walk_every_coup_across_the_shoes() -> None:
+    """Previous and next lead from each coup to the one the archive holds either side of it, across a shoe's end
+    (a voided number counts once, cards set aside have none, a shoe with only those is passed over), and stop
+    at either end."""
+    shoes: dict[int, list[int | None]] = {3: [1, 2, 2, 3, None], 4: [None], 5: [1, 2], 9: [4, 7]}  # 3/2 voided once
+    order = [(3, 1), (3, 2), (3, 3), (5, 1), (5, 2), (9, 4), (9, 7)]
+
+    def coups_of(s: int) -> list[int | None]:
+        return list(shoes[s])
+
+    for i, (shoe, coup) in enumerate(order):
+        before, after = recall_neighbours(sorted(shoes), coups_of, shoe, coup)
+        want_before = None if i == 0 else dict(zip(("shoe", "coup"), order[i - 1], strict=True))
+        want_after = None if i == len(order) - 1 else dict(zip(("shoe", "coup"), order[i + 1], strict=True))
+        assert (before, after) == (want_before, want_after), (shoe, coup)
+    # a coup number the shoe does not hold still has its neighbours (the recall itself says it is not there)
+    assert recall_neighbours(sorted(shoes), coups_of, 9, 5) == ({"shoe": 9, "coup": 4}, {"shoe": 9, "coup": 7})
+    # no further than RECALL_REACH shoes of set-aside cards only
+    far: dict[int, list[int | None]] = {
+        1: [1],
+        **{s: [None] for s in range(2, 2 + RECALL_REACH)},
+        2 + RECALL_REACH: [1],
+    }
+    assert recall_neighbours(sorted(far), lambda s: far[s], 2 + RECALL_REACH, 1) == (None, None)

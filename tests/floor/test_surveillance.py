@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from controller.game.cards import DECK
+from controller.game.notation import WAGER_WORDS
 from controller.game.records import GENESIS_HASH, TableRecord, canonical_json, record_hash
 from controller.game.table import Alarm
 from floor.archive import AlertKind, Archive, Transaction
@@ -367,7 +368,7 @@ def test_a_flag_cleared_because_its_shoe_ended_says_so(archive_url: str) -> None
         cleared, raised = a.feed()[:2]
         assert raised.kind == "advantage" and "favours the player" in raised.detail
         assert cleared.kind == "advantage_cleared" and cleared.extra["shoe_ended"] is True
-        assert "shoe 1 ended with player_pair still favouring the player" in cleared.detail
+        assert "shoe 1 ended with Player Pair still favouring the player" in cleared.detail  # in words
         assert "no longer" not in cleared.detail
 
 
@@ -387,9 +388,31 @@ def test_a_flag_cleared_above_zero_does_not_say_the_edge_is_gone(archive_url: st
         a.advance("T1", "s1")
         Surveillance(a).process("T1", "s1")
         gone, _, still, _ = a.feed()[:4]
-        assert "dragon_7 flag cleared, its edge fell to EV +3.1000%" in still.detail
+        assert "Dragon 7 flag cleared, its edge fell to EV +3.1000%" in still.detail  # the wager in words
         assert "no longer" not in still.detail
-        assert "dragon_7 no longer favours the player (EV -2.0000%)" in gone.detail
+        assert "Dragon 7 no longer favours the player (EV -2.0000%)" in gone.detail
+
+
+def test_advantage_alerts_name_the_wager_in_the_casino_s_words(archive_url: str) -> None:
+    """Every wager's advantage alert, raised or cleared, names it as notation's WAGER_WORDS does (``Dragon Bonus
+    Banker``), never by its record name (``dragon_bonus_banker``); the record and ``extra`` keep the name."""
+    with Archive(archive_url) as a:
+        t1 = Chain("T1")
+        t1.new_shoe()
+        for i, bet in enumerate(WAGER_WORDS):
+            body = {"shoe": 1, "coup": 10 + i, "bet": bet, "ev": 0.04, "cards_left": 60}
+            t1.add("advantage", body)
+            t1.add("advantage_cleared", {**body, "ev": -0.01})
+        a.store(t1.records)
+        a.advance("T1", "s1")
+        Surveillance(a).process("T1", "s1")
+        alerts = [f for f in a.feed(100) if f.kind in ("advantage", "advantage_cleared")]
+    assert len(alerts) == 2 * len(WAGER_WORDS)
+    for f in alerts:
+        bet = f.extra["bet"]
+        assert WAGER_WORDS[bet] in f.detail, f.detail
+        if "_" in bet:
+            assert bet not in f.detail, f.detail
 
 
 def test_a_table_whose_clock_is_not_synchronised_is_an_alert_once(archive_url: str) -> None:

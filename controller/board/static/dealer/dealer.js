@@ -1,5 +1,7 @@
 // The dealer screen's script: takes each snapshot from /events (the board's words and amounts, already
-// written) and draws the seats; then sizes the grid and the type so that every seat fits its cell.
+// written) and draws the seats; then sizes the type so that every seat fits its cell. Each seat of the table has
+// its box in a fixed place (the columns depend on the number of seats and the screen only): a seat that empties
+// keeps its box, empty, and no other box moves.
 "use strict";
 (() => {
   const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -17,7 +19,7 @@
   }
 
   function seatCard(seat) {
-    const card = el("section", "seat" + (seat.urgent ? ` urgent-${seat.urgent}` : ""));
+    const card = el("section", "seat" + (seat.urgent ? ` urgent-${seat.urgent}` : "") + (seat.empty ? " empty" : ""));
     card.dataset.testid = `seat-${seat.seat}`;
     card.dataset.seat = String(seat.seat);
     const head = el("div", "seat-head");
@@ -39,9 +41,17 @@
         row.append(action);
       }
       card.append(row);
-      if (s.text) {
-        const words = el("div", `words ${s.tone === "alarm" ? "alarm" : "warn"}`, s.text);
-        words.dataset.testid = `text-${seat.seat}-${s.spot}`;
+      if (s.alarm) row.classList.add("flagged");  // a mispay: the row stays what to do now, the alarm with it
+      if (s.text || s.alarm) {
+        const words = el("div", `words ${s.tone === "alarm" || s.alarm ? "alarm" : "warn"}`);
+        if (s.alarm) {
+          const flag = el("span", "flag", s.alarm);
+          flag.dataset.testid = `flag-${seat.seat}-${s.spot}`;
+          words.append(flag);
+        }
+        const said = el("span", "said", s.text);
+        said.dataset.testid = `text-${seat.seat}-${s.spot}`;
+        words.append(said);
         card.append(words);
       }
     }
@@ -60,42 +70,46 @@
     return true;
   }
 
-  // Columns and type scale: the largest scale at which every seat fits its cell, over 1-5 columns (a binary
-  // search each). Searched again only when the shape changes (seats, rows per seat) or the last fit no longer
-  // fits: a change of an amount costs one layout, not thirty.
-  let fitted = null;  // {shape, cols, scale}
-  function search(seats, n) {
-    const root = document.body;
-    const wide = window.innerWidth >= window.innerHeight;
-    let best = null;
-    for (let cols = Math.min(n, wide ? 3 : 2); cols <= Math.max(n, 1); cols++) {
-      seats.style.setProperty("--cols", String(cols));
-      let lo = 0.3, hi = 2.2;
-      for (let i = 0; i < 12; i++) {
-        const mid = (lo + hi) / 2;
-        root.style.setProperty("--scale", mid.toFixed(3));
-        if (fits(seats)) lo = mid; else hi = mid;
-      }
-      if (best === null || lo > best.scale + 0.02) best = { cols, scale: lo };
-      if (cols >= 5) break;
+  // The columns: fixed by the number of seats and the screen alone (never by what the seats hold, so that no box
+  // moves when a seat fills or empties): those whose cells come closest to a box twice as wide as tall.
+  function columns(n, w, h) {
+    let best = 1, off = Infinity;
+    for (let cols = 1; cols <= Math.max(n, 1); cols++) {
+      const rows = Math.ceil(n / cols);
+      const d = Math.abs(Math.log((w / cols) / (h / rows) / 2));
+      if (d < off - 1e-9) { off = d; best = cols; }
     }
     return best;
   }
 
+  // The type scale: the largest at which every seat fits its cell (a binary search). Searched again only when the
+  // shape changes (seats, rows per seat) or the last fit no longer fits: a change of an amount costs one layout.
+  let fitted = null;  // {shape, cols, scale}
+  function search(seats) {
+    const root = document.body;
+    let lo = 0.3, hi = 2.2;
+    for (let i = 0; i < 12; i++) {
+      const mid = (lo + hi) / 2;
+      root.style.setProperty("--scale", mid.toFixed(3));
+      if (fits(seats)) lo = mid; else hi = mid;
+    }
+    return lo;
+  }
+
   function layout(seats, snap) {
     const shape = `${window.innerWidth}x${window.innerHeight}:` + snap.seats.map(
-      (s) => `${s.spots.length + s.alarms.length + s.spots.filter((p) => p.text).length}`).join(",");
+      (s) => `${s.spots.length + s.alarms.length + s.spots.filter((p) => p.text || p.alarm).length}`).join(",");
     const root = document.body;
+    const cols = columns(snap.seats.length, seats.clientWidth, seats.clientHeight);
+    seats.style.setProperty("--cols", String(cols));
     if (fitted && fitted.shape === shape) {
-      seats.style.setProperty("--cols", String(fitted.cols));
       root.style.setProperty("--scale", fitted.scale.toFixed(3));
       if (fits(seats)) return;
     }
     window.dealer.searches += 1;
-    const best = search(seats, snap.seats.length);
-    seats.style.setProperty("--cols", String(best.cols));
-    root.style.setProperty("--scale", best.scale.toFixed(3));
-    fitted = { shape, cols: best.cols, scale: best.scale };
+    const scale = search(seats);
+    root.style.setProperty("--scale", scale.toFixed(3));
+    fitted = { shape, cols, scale };
   }
 
   // For tools and benchmarks: draws done, and the time the last one took (ms).
@@ -109,6 +123,9 @@
     document.body.dataset.phase = snap.phase || "";
     $("table-name").textContent = snap.table || "";
     $("phase").textContent = snap.phase_text || "\u00a0";
+    $("coup").textContent = snap.coup_text || "";
+    $("result").textContent = snap.result_text || "";
+    $("result").dataset.winner = snap.winner || "";
     $("reader-down").hidden = snap.state !== "money" || snap.reader_up;
     $("connection").hidden = snap.state !== "offline";
     const seats = $("seats");
