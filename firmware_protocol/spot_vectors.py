@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from .framing import RejectReason
 from .messages import Ack, Resend, Reset
 from .spots import (
+    DEALER_POSITION,
+    CardIn,
+    CardOut,
     ReaderFlags,
     ReaderHeartbeat,
     ReaderHello,
@@ -29,6 +32,8 @@ SESSION = 0x5EA7B0A7
 #: A UID as an ISO 15693 tag gives it, and a 4-byte ISO 14443 UID right-aligned and zero-padded to 8 bytes.
 UID_15693 = 0xE004015012345678
 UID_14443 = 0x00000000A1B2C3D4
+#: A 7-byte ISO 14443 UID (a staff badge), right-aligned and zero-padded to 8 bytes.
+UID_BADGE = 0x0004A1B2C3D4E5F6
 
 _SPOTS = (
     SpotCode.BANKER,
@@ -66,6 +71,24 @@ FRAMES: tuple[FrameVector, ...] = (
     FrameVector("STATUS antenna fault", 7, ReaderStatus(ReaderFlags.ANTENNA_FAULT), "03 01 16 07 07 01 b6 76 70 bf 00"),
     FrameVector("HEARTBEAT, latest event 7", 7, ReaderHeartbeat(SESSION), "03 01 17 0a 07 5e a7 b0 a7 e2 43 0a 20 00"),
     FrameVector("HEARTBEAT, no event yet", 0, ReaderHeartbeat(SESSION), "03 01 17 01 09 5e a7 b0 a7 50 63 d6 30 00"),
+    FrameVector(
+        "CARD_IN seat 3, a player's card (a 4-byte UID)",
+        8,
+        CardIn(3, UID_14443),
+        "03 01 19 03 08 03 01 01 01 09 a1 b2 c3 d4 3b 6d f2 05 00",
+    ),
+    FrameVector(
+        "CARD_OUT seat 3, the same card taken out",
+        9,
+        CardOut(3, UID_14443),
+        "03 01 1a 03 09 03 01 01 01 09 a1 b2 c3 d4 a3 31 4b cb 00",
+    ),
+    FrameVector(
+        "CARD_IN at the dealer's position (position 0), a badge (a 7-byte UID)",
+        10,
+        CardIn(DEALER_POSITION, UID_BADGE),
+        "03 01 19 02 0a 01 0c 04 a1 b2 c3 d4 e5 f6 81 d6 e9 0b 00",
+    ),
     FrameVector("ACK up to 7", 0x10, Ack(7), "03 01 91 02 10 06 07 14 ba 4a 75 00"),
     FrameVector("RESEND from 3", 0x11, Resend(3), "03 01 92 02 11 06 03 55 b5 9e 8b 00"),
     FrameVector("RESEND all held (0)", 0x12, Resend(0), "03 01 92 02 12 01 05 ce fa 71 68 00"),
@@ -141,6 +164,26 @@ SINGLE: tuple[StreamVector, ...] = (
         "version 2",
         "03 02 12 11 08 03 01 01 e0 04 01 50 12 34 56 78 70 43 e9 ad 00",
         (RejectReason.UNSUPPORTED_VERSION,),
+    ),
+    StreamVector(
+        "CARD_IN position 15 (no such seat)",
+        "03 01 19 03 08 0f 01 01 01 09 a1 b2 c3 d4 dd 59 01 11 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector(
+        "CARD_OUT position 255",
+        "03 01 1a 03 08 ff 01 01 01 09 a1 b2 c3 d4 3c 31 10 7b 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector(
+        "CARD_IN with a 4-byte UID not padded to 8 (short payload)",
+        "03 01 19 0b 08 03 a1 b2 c3 d4 6b 11 14 0e 00",
+        (RejectReason.BAD_PAYLOAD,),
+    ),
+    StreamVector(
+        "extra payload bytes after a CARD_OUT's UID are ignored",
+        "03 01 1a 03 08 03 01 01 01 0b a1 b2 c3 d4 55 aa e2 b3 88 db 00",
+        ((8, CardOut(3, UID_14443)),),
     ),
     StreamVector("unknown type 0x18", "03 01 18 06 08 85 16 c2 83 00", (RejectReason.UNKNOWN_TYPE,)),
     StreamVector(

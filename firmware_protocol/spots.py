@@ -6,7 +6,8 @@ the chips on it. It speaks the shoe's framing, sequencing and resend rules (:mod
 the shoe's port, or a shoe on the reader's, is a typed protocol error (UNKNOWN_TYPE), never a working link.
 
 Reader to table, reliable: :class:`ReaderHello`, :class:`SpotReport`, :class:`SnapshotBegin`,
-:class:`SnapshotEnd`, :class:`ReaderStatus`; not reliable: :class:`ReaderHeartbeat`.
+:class:`SnapshotEnd`, :class:`ReaderStatus`, and the card readers' :class:`CardIn` and :class:`CardOut` (a
+player's card at a seat's reader, a badge at the dealer's position); not reliable: :class:`ReaderHeartbeat`.
 Table to reader: the shoe's :class:`~firmware_protocol.messages.Ack`, :class:`~firmware_protocol.messages.Resend`
 and :class:`~firmware_protocol.messages.Reset` (with the reader's codes), and :class:`Window`.
 
@@ -44,6 +45,8 @@ class ReaderType(IntEnum):
     SNAPSHOT_END = 0x14
     STATUS = 0x16
     HEARTBEAT = 0x17
+    CARD_IN = 0x19
+    CARD_OUT = 0x1A
     ACK = 0x91
     RESEND = 0x92
     WINDOW = 0x93
@@ -82,6 +85,10 @@ class WindowState(IntEnum):
     OPEN = 0  # bets may be placed
     LOCKED = 1  # the coup's first card is out: no more bets
     PAYOUT = 2  # the coup is declared: the dealer pays and takes
+
+
+#: The card position of the dealer (a position byte: 0 the dealer, 1-14 a seat's player-card reader).
+DEALER_POSITION = 0
 
 
 def _check_session(session_id: int) -> None:
@@ -146,10 +153,36 @@ class SpotReport:
         if len(self.uids) > MAX_CHIPS:
             raise ValueError(f"{len(self.uids)} chips on one spot, at most {MAX_CHIPS}")
         for uid in self.uids:
-            if not 0 <= uid <= _MAX_UID:
-                raise ValueError(f"UID {uid:#x} outside 8 bytes")
+            _check_uid(uid)
         if len(set(self.uids)) != len(self.uids):
             raise ValueError("a UID reported twice on one spot")
+
+
+def _check_uid(uid: int) -> None:
+    if not 0 <= uid <= _MAX_UID:
+        raise ValueError(f"UID {uid:#x} outside 8 bytes")
+
+
+@dataclass(frozen=True, slots=True)
+class _CardAt:
+    position: int
+    uid: int
+
+    def __post_init__(self) -> None:
+        if self.position != DEALER_POSITION:
+            _check_seat(self.position)
+        _check_uid(self.uid)
+
+
+@dataclass(frozen=True, slots=True)
+class CardIn(_CardAt):
+    """A card arrived at a card position: ``position`` 1-14 is a seat's player-card reader (a player's card),
+    :data:`DEALER_POSITION` (0) the dealer's (a badge); ``uid`` is the card's UID (8 bytes, as a chip's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardOut(_CardAt):
+    """The card ``uid`` left the card position ``position`` (taken out of the reader)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,12 +232,22 @@ class Window:
     state: WindowState
 
 
-ReaderMessage = ReaderHello | SpotReport | SnapshotBegin | SnapshotEnd | ReaderStatus | ReaderHeartbeat
+ReaderMessage = (
+    ReaderHello | SpotReport | SnapshotBegin | SnapshotEnd | ReaderStatus | ReaderHeartbeat | CardIn | CardOut
+)
 ReaderCommand = Ack | Resend | Window | Reset
 SpotsMessage = ReaderMessage | ReaderCommand
 
 #: Reader events that are sequenced, kept until acknowledged and resent (HEARTBEAT is not).
-READER_RELIABLE: tuple[type, ...] = (ReaderHello, SpotReport, SnapshotBegin, SnapshotEnd, ReaderStatus)
+READER_RELIABLE: tuple[type, ...] = (
+    ReaderHello,
+    SpotReport,
+    SnapshotBegin,
+    SnapshotEnd,
+    ReaderStatus,
+    CardIn,
+    CardOut,
+)
 
 # ------------------------------------------------------------------------------------------ codecs
 
@@ -213,6 +256,7 @@ _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
 _HELLO_FIXED = struct.Struct(">BI")
 _SNAPSHOT_END = struct.Struct(">HH")
+_CARD = struct.Struct(">BQ")
 
 
 def _mask(values: tuple[int, ...], shift: int) -> bytes:
@@ -267,6 +311,17 @@ def _spot(p: bytes) -> SpotReport:
     return SpotReport(seat, spot, uids)
 
 
+def _card(name: str, cls: type[CardIn] | type[CardOut]) -> Any:
+    def decode(p: bytes) -> CardIn | CardOut:
+        need(p, _CARD.size, name)
+        position, uid = _CARD.unpack_from(p)
+        if position != DEALER_POSITION and not 1 <= position <= MAX_SEAT:
+            raise BadPayload(f"{name} position {position}: 0 (the dealer) or a seat 1-{MAX_SEAT}")
+        return cls(position, uid)
+
+    return decode
+
+
 def _snapshot_begin(p: bytes) -> SnapshotBegin:
     need(p, 2, "SNAPSHOT_BEGIN")
     return SnapshotBegin(_U16.unpack_from(p)[0])
@@ -316,6 +371,8 @@ _PAYLOADS: dict[type, Any] = {
     SnapshotEnd: lambda m: _SNAPSHOT_END.pack(m.snapshot, m.spots),
     ReaderStatus: _status_payload,
     ReaderHeartbeat: lambda m: _U32.pack(m.session_id),
+    CardIn: lambda m: _CARD.pack(m.position, m.uid),
+    CardOut: lambda m: _CARD.pack(m.position, m.uid),
     Ack: lambda m: _U16.pack(m.up_to),
     Resend: lambda m: _U16.pack(m.from_seq),
     Window: lambda m: bytes([WindowState(m.state)]),
@@ -329,6 +386,8 @@ _CODES: dict[type, int] = {
     SnapshotEnd: ReaderType.SNAPSHOT_END,
     ReaderStatus: ReaderType.STATUS,
     ReaderHeartbeat: ReaderType.HEARTBEAT,
+    CardIn: ReaderType.CARD_IN,
+    CardOut: ReaderType.CARD_OUT,
     Ack: ReaderType.ACK,
     Resend: ReaderType.RESEND,
     Window: ReaderType.WINDOW,
@@ -342,6 +401,8 @@ _DECODERS: dict[int, Any] = {
     ReaderType.SNAPSHOT_END: _snapshot_end,
     ReaderType.STATUS: _status,
     ReaderType.HEARTBEAT: _heartbeat,
+    ReaderType.CARD_IN: _card("CARD_IN", CardIn),
+    ReaderType.CARD_OUT: _card("CARD_OUT", CardOut),
     ReaderType.ACK: _ack,
     ReaderType.RESEND: _resend,
     ReaderType.WINDOW: _window,

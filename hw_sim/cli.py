@@ -4,7 +4,7 @@
              [--pace real|fast|SECONDS] [--fault NAME=RATE ...] [--script FILE] [--truth FILE]
              [--dealer prompt|self] [--cut-card K] [--disconnect-for SECONDS] [--linger SECONDS]
              [--settle SECONDS] [--no-extra-coup] [--order FILE]
-             [--players N | --bets FILE] [--rules NAME] [--commission payout|shoe_end] [--tie-pays 8|9]
+             [--players N [--uncarded K] | --bets FILE] [--rules NAME] [--commission payout|shoe_end] [--tie-pays 8|9]
              [--side-bets NAMES] [--unit D] [--minimum D] [--maximum D] [--seats N] [--leave-after N]
              [--chips-out FILE] [--spots-link PATH | --spots-tcp HOST:PORT] [--buy-ins PATH]
     shoe-sim --chips-out FILE        (write the chip registry and exit)
@@ -158,6 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
     bettors = money.add_mutually_exclusive_group()
     bettors.add_argument("--players", type=int, metavar="N", help=f"N players on seats 1..N (1-{MAX_SEATS})")
     bettors.add_argument("--bets", type=Path, metavar="FILE", help="scripted wagers, one JSON line per coup and seat")
+    money.add_argument(
+        "--uncarded",
+        type=int,
+        default=0,
+        metavar="K",
+        help="the last K of the --players have no player's card (the others insert one on sitting down)",
+    )
     money.add_argument("--rules", choices=sorted(BUILTIN_RULESETS), default=DEFAULT_RULESET, help="the table's game")
     money.add_argument(
         "--commission",
@@ -259,6 +266,8 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
 
 def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
     """The players and the house from ``--players``/``--bets`` and friends (None without players)."""
+    if args.uncarded and args.players is None:
+        raise UsageError("--uncarded: leaves some of the --players without a card; give --players N")
     if args.buy_ins is not None and args.players is None:
         raise UsageError("--buy-ins: the players buy in (--players N)")
     if args.players is None and args.bets is None:
@@ -310,6 +319,7 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
             seats=args.seats,
             leave_after_coups=args.leave_after,
             counter=_counter(args.counter),
+            uncarded=args.uncarded,
         )
     except MoneyConfigError as exc:
         key = {"leave_after_coups": "leave-after", "limits": "unit"}.get(exc.key, exc.key)

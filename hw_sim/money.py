@@ -17,6 +17,11 @@ changes that the core carries out at the dealer's pace, between the dealer's car
   collected at the shoe's end goes into the seat's box (:class:`~controller.game.settlement.CommissionLedger`);
 * **a void** (a halted coup): the wagers unlock and stay on their spots (a spot changed after the lock put
   back first): they are the redeal's wagers;
+* **the players' cards** (``--players N``; ``--uncarded K`` leaves the last K without one): a carded player
+  inserts a player's card in the seat's card reader on sitting down (before the first wager) and takes it
+  out on leaving (the leaver, before the coup it no longer bets); a seat whose player left has a new player,
+  with another card, at the next shoe. Each is a ``player_in`` / ``player_out`` truth line, with the card's
+  UID as the table's ``player_ref``, and a card read (:class:`CardRead`) for the reader;
 * **a player buys in** (``--players``): before placing the coup's wagers, a player with no chips in front yet
   (sitting down) or too few for them changes cash at the seat (:class:`~hw_sim.players.Bankrolls`): a
   ``buy_in`` line of the truth log, and a :class:`~controller.game.cash.BuyIn` for the table
@@ -63,7 +68,7 @@ from hw_sim.faults import Fault, FaultPlan, ScriptedFault
 from hw_sim.players import Bankrolls, Counting, Players, ScriptedBets, ScriptedWagers, refusals
 from hw_sim.truth import TruthLog
 
-__all__ = ["MAX_READS", "MoneyConfig", "MoneyConfigError", "MoneyTable", "ReadKind", "SpotRead"]
+__all__ = ["MAX_READS", "CardRead", "MoneyConfig", "MoneyConfigError", "MoneyTable", "ReadKind", "SpotRead"]
 
 #: Reads waiting for the reader device at most (older ones are dropped and counted: it is not draining).
 MAX_READS = 4096
@@ -95,6 +100,8 @@ class MoneyConfig:
     reread_after: float = 0.25
     #: One of the players bets a side wager with the count (hw_sim/players.py, ``--counter``).
     counter: Counting | None = None
+    #: The last this many of the ``players`` have no player's card (``--uncarded``): not rated.
+    uncarded: int = 0
 
     def __post_init__(self) -> None:
         if not 1 <= self.seats <= MAX_SEATS:
@@ -120,6 +127,8 @@ class MoneyConfig:
         if self.counter is not None and (self.bets is not None or not 1 <= self.counter.seat <= self.players):
             seat = self.counter.seat
             raise MoneyConfigError("counter", f"the counter sits on one of the --players' seats, not {seat}")
+        if not 0 <= self.uncarded <= self.players:
+            raise MoneyConfigError("uncarded", f"0-{self.players} (of the --players), not {self.uncarded}")
         if self.counter is not None and not self.rules.offers(self.counter.bet):
             raise MoneyConfigError("counter", f"the table does not offer {self.counter.bet.value}")
 
@@ -143,6 +152,15 @@ class SpotRead:
     spot: Spot
     uids: tuple[int, ...]
     kind: ReadKind = ReadKind.PLACE
+
+
+@dataclass(frozen=True, slots=True)
+class CardRead:
+    """What the card reader of seat ``seat`` holds from ``at`` on: the card ``uid``, or none."""
+
+    at: float
+    seat: int
+    uid: int | None
 
 
 Step = Callable[[float], None]
@@ -193,7 +211,7 @@ class MoneyTable:
         self._script: list[ScriptedFault] = list(faults.scripted_money())
         self._fault_rng = random.Random(f"{seed}:money-faults")
         self.keep_reads = keep_reads
-        self._reads: list[tuple[float, int, SpotRead]] = []  # a heap: the reader reports them in time order
+        self._reads: list[tuple[float, int, SpotRead | CardRead]] = []  # a heap: the reader reports them in time order
         self._read_numbers = itertools.count()
         self.reads_dropped = 0
         self.spots: dict[tuple[int, Spot], tuple[int, ...]] = {}
@@ -212,6 +230,9 @@ class MoneyTable:
         self._closed_shoe = 0
         self._redeal = False
         self._occupied: set[int] = set()  # seats with chips on a wager spot at the lock
+        self._seed = seed
+        self.cards: dict[int, int] = {}  # the card in each seat's card reader
+        self._visits: dict[int, int] = {}  # the visits each seat has had (a new player, a new card)
 
     # -- the core's side -------------------------------------------------------------------------------
 
@@ -248,6 +269,9 @@ class MoneyTable:
             if not self.spots:
                 return False
         else:
+            if isinstance(self.bettors, Players):
+                self.bettors.new_shoe(self.shoe)
+                self._seat_cards(now)
             if isinstance(self.bettors, Players) and self.bettors.counter is not None:
                 intended = self.bettors.wagers(self.shoe, coup, price(Composition(tuple(self.seen)), self.rules))
             else:
@@ -313,9 +337,9 @@ class MoneyTable:
             self._steps.append(partial(self._pay_box, seat, cents, "shoe_end"))
         return bool(owed)
 
-    def due_reads(self, now: float) -> list[SpotRead]:
+    def due_reads(self, now: float) -> list[SpotRead | CardRead]:
         """The reads the reader reports by ``now``, oldest first."""
-        out: list[SpotRead] = []
+        out: list[SpotRead | CardRead] = []
         while self._reads and self._reads[0][0] <= now:
             out.append(heapq.heappop(self._reads)[2])
         return out
@@ -335,12 +359,14 @@ class MoneyTable:
         return out
 
     def _buy_in(self, seat: int, wagers: tuple[Wager, ...], now: float) -> None:
-        """Before the seat's wagers go down: the player buys in with cash if the chips in front will not do."""
+        """Before the seat's wagers go down: the player buys in with cash if the chips in front will not do (the
+        dealer enters it for the seat's player: the card in the seat's reader, if any)."""
         if self.bankrolls is None:
             return
         cents = self.bankrolls.need(seat, sum(w.amount_cents for w in wagers))
         if cents:
-            buy_in = BuyIn(seat, cents, Tender.CASH, None)
+            card = self.cards.get(seat)
+            buy_in = BuyIn(seat, cents, Tender.CASH, None if card is None else format_uid(card))
             self._buy_ins.append(buy_in)
             fields = {"shoe": self.shoe, "coup": self.coup, "seat": seat, "cents": cents}
             self.truth.write("buy_in", now, **fields, tender=buy_in.tender.value, player_ref=buy_in.player_ref)
@@ -375,6 +401,29 @@ class MoneyTable:
                 if w.bet in refused:
                     fields["violation"] = refused[w.bet]
                 self.truth.write("wager", now, **fields)
+
+    def _seat_cards(self, now: float) -> None:
+        """Before the coup's wagers: a carded player who sits down inserts a card, one who has left takes it
+        out (the seat's next player has a card of their own)."""
+        assert isinstance(self.bettors, Players)
+        seated = self.bettors.seated()
+        carded = range(1, self.config.players - self.config.uncarded + 1)
+        for seat in carded:
+            held = self.cards.get(seat)
+            if held is not None and seat not in seated:
+                del self.cards[seat]
+                ref = format_uid(held)
+                self.truth.write(
+                    "player_out", now, shoe=self.shoe, coup=self.coup, seat=seat, player_ref=ref, reason="card_out"
+                )
+                self._queue(CardRead(now, seat, None))
+            elif held is None and seat in seated:
+                visit = self._visits[seat] = self._visits.get(seat, 0) + 1
+                uid = random.Random(f"{self._seed}:card:{seat}:{visit}").getrandbits(32) or 1  # a 4-byte UID
+                self.cards[seat] = uid
+                ref = format_uid(uid)
+                self.truth.write("player_in", now, shoe=self.shoe, coup=self.coup, seat=seat, player_ref=ref)
+                self._queue(CardRead(now, seat, uid))
 
     def _on_spots(self) -> dict[int, list[Wager]]:
         """The wagers the spots hold now, seat by seat in the layout's order (chips in play only)."""
@@ -624,7 +673,9 @@ class MoneyTable:
         else:
             self._queue(SpotRead(now, seat, spot, stack))
 
-    def _queue(self, *reads: SpotRead) -> None:
+    def _queue(self, *reads: SpotRead | CardRead) -> None:
+        if not self.keep_reads:
+            return
         for r in reads:
             heapq.heappush(self._reads, (r.at, next(self._read_numbers), r))
             if len(self._reads) > MAX_READS:

@@ -193,6 +193,10 @@ class Players:
                 stay_coups=rng.randint(2, 6),
             )
 
+    def seated(self) -> set[int]:
+        """The seats whose player is at the table (a leaver who has left is not)."""
+        return {seat for seat, p in self._players.items() if not p.gone or (self.counter and seat == self.counter.seat)}
+
     def wagers(self, shoe: int, coup: int, edges: Mapping[str, float] | None = None) -> dict[int, tuple[Wager, ...]]:
         """Each seat's wagers for this coup (seats betting nothing left out). Call once per coup dealt.
         ``edges``: each wager's player EV as the cards seen price it (what a counter bets by)."""

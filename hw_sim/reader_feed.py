@@ -4,7 +4,8 @@
 antennas see them, the reader's faults included) to helper proto's :class:`hw_sim.spot_reader.SpotReader`
 (the reader's firmware and wire): a plain read sets the reader's truth and reports the spot; a faulty read
 is a report that leaves the truth alone (a chip missing, a ghost chip from the neighbouring spot), and the
-read that puts it right follows. Sans-I/O like both: ``start``, ``receive``, ``poll`` with the time
+read that puts it right follows. A card read (:class:`hw_sim.money.CardRead`) puts a player's card in a
+seat's card reader or takes it out. Sans-I/O like both: ``start``, ``receive``, ``poll`` with the time
 injected; the command line (``--spots-link``/``--spots-tcp``) runs it against a second pty or socket.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from controller.game.wagers import Spot
 from firmware_protocol.spots import SpotCode
-from hw_sim.money import MoneyTable, ReadKind, SpotRead
+from hw_sim.money import CardRead, MoneyTable, ReadKind, SpotRead
 from hw_sim.spot_reader import SpotReader
 
 __all__ = ["ReaderFeed"]
@@ -64,8 +65,11 @@ class ReaderFeed:
         times = [t for t in (self.reader.next_deadline(), self.money.next_read_at()) if t is not None]
         return min(times) if times else None
 
-    def _apply(self, read: SpotRead, now: float) -> None:
+    def _apply(self, read: SpotRead | CardRead, now: float) -> None:
         self.reads += 1
+        if isinstance(read, CardRead):
+            self.reader.card(read.seat, read.uid, now)
+            return
         key = (read.seat, _code(read.spot))
         mine = self.reader.truth.get(key, frozenset())
         if read.kind is ReadKind.PLACE:

@@ -5,7 +5,9 @@ the chips on each spot (the *truth*: :meth:`~SpotReader.place`), and speaks ``do
 same :class:`~firmware_protocol.session.ShoeSession` the software shoe runs (``dialect=READER``): HELLO at
 boot, a SpotReport whenever a spot changes, a full snapshot (SNAPSHOT_BEGIN, one SpotReport per occupied
 spot, SNAPSHOT_END) right after HELLO and every ``snapshot_every`` seconds, heartbeats, resends; it obeys
-ACK, RESEND and RESET and keeps the betting window the table sends (:attr:`~SpotReader.window`).
+ACK, RESEND and RESET and keeps the betting window the table sends (:attr:`~SpotReader.window`). Its card
+readers (``docs/spots.md`` section 5.5) hold a card per position (:meth:`~SpotReader.card`: CARD_IN and
+CARD_OUT), and after every HELLO it sends a CARD_IN for each card held, after the first snapshot.
 
 :meth:`~SpotReader.place` is the debounced reading (a real reader reports a change once it has been stable
 for two read cycles). The fault hooks helper "sim" drives: :meth:`~SpotReader.report` sends a report
@@ -29,6 +31,8 @@ from firmware_protocol.spots import (
     ALL_SPOTS,
     READER,
     READER_PROTOCOL_VERSION,
+    CardIn,
+    CardOut,
     ReaderFlags,
     ReaderHello,
     ReaderMessage,
@@ -74,6 +78,8 @@ class SpotReader:
         self._rng = random.Random(f"{seed}:reader-session")
         #: What lies on each spot (occupied spots only).
         self.truth: dict[SpotKey, frozenset[int]] = {}
+        #: The card in each card position's reader (0 the dealer's, 1-14 a seat's).
+        self.cards: dict[int, int] = {}
         #: The betting window as the table last said (None before it said anything).
         self.window: WindowState | None = None
         self.session: ShoeSession | None = None
@@ -112,6 +118,7 @@ class SpotReader:
         if self._flags:
             self._send([ReaderStatus(self._flags)], now)  # a condition that outlived the reboot
         self._snapshot(now)
+        self._send([CardIn(position, uid) for position, uid in sorted(self.cards.items())], now)
 
     def reboot(self, now: float) -> None:
         """Power-cycle (or obey RESET): a new session; what was not acknowledged is lost, the truth is not."""
@@ -172,6 +179,21 @@ class SpotReader:
             self.truth.pop(key, None)
         self._send([SpotReport(seat, key[1], tuple(sorted(chips)))], now)
         return True
+
+    def card(self, position: int, uid: int | None, now: float) -> None:
+        """The card reader at ``position`` now holds ``uid`` (None: no card): a CARD_OUT of the card it held,
+        then a CARD_IN of the new one."""
+        held = self.cards.get(position)
+        if held == uid:
+            return
+        messages: list[ReaderMessage] = []
+        if held is not None:
+            del self.cards[position]
+            messages.append(CardOut(position, held))
+        if uid is not None:
+            self.cards[position] = uid
+            messages.append(CardIn(position, uid))
+        self._send(messages, now)
 
     def clear(self, now: float) -> None:
         """Every spot emptied (the table cleared at the end of a coup's payout, or a test's reset)."""

@@ -1,7 +1,8 @@
-"""Two journals in which every record kind the table writes happens, built the same way every time (a fixed
-wall clock, fixed inputs): every kind but the money's over a table without a reader, and every money kind
-and reader input over a table with one. ``tests/test_record_schemas.py`` checks them against the schemas;
-``tests/test_record_bytes.py`` pins their bytes (bodies, hashes, the published records)."""
+"""Three journals in which every record kind the table writes happens, built the same way every time (a fixed
+wall clock, fixed inputs): every kind but the money's and the players' over a table without a reader, every
+money kind and reader input over a table with one, and the players at the seats (version 4) over one.
+``tests/test_record_schemas.py`` checks them against the schemas; ``tests/test_record_bytes.py`` pins their
+bytes (bodies, hashes, the published records)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from controller.game.chips import SpotChips
 from controller.game.edges import EdgeWatch
 from controller.game.records import InputKind, input_body, record_body
 from controller.game.rules import SUPER6
+from controller.game.seats import SeatCard
 from controller.game.table import (
     CardDrawn,
     DeclarePressed,
@@ -28,7 +30,7 @@ from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnaps
 from controller.journal import Journal
 from controller.table.loop import BuyInEntry, LoopConfig, ShoePort, TableLoop
 from controller.table.wire import AsciiWire
-from tests.game.money import every_money_kind, money, table_rules
+from tests.game.money import Chips, cards, every_money_kind, money, table_rules
 from tests.game.test_records import EVERY_INPUT
 
 WALL = "2026-11-30T12:00:00+00:00"
@@ -110,6 +112,43 @@ def every_money_journal(path: Path) -> Journal:
         record_body(InputKind.SNAPSHOT_REFUSED, snapshot=7, detail="SNAPSHOT_END counts 3 spots, 2 were received"),
     ]:
         loop._apply(None, body, None, None)
+    loop.flush()
+    return journal
+
+
+#: Three players' cards (a 4-byte, a 7-byte and an 8-byte UID, padded to 8 bytes).
+CARD_A, CARD_B, CARD_C = "00000000A1B2C3D4", "0004A1B2C3D4E5F6", "E004015012345678"
+
+
+def every_player_journal(path: Path) -> Journal:
+    """A journal (open: the caller closes it) with every player record kind and reason and both card inputs:
+    seat 3's player bets and leaves (card out); seat 6's card is left in its reader (no wager at one lock:
+    seat_empty); seat 7's card is replaced by another (card_replaced); the dealer's badge comes and goes."""
+    journal = Journal.open(path)
+    loop = TableLoop(
+        TableState(table_rules(money(leave_after_coups=1))),
+        journal,
+        [ShoePort(AsciiWire(), lambda data: None)],
+        config=LoopConfig(wall=lambda: WALL),
+    )
+    chips = Chips()
+    events: list[TableInput] = [
+        NewShoePressed(),
+        SeatCard(3, CARD_A, True),
+        SeatCard(6, CARD_B, True),
+        SeatCard(7, CARD_C, True),
+        SpotSeen(3, Spot.PLAYER, chips(2500)),
+        SpotSeen(7, Spot.BANKER, chips(2500)),
+        *cards(("9H", "KD", "KS", "QS")),  # the lock: seat 6 has no wager
+        DeclarePressed(),
+        SeatCard(7, CARD_B.replace("A1", "B1"), True),
+        SeatCard(3, CARD_A, False),
+    ]
+    for number, event in enumerate(events, start=1):
+        facts = {"seq": number} if isinstance(event, SeatCard) else {}
+        loop._apply(event, input_body(event, **facts), None, None)
+    for present in (True, False):
+        loop._apply(None, record_body(InputKind.DEALER_CARD, seq=20, uid=CARD_C, present=present), None, None)
     loop.flush()
     return journal
 

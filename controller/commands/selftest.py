@@ -467,6 +467,9 @@ class SpotsListener(Listener):
     def message(self, message: Any) -> list[str]:
         from controller.table.spot_wire import SPOT_OF_CODE
         from firmware_protocol.spots import (
+            DEALER_POSITION,
+            CardIn,
+            CardOut,
             ReaderFlags,
             ReaderHello,
             ReaderStatus,
@@ -497,6 +500,11 @@ class SpotsListener(Listener):
             return [self._snapshot_line(message.snapshot, message.spots, held)]
         if isinstance(message, ReaderStatus):
             return [self.status_line([f.name.lower() for f in ReaderFlags if f and f in message.flags and f.name])]
+        if isinstance(message, CardIn | CardOut):
+            from controller.game.chips import format_uid
+
+            where = "the dealer's position" if message.position == DEALER_POSITION else f"seat {message.position}"
+            return [f"CARD {'IN' if isinstance(message, CardIn) else 'OUT'} {where}: {format_uid(message.uid)}"]
         return [f"message {type(message).__name__}"]
 
     def _spot(self, report: Any) -> dict[str, Any]:

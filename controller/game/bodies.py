@@ -28,11 +28,12 @@ from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
-from controller.game.cash import MAX_BUY_IN_CENTS, PLAYER_REF_PATTERN, Tender
+from controller.game.cash import MAX_BUY_IN_CENTS, Tender
 from controller.game.chips import ChipStatus
 from controller.game.kinds import InputKind, RecordKind, Source
 from controller.game.payouts import Outcome
 from controller.game.rules import Bet, CommissionCollection
+from controller.game.seats import LeaveWhy
 from controller.game.table import Alarm
 from controller.game.wagers import MAX_SEATS, BoxWhy, MispayKind, Spot
 from floor_protocol.admission import INT_MAX, MAX_RECORD_BYTES
@@ -54,6 +55,8 @@ __all__ = [
     "MisreadBody",
     "NoteBody",
     "PastPostBody",
+    "PlayerInBody",
+    "PlayerOutBody",
     "PulledBetBody",
     "RecordBody",
     "SettlementBody",
@@ -101,6 +104,7 @@ _COLLECTIONS = _enum_values(CommissionCollection)
 _OUTCOMES = _enum_values(Outcome)
 _MISPAYS = _enum_values(MispayKind)
 _WHYS = _enum_values(BoxWhy)
+_LEAVE_WHYS = _enum_values(LeaveWhy)
 _INPUT_KINDS = _enum_values(InputKind)
 _TENDERS = _enum_values(Tender)
 _SOURCES = _enum_values(Source)
@@ -131,6 +135,10 @@ CollectionName = Annotated[str, _enum(_COLLECTIONS), _names(_COLLECTIONS)]
 OutcomeName = Annotated[str, _enum(_OUTCOMES), _names(_OUTCOMES)]
 MispayName = Annotated[str, _enum(_MISPAYS), _names(_MISPAYS)]
 WhyName = Annotated[str, _enum(_WHYS), _names(_WHYS)]
+LeaveWhyName = Annotated[str, _enum(_LEAVE_WHYS, "why the visit ended"), _names(_LEAVE_WHYS)]
+PlayerRef = Annotated[
+    str, Field(pattern=_UID, description="the player: the card's UID, the key of the floor's player registry")
+]
 InputKindName = Annotated[str, _enum(_INPUT_KINDS), _names(_INPUT_KINDS)]
 SourceName = Annotated[str, _enum(_SOURCES, "where a press came from"), _names(_SOURCES)]
 ShoeEvent = Annotated[str, _enum(_SHOE_EVENTS), _names(_SHOE_EVENTS)]
@@ -139,10 +147,6 @@ NoteName = Annotated[str, _enum(_NOTES), _names(_NOTES)]
 Hand = Annotated[list[CardToken], Field(max_length=3)]
 TenderName = Annotated[str, _enum(_TENDERS, "what the player bought in with"), _names(_TENDERS)]
 BuyInCents = Annotated[int, Field(ge=1, le=MAX_BUY_IN_CENTS, description="the buy-in (integer cents)")]
-PlayerRef = Annotated[
-    str,
-    Field(pattern=PLAYER_REF_PATTERN, description="the player: the card's UID, the key of the floor's player registry"),
-]
 
 
 class _Part(BaseModel):
@@ -324,6 +328,14 @@ class ChipBody(_Part):
 Chips = Annotated[list[ChipBody], Field(max_length=_MAX_ITEMS)]
 
 
+class CarriedPlayer(_Part):
+    """A card a seat's reader keeps into a new shoe (version 4): whose, and whether its visit is open."""
+
+    seat: Seat
+    player_ref: PlayerRef
+    playing: bool = Field(description="the visit is open (false: the card was left in the reader after it ended)")
+
+
 class CarriedSpot(_Part):
     """The chips one spot keeps into a new shoe (a table with a bet-spot reader)."""
 
@@ -390,6 +402,9 @@ class ShoeBody(RecordBody):
     rules: RulesBody | None = Field(default=None, description="a start's ruleset (a table that says it)")
     spots: Annotated[list[CarriedSpot], Field(max_length=_MAX_ITEMS)] = Field(
         default_factory=list, description="a start's chips kept on the layout (a table with a bet-spot reader)"
+    )
+    players: Annotated[list[CarriedPlayer], Field(max_length=_MAX_ITEMS)] = Field(
+        default_factory=list, description="a start's cards kept in the seats' readers (absent: none; version 4)"
     )
 
     @model_validator(mode="after")
@@ -602,6 +617,32 @@ class GhostReadBody(RecordBody):
     owner_spot: SpotName
 
 
+# -- the players at the seats (version 4) --------------------------------------------------------------------
+
+
+class PlayerInBody(RecordBody):
+    """A player's visit at a seat began: their card came in at the seat's card reader."""
+
+    kind_of = RecordKind.PLAYER_IN
+    schema_title = "The body of a player_in record: a player's visit at a seat began (the card came in)"
+
+    shoe: Number
+    coup: Number = Field(description="the coup due when the card came in")
+    seat: Seat
+    player_ref: PlayerRef
+
+
+class PlayerOutBody(PlayerInBody):
+    """A player's visit at a seat ended: the card went out, another came in, or it was left in the reader."""
+
+    kind_of = RecordKind.PLAYER_OUT
+    schema_title = "The body of a player_out record: a player's visit at a seat ended, and why"
+
+    coup: Number = Field(description="the coup due (or locked) when the visit ended")
+    reason: LeaveWhyName
+    note: Text | None = Field(default=None, description="in words, for a card left in a reader (seat_empty)")
+
+
 # -- the cash at the table (version 4) -----------------------------------------------------------------------
 
 
@@ -644,6 +685,8 @@ INPUT_REQUIRED: dict[InputKind, tuple[str, ...]] = {
     InputKind.SPOT: ("seat", "spot", "chips"),
     InputKind.SPOTS_SNAPSHOT: ("spots",),
     InputKind.READER_LINK: ("up",),
+    InputKind.SEAT_CARD: ("seat", "uid", "present"),
+    InputKind.DEALER_CARD: ("uid", "present"),
     InputKind.BUY_IN: ("seat", "cents", "tender"),
     InputKind.READER_HELLO: ("firmware_version", "serial_number", "protocol_version", "session_id"),
     InputKind.READER_STATUS: ("flags",),
@@ -658,9 +701,10 @@ _Hex = Annotated[str, Field(pattern=r"^([0-9a-f]{2})*$", max_length=2 * MAX_RECO
 class InputBody(RecordBody):
     """Something that reached the table. Table inputs (replayed after a restart): card, unreadable, cut_card,
     declare, void, new_shoe, link, shoe_rebooted, shoe_protocol, line_noise, and the bet-spot reader's spot,
-    spots_snapshot, reader_link. A record only: hello, status, journal_fault, noise, message, reader_hello,
-    reader_status, reader_message, snapshot_refused, clock, and a seat's buy_in. Besides ``kind`` and its own
-    fields an input carries facts about where it came from (``source``, ``seq``, ``detail``, ``raw`` ...)."""
+    spots_snapshot, reader_link, seat_card. A record only: hello, status, journal_fault, noise, message,
+    reader_hello, reader_status, reader_message, snapshot_refused, dealer_card, clock, and a seat's buy_in.
+    Besides ``kind`` and its own fields an input carries facts about where it came from (``source``, ``seq``,
+    ``detail``, ``raw`` ...)."""
 
     kind_of = RecordKind.INPUT
     nullable = frozenset({"old_session", "synchronised", "max_error_us", "player_ref"})
@@ -714,6 +758,8 @@ class InputBody(RecordBody):
         default=None,
         description="the UIDs as the reader sent them: a list for a spot, seat:spot -> list for a snapshot",
     )
+    uid: Uid | None = Field(default=None, description="seat_card, dealer_card: the card's UID")
+    present: bool | None = Field(default=None, description="seat_card, dealer_card: the card came in (false: out)")
     snapshot: Count | None = Field(default=None, description="a reader's snapshot number")
     reported: Count | None = Field(default=None, description="the spots a reader's SNAPSHOT_END counted")
     seats: Annotated[list[Seat], Field(max_length=MAX_SEATS)] | None = Field(
@@ -759,6 +805,8 @@ BODIES: dict[RecordKind, type[RecordBody]] = {
         CommissionBody,
         MisreadBody,
         GhostReadBody,
+        PlayerInBody,
+        PlayerOutBody,
         BuyInBody,
     )
 }

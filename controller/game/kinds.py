@@ -31,6 +31,9 @@ class RecordKind(StrEnum):
     COMMISSION = "commission"  # a seat's commission box closed: owed, collected, uncollected
     MISREAD = "misread"  # a locked spot changed and came back by the next snapshot (reader flicker)
     GHOST_READ = "ghost_read"  # a chip reported on a second spot while the first still held it
+    # the players at the seats (the seats' card readers; version 4)
+    PLAYER_IN = "player_in"  # a player's visit at a seat began: the card came in
+    PLAYER_OUT = "player_out"  # ... and ended: the card went out, another came in, or it was left in the reader
     # the cash at the table (version 4)
     BUY_IN = "buy_in"  # a buy-in taken at a seat: amount, tender (cash, chips, marker), the player when carded
 
@@ -52,6 +55,7 @@ class InputKind(StrEnum):
     SPOT = "spot"  # the bet-spot reader: what one spot holds now (its chips resolved: uid, cents, status)
     SPOTS_SNAPSHOT = "spots_snapshot"  # the reader's full snapshot (every spot not listed is empty)
     READER_LINK = "reader_link"  # the reader's link came up or went down
+    SEAT_CARD = "seat_card"  # a seat's player-card reader: a card came in or went out (version 4)
     # a record only
     HELLO = "hello"  # the shoe's HELLO: firmware, serial number, protocol version, session id
     STATUS = "status"  # the shoe's STATUS flags
@@ -64,6 +68,7 @@ class InputKind(StrEnum):
     READER_STATUS = "reader_status"  # the bet-spot reader's STATUS flags
     READER_MESSAGE = "reader_message"  # another message from the reader, by its type's name
     SNAPSHOT_REFUSED = "snapshot_refused"  # a reader's snapshot that did not hold together: no table input
+    DEALER_CARD = "dealer_card"  # a card came in or went out at the dealer's position (a badge; version 4)
     # a buy-in entered at a seat (on money.sock: the dealer screen's entry, the simulator's; version 4): it
     # changes nothing of the game, so nothing replays it; its buy_in record is derived with the shoe and coup
     BUY_IN = "buy_in"
@@ -101,5 +106,6 @@ _REPLAYED = frozenset(
         InputKind.SPOT,
         InputKind.SPOTS_SNAPSHOT,
         InputKind.READER_LINK,
+        InputKind.SEAT_CARD,
     }
 )

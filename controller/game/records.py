@@ -47,6 +47,8 @@ from controller.game.bodies import (
     BuyInBody,
     CoupBody,
     InputBody,
+    PlayerInBody,
+    PlayerOutBody,
     ShoeBody,
     WagerBody,
 )
@@ -57,6 +59,7 @@ from controller.game.kinds import InputKind as InputKind  # the vocabulary's nam
 from controller.game.kinds import RecordKind as RecordKind
 from controller.game.kinds import Source as Source
 from controller.game.rules import Bet, CommissionCollection, DragonBonus, Ruleset
+from controller.game.seats import PlayerIn, PlayerOut, SeatCard
 from controller.game.table import (
     AlarmRaised,
     BurnCard,
@@ -113,6 +116,7 @@ _KIND_OF_INPUT: dict[type, InputKind] = {
     SpotSeen: InputKind.SPOT,
     SpotsSnapshot: InputKind.SPOTS_SNAPSHOT,
     ReaderLinkChanged: InputKind.READER_LINK,
+    SeatCard: InputKind.SEAT_CARD,
 }
 _INPUT_OF_KIND = {kind: cls for cls, kind in _KIND_OF_INPUT.items()}
 
@@ -137,6 +141,7 @@ _INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
     InputKind.SPOT: ("seat", "spot", "chips"),
     InputKind.SPOTS_SNAPSHOT: ("spots",),
     InputKind.READER_LINK: ("up",),
+    InputKind.SEAT_CARD: ("seat", "uid", "present"),
 }
 
 #: A chip in a spot input's ``chips``: its UID (16 hex digits), denomination and registry status, so that a
@@ -191,6 +196,8 @@ def input_body(table_input: TableInput, **facts: Any) -> dict[str, Any]:
         ]
     elif isinstance(table_input, ReaderLinkChanged):
         body["up"] = table_input.up
+    elif isinstance(table_input, SeatCard):
+        body |= {"seat": table_input.seat, "uid": table_input.uid, "present": table_input.present}
     return InputBody.build(_with_facts(body, facts))
 
 
@@ -238,6 +245,11 @@ def input_from_body(body: Mapping[str, Any]) -> TableInput | None:
             )
         if cls is ReaderLinkChanged:
             return ReaderLinkChanged(bool(body["up"]))
+        if cls is SeatCard:
+            present = body["present"]
+            if not isinstance(present, bool):
+                raise ValueError(f"present {present!r:.20}")
+            return SeatCard(_seat_from(body["seat"]), str(body["uid"]), present)
     except (KeyError, ValueError, TypeError) as exc:
         raise ValueError(f"{kind.value} input without a good field: {exc}") from None
     return cls()  # type: ignore[no-any-return]
@@ -325,7 +337,7 @@ def derived_records(
         if isinstance(n, WagersLocked):
             out += [(RecordKind.WAGER, wager_body(n, i, edges, variances)) for i in range(len(n.wagers))]
             continue
-        money = money_record(n)
+        money = money_record(n) or player_record(n)
         if money is not None:
             out.append(money)
         elif isinstance(n, CoupDeclared | CoupVoided | CardsSetAside):
@@ -339,6 +351,8 @@ def derived_records(
                 start["rules"] = ruleset_body(ruleset)
             if n.spots:  # a table with a bet-spot reader: the chips the new shoe keeps on the layout
                 start["spots"] = [dict(item) for item in n.spots]
+            if n.players:  # cards in the seats' readers: the visits the new shoe keeps
+                start["players"] = [dict(item) for item in n.players]
             out.append((RecordKind.SHOE, ShoeBody.parse(start).to_body()))
         elif isinstance(n, BuyInTaken):
             out.append((RecordKind.BUY_IN, buy_in_body(n)))
@@ -485,6 +499,31 @@ def _money_body(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
     return None
 
 
+# -- the players at the seats (version 4) -------------------------------------------------------------------
+
+#: Each player record's fields, in order: ``player_ref`` is the card's UID (16 upper-case hex digits), the key
+#: of the floor's player registry (:func:`~controller.game.seats.player_ref`); a ``player_out``'s ``reason`` is
+#: ``card_out``, ``card_replaced`` or ``seat_empty`` (a card left in a reader, with its ``note``).
+PLAYER_FIELDS: dict[RecordKind, tuple[str, ...]] = {
+    RecordKind.PLAYER_IN: ("shoe", "coup", "seat", "player_ref"),
+    RecordKind.PLAYER_OUT: ("shoe", "coup", "seat", "player_ref", "reason", "note"),
+}
+
+
+def player_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
+    """The record of a visit begun or ended, or None for another notice."""
+    if isinstance(n, PlayerIn):
+        body = PlayerInBody(shoe=n.shoe, coup=n.coup, seat=n.seat, player_ref=n.player_ref)
+        return RecordKind.PLAYER_IN, body.to_body()
+    if isinstance(n, PlayerOut):
+        left: dict[str, Any] = {"shoe": n.shoe, "coup": n.coup, "seat": n.seat, "player_ref": n.player_ref}
+        left["reason"] = n.reason.value
+        if n.note is not None:
+            left["note"] = n.note
+        return RecordKind.PLAYER_OUT, PlayerOutBody.parse(left).to_body()
+    return None
+
+
 # -- the cash at the table (version 4) ----------------------------------------------------------------------
 
 #: A ``buy_in`` record's fields, in order: the shoe and coup it came in (the coup being dealt, or the next one
@@ -603,10 +642,14 @@ def signature() -> str:
         "fields:" + ";".join(f"{k.value}={','.join(v)}" for k, v in sorted(_INPUT_FIELDS.items())),
         "sources:" + ",".join(s.value for s in Source),
         "coup:" + ",".join(COUP_FIELDS),
-        "shoe_start:event,shoe,decks,rules,spots;rules:" + ",".join(RULES_FIELDS) + ";pays:" + ",".join(PAYS_FIELDS),
+        "shoe_start:event,shoe,decks,rules,spots,players;rules:"
+        + ",".join(RULES_FIELDS)
+        + ";pays:"
+        + ",".join(PAYS_FIELDS),
         "advantage:" + ",".join(ADVANTAGE_FIELDS),
         "chip:" + ",".join(CHIP_FIELDS) + ";snapshot_spot:" + ",".join(SNAPSHOT_SPOT_FIELDS),
         "money:" + ";".join(f"{k.value}={','.join(v)}" for k, v in MONEY_FIELDS.items()),
+        "players:" + ";".join(f"{k.value}={','.join(v)}" for k, v in PLAYER_FIELDS.items()),
         "buy_in:" + ",".join(BUY_IN_FIELDS),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -38,6 +38,8 @@ class ShoeStart:
     reader_up: bool = True
     #: The bet spots' readings the shoe kept (its start record's ``spots``: the chips still on the layout).
     spots: tuple[Mapping[str, Any], ...] = ()
+    #: The cards in the seats' readers the shoe kept (its start record's ``players``).
+    players: tuple[Mapping[str, Any], ...] = ()
 
     @classmethod
     def of(
@@ -46,6 +48,7 @@ class ShoeStart:
         kept: Mapping[InputKind, Mapping[str, Any] | None],
         ids: Mapping[InputKind, int | None] | None = None,
         spots: Iterable[Mapping[str, Any]] = (),
+        players: Iterable[Mapping[str, Any]] = (),
     ) -> ShoeStart:
         """From the shoe's number and, for each kind in :data:`~controller.game.records.KEPT_ACROSS_SHOES`, the
         last input body of that kind before its start (None when there was none) and, in ``ids``, the record
@@ -62,6 +65,7 @@ class ShoeStart:
             order=order,
             reader_up=reader is None or bool(reader.get("up", True)),
             spots=tuple(spots),
+            players=tuple(players),
         )
 
 
@@ -80,7 +84,7 @@ def replay(rules: TableRules, bodies: Iterable[Mapping[str, Any]], start: ShoeSt
     if start is None:
         state = TableState(rules)
     else:
-        state = TableState.at_shoe_start(rules, start.number, start.spots)
+        state = TableState.at_shoe_start(rules, start.number, start.spots, start.players)
         for kind in start.order:  # in the order they came: the alarms stand in the order they were raised
             if kind is InputKind.LINK and not start.link_up:
                 state.apply(LinkChanged(False))

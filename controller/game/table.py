@@ -12,7 +12,9 @@ the dealer-error procedures:
 * with a bet-spot reader (``TableRules.money``), the **money**: the reader's inputs go to the table's
   :class:`~controller.game.wagers.WagerBook`, and the coup's events drive it (the coup's first card accepted
   locks the bets, the declare settles them, a void unlocks them, the shoe's end and NEW SHOE open and close
-  the commission boxes). Without one, ``money`` is None and nothing here knows a wager.
+  the commission boxes). Without one, ``money`` is None and nothing here knows a wager;
+* with it, the **seats** (:class:`~controller.game.seats.SeatBook`): the players' cards at the seats' card
+  readers open and end visits; at each lock a seat without a wager counts toward a card left in a reader.
 
 Every transition lives in :meth:`TableState.apply`; an input the rules refuse still produces a notice
 (the daemon turns it into an alarm) and never corrupts the state. What the LEDs, the shoe's PROMPT and the
@@ -30,6 +32,7 @@ from controller.game.cards import Card, hand_total
 from controller.game.cash import BuyIn, BuyInTaken, buy_in_refusal
 from controller.game.coup import Coup, CoupResult, Position, Winner
 from controller.game.notice import Notice as Notice
+from controller.game.seats import SeatBook, SeatCard
 from controller.game.shoe import BurnRule, CardUse, CutCardRule, InventoryCheck, Shoe, ShoePhase
 from controller.game.wagers import (
     MAX_SEATS,
@@ -39,6 +42,8 @@ from controller.game.wagers import (
     SpotSeen,
     SpotsSnapshot,
     WagerBook,
+    WagerRefused,
+    WagersLocked,
 )
 
 # ---------------------------------------------------------------------------------------------------------
@@ -113,6 +118,7 @@ TableInput = (
     | SpotSeen
     | SpotsSnapshot
     | ReaderLinkChanged
+    | SeatCard
 )
 
 
@@ -191,6 +197,9 @@ class TableView:
     dummy_hand: tuple[Card, ...]
     #: The money at the table (None: the table has no bet-spot reader).
     money: MoneyView | None = None
+    #: The seats with a player's visit open, and each one's player_ref (the seats' card readers). Not in
+    #: :meth:`to_dict` (the feed) yet: no screen shows it so far.
+    players: tuple[tuple[int, str], ...] = ()
 
     @property
     def player_total(self) -> int:
@@ -246,6 +255,8 @@ class ShoeStarted(Notice):
     decks: int
     #: The bet spots' readings the new shoe keeps (a table with a reader: :meth:`WagerBook.carried`).
     spots: tuple[dict[str, Any], ...] = ()
+    #: The cards in the seats' readers the new shoe keeps (:meth:`~controller.game.seats.SeatBook.carried`).
+    players: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -346,16 +357,28 @@ class TableState:
         self.dummy_hand: list[Card] = []
         #: The table's wagers and commission boxes (None without a bet-spot reader).
         self.money: WagerBook | None = None if self.rules.money is None else WagerBook(self.rules.money)
+        #: The players at the seats (None without a bet-spot reader, whose board has the card readers).
+        m = self.rules.money
+        self.seats: SeatBook | None = None if m is None else SeatBook(m.seats, m.leave_after_coups)
 
     @classmethod
-    def at_shoe_start(cls, rules: TableRules, shoe_number: int, spots: Sequence[Mapping[str, Any]] = ()) -> TableState:
+    def at_shoe_start(
+        cls,
+        rules: TableRules,
+        shoe_number: int,
+        spots: Sequence[Mapping[str, Any]] = (),
+        players: Sequence[Mapping[str, Any]] = (),
+    ) -> TableState:
         """The state right after NEW SHOE started shoe ``shoe_number`` (no alarm, the links aside): where a
         replay can begin instead of at the journal's first input, since a new shoe resets everything else
-        (the money's book too: :meth:`WagerBook.at_shoe_start`; a replay then applies the kept link inputs)."""
+        (the money's book too: :meth:`WagerBook.at_shoe_start`; a replay then applies the kept link inputs).
+        ``players`` are the cards the seats' readers held then (the shoe's start record's ``players``)."""
         state = cls(rules)
         state.shoe_number = shoe_number
-        if rules.money is not None:
-            state.money = WagerBook.at_shoe_start(rules.money, shoe_number, carried=spots)
+        m = rules.money
+        if m is not None:
+            state.money = WagerBook.at_shoe_start(m, shoe_number, carried=spots)
+            state.seats = SeatBook.at_shoe_start(m.seats, m.leave_after_coups, players)
         return state
 
     def _new_shoe(self) -> Shoe:
@@ -395,6 +418,7 @@ class TableState:
             burn_left=self.shoe.burn_left,
             dummy_hand=tuple(self.dummy_hand),
             money=None if self.money is None else self.money.view(),
+            players=() if self.seats is None else tuple(self.seats.players().items()),
         )
 
     # -- the one transition ------------------------------------------------------------------------
@@ -430,6 +454,8 @@ class TableState:
             )
         if isinstance(event, SpotSeen | SpotsSnapshot | ReaderLinkChanged):
             return [] if self.money is None else self.money.apply(event)
+        if isinstance(event, SeatCard):
+            return [] if self.seats is None else self.seats.card(event, self.shoe_number, self.coup_number)
         if isinstance(event, ShoeProtocol):
             if event.version == 1:
                 return self._clear(Alarm.SHOE_PROTOCOL_V2)
@@ -439,17 +465,22 @@ class TableState:
         raise TypeError(f"not a table input: {event!r}")
 
     @property
-    def seats(self) -> int:
+    def seat_count(self) -> int:
         """The seats on the layout: the bet-spot reader's, or every seat a layout may have without one."""
         return MAX_SEATS if self.rules.money is None else self.rules.money.seats
 
     def buy_in(self, event: BuyIn) -> list[Notice]:
-        """What a buy-in at a seat gives: its notice, in the shoe and coup now (the coup being dealt, or the next).
-        Not a transition: a buy-in changes nothing of the game (a record only, never replayed). One the table
-        refuses (:func:`~controller.game.cash.buy_in_refusal`; the loop refuses it before it asks) is nothing."""
-        if buy_in_refusal(event, self.seats) is not None:
+        """What a buy-in at a seat gives: its notice, in the shoe and coup now (the coup being dealt, or the next),
+        for the seat's carded player (the entry's ``player_ref``, else the card in the seat's reader now, else
+        None). Not a transition: a buy-in changes nothing of the game (a record only, never replayed). One the
+        table refuses (:func:`~controller.game.cash.buy_in_refusal`; the loop refuses it before it asks) is
+        nothing."""
+        if buy_in_refusal(event, self.seat_count) is not None:
             return []
-        return [BuyInTaken(self.shoe_number, self.coup_number, event.seat, event.cents, event.tender, event.player_ref)]
+        ref = event.player_ref
+        if ref is None and self.seats is not None:
+            ref = self.seats.players().get(event.seat)
+        return [BuyInTaken(self.shoe_number, self.coup_number, event.seat, event.cents, event.tender, ref)]
 
     # -- helpers ---------------------------------------------------------------------------------
     def _raise(self, alarm: Alarm, detail: str, card: Card | None = None) -> list[Notice]:
@@ -508,7 +539,11 @@ class TableState:
         position = self.coup.due
         assert position is not None
         if self.money is not None and self.coup.cards_dealt == 0:
-            out += self.money.first_card(self.shoe_number, self.coup_number)  # the betting window closes
+            locked = self.money.first_card(self.shoe_number, self.coup_number)  # the betting window closes
+            out += locked
+            if self.seats is not None:
+                playing = {n.seat for n in locked if isinstance(n, WagersLocked | WagerRefused)}
+                out += self.seats.locked(self.shoe_number, self.coup_number, playing)
         due_next = self.coup.deal(card)
         out.append(CardPlaced(card, position, due_next))
         if due_next is None:
@@ -601,7 +636,11 @@ class TableState:
         out += self._clear(*[a for a in self.alarms if a not in _LINE_ALARMS])
         if self.money is not None:
             closed = self.money.shoe_started(self.shoe_number)
-            out.append(ShoeStarted(self.shoe_number, self.rules.decks, self.money.carried()))
+            players: tuple[dict[str, Any], ...] = ()
+            if self.seats is not None:
+                self.seats.shoe_started()
+                players = self.seats.carried()
+            out.append(ShoeStarted(self.shoe_number, self.rules.decks, self.money.carried(), players))
             out += closed
         else:
             out.append(ShoeStarted(self.shoe_number, self.rules.decks))

@@ -216,6 +216,19 @@ class Queries:
                 return [dict(item) for item in spots] if isinstance(spots, list) else []
         return []
 
+    def shoe_start_players(self, cause: int) -> list[dict[str, Any]]:
+        """The cards in the seats' readers the shoe started by input ``cause`` kept (its start record's
+        ``players``; empty when none, or for a journal written before version 4)."""
+        rows = self._store.conn.execute(
+            f"SELECT body FROM records WHERE kind = '{RecordKind.SHOE}' AND cause = ?", (cause,)
+        )
+        for (body,) in rows:
+            data = json.loads(body)
+            if data.get("event") == "start":
+                players = data.get("players", [])
+                return [dict(item) for item in players] if isinstance(players, list) else []
+        return []
+
     def shoe_starts(self) -> list[int]:
         """Input ids that started a shoe (their derived ``shoe`` record says ``"event": "start"``), oldest first."""
         rows = self._store.conn.execute(

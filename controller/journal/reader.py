@@ -92,6 +92,10 @@ class JournalReader:
         """The bet spots' readings kept by the shoe that input ``cause`` started (its start record's ``spots``)."""
         return self._queries.shoe_start_spots(cause)
 
+    def shoe_start_players(self, cause: int) -> list[dict[str, Any]]:
+        """The cards in the seats' readers kept by the shoe that input ``cause`` started (``players``)."""
+        return self._queries.shoe_start_players(cause)
+
     def shoe_starts(self) -> list[int]:
         """Input ids that started a shoe, oldest first."""
         return self._queries.shoe_starts()

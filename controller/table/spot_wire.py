@@ -11,8 +11,10 @@ detection) and turns what arrives into:
   :class:`~controller.game.wagers.SpotsSnapshot` for a full snapshot (the SpotReports between SNAPSHOT_BEGIN
   and SNAPSHOT_END, assembled here), a :class:`~controller.game.wagers.ReaderLinkChanged` when the link
   comes up or goes down. The chips' tag UIDs are resolved through the :class:`~controller.game.chips.ChipRegistry`.
-* :class:`SpotRecord`: a fact to journal only: the reader's HELLO, its STATUS, a refused snapshot, another
-  message of a newer firmware.
+  A card at a seat's card reader (CARD_IN, CARD_OUT at a seat) is a :class:`~controller.game.seats.SeatCard`
+  for the seats (:mod:`controller.game.seats`).
+* :class:`SpotRecord`: a fact to journal only: the reader's HELLO, its STATUS, a refused snapshot, a card at
+  the dealer's position (``dealer_card``: staff, not a player), another message of a newer firmware.
 * the shoe wire's :class:`~controller.table.wire.WireReboot`, :class:`~controller.table.wire.WireDuplicate` and noise
   events (:class:`~controller.table.wire.WireNoise`, through the same :class:`~controller.table.wire.NoiseGate`).
 
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.game.chips import ChipRegistry, format_uid
+from controller.game.seats import SeatCard
 from controller.game.table import Due
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.table.wire import (
@@ -56,7 +59,10 @@ from firmware_protocol.session import (
     session_key,
 )
 from firmware_protocol.spots import (
+    DEALER_POSITION,
     READER,
+    CardIn,
+    CardOut,
     ReaderFlags,
     ReaderHello,
     ReaderStatus,
@@ -79,7 +85,7 @@ __all__ = [
 #: The table's spot for each of the reader's spot codes (the same names).
 SPOT_OF_CODE: dict[SpotCode, Spot] = {code: Spot[code.name] for code in SpotCode}
 
-SpotTableInput = SpotSeen | SpotsSnapshot | ReaderLinkChanged
+SpotTableInput = SpotSeen | SpotsSnapshot | ReaderLinkChanged | SeatCard
 
 
 @dataclass(frozen=True)
@@ -96,7 +102,7 @@ class SpotInput:
 @dataclass(frozen=True)
 class SpotRecord:
     """A fact from the reader to journal only (``kind``: ``reader_hello``, ``reader_status``,
-    ``snapshot_refused``, ``reader_message``), then acknowledge ``number``."""
+    ``snapshot_refused``, ``dealer_card``, ``reader_message``), then acknowledge ``number``."""
 
     kind: str
     facts: dict[str, Any]
@@ -221,6 +227,11 @@ class SpotWire:
                 "spots": [SPOT_OF_CODE[c].value for c in message.spots],
             }
             return [SpotRecord("reader_hello", facts, key, number)]
+        if isinstance(message, CardIn | CardOut):
+            uid, present = format_uid(message.uid), isinstance(message, CardIn)
+            if message.position == DEALER_POSITION:
+                return [SpotRecord("dealer_card", {"seq": ev.seq, "uid": uid, "present": present}, key, number)]
+            return [SpotInput(SeatCard(message.position, uid, present), {"seq": ev.seq}, key, number)]
         if isinstance(message, ReaderStatus):
             return [SpotRecord("reader_status", {"seq": ev.seq, "flags": _flag_names(message.flags)}, key, number)]
         name = type(message).__name__.lower()

@@ -405,6 +405,14 @@ def test_the_spot_lines_name_the_chips() -> None:
     assert listener.message(SpotReport(2, SpotCode.PLAYER, ())) == ["SPOT seat 2 player: empty"]
 
 
+def test_the_card_lines_name_the_position_and_the_card() -> None:
+    from firmware_protocol.spots import CardIn, CardOut
+
+    listener = SpotsListener(SpotsReport(port="pty", seconds=1.0))
+    assert listener.message(CardIn(4, 0xA1B2C3D4)) == ["CARD IN seat 4: 00000000A1B2C3D4"]
+    assert listener.message(CardOut(0, 0x04A1B2C3D4E5F6)) == ["CARD OUT the dealer's position: 0004A1B2C3D4E5F6"]
+
+
 def test_an_ascii_shoe_shows_its_card_lines_and_the_lines_it_refused() -> None:
     listener = ShoeListener(ShoeReport(port="pty", seconds=1.0, dialect="ascii"))
     assert not listener.answered and listener.silence == "no card line within 1 s"

@@ -9,6 +9,8 @@ from firmware_protocol.spots import (
     MAX_CHIPS,
     MAX_SEAT,
     READER_PROTOCOL_VERSION,
+    CardIn,
+    CardOut,
     ReaderFlags,
     ReaderHeartbeat,
     ReaderHello,
@@ -49,6 +51,8 @@ reliable_messages: st.SearchStrategy[SpotsMessage] = st.one_of(
     st.builds(SnapshotBegin, u16),
     st.builds(SnapshotEnd, u16, u16),
     st.builds(ReaderStatus, st.integers(0, 0xFF).map(ReaderFlags)),
+    st.builds(CardIn, st.integers(0, MAX_SEAT), uids),
+    st.builds(CardOut, st.integers(0, MAX_SEAT), uids),
 )
 messages: st.SearchStrategy[SpotsMessage] = st.one_of(
     reliable_messages,

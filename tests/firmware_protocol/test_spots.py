@@ -26,9 +26,12 @@ from firmware_protocol.binary import (
 from firmware_protocol.messages import Ack, CardRead, Heartbeat, MessageType
 from firmware_protocol.session import ControllerSession, NotReliable, SessionJoined, ShoeEvent, ShoeSession
 from firmware_protocol.spots import (
+    DEALER_POSITION,
     MAX_BODY,
     MAX_CHIPS,
     READER,
+    CardIn,
+    CardOut,
     ReaderHeartbeat,
     ReaderHello,
     ReaderType,
@@ -240,3 +243,19 @@ def test_only_reader_events_are_sent_on_a_reader_session() -> None:
 
 def _messages(data: bytes) -> list[object]:
     return [e.message for e in BinaryDecoder(dialect=READER).feed(data) if isinstance(e, FrameReceived)]
+
+
+@pytest.mark.parametrize(
+    ("args", "match"), [((15, 1), "seat 15"), ((-1, 1), "seat -1"), ((0, 1 << 64), "8 bytes"), ((3, -1), "8 bytes")]
+)
+def test_a_card_message_refuses_a_position_or_uid_no_reader_has(args: tuple[int, int], match: str) -> None:
+    for cls in (CardIn, CardOut):
+        with pytest.raises(ValueError, match=match):
+            cls(*args)
+
+
+def test_a_card_in_and_out_of_the_same_card_are_different_messages_on_the_wire() -> None:
+    card_in: object = CardIn(3, 7)
+    assert card_in != CardOut(3, 7)
+    assert encode(1, CardIn(3, 7), dialect=READER)[2:3] == bytes([ReaderType.CARD_IN])
+    assert encode(1, CardOut(DEALER_POSITION, 7), dialect=READER)[2:3] == bytes([ReaderType.CARD_OUT])

@@ -64,7 +64,7 @@ def test_a_buy_in_the_table_cannot_take_is_refused_in_one_line(buy_in: BuyIn, sa
 def test_a_table_without_a_reader_takes_a_buy_in_at_any_of_the_fourteen_seats() -> None:
     state = TableState(TableRules())
     assert [n.seat for n in state.buy_in(BuyIn(14, 100, Tender.CASH)) if isinstance(n, BuyInTaken)] == [14]
-    assert buy_in_refusal(BuyIn(15, 100, Tender.CASH), state.seats) is not None
+    assert buy_in_refusal(BuyIn(15, 100, Tender.CASH), state.seat_count) is not None
 
 
 @pytest.mark.parametrize(
@@ -81,3 +81,17 @@ def test_a_buy_in_body_out_of_shape_is_refused_naming_its_field(change: dict[str
     assert BuyInBody.parse(good).cents == 100
     with pytest.raises(BodyError, match=f"buy_in body: {said}"):
         BuyInBody.parse(good | change)
+
+
+def test_a_buy_in_without_a_player_is_the_seats_carded_players() -> None:
+    from controller.game.seats import SeatCard
+
+    state = TableState(table_rules(money(seats=7)))
+    state.apply(NewShoePressed())
+    state.apply(SeatCard(4, "E004015012345678", True))
+    (seated,) = state.buy_in(BuyIn(4, 10_000, Tender.CASH))
+    (named,) = state.buy_in(BuyIn(4, 10_000, Tender.CASH, "E0040150C0000009"))  # the entry's own word stands
+    (empty,) = state.buy_in(BuyIn(5, 10_000, Tender.CASH))
+    assert isinstance(seated, BuyInTaken) and seated.player_ref == "E004015012345678"
+    assert isinstance(named, BuyInTaken) and named.player_ref == "E0040150C0000009"
+    assert isinstance(empty, BuyInTaken) and empty.player_ref is None

@@ -22,6 +22,7 @@ from controller.game.records import (
     signature,
 )
 from controller.game.rules import Bet
+from controller.game.seats import SeatCard
 from controller.game.table import (
     CardDrawn,
     CutCardOut,
@@ -66,15 +67,18 @@ EVERY_INPUT: list[TableInput] = [
     ReaderLinkChanged(up=False),
     ReaderLinkChanged(up=True),
 ]
+#: The inputs version 4 added (the seats' card readers): apart, so the journals built of EVERY_INPUT
+#: (tests/record_journals.py) keep their pinned bytes.
+PLAYER_INPUTS: list[TableInput] = [SeatCard(3, "00000000A1B2C3D4", True), SeatCard(14, "E004015012345678", False)]
 
 
 def test_every_table_input_type_has_a_kind_and_is_covered_here() -> None:
     types = set(get_args(TableInput))
-    assert {type(e) for e in EVERY_INPUT} == types
-    assert {input_kind(e).value for e in EVERY_INPUT} == REPLAYED_KINDS
+    assert {type(e) for e in EVERY_INPUT + PLAYER_INPUTS} == types
+    assert {input_kind(e).value for e in EVERY_INPUT + PLAYER_INPUTS} == REPLAYED_KINDS
 
 
-@pytest.mark.parametrize("event", EVERY_INPUT, ids=repr)
+@pytest.mark.parametrize("event", EVERY_INPUT + PLAYER_INPUTS, ids=repr)
 def test_an_input_round_trips_through_its_body(event: TableInput) -> None:
     body = input_body(event, source=Source.SHOE, seq=7)
     assert body["kind"] == input_kind(event).value
@@ -157,13 +161,34 @@ def test_derived_records_of_a_shoe_start_burns_coup_and_alarm() -> None:
 
 def test_the_vocabulary_is_pinned_to_its_version() -> None:
     # Changing a kind or a field changes the shape every journal, history and floor reader relies on:
-    # bump RECORD_VERSION and pin the new signature here, in the same commit. (Version 3 was released in 0.3.0;
-    # version 4, unreleased, adds the buy-ins: its shapes are still being added to; a release freezes it.)
-    assert (RECORD_VERSION, signature()) == (4, "ec9fc44f626f73ec")
+    # bump RECORD_VERSION and pin the new signature here, in the same commit. (Version 4 is unreleased: its
+    # shapes are still being added to, the players at the seats and the buy-ins first; a release freezes it.)
+    assert (RECORD_VERSION, signature()) == (4, "4669f9331702d2ab")
+
+
+def test_a_version_3_record_and_money_journal_still_read() -> None:
+    """Version 4 added kinds and fields only (the players at the seats): a version 3 record reads, and a
+    version 3 money journal's inputs replay as before, with no player seated."""
+    from controller.game.records import TableRecord, input_body
+    from controller.game.replay import replay
+    from tests.game.money import every_money_kind, money, run, table_rules
+
+    old = {
+        "v": 3, "table": "T1", "seq": 1, "kind": "input", "at": "2026-11-30T12:00:00+00:00", "session": None,
+        "number": None, "cause": None, "prev": "0" * 64, "hash": "a" * 64, "body": {"kind": "new_shoe"},
+    }  # fmt: skip
+    assert TableRecord.from_dict(old).v == 3
+    events = every_money_kind()
+    rules = table_rules(money(leave_after_coups=1))
+    state = replay(rules, [input_body(e) for e in events]).state
+    direct, _notices = run(events, rules)
+    assert state.money is not None and direct.money is not None
+    assert state.money.view() == direct.money.view()
+    assert state.seats is not None and state.seats.players() == {}
 
 
 def test_a_version_3_record_and_journal_still_read() -> None:
-    """Version 4 added the buy-in only: a version 3 record reads, and its money inputs replay as before."""
+    """Version 4 added kinds and fields only (the buy-ins too): a version 3 spot input reads and replays as before."""
     from controller.game.records import TableRecord
     from controller.game.replay import replay
     from tests.game.money import money, table_rules

@@ -41,7 +41,11 @@ def test_every_buy_in_has_its_truth_line_and_goes_to_the_table() -> None:
     sent = sim.money.take_buy_ins()
     assert len(truth) >= 6  # every player sat down with cash
     assert [BuyIn(e["seat"], e["cents"], Tender(e["tender"]), e["player_ref"]) for e in truth] == sent
-    assert {e["tender"] for e in truth} == {"cash"} and all(e["player_ref"] is None for e in truth)
+    assert {e["tender"] for e in truth} == {"cash"}
+    # a carded player's buy-in is entered for the card in the seat's reader (its player_in's), an uncarded one's not
+    cards = {(e["shoe"], e["seat"]): e["player_ref"] for e in sim.truth.of("player_in")}
+    assert all(e["player_ref"] == cards.get((e["shoe"], e["seat"])) for e in truth)
+    assert any(e["player_ref"] is not None for e in truth)
     assert all({"shoe", "coup", "t"} <= set(e) for e in truth)
     # each seat's first buy-in comes before its first wager
     for seat in {e["seat"] for e in truth}:

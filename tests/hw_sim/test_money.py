@@ -21,7 +21,7 @@ from controller.game.wagers import Spot
 from hw_sim.chipset import DENOMINATIONS, ChipSet, ForeignKind, chips_for
 from hw_sim.core import DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import MONEY_FAULTS, Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_script
-from hw_sim.money import MoneyConfig, MoneyConfigError
+from hw_sim.money import MoneyConfig, MoneyConfigError, SpotRead
 from hw_sim.players import STRATEGY_ORDER, BetsError, Players, ScriptedWagers, Strategy, parse_bets
 from tests.hw_sim.test_core import PromptingController, converse, without_time
 
@@ -379,7 +379,7 @@ def test_read_faults_show_in_the_reads_and_are_put_right() -> None:
     sim.start(now)
     while not sim.finished and now < 400:
         sim.poll(now)
-        reads += sim.money.due_reads(now)
+        reads += [r for r in sim.money.due_reads(now) if isinstance(r, SpotRead)]  # the spots' (not the cards')
         now += 0.05
     faults = {e["kind"]: e for e in sim.truth.of("fault")}
     dropped = faults["dropped_read"]

@@ -117,3 +117,52 @@ def test_two_shoes_with_nine_players_and_faults_on_both_links_journal_equals_tru
     assert records["pulled_bet"] == injected["pulled_bet"]
     assert records["mispay"] == injected["underpay"] + injected["overpay"] + injected["loser_not_taken"]
     assert records["ghost_read"] == injected["ghost_read"]
+
+
+@pytest.mark.e2e
+def test_carded_players_through_the_real_table_every_visit_journaled_once_as_the_truth_says(tmp_path: Path) -> None:
+    """``shoe-sim --players 6 --uncarded 1``: five players insert a card on sitting down (the leaver takes
+    theirs out and the next shoe's player brings another); through the real daemon every truth player_in and
+    player_out has its journal record with the same seat and player_ref, and the journal has no other."""
+    shoe, spots, chips, truth, journal = (tmp_path / n for n in ("shoe", "spots", "chips.toml", "t.jsonl", "j.db"))
+    config = tmp_path / "config.toml"
+    config.write_text(f'[spots]\nchips = "{chips}"\n')
+    sim_args = ["--link", str(shoe), "--spots-link", str(spots), "--chips-out", str(chips), "--truth", str(truth)]
+    sim_args += ["--players", "6", "--uncarded", "1", "--pace", "0.05", "--decks", "1", "--shoes", "2", "--seed", "3"]
+    with (tmp_path / "sim.log").open("wb") as log:
+        sim = subprocess.Popen([sys.executable, "-m", "hw_sim.cli", *sim_args], stdout=log, stderr=log, env=_env())
+    table = None
+    try:
+        deadline = time.monotonic() + 15
+        while not (shoe.is_symlink() and spots.is_symlink() and chips.exists()):
+            assert sim.poll() is None and time.monotonic() < deadline, (tmp_path / "sim.log").read_text()
+            time.sleep(0.02)
+        run = ["run", "--config", str(config), "--port", str(shoe), "--spots", str(spots), "--journal", str(journal)]
+        with (tmp_path / "table.log").open("wb") as log:
+            table = subprocess.Popen(
+                [sys.executable, "-m", "controller.cli", *run, "--pin-factory", "mock", "--log-level", "info"],
+                stdout=log,
+                stderr=log,
+                env=_env(),
+            )
+        assert sim.wait(timeout=240) == 0, (tmp_path / "sim.log").read_text()
+        time.sleep(1.0)  # the table commits the last reports
+        table.terminate()
+        assert table.wait(timeout=30) == 0, (tmp_path / "table.log").read_text()
+    finally:
+        for proc in (sim, table):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    events = [json.loads(line) for line in truth.read_text().splitlines()]
+    said = Counter(
+        (e["event"], e["seat"], e["player_ref"]) for e in events if e["event"] in ("player_in", "player_out")
+    )
+    with Journal.open(journal, read_only=True) as j:
+        bodies = [(r.kind, json.loads(r.body)) for r in j.records() if r.kind in ("player_in", "player_out")]
+    journaled = Counter((kind, b["seat"], b["player_ref"]) for kind, b in bodies)
+    assert not any(seat == 6 for _e, seat, _r in said)  # seat 6's player has no card
+    assert sum(n for (e, _s, _r), n in said.items() if e == "player_in") >= 6  # five seated, a leaver replaced
+    assert any(e == "player_out" for e, _s, _r in said)  # the leaver took the card out
+    assert journaled == said
+    assert {b["reason"] for kind, b in bodies if kind == "player_out"} == {"card_out"}

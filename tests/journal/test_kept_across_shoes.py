@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from controller.game.cards import Card
 from controller.game.chips import Chip, ChipStatus, SpotChips
 from controller.game.records import KEPT_ACROSS_SHOES, InputKind, input_body, input_kind
+from controller.game.seats import SeatCard
 from controller.game.table import (
     Alarm,
     CardDrawn,
@@ -60,6 +61,7 @@ SAMPLES: dict[InputKind, TableInput] = {
         ((5, Spot.BANKER, SpotChips((Chip("E004000000000002", 5000, ChipStatus.IN_PLAY),))),)
     ),
     InputKind.READER_LINK: ReaderLinkChanged(up=False),
+    InputKind.SEAT_CARD: SeatCard(4, "00000000A1B2C3D4", True),
 }
 
 
@@ -93,7 +95,9 @@ def test_a_new_shoe_keeps_the_effect_of_exactly_the_kinds_listed() -> None:
         state.apply(NewShoePressed())
         # the spots' readings go into the new shoe's start record (WagerBook.carried), not through a kept kind
         carried = state.money.carried() if state.money is not None else ()
-        if state.view() != TableState.at_shoe_start(RULES, state.shoe_number, carried).view():
+        # ... and so do the cards in the seats' readers (SeatBook.carried)
+        players = state.seats.carried() if state.seats is not None else ()
+        if state.view() != TableState.at_shoe_start(RULES, state.shoe_number, carried, players).view():
             kept.add(kind)
     assert kept == set(KEPT_ACROSS_SHOES)
     assert len(KEPT_ACROSS_SHOES) == len(set(KEPT_ACROSS_SHOES))
@@ -118,6 +122,9 @@ class AskedJournal:
         return 5, 2
 
     def shoe_start_spots(self, cause: int) -> list[dict[str, Any]]:
+        return []
+
+    def shoe_start_players(self, cause: int) -> list[dict[str, Any]]:
         return []
 
     def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None:

@@ -8,6 +8,7 @@ import zlib
 import pytest
 
 from controller.game.chips import ChipRange, ChipRegistry, ChipStatus
+from controller.game.seats import SeatCard
 from controller.game.table import Due
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.table.spot_wire import SPOT_OF_CODE, SpotInput, SpotRecord, SpotWire, SpotWireEvent
@@ -17,7 +18,10 @@ from firmware_protocol.binary import FrameReceived, cobs_encode, decode_frame, e
 from firmware_protocol.messages import Ack, CardRead, Resend
 from firmware_protocol.session import CommandReceived, ControllerSession, ShoeSession
 from firmware_protocol.spots import (
+    DEALER_POSITION,
     READER,
+    CardIn,
+    CardOut,
     ReaderFlags,
     ReaderStatus,
     SnapshotBegin,
@@ -313,3 +317,24 @@ def test_the_worked_example_of_the_spec_is_what_the_wire_does() -> None:
         SpotSeen(5, Spot.TIE, REGISTRY.resolve_all([0xE004015012340001])),
         SpotSeen(5, Spot.PLAYER, REGISTRY.resolve_all([0xE004015012340002])),
     ]
+
+
+def test_a_card_at_a_seat_is_a_seat_input_and_a_badge_at_the_dealers_position_a_record_only() -> None:
+    wire, dev = SpotWire(REGISTRY), reader()
+    connected(wire, dev)
+    events = send(wire, dev, CardIn(4, STRANGER), CardOut(4, STRANGER), CardIn(DEALER_POSITION, C1))
+    assert inputs(events) == [SeatCard(4, "00000000A1B2C3D4", True), SeatCard(4, "00000000A1B2C3D4", False)]
+    assert [e.number for e in events if isinstance(e, SpotInput)] == [2, 3]  # each journaled, then acknowledged
+    [badge] = records(events, "dealer_card")
+    assert badge.facts == {"seq": 4, "uid": "E004000000001001", "present": True} and badge.number == 4
+
+
+def test_a_card_message_naming_no_position_is_noise_and_the_next_comes_through() -> None:
+    wire, dev = SpotWire(REGISTRY), reader()
+    connected(wire, dev)
+    head = struct.pack(">BBHB", 1, 0x19, 2, 15) + struct.pack(">Q", STRANGER)  # CARD_IN at position 15
+    bad = cobs_encode(head + struct.pack(">I", zlib.crc32(head))) + b"\x00"
+    good = encode(3, CardIn(14, STRANGER), dialect=READER)
+    events = wire.receive(bad + good, 0.2)
+    assert [e.reason for e in events if isinstance(e, WireNoise)] == ["bad_payload"]
+    assert inputs(events) == [SeatCard(14, "00000000A1B2C3D4", True)]

@@ -494,7 +494,7 @@ class TableLoop:
         """A buy-in entered for a seat: refused in one line (logged, counted) when the table cannot take it,
         else journaled as a ``buy_in`` input (a record only) with its ``buy_in`` record, which the pure core
         derives with the shoe and coup now (:meth:`TableState.buy_in`)."""
-        reason = buy_in_refusal(event.buy_in, self.state.seats)
+        reason = buy_in_refusal(event.buy_in, self.state.seat_count)
         if reason is not None:
             self.buy_ins_refused += 1
             log.warning("%s", reason)

@@ -31,6 +31,8 @@ class ReplayJournal(Protocol):
 
     def shoe_start_spots(self, cause: int) -> list[dict[str, Any]]: ...
 
+    def shoe_start_players(self, cause: int) -> list[dict[str, Any]]: ...
+
     def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None: ...
 
     def standing_since(self, kind: InputKind, *, before: int) -> int | None: ...
@@ -55,7 +57,9 @@ def resume(journal: ReplayJournal, rules: TableRules, edges: EdgeWatch | None = 
         after, number = found
         kept = {kind: journal.last_input(kind, before=after) for kind in KEPT_ACROSS_SHOES}
         ids = {kind: journal.standing_since(kind, before=after) for kind in KEPT_ACROSS_SHOES}
-        start = ShoeStart.of(number, kept, ids, spots=journal.shoe_start_spots(after))
+        start = ShoeStart.of(
+            number, kept, ids, spots=journal.shoe_start_spots(after), players=journal.shoe_start_players(after)
+        )
     replayed = replay(rules, (body for _id, body in journal.inputs(after=after)), start)
     watch = None
     if edges is not None:
