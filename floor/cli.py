@@ -15,6 +15,7 @@
   shoe-floor faults --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
   shoe-floor report --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
   shoe-floor ratings --archive URL [--table T] [--since ISO] [--open] [--decisions-per-hour N] [--json]
+  shoe-floor cashlog --archive URL --day DATE [--json]
   shoe-floor staff add|disable|enable|set-pin|set-badge|list --archive URL ...   (floor/people_cli.py)
   shoe-floor user add|disable|enable|unlock|set-password|list --archive URL ...
   shoe-floor audit --archive URL [--subject S] [--last N] [--json]
@@ -28,12 +29,13 @@ import argparse
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from types import FrameType
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -54,6 +56,7 @@ from floor.accounting import (
     shift_report,
 )
 from floor.archive import SQLITE, Archive, ArchiveError, ArchiveLost, parse_url
+from floor.cash_watch import DEFAULT_GAMING_DAY_START, CashThresholds, cash_day, day_line, gaming_days, mtl_line
 from floor.collector import Collector, Settings
 from floor.counting import DEFAULT_THRESHOLD
 from floor.money_watch import fault_rates
@@ -100,6 +103,23 @@ _count = _bounded(int, 1, 2**62, "a whole number", "between 1 and 2^62")
 _seconds = _bounded(float, 0.0, 3600.0, "a number of seconds", "0-3600 seconds")
 _days = _bounded(int, 1, 3660, "a whole number of days", "1-3660 days")
 _score = _bounded(float, 20.0, 1e12, "a number", "between 20 and 1e12")
+_DOLLARS = re.compile(r"^([0-9]{1,9})(\.[0-9]{2})?$")
+
+
+def _dollars(text: str) -> int:
+    """An amount in dollars (``3000`` or ``3000.00``, at most $999,999,999.99) as integer cents."""
+    m = _DOLLARS.match(text.strip().removeprefix("$").replace(",", ""))
+    if m is None:
+        raise argparse.ArgumentTypeError(f"not an amount in dollars like 3000 or 3000.00: {text[:40]!r}")
+    return int(m.group(1)) * 100 + int((m.group(2) or ".00")[1:])
+
+
+def _day(text: str) -> str:
+    """A gaming day: an ISO date (``2026-12-01``)."""
+    try:
+        return date.fromisoformat(text.strip()).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date like 2026-12-01: {text[:40]!r}") from None
 
 
 def _bind(text: str) -> tuple[str, int]:
@@ -177,6 +197,19 @@ def parser() -> argparse.ArgumentParser:
         help="a seat session ends at the N-th coup running with the seat's spots empty: the tables'"
         f" spots.leave_after_coups (default {DEFAULT_LEAVE_AFTER_COUPS})",
     )
+    s.add_argument(
+        "--gaming-day-start",
+        default=DEFAULT_GAMING_DAY_START,
+        metavar="HH:MM",
+        help=f"the cash log's gaming day starts at this local time, in --zone (default {DEFAULT_GAMING_DAY_START})",
+    )
+    cash = CashThresholds()
+    s.add_argument("--mtl-over", type=_dollars, default=cash.mtl_over_cents, metavar="DOLLARS",
+                   help="a cash buy-in over this is a multiple transaction log entry (default 3000)")  # fmt: skip
+    s.add_argument("--cash-alert-at", type=_dollars, default=cash.approaching_cents, metavar="DOLLARS",
+                   help="a player's cash in for the gaming day at this is an alert (default 8000)")  # fmt: skip
+    s.add_argument("--ctr-over", type=_dollars, default=cash.ctr_over_cents, metavar="DOLLARS",
+                   help="... and over this a currency transaction report is due, an alert (default 10000)")  # fmt: skip
     s.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     _session_options(s)
     s.set_defaults(handler=serve)
@@ -259,6 +292,14 @@ def parser() -> argparse.ArgumentParser:
     )
     ra.add_argument("--json", action="store_true", help="one JSON object per session")
     ra.set_defaults(handler=rate)
+    cl = sub.add_parser(
+        "cashlog",
+        help="a gaming day's cash log: the multiple transaction log, and each player's cash in across the tables",
+    )
+    cl.add_argument("--archive", required=True)
+    cl.add_argument("--day", required=True, type=_day, metavar="DATE", help="the gaming day (the date it starts on)")
+    cl.add_argument("--json", action="store_true", help="one JSON object per MTL entry, then one per player and day")
+    cl.set_defaults(handler=cashlog)
     add_people_parsers(sub, _count)
     return p
 
@@ -312,6 +353,20 @@ def _plan(args: argparse.Namespace) -> ShiftPlan:
         return ShiftPlan.parse(args.shifts, args.zone)
     except ShiftError as exc:
         raise UsageError(f"shoe-floor {args.command}: {exc}") from None
+
+
+def _gaming_days(args: argparse.Namespace) -> ShiftPlan:
+    try:
+        return gaming_days(args.gaming_day_start, args.zone)
+    except ShiftError as exc:
+        raise UsageError(f"shoe-floor {args.command}: --gaming-day-start {exc}") from None
+
+
+def _cash_thresholds(args: argparse.Namespace) -> CashThresholds:
+    try:
+        return CashThresholds(args.mtl_over, args.cash_alert_at, args.ctr_over)
+    except ValueError as exc:
+        raise UsageError(f"shoe-floor {args.command}: --cash-alert-at: {exc}") from None
 
 
 def _time(args: argparse.Namespace, option: str, text: str) -> datetime:
@@ -477,6 +532,8 @@ def serve(args: argparse.Namespace) -> int:
         count_threshold=args.count_threshold,
         shift_plan=_plan(args),
         leave_after_coups=args.leave_after_coups,
+        gaming_days=_gaming_days(args),
+        cash_thresholds=_cash_thresholds(args),
     )
     with Archive(args.archive) as archive:
         _not_a_table_key(args.key, key, archive)
@@ -775,6 +832,32 @@ def rate(args: argparse.Namespace) -> int:
         f"usual theo: average bet x {args.decisions_per_hour} decisions/hour x hours x the wagers' house edge off the"
         " top; exact theo: the sum of each wager's theo at its betting time"
     )
+    return 0
+
+
+def cashlog(args: argparse.Namespace) -> int:
+    """The gaming day's multiple transaction log (each cash buy-in over the floor's threshold), then each
+    player's cash in that day across the tables (a carded player by reference, an uncarded one by table and
+    seat)."""
+    with Archive(args.archive, create=False, read_only=True) as archive:
+        entries, totals = cash_day(archive, args.day)
+    if args.json:
+        return _json_lines([*(mtl_line(e) for e in entries), *(day_line(t) for t in totals)])
+    if not entries and not totals:
+        print(f"no cash buy-ins on gaming day {args.day}", file=sys.stderr)
+        return 0
+    print(f"multiple transaction log, gaming day {args.day}")
+    print(f"{'time (UTC)':<19} {'table':<10} {'seat':>4} {'player':<16} {'cash in':>12} {'day so far':>12}")
+    for e in entries:
+        print(
+            f"{e.at[:19].replace('T', ' '):<19} {e.table:<10} {e.seat:>4} {e.player_ref or 'uncarded':<16}"
+            f" {money_text(e.cents):>12} {money_text(e.day_cash):>12}"
+        )
+    print(f"cash in per player, gaming day {args.day}")
+    print(f"{'player':<24} {'cash in':>12} {'buy-ins':>7} {'tables':>6}")
+    for t in totals:
+        who = t.player_ref if t.player_ref is not None else f"uncarded, {t.table} seat {t.seat}"
+        print(f"{who:<24} {money_text(t.cash):>12} {t.buy_ins:>7} {t.tables:>6}")
     return 0
 
 

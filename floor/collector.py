@@ -55,6 +55,7 @@ from commandline.times import utc_stamp
 from controller.game.records import RecordError, TableRecord
 from floor.accounting import DEFAULT_LEAVE_AFTER_COUPS, Accounting, ended_shift_alerts
 from floor.archive import Alert, AlertKind, Archive, ArchiveLost, FeedItem, Head, TableKey
+from floor.cash_watch import CashThresholds, CashWatch, gaming_days
 from floor.counting import DEFAULT_THRESHOLD
 from floor.counting_watch import CountWatch
 from floor.money_watch import MoneyWatch
@@ -175,6 +176,8 @@ class Settings:
     count_threshold: float = DEFAULT_THRESHOLD  # betting with the count (floor/counting.py)
     shift_plan: ShiftPlan = field(default_factory=ShiftPlan.parse)  # the accounting's shifts (floor/accounting.py)
     leave_after_coups: int = DEFAULT_LEAVE_AFTER_COUPS  # the tables' own (a seat session's end)
+    gaming_days: ShiftPlan = field(default_factory=gaming_days)  # the cash log's gaming day (floor/cash_watch.py)
+    cash_thresholds: CashThresholds = field(default_factory=CashThresholds)  # ... its MTL and CTR thresholds
 
 
 @dataclass
@@ -287,6 +290,7 @@ class Collector:
             Accounting(plan, leave_after),
             MoneyWatch(plan),
             CountWatch(self.settings.count_threshold, leave_after),
+            CashWatch(self.settings.gaming_days, self.settings.cash_thresholds),
         ]
         self._surveillance = Surveillance(archive, self.settings.thresholds, watches=watches)
         self._archive_id = archive.archive_id

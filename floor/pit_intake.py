@@ -73,6 +73,7 @@ _MONEY = frozenset(
         RecordKind.PAST_POST,
         RecordKind.PULLED_BET,
         RecordKind.WAGER_REFUSED,
+        RecordKind.BUY_IN,  # the cash log's alerts name one
     }
 )
 _MAX_NAME = 100

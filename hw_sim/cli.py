@@ -6,7 +6,7 @@
              [--settle SECONDS] [--no-extra-coup] [--order FILE]
              [--players N [--uncarded K] | --bets FILE] [--rules NAME] [--commission payout|shoe_end] [--tie-pays 8|9]
              [--side-bets NAMES] [--unit D] [--minimum D] [--maximum D] [--seats N] [--leave-after N]
-             [--chips-out FILE] [--spots-link PATH | --spots-tcp HOST:PORT]
+             [--chips-out FILE] [--spots-link PATH | --spots-tcp HOST:PORT] [--buy-ins PATH]
     shoe-sim --chips-out FILE        (write the chip registry and exit)
 
 Prints one line saying where it listens, then runs until every shoe is dealt (and, in the binary
@@ -46,6 +46,7 @@ from controller.game.settlement import TableLimits
 from controller.game.wagers import MAX_SEATS
 from controller.userfile import UserFileError, check_regular, one_line, read_text
 from floor_protocol.addresses import AddressError, parse_host_port
+from hw_sim.buy_in_line import BuyInLine
 from hw_sim.chipset import ChipSet
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
@@ -197,6 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
     spots = money.add_mutually_exclusive_group()
     spots.add_argument("--spots-link", type=Path, metavar="PATH", help="the bet-spot reader on a second pty here")
     spots.add_argument("--spots-tcp", type=_tcp, metavar="HOST:PORT", help="the bet-spot reader on this TCP port")
+    money.add_argument(
+        "--buy-ins",
+        type=Path,
+        metavar="PATH",
+        help="send the --players' cash buy-ins to the table's money.sock here (as the dealer screen enters them)",
+    )
     return p
 
 
@@ -261,6 +268,8 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
     """The players and the house from ``--players``/``--bets`` and friends (None without players)."""
     if args.uncarded and args.players is None:
         raise UsageError("--uncarded: leaves some of the --players without a card; give --players N")
+    if args.buy_ins is not None and args.players is None:
+        raise UsageError("--buy-ins: the players buy in (--players N)")
     if args.players is None and args.bets is None:
         if args.spots_link is not None or args.spots_tcp is not None:
             which = "--spots-link" if args.spots_link is not None else "--spots-tcp"
@@ -435,10 +444,15 @@ Transport = PtyTransport | TcpTransport
 
 
 def run(
-    sim: ShoeSimulator, transport: Transport, settle: float, reader: tuple[ReaderFeed, Transport] | None = None
+    sim: ShoeSimulator,
+    transport: Transport,
+    settle: float,
+    reader: tuple[ReaderFeed, Transport] | None = None,
+    buy_ins: BuyInLine | None = None,
 ) -> None:
     """The real-time loop: move bytes between the transport and the core until the core is finished (and,
-    with a bet-spot reader, between its transport and the reader, which powers on with the shoe)."""
+    with a bet-spot reader, between its transport and the reader, which powers on with the shoe; with
+    ``buy_ins``, the players' buy-ins to the table's money.sock)."""
     first_seen: float | None = None
     was_disconnected = False
     finished_at: float | None = None
@@ -448,7 +462,9 @@ def run(
             # the reader's last reports still want their ACKs (at most READER_LINGER seconds)
             finished_at = now if finished_at is None else finished_at
             feed = reader[0] if reader is not None else None
-            if feed is None or now - finished_at > READER_LINGER or not (feed.reader.unacked or feed.pending):
+            owed = feed is not None and (feed.reader.unacked or feed.pending)
+            owed = owed or (buy_ins is not None and buy_ins.pending)
+            if now - finished_at > READER_LINGER or not owed:
                 break
         if not sim.started:
             if transport.connected:
@@ -464,6 +480,10 @@ def run(
         rfds, wfds = transport.read_fds(), transport.write_fds()
         if reader is not None:
             rfds, wfds = rfds + reader[1].read_fds(), wfds + reader[1].write_fds()
+        if buy_ins is not None:
+            rfds = rfds + buy_ins.read_fds()
+            if buy_ins.pending:
+                timeout = min(timeout, 0.05)  # waiting for the table's socket
         readable, writable, _ = select.select(rfds, wfds, [], timeout)
         now = time.monotonic()
         if set(readable) & set(transport.read_fds()):
@@ -488,6 +508,11 @@ def run(
             out = reader[0].poll(now)
             if out:
                 reader[1].write(out)
+        if buy_ins is not None:
+            if set(readable) & set(buy_ins.read_fds()):
+                buy_ins.readable()
+            if sim.money is not None:
+                buy_ins.send(sim.money.take_buy_ins(), now)
     transport.flush()
     if reader is not None:
         reader[1].flush()
@@ -563,7 +588,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         if reader is not None:
             print(f"{PROG}: bet-spot reader on {reader[1].describe()}, {len(reader[0].reader.seats)} seats", flush=True)
-        run(sim, transport, args.settle, reader)
+        line = BuyInLine(args.buy_ins) if args.buy_ins is not None and sim.money is not None else None
+        try:
+            run(sim, transport, args.settle, reader, line)
+        finally:
+            if line is not None:
+                line.close()
         print(f"{PROG}: done: {sim.shoe_number} shoe(s), {sim.cards_in_run} cards", flush=True)
     except (KeyboardInterrupt, _Stop):
         truth.write("interrupted", time.monotonic())

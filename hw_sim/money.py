@@ -22,6 +22,10 @@ changes that the core carries out at the dealer's pace, between the dealer's car
   out on leaving (the leaver, before the coup it no longer bets); a seat whose player left has a new player,
   with another card, at the next shoe. Each is a ``player_in`` / ``player_out`` truth line, with the card's
   UID as the table's ``player_ref``, and a card read (:class:`CardRead`) for the reader;
+* **a player buys in** (``--players``): before placing the coup's wagers, a player with no chips in front yet
+  (sitting down) or too few for them changes cash at the seat (:class:`~hw_sim.players.Bankrolls`): a
+  ``buy_in`` line of the truth log, and a :class:`~controller.game.cash.BuyIn` for the table
+  (:meth:`MoneyTable.take_buy_ins`; the command line sends it on the table's ``money.sock``);
 * **a seat leaves** (its wager spots empty at the lock of ``leave_after_coups`` declared coups running,
   after it has wagered) and
   **the shoe ends**: the player puts the box's amount on the seat's commission spot and the dealer takes it.
@@ -49,6 +53,7 @@ from enum import Enum
 from functools import partial
 
 from controller.game.cards import RANKS, Card
+from controller.game.cash import BuyIn, Tender
 from controller.game.chips import ChipRegistry, format_uid
 from controller.game.composition import Composition
 from controller.game.coup import Coup
@@ -60,7 +65,7 @@ from controller.game.settlement import CommissionLedger, Settlement, TableLimits
 from controller.game.wagers import MAX_SEATS, Spot
 from hw_sim.chipset import DENOMINATIONS, ChipSet, ForeignKind
 from hw_sim.faults import Fault, FaultPlan, ScriptedFault
-from hw_sim.players import Counting, Players, ScriptedBets, ScriptedWagers, refusals
+from hw_sim.players import Bankrolls, Counting, Players, ScriptedBets, ScriptedWagers, refusals
 from hw_sim.truth import TruthLog
 
 __all__ = ["MAX_READS", "CardRead", "MoneyConfig", "MoneyConfigError", "MoneyTable", "ReadKind", "SpotRead"]
@@ -197,6 +202,11 @@ class MoneyTable:
             if config.bets is not None
             else Players(config.players, seed, config.rules, config.limits, seats=config.seats, counter=config.counter)
         )
+        #: The chips in front of the players and their buy-ins (None: a ``--bets`` script, which buys in nothing).
+        self.bankrolls: Bankrolls | None = (
+            None if config.bets is not None else Bankrolls(seed, config.limits.minimum_cents)
+        )
+        self._buy_ins: list[BuyIn] = []
         self._rates = {f: faults.rate(f) for f in Fault if faults.rate(f) > 0}
         self._script: list[ScriptedFault] = list(faults.scripted_money())
         self._fault_rng = random.Random(f"{seed}:money-faults")
@@ -298,6 +308,8 @@ class MoneyTable:
         for seat, wagers in sorted(self._locked.items()):
             settlement = settle(result, wagers, self.rules, self.limits)
             self.ledger.record(seat, settlement)
+            if self.bankrolls is not None:
+                self.bankrolls.won(seat, sum(o.net_cents for o in settlement.outcomes))
             self._steps.append(partial(self._pay_seat, seat, settlement))
         if self._locked or self._left_losers:
             self._steps.append(self._collect)
@@ -341,8 +353,27 @@ class MoneyTable:
 
     # -- the people ----------------------------------------------------------------------------------
 
+    def take_buy_ins(self) -> list[BuyIn]:
+        """The buy-ins made since the last call, in order (for the table: the command line sends them)."""
+        out, self._buy_ins = self._buy_ins, []
+        return out
+
+    def _buy_in(self, seat: int, wagers: tuple[Wager, ...], now: float) -> None:
+        """Before the seat's wagers go down: the player buys in with cash if the chips in front will not do (the
+        dealer enters it for the seat's player: the card in the seat's reader, if any)."""
+        if self.bankrolls is None:
+            return
+        cents = self.bankrolls.need(seat, sum(w.amount_cents for w in wagers))
+        if cents:
+            card = self.cards.get(seat)
+            buy_in = BuyIn(seat, cents, Tender.CASH, None if card is None else format_uid(card))
+            self._buy_ins.append(buy_in)
+            fields = {"shoe": self.shoe, "coup": self.coup, "seat": seat, "cents": cents}
+            self.truth.write("buy_in", now, **fields, tender=buy_in.tender.value, player_ref=buy_in.player_ref)
+
     def _place(self, intended: dict[int, tuple[Wager, ...]], now: float) -> None:
         for seat, wagers in intended.items():
+            self._buy_in(seat, wagers, now)
             for w in wagers:
                 spot = Spot.of(w.bet)
                 stack = self.chips.take(w.amount_cents)
@@ -560,12 +591,16 @@ class MoneyTable:
             if self._empty_coups[seat] < self.config.leave_after_coups:
                 continue
             self._seated.discard(seat)
+            if self.bankrolls is not None:
+                self.bankrolls.left(seat)
             owed = self.ledger.collect(seat)
             self.truth.write("seat_left", now, shoe=self.shoe, coup=self.coup, seat=seat, box=owed)
             if owed:
                 self._steps.append(partial(self._pay_box, seat, owed, "seat_left"))
 
     def _pay_box(self, seat: int, cents: int, why: str, now: float) -> None:
+        if self.bankrolls is not None:
+            self.bankrolls.won(seat, -cents)
         self._set(seat, Spot.COMMISSION, self.chips.take(cents), now, "commission")
         self._steps.appendleft(partial(self._take_box, seat, cents, why))
 

@@ -16,6 +16,10 @@ Two kinds of bettor, one interface (:meth:`wagers`: the wagers each seat intends
   ``{"shoe": 1, "coup": 3, "seat": 2, "wagers": {"banker": "25.00", "tie": "5.00"}}``, placed as written:
   a script may break the table's rules on purpose (the table must refuse the wager).
 
+With ``--players`` each seat also has the chips in front of its player (:class:`Bankrolls`): the player buys in
+with cash on sitting down, and again when what is left will not cover the coup's wagers; the table's settlements
+move it. (A ``--bets`` script buys in nothing.)
+
 Pure: a seeded generator, no clock, no I/O (the command line reads the file and hands over its lines).
 """
 
@@ -33,7 +37,10 @@ from controller.game.wagers import MAX_SEATS
 from hw_sim.script_lines import ScriptLineError, script_objects
 
 __all__ = [
+    "BUY_IN_MINIMUMS",
+    "BUY_IN_UNIT",
     "STRATEGY_ORDER",
+    "Bankrolls",
     "BetsError",
     "Counting",
     "Players",
@@ -234,6 +241,49 @@ class Players:
             chosen = [rng.choice(offered)]
         wagers += [Wager(b, rng.choice(p.side_levels)) for b in chosen]
         return wagers
+
+
+# -- the chips in front of the players ------------------------------------------------------------------------
+
+#: A player buys in for this many table minimums (one of them, at random) ...
+BUY_IN_MINIMUMS: tuple[int, ...] = (10, 20, 40, 100)
+#: ... in $100 notes (integer cents), at least what the coup's wagers need.
+BUY_IN_UNIT = 10_000
+
+
+class Bankrolls:
+    """The chips in front of each seated player, and the cash buy-ins that fill them: on sitting down (a seat
+    with no player's chips yet), and when what is left will not cover the coup's wagers (:meth:`need`). The
+    settlements (:meth:`won`) move them; a player who leaves takes theirs (:meth:`left`). Seeded apart from the
+    wagers (its own generator), so that buy-ins change neither the cards nor the bets."""
+
+    def __init__(self, seed: int, minimum_cents: int) -> None:
+        self._rng = random.Random(f"{seed}:buy-ins")
+        self.minimum_cents = max(1, minimum_cents)
+        self._chips: dict[int, int] = {}
+
+    def chips(self, seat: int) -> int | None:
+        """The chips in front of the seat's player (None: nobody has bought in there)."""
+        return self._chips.get(seat)
+
+    def need(self, seat: int, wagers_cents: int) -> int:
+        """The cash the seat's player buys in for before wagering ``wagers_cents`` (0: the chips cover it)."""
+        have = self._chips.get(seat)
+        if have is not None and have >= wagers_cents:
+            return 0
+        want = max(self.minimum_cents * self._rng.choice(BUY_IN_MINIMUMS), wagers_cents - (have or 0))
+        cents = -(-want // BUY_IN_UNIT) * BUY_IN_UNIT
+        self._chips[seat] = (have or 0) + cents
+        return cents
+
+    def won(self, seat: int, net_cents: int) -> None:
+        """A settlement (or a commission box paid, negative) moved the seat's chips."""
+        if seat in self._chips:
+            self._chips[seat] = max(0, self._chips[seat] + net_cents)
+
+    def left(self, seat: int) -> None:
+        """The seat's player left with their chips: the next player there buys in on sitting down."""
+        self._chips.pop(seat, None)
 
 
 # -- scripted wagers -----------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.game.cards import Card
+from controller.game.cash import BuyIn, Tender
 from controller.game.chips import SpotChips
 from controller.game.edges import EdgeWatch
 from controller.game.records import InputKind, input_body, record_body
@@ -27,7 +28,7 @@ from controller.game.table import (
 )
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
-from controller.table.loop import LoopConfig, ShoePort, TableLoop
+from controller.table.loop import BuyInEntry, LoopConfig, ShoePort, TableLoop
 from controller.table.wire import AsciiWire
 from tests.game.money import Chips, cards, every_money_kind, money, table_rules
 from tests.game.test_records import EVERY_INPUT
@@ -148,5 +149,32 @@ def every_player_journal(path: Path) -> Journal:
         loop._apply(event, input_body(event, **facts), None, None)
     for present in (True, False):
         loop._apply(None, record_body(InputKind.DEALER_CARD, seq=20, uid=CARD_C, present=present), None, None)
+    loop.flush()
+    return journal
+
+
+def every_cash_journal(path: Path) -> Journal:
+    """A journal (open: the caller closes it) with the cash at the table (version 4): a buy-in of each tender,
+    carded and not, between coups and in a coup, over a table with a bet-spot reader."""
+    journal = Journal.open(path)
+    loop = TableLoop(
+        TableState(table_rules(money())),
+        journal,
+        [ShoePort(AsciiWire(), lambda data: None)],
+        config=LoopConfig(wall=lambda: WALL),
+    )
+    events: list[TableInput | BuyIn] = [
+        NewShoePressed(),
+        BuyIn(3, 500_000, Tender.CASH, "E0040150C0001001"),
+        BuyIn(7, 2_500, Tender.CHIPS, None),
+        *(CardDrawn(Card.parse(t)) for t in ["2S", "3S"]),  # no burn: coup 1's first two cards
+        BuyIn(1, 100_000, Tender.MARKER, None),
+        BuyIn(3, 300_001, Tender.CASH, "E0040150C0001001"),
+    ]
+    for event in events:
+        if isinstance(event, BuyIn):
+            loop.handle(BuyInEntry(event))  # as the feed hands it to the loop
+        else:
+            loop._apply(event, input_body(event), None, None)
     loop.flush()
     return journal

@@ -4,10 +4,10 @@ stored, a record hash, or a record as the floor link publishes it that differs b
 that is a new record version (controller.game.records.RECORD_VERSION) and a line in the CHANGELOG, not an
 accident.
 
-Version 4 added the players' kinds and inputs (a third journal, ``every_player``) and changed no byte of an
-older kind: the first two journals' stored bodies and hashes are what they were, and so is every record they
-publish but for its ``v`` (the version the table speaks): their published digests are taken with ``v`` set
-back to the version they were pinned at."""
+Version 4 added the players' kinds and inputs (a third journal, ``every_player``) and the buy-ins (a fourth,
+``every_cash``) and changed no byte of an older kind: the first two journals' stored bodies and hashes are what
+they were, and so is every record they publish but for its ``v`` (the version the table speaks): their published
+digests are taken with ``v`` set back to the version they were pinned at."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import pytest
 
 from controller.game.records import RECORD_VERSION
 from controller.journal import Journal
-from tests.record_journals import every_kind_journal, every_money_journal, every_player_journal
+from tests.record_journals import every_cash_journal, every_kind_journal, every_money_journal, every_player_journal
 
 #: sha256 of every record's stored body text and hash, and of every record as published (``for_floor``).
 PINNED = {
@@ -36,9 +36,13 @@ PINNED = {
         "e4c3d04d1f405f173628ef2fa3230219c00061f9820ba650704b91fabbdafad4",
         "13c3738f5a5c777d4095f10d1651c14bcafae3ccd17452be6599fd555c159e15",
     ),
+    "every_cash": (
+        "ebcac8cd28f266d3b184a0c5b49798b130ac567f6b4602ea0c71c4738641de33",
+        "e0ebd779adc54ffef918ead968c90ec70d442a69063069d224c3c236b7508099",
+    ),
 }
 #: The record version each journal's published digest was taken at.
-PINNED_AT = {"every_kind": 3, "every_money": 3, "every_player": 4}
+PINNED_AT = {"every_kind": 3, "every_money": 3, "every_player": 4, "every_cash": 4}
 
 
 def digests(journal: Journal, v: int = RECORD_VERSION) -> tuple[str, str]:
@@ -53,11 +57,17 @@ def digests(journal: Journal, v: int = RECORD_VERSION) -> tuple[str, str]:
 
 @pytest.mark.parametrize(
     ("name", "build"),
-    [("every_kind", every_kind_journal), ("every_money", every_money_journal), ("every_player", every_player_journal)],
+    [
+        ("every_kind", every_kind_journal),
+        ("every_money", every_money_journal),
+        ("every_player", every_player_journal),
+        ("every_cash", every_cash_journal),
+    ],
     ids=[
         "every_kind",
         "every_money",
         "every_player",
+        "every_cash",
     ],  # the same on every xdist worker (a function's repr is its address)
 )
 def test_the_journal_and_the_wire_are_byte_for_byte_what_they_were(

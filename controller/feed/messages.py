@@ -14,7 +14,9 @@ The table process (the only one with the devices and the journal) speaks on two 
 
 and reader -> table, on the link socket only: ``ack`` (the floor's whole signed ack,
 :class:`floor_protocol.ack.Ack`, which the link believed; the table, the journal's one writer, verifies it
-again before it stores it). Anything else a reader sends is refused and counted.
+again before it stores it); on the money socket only: ``buy_in`` (a buy-in entered for a seat: ``seat``,
+``cents``, ``tender``, ``player_ref`` or null; :func:`decode_money_reader`, :func:`encode_buy_in`; the table
+checks it against its seats before it journals it). Anything else a reader sends is refused and counted.
 
 The wagers never travel on the public socket: :func:`decode_table` refuses a ``money`` line unless its reader
 asked for the money socket's lines (``money=True``), and the table's server sends them on ``money.sock`` alone.
@@ -32,6 +34,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from controller.game.cash import MAX_BUY_IN_CENTS, PLAYER_REF_PATTERN, BuyIn, Tender
 from controller.game.public import FeedUpdate, PublicView
 from controller.game.wagers import MAX_SEATS, MoneyView, Phase, SeatView, Spot, SpotState, SpotView
 from floor_protocol.ack import ACK_VERSION, Ack
@@ -40,6 +43,7 @@ __all__ = [
     "COMMIT_LINE",
     "MAX_LINE",
     "Ack",
+    "BuyInRefused",
     "Commit",
     "FeedError",
     "Hello",
@@ -48,9 +52,11 @@ __all__ = [
     "ReaderMessage",
     "TableMessage",
     "Update",
+    "decode_money_reader",
     "decode_reader",
     "decode_table",
     "encode_ack",
+    "encode_buy_in",
     "encode_hello",
     "encode_metrics",
     "encode_money",
@@ -69,6 +75,10 @@ Coups = Annotated[tuple[dict[str, Any], ...], Field(max_length=2000)]
 
 class FeedError(ValueError):
     """A line of the feed that is not a message of its side: ``str()`` says why, in one line."""
+
+
+class BuyInRefused(FeedError):
+    """A ``buy_in`` line whose fields are out of shape or bounds (the line is one; its values are not)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +186,17 @@ class _MoneyLine(BaseModel):
         )
 
 
+class _BuyInLine(BaseModel):
+    """A buy-in entered for a seat (``money.sock``, reader -> table): :class:`BuyIn`'s fields, bounded."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    t: Literal["buy_in"]
+    seat: Annotated[int, Field(ge=1, le=MAX_SEATS)]
+    cents: Annotated[int, Field(ge=1, le=MAX_BUY_IN_CENTS)]
+    tender: Annotated[Tender, Field(strict=False)]
+    player_ref: Annotated[str, Field(pattern=PLAYER_REF_PATTERN)] | None = None
+
+
 def _line(message: Mapping[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
@@ -201,6 +222,12 @@ def encode_ack(ack: Ack) -> bytes:
     """The floor's whole signed ack (archive, table, seq, hash, sig): the table verifies it again itself."""
     fields = {"archive": ack.archive, "table": ack.table, "seq": ack.seq, "hash": ack.hash, "sig": ack.sig}
     return _line({"t": "ack", **fields})
+
+
+def encode_buy_in(buy_in: BuyIn) -> bytes:
+    """A buy-in line (``money.sock``, reader -> table)."""
+    body = {"seat": buy_in.seat, "cents": buy_in.cents, "tender": buy_in.tender.value, "player_ref": buy_in.player_ref}
+    return _line({"t": "buy_in", **body})
 
 
 def _object(line: bytes) -> dict[str, Any]:
@@ -270,3 +297,16 @@ def decode_reader(line: bytes) -> ReaderMessage:
     if ack is None:
         raise FeedError("ack: not a well-formed signed ack (archive, table, seq, hash, sig)")
     return ack
+
+
+def decode_money_reader(line: bytes) -> BuyIn:
+    """A line from a reader of the money socket (the table reads it): only ``buy_in``, bounded (the seat 1-14,
+    the amount 1 cent to :data:`~controller.game.cash.MAX_BUY_IN_CENTS`, the tender, the ``player_ref``)."""
+    value = _object(line)
+    if value["t"] != "buy_in":
+        raise FeedError(f"a money reader may only send buy_in, not {str(value['t'])[:40]!r}")
+    try:
+        got = _BuyInLine.model_validate(value)
+    except ValidationError as exc:
+        raise BuyInRefused(f"buy_in: {_problem(exc)}") from None
+    return BuyIn(got.seat, got.cents, got.tender, got.player_ref)

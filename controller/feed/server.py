@@ -7,8 +7,11 @@ every update, and may send nothing (a reader that sends is refused, counted and 
 table loop (the loop verifies it again and stores it: the table stays the journal's one writer).
 ``money.sock`` (mode 0660, and group :attr:`FeedServer.money_group` when one is set: the board's) carries the
 money at the table (:class:`~controller.game.wagers.MoneyView`, the ``money`` line) for the dealer screen, and
-nothing else; its readers may send nothing. The wagers never go on the other two sockets: a table without a
-bet-spot reader (``TableView.money`` None) sends no ``money`` line at all.
+nothing else; its readers may send ``buy_in`` lines (a buy-in entered for a seat), which
+:attr:`FeedServer.on_buy_in` hands to the table loop, and nothing else: a reader that sends another line is
+refused, counted and dropped, a ``buy_in`` out of bounds refused and counted in one line. The wagers never go
+on the other two sockets: a table without a bet-spot reader (``TableView.money`` None) sends no ``money`` line
+at all.
 
 The loop calls :meth:`FeedServer.update` and :meth:`FeedServer.committed` on its own thread: each encodes
 one line and sends it to every reader without blocking (``MSG_DONTWAIT``). What a reader's socket does not
@@ -41,13 +44,16 @@ from typing import Any
 from controller.feed.messages import (
     COMMIT_LINE,
     MAX_LINE,
+    BuyInRefused,
     FeedError,
+    decode_money_reader,
     decode_reader,
     encode_hello,
     encode_metrics,
     encode_money,
     encode_update,
 )
+from controller.game.cash import BuyIn
 from controller.game.public import PublicProjector, PublicView, Reveal, shoe_coups
 from controller.game.table import Notice, TableView
 from controller.game.wagers import MoneyView
@@ -124,6 +130,7 @@ class FeedServer:
         reveal: Reveal | str,
         history: Sequence[Mapping[str, Any]] = (),
         on_ack: Callable[[Ack], None] = lambda ack: None,
+        on_buy_in: Callable[[BuyIn], None] = lambda buy_in: None,
         metrics_text: Callable[[], str] | None = None,
         public_mode: int = 0o666,
         link_mode: int = 0o660,
@@ -137,6 +144,8 @@ class FeedServer:
         self.money_path = money_socket_path(directory)
         self.projector = PublicProjector(reveal)
         self.on_ack = on_ack
+        #: Where a buy-in a money reader sent goes (the table loop's inbox).
+        self.on_buy_in = on_buy_in
         self.metrics_text = metrics_text
         self.public_mode = public_mode
         self.link_mode = link_mode
@@ -436,7 +445,7 @@ class FeedServer:
                 with self._lock:
                     self._drop(r, "gone")
                 return
-            if not r.link:
+            if not r.link and not r.money:
                 log.warning(
                     "feed: a reader of %s sent %d bytes; it may send nothing: dropped", self._name(r), len(data)
                 )
@@ -459,6 +468,10 @@ class FeedServer:
                 return
             line = bytes(r.inbox[:end])
             del r.inbox[: end + 1]
+            if r.money:
+                if not self._take_buy_in(r, line):
+                    return
+                continue
             try:
                 ack = decode_reader(line)
             except FeedError as exc:
@@ -467,6 +480,25 @@ class FeedServer:
                 continue
             self.stats["acks"] += 1
             self.on_ack(ack)
+
+    def _take_buy_in(self, r: _Reader, line: bytes) -> bool:
+        """A money reader's line: a buy-in handed on; one out of bounds refused in one line (counted); any other
+        line refused and the reader dropped (False)."""
+        try:
+            buy_in = decode_money_reader(line)
+        except BuyInRefused as exc:
+            self.stats["refused_lines"] += 1
+            log.warning("feed: refused a buy-in: %s", exc)
+            return True
+        except FeedError as exc:
+            self.stats["refused_lines"] += 1
+            log.warning("feed: a reader of %s sent a line it may not (%s): dropped", MONEY_SOCKET, exc)
+            with self._lock:
+                self._drop(r, "gone")
+            return False
+        self.stats["buy_ins"] += 1
+        self.on_buy_in(buy_in)
+        return True
 
     def _send_metrics(self) -> None:
         assert self.metrics_text is not None

@@ -28,6 +28,7 @@ from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
+from controller.game.cash import MAX_BUY_IN_CENTS, Tender
 from controller.game.chips import ChipStatus
 from controller.game.kinds import InputKind, RecordKind, Source
 from controller.game.payouts import Outcome
@@ -45,6 +46,7 @@ __all__ = [
     "AlarmBody",
     "BodyError",
     "BurnBody",
+    "BuyInBody",
     "CommissionBody",
     "CoupBody",
     "GhostReadBody",
@@ -104,6 +106,7 @@ _MISPAYS = _enum_values(MispayKind)
 _WHYS = _enum_values(BoxWhy)
 _LEAVE_WHYS = _enum_values(LeaveWhy)
 _INPUT_KINDS = _enum_values(InputKind)
+_TENDERS = _enum_values(Tender)
 _SOURCES = _enum_values(Source)
 _SHOE_EVENTS = ("start", "end")
 _FAULT_EVENTS = ("raised", "cleared")
@@ -142,6 +145,8 @@ ShoeEvent = Annotated[str, _enum(_SHOE_EVENTS), _names(_SHOE_EVENTS)]
 FaultEvent = Annotated[str, _enum(_FAULT_EVENTS), _names(_FAULT_EVENTS)]
 NoteName = Annotated[str, _enum(_NOTES), _names(_NOTES)]
 Hand = Annotated[list[CardToken], Field(max_length=3)]
+TenderName = Annotated[str, _enum(_TENDERS, "what the player bought in with"), _names(_TENDERS)]
+BuyInCents = Annotated[int, Field(ge=1, le=MAX_BUY_IN_CENTS, description="the buy-in (integer cents)")]
 
 
 class _Part(BaseModel):
@@ -638,6 +643,24 @@ class PlayerOutBody(PlayerInBody):
     note: Text | None = Field(default=None, description="in words, for a card left in a reader (seat_empty)")
 
 
+# -- the cash at the table (version 4) -----------------------------------------------------------------------
+
+
+class BuyInBody(RecordBody):
+    """A buy-in taken at a seat: the amount, the tender, the player when carded, the shoe and coup it came in."""
+
+    kind_of = RecordKind.BUY_IN
+    nullable = frozenset({"player_ref"})
+    schema_title = "The body of a buy_in record: a buy-in taken at a seat"
+
+    shoe: Number
+    coup: Number = Field(description="the coup being dealt when it came, or the next one between coups")
+    seat: Seat
+    cents: BuyInCents
+    tender: TenderName
+    player_ref: PlayerRef | None = Field(description="the seat's carded player (null: uncarded)")
+
+
 # -- inputs --------------------------------------------------------------------------------------------------
 
 
@@ -664,6 +687,7 @@ INPUT_REQUIRED: dict[InputKind, tuple[str, ...]] = {
     InputKind.READER_LINK: ("up",),
     InputKind.SEAT_CARD: ("seat", "uid", "present"),
     InputKind.DEALER_CARD: ("uid", "present"),
+    InputKind.BUY_IN: ("seat", "cents", "tender"),
     InputKind.READER_HELLO: ("firmware_version", "serial_number", "protocol_version", "session_id"),
     InputKind.READER_STATUS: ("flags",),
     InputKind.READER_MESSAGE: ("message",),
@@ -678,11 +702,12 @@ class InputBody(RecordBody):
     """Something that reached the table. Table inputs (replayed after a restart): card, unreadable, cut_card,
     declare, void, new_shoe, link, shoe_rebooted, shoe_protocol, line_noise, and the bet-spot reader's spot,
     spots_snapshot, reader_link, seat_card. A record only: hello, status, journal_fault, noise, message,
-    reader_hello, reader_status, reader_message, snapshot_refused, dealer_card, clock. Besides ``kind`` and its
-    own fields an input carries facts about where it came from (``source``, ``seq``, ``detail``, ``raw`` ...)."""
+    reader_hello, reader_status, reader_message, snapshot_refused, dealer_card, clock, and a seat's buy_in.
+    Besides ``kind`` and its own fields an input carries facts about where it came from (``source``, ``seq``,
+    ``detail``, ``raw`` ...)."""
 
     kind_of = RecordKind.INPUT
-    nullable = frozenset({"old_session", "synchronised", "max_error_us"})
+    nullable = frozenset({"old_session", "synchronised", "max_error_us", "player_ref"})
     schema_title = "The body of an input record (kind input): something that reached the table"
     model_config = ConfigDict(
         json_schema_extra={
@@ -745,6 +770,9 @@ class InputBody(RecordBody):
         description="clock: whether the kernel says the table's clock is synchronised (null: it could not be asked)",
     )
     max_error_us: Count | None = Field(default=None, description="clock: the kernel's bound on the clock's error, µs")
+    cents: BuyInCents | None = Field(default=None, description="buy_in: the amount")
+    tender: TenderName | None = None
+    player_ref: PlayerRef | None = Field(default=None, description="buy_in: the seat's carded player (null: uncarded)")
 
     @model_validator(mode="after")
     def _its_fields(self, info: ValidationInfo) -> Self:
@@ -779,6 +807,7 @@ BODIES: dict[RecordKind, type[RecordBody]] = {
         GhostReadBody,
         PlayerInBody,
         PlayerOutBody,
+        BuyInBody,
     )
 }
 
@@ -809,7 +838,7 @@ class _Envelope(_Part):
     v: int = Field(
         ge=1,
         description="the record vocabulary's version (2 added the advantage kinds and the ruleset in a shoe's "
-        "start record; 3 the bet-spot reader's inputs and the money's records)",
+        "start record; 3 the bet-spot reader's inputs and the money's records; 4 the buy-ins)",
     )
     table: str = Field(min_length=1, max_length=64, description="the table's id ([floor] table)")
     seq: int = Field(ge=1, le=INT_MAX, description="the record's journal id: 1, 2, 3 ... contiguous per table")

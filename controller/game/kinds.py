@@ -34,6 +34,8 @@ class RecordKind(StrEnum):
     # the players at the seats (the seats' card readers; version 4)
     PLAYER_IN = "player_in"  # a player's visit at a seat began: the card came in
     PLAYER_OUT = "player_out"  # ... and ended: the card went out, another came in, or it was left in the reader
+    # the cash at the table (version 4)
+    BUY_IN = "buy_in"  # a buy-in taken at a seat: amount, tender (cash, chips, marker), the player when carded
 
 
 class InputKind(StrEnum):
@@ -67,6 +69,9 @@ class InputKind(StrEnum):
     READER_MESSAGE = "reader_message"  # another message from the reader, by its type's name
     SNAPSHOT_REFUSED = "snapshot_refused"  # a reader's snapshot that did not hold together: no table input
     DEALER_CARD = "dealer_card"  # a card came in or went out at the dealer's position (a badge; version 4)
+    # a buy-in entered at a seat (on money.sock: the dealer screen's entry, the simulator's; version 4): it
+    # changes nothing of the game, so nothing replays it; its buy_in record is derived with the shoe and coup
+    BUY_IN = "buy_in"
     # whether the table's clock is synchronised (the kernel's word, as timedatectl says it): at start and on
     # each change; the journal's times are set against the casino's CCTV in a dispute
     CLOCK = "clock"

@@ -13,6 +13,9 @@ Every record the table keeps is built here and read back here, nowhere else:
   their input. A ``coup`` body is what ``shoe-controller history --json`` prints (:data:`COUP_FIELDS`).
   A shoe's ``start`` record carries the table's ruleset (:func:`ruleset_body`), so that the journal alone
   prices every wager (:mod:`controller.game.edges`).
+* **the cash** (``buy_in``): a buy-in taken at a seat, derived from its ``buy_in`` input (a record only:
+  :func:`buy_in_input`) with the shoe and coup (:func:`buy_in_body`, :data:`BUY_IN_FIELDS`); the floor's cash
+  log reads them.
 * **surveillance records** (``advantage``, ``advantage_cleared``): a wager's exact player expectation at a
   coup's betting time reached the threshold, or fell back below it (:data:`ADVANTAGE_FIELDS`; built by
   :class:`controller.game.edges.EdgeWatch`, stored with the input after which the betting time came).
@@ -41,6 +44,7 @@ from controller.game.bodies import (
     AdvantageClearedBody,
     AlarmBody,
     BurnBody,
+    BuyInBody,
     CoupBody,
     InputBody,
     PlayerInBody,
@@ -49,6 +53,7 @@ from controller.game.bodies import (
     WagerBody,
 )
 from controller.game.cards import Card
+from controller.game.cash import BuyIn, BuyInTaken
 from controller.game.chips import Chip, ChipStatus, SpotChips, format_uid, parse_uid
 from controller.game.kinds import InputKind as InputKind  # the vocabulary's names, here as always
 from controller.game.kinds import RecordKind as RecordKind
@@ -349,6 +354,8 @@ def derived_records(
             if n.players:  # cards in the seats' readers: the visits the new shoe keeps
                 start["players"] = [dict(item) for item in n.players]
             out.append((RecordKind.SHOE, ShoeBody.parse(start).to_body()))
+        elif isinstance(n, BuyInTaken):
+            out.append((RecordKind.BUY_IN, buy_in_body(n)))
         elif isinstance(n, ShoeEnded):
             out.append((RecordKind.SHOE, ShoeBody(event="end", shoe=n.shoe_number, coups=n.coups).to_body()))
         elif isinstance(n, AlarmRaised):
@@ -517,6 +524,28 @@ def player_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
     return None
 
 
+# -- the cash at the table (version 4) ----------------------------------------------------------------------
+
+#: A ``buy_in`` record's fields, in order: the shoe and coup it came in (the coup being dealt, or the next one
+#: between coups), the seat, the amount (integer cents), the tender (``cash``, ``chips`` from another table, a
+#: ``marker``) and the seat's ``player_ref`` (None: uncarded). Its input (kind ``buy_in``, a record only: a
+#: buy-in changes nothing of the game) carries the four after the coup.
+BUY_IN_FIELDS = ("shoe", "coup", "seat", "cents", "tender", "player_ref")
+
+
+def buy_in_input(b: BuyIn, **facts: Any) -> dict[str, Any]:
+    """The journal body of a buy-in entered for a seat (a ``buy_in`` input, a record only), with ``facts``."""
+    fields = {"seat": b.seat, "cents": b.cents, "tender": b.tender.value, "player_ref": b.player_ref}
+    return record_body(InputKind.BUY_IN, **fields, **facts)
+
+
+def buy_in_body(n: BuyInTaken) -> dict[str, Any]:
+    """The ``buy_in`` record of a buy-in taken at a seat (:data:`BUY_IN_FIELDS`)."""
+    return BuyInBody(
+        shoe=n.shoe, coup=n.coup, seat=n.seat, cents=n.cents, tender=n.tender.value, player_ref=n.player_ref
+    ).to_body()
+
+
 # -- the ruleset in a shoe's start record ------------------------------------------------------------------
 
 #: The pays of a ruleset as stored (exact, as text: ``"11"``, ``"1/20"``, ``"1/2"``), in this order.
@@ -621,6 +650,7 @@ def signature() -> str:
         "chip:" + ",".join(CHIP_FIELDS) + ";snapshot_spot:" + ",".join(SNAPSHOT_SPOT_FIELDS),
         "money:" + ";".join(f"{k.value}={','.join(v)}" for k, v in MONEY_FIELDS.items()),
         "players:" + ";".join(f"{k.value}={','.join(v)}" for k, v in PLAYER_FIELDS.items()),
+        "buy_in:" + ",".join(BUY_IN_FIELDS),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 

@@ -29,11 +29,13 @@ from enum import Enum
 from typing import Any
 
 from controller.game.cards import Card, hand_total
+from controller.game.cash import BuyIn, BuyInTaken, buy_in_refusal
 from controller.game.coup import Coup, CoupResult, Position, Winner
 from controller.game.notice import Notice as Notice
 from controller.game.seats import SeatBook, SeatCard
 from controller.game.shoe import BurnRule, CardUse, CutCardRule, InventoryCheck, Shoe, ShoePhase
 from controller.game.wagers import (
+    MAX_SEATS,
     MoneyRules,
     MoneyView,
     ReaderLinkChanged,
@@ -461,6 +463,24 @@ class TableState:
                 Alarm.SHOE_PROTOCOL_V2, f"shoe speaks protocol v{event.version}; this controller speaks v1"
             )
         raise TypeError(f"not a table input: {event!r}")
+
+    @property
+    def seat_count(self) -> int:
+        """The seats on the layout: the bet-spot reader's, or every seat a layout may have without one."""
+        return MAX_SEATS if self.rules.money is None else self.rules.money.seats
+
+    def buy_in(self, event: BuyIn) -> list[Notice]:
+        """What a buy-in at a seat gives: its notice, in the shoe and coup now (the coup being dealt, or the next),
+        for the seat's carded player (the entry's ``player_ref``, else the card in the seat's reader now, else
+        None). Not a transition: a buy-in changes nothing of the game (a record only, never replayed). One the
+        table refuses (:func:`~controller.game.cash.buy_in_refusal`; the loop refuses it before it asks) is
+        nothing."""
+        if buy_in_refusal(event, self.seat_count) is not None:
+            return []
+        ref = event.player_ref
+        if ref is None and self.seats is not None:
+            ref = self.seats.players().get(event.seat)
+        return [BuyInTaken(self.shoe_number, self.coup_number, event.seat, event.cents, event.tender, ref)]
 
     # -- helpers ---------------------------------------------------------------------------------
     def _raise(self, alarm: Alarm, detail: str, card: Card | None = None) -> list[Notice]:

@@ -41,7 +41,7 @@ from controller.journal.queries import session_of
 from controller.metrics import TableMetrics
 from controller.notify import Notifier, StatusSink
 from controller.table.clock import read_clock_status
-from controller.table.loop import FloorAck, Inbox, LoopConfig, PanelPress, ShoePort, Stop, TableLoop, resume
+from controller.table.loop import BuyInEntry, FloorAck, Inbox, LoopConfig, PanelPress, ShoePort, Stop, TableLoop, resume
 from controller.table.loop.reader import ReaderPort
 from controller.table.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.table.shoe_link import ShoeLink
@@ -149,6 +149,7 @@ class Daemon:
             reveal=s.scoreboard.reveal,
             history=self.journal.coups(shoe=resumed.state.view().shoe_number),
             on_ack=lambda ack: inbox.put(FloorAck(ack)),
+            on_buy_in=lambda buy_in: inbox.put(BuyInEntry(buy_in)),  # the dealer screen's (the simulator's)
             metrics_text=metrics.exposition if metrics is not None else None,
             money_group=s.feed.money_group or None,  # money.sock: the board's group reads the dealer screen's money
         )

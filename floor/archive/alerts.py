@@ -42,6 +42,10 @@ class AlertKind:
     FOREIGN_CHIP = "foreign_chip"  # an unknown or retired chip came onto a spot (the reader's spot input)
     STOLEN_CHIP = "stolen_chip"  # a chip reported stolen came onto a spot: the most urgent of the money's alerts
     MONEY_FAULTS = "money_faults"  # a table's past-posts or mispays this shift far above the floor's rate
+    # the cash log (floor/cash_watch.py): a player's cash in this gaming day, across the tables, reached the
+    # floor's warning level ($8,000), or passed the currency transaction report's ($10,000); once per player and day
+    CASH_APPROACHING = "cash_approaching_ctr"
+    CTR_DUE = "ctr_due"
     # the floor's accounting (floor/accounting.py): a shift's win outside the 95 % interval of its exact theo
     HOLD_OUTSIDE_INTERVAL = "hold_outside_interval"
     # trust (docs/floor.md, threat model)

@@ -1,10 +1,10 @@
 """The repository: the tables of the floor's readers of the records, behind a small typed API.
 
 Surveillance (its heads, the shoes' 20-card windows, the dealer errors per hour), the money's watch (its state,
-the money faults per quarter-hour), the count watch (its state) and the accounting (its state, the money per
-quarter-hour, the seat sessions) keep tables of their own beside the records. Their SQL is here and nowhere
-else: the watches hand in and get back typed rows (frozen dataclasses), never a cursor or a tuple read by
-position.
+the money faults per quarter-hour), the count watch (its state), the accounting (its state, the money per
+quarter-hour, the seat sessions) and the cash log (the buy-ins, each player's cash per gaming day) keep tables
+of their own beside the records. Their SQL is here and nowhere else: the watches hand in and get back typed
+rows (frozen dataclasses), never a cursor or a tuple read by position.
 
 A surveillance step is two transactions (floor/surveillance.py says why): the watches' states are read in one
 and everything the step worked out is written in the other, under the compare-and-set of the surveillance head
@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from floor.archive.alerts import Alert, Feed, FeedItem
+from floor.archive.cash_tables import CashBuyIn, CashDay, CashTables
 from floor.archive.dialect import POSTGRES
 from floor.archive.money_tables import AccountingTables, FaultBucket, MoneyWatchTables, SeatSession
 from floor.archive.recall import Recall
@@ -43,6 +44,7 @@ class Transaction:
         self.money = MoneyWatchTables(store, cur)
         self.count = CountTables(store, cur)
         self.accounting = AccountingTables(store, cur)
+        self.cash = CashTables(store, cur)
         self.abandoned = False
 
     def sql(self, statement: str) -> str:
@@ -114,3 +116,9 @@ class Repository:
         """Seat sessions by start, table and seat (:meth:`~floor.archive.money_tables.AccountingTables.sessions`)."""
         with self.transaction() as tx:
             return tx.accounting.sessions(table, since, open_only)
+
+    def cash_log(self, day: str) -> tuple[list[CashBuyIn], list[CashDay]]:
+        """The gaming day's multiple transaction log entries, and each player's cash in that day (one
+        transaction: the two agree)."""
+        with self.transaction() as tx:
+            return tx.cash.log(day), tx.cash.days(day, "cash")

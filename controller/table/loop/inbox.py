@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from controller.game.cash import BuyIn
 from controller.table.panel import ButtonAction
 from floor_protocol.ack import Ack
 
@@ -80,7 +81,15 @@ class FloorAck:
     ack: Ack
 
 
-LoopEvent = WireBytes | PortState | PanelPress | FloorAck | Stop
+@dataclass(frozen=True)
+class BuyInEntry:
+    """A buy-in entered for a seat (on ``money.sock``: the dealer screen's, the simulator's), its shape checked
+    by the feed: the loop checks it against the table (:func:`~controller.game.cash.buy_in_refusal`)."""
+
+    buy_in: BuyIn
+
+
+LoopEvent = WireBytes | PortState | PanelPress | FloorAck | BuyInEntry | Stop
 
 #: How a dropped event that is not a panel press is named: the metrics' ``kind`` label, and the words of the
 #: alarm's detail. A panel press is named by its action's value ("declare", "new_shoe", "void").
@@ -88,6 +97,7 @@ DROPPED_KINDS: dict[type, tuple[str, str]] = {
     PortState: ("link", "shoe port report"),
     WireBytes: ("shoe_bytes", "shoe bytes read"),
     FloorAck: ("floor_ack", "floor ack"),
+    BuyInEntry: ("buy_in", "buy-in entered"),
     Stop: ("stop", "stop request"),
 }
 #: The same for the bet-spot reader's port.

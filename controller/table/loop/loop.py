@@ -37,8 +37,17 @@ from typing import Any, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from controller.game.cash import buy_in_refusal
 from controller.game.edges import EdgeWatch
-from controller.game.records import InputKind, RecordKind, Source, derived_records, input_body, record_body
+from controller.game.records import (
+    InputKind,
+    RecordKind,
+    Source,
+    buy_in_input,
+    derived_records,
+    input_body,
+    record_body,
+)
 from controller.game.rules import Ruleset
 from controller.game.table import (
     Alarm,
@@ -57,6 +66,7 @@ from controller.table.clock import ClockStatus
 from controller.table.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
 from controller.table.loop.inbox import (
     READ_SIZE,
+    BuyInEntry,
     Device,
     FloorAck,
     Inbox,
@@ -246,6 +256,8 @@ class TableLoop:
         self.floor_table = config.floor_table
         self.floor_key = config.floor_key
         self.ack_refusals = AckRefusals("table")
+        #: Buy-ins refused because the table cannot take them (a seat not on it ...), each said in one line.
+        self.buy_ins_refused = 0
         self.clock = config.clock
         self.watchdog = config.watchdog
         self.watchdog_interval = config.watchdog_interval
@@ -475,6 +487,22 @@ class TableLoop:
                 self.commit.apply_change(change)
         elif isinstance(event, FloorAck):
             self._floor_ack(event.ack)
+        elif isinstance(event, BuyInEntry):
+            self._buy_in(event)
+
+    def _buy_in(self, event: BuyInEntry) -> None:
+        """A buy-in entered for a seat: refused in one line (logged, counted) when the table cannot take it,
+        else journaled as a ``buy_in`` input (a record only) with its ``buy_in`` record, which the pure core
+        derives with the shoe and coup now (:meth:`TableState.buy_in`)."""
+        reason = buy_in_refusal(event.buy_in, self.state.seat_count)
+        if reason is not None:
+            self.buy_ins_refused += 1
+            log.warning("%s", reason)
+            return
+        notices = self.state.buy_in(event.buy_in)
+        if not self._apply(None, buy_in_input(event.buy_in), None, None, notices=notices):
+            b = event.buy_in
+            log.warning("buy-in at seat %d of %d cents not kept: the journal refuses commits", b.seat, b.cents)
 
     def _port(self, device: Device) -> Port | None:
         """The port of ``device`` (None: the table has no such device)."""
@@ -503,17 +531,20 @@ class TableLoop:
         session: int | None,
         number: int | None,
         device: Device = "shoe",
+        *,
+        notices: Sequence[Notice] = (),
     ) -> bool:
         """Apply one input and stage it for the next commit; the LEDs change now, the ACK after the commit.
-        False when the journal refused it (:meth:`WriteAhead.refuse`): neither applied nor kept."""
+        False when the journal refused it (:meth:`WriteAhead.refuse`): neither applied nor kept. ``notices``: what
+        a record-only input gave rise to without a transition (a buy-in's), its records derived with it."""
         self.idle.clear()  # until the flush
         if self.commit.refuse(body):
             return False  # the journal has refused commits for a long while: the input is neither applied nor kept
-        notices: list[Notice] = []
+        given = list(notices)
         if table_input is not None:
-            notices = self.state.apply(table_input)
-            self.show(notices)  # LEDs may change before the commit ...
-        self.commit.stage(body, session, number, self._derived(notices), device)
+            given += self.state.apply(table_input)
+            self.show(given)  # LEDs may change before the commit ...
+        self.commit.stage(body, session, number, self._derived(given), device)
         return True
 
     _apply = apply  # the name the tests (and tools) drive the loop by
