@@ -187,18 +187,9 @@ class Feed:
 
     def feed(self, limit: int | None = 100, table: str | None = None) -> list[FeedItem]:
         """The alert feed, newest first: the last ``limit`` alerts (None: all), of one ``table`` or all."""
-        sql = f"SELECT {_FEED_COLUMNS} FROM alert_feed"
-        params: list[Any] = []
-        if table is not None:
-            sql += ' WHERE "table" = ?'
-            params.append(table)
-        sql += " ORDER BY id DESC"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        with self._store.transaction() as cur:
-            cur.execute(self._store.sql(sql), params)
-            return [_feed_item(row) for row in cur.fetchall()]
+        column = None if table is None else '"table"'
+        rows = self._store.newest(f"SELECT {_FEED_COLUMNS} FROM alert_feed", column, table, limit)
+        return [_feed_item(row) for row in rows]
 
     def alerts(self, table: str | None = None) -> list[Alert]:
         """The feed's alerts, oldest first."""

@@ -468,18 +468,10 @@ class People:
         """The audit log, oldest first: the last ``last`` rows (None: all), of one ``subject`` or all."""
         if not self.present():
             return []
-        sql = f"SELECT {_AUDIT_COLUMNS} FROM audit_log"
-        params: list[Any] = []
-        if subject is not None:
-            sql += " WHERE subject = ?"
-            params.append(subject)
-        sql += " ORDER BY id DESC"
-        if last is not None:
-            sql += " LIMIT ?"
-            params.append(last)
-        with self._store.transaction() as cur:
-            cur.execute(self._store.sql(sql), params)
-            return [_entry(row) for row in reversed(cur.fetchall())]
+        rows = self._store.newest(
+            f"SELECT {_AUDIT_COLUMNS} FROM audit_log", "subject" if subject else None, subject, last
+        )
+        return [_entry(row) for row in reversed(rows)]
 
     def failures(self, subject: str, since: str) -> list[str]:
         """The times (newest first) of ``subject``'s failed sign-ins after ``since`` and after its last sign-in or

@@ -48,6 +48,21 @@ class Store:
             self.conn.rollback()
             raise
 
+    def newest(self, select: str, column: str | None, value: Any, limit: int | None) -> list[Any]:
+        """The rows of ``select`` (a ``SELECT ... FROM`` a table with an ``id``), newest first: with ``column``
+        only those whose column is ``value``, at most ``limit`` (None: all). The feed and the audit log."""
+        sql, params = select, []
+        if column is not None:
+            sql += f" WHERE {column} = ?"
+            params.append(value)
+        sql += " ORDER BY id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self.transaction() as cur:
+            cur.execute(self.sql(sql), params)
+            return list(cur.fetchall())
+
     def check_file(self) -> None:
         """Before every write (and between batches): the path still names the SQLite file this connection
         opened. A deleted file lives on only in this connection (and is lost at the next boot); a replaced one

@@ -98,3 +98,23 @@ def test_the_money_rows_add_up_and_come_back_typed(archive_url: str) -> None:
         assert rated == SeatSession("T1", 3, 40, "2026-12-01T10:00:00.000000Z", ended, ended, 77,
                                     3, 4, 6000, -900, 50, 50, 8000, 72.5)  # fmt: skip
         assert repo.seat_sessions(open_only=True) == []
+
+
+def test_the_feed_and_the_audit_log_read_newest_first_by_table_or_subject_and_limit(archive_url: str) -> None:
+    """``Store.newest``, which the alert feed and the audit log both read through: the newest rows first, only
+    the table's (or the subject's) when one is named, at most the limit."""
+    from floor.archive import Alert
+
+    with Archive(archive_url) as archive:
+        archive.alert([Alert("T1", 1, "k", "a"), Alert("T2", 2, "k", "b"), Alert("T2", 3, "k", "c")])
+        assert [i.detail for i in archive.feed(None)] == ["c", "b", "a"]
+        assert [i.detail for i in archive.feed(2)] == ["c", "b"]
+        assert [i.detail for i in archive.feed(1, "T2")] == ["c"]
+        assert [i.detail for i in archive.feed(None, "T1")] == ["a"]
+        assert archive.feed(None, "") == []  # a table named, even an empty name, is a filter
+        people = archive.people
+        people.add_staff("D1", "Ann", "dealer", actor="test")
+        people.add_staff("D2", "Bob", "dealer", actor="test")
+        people.set_active("D1", False, actor="test")
+        assert [e.subject for e in people.audit_log(last=2)] == ["staff:D2", "staff:D1"]  # oldest first
+        assert [e.action for e in people.audit_log(subject="staff:D1")] == ["staff_added", "staff_disabled"]

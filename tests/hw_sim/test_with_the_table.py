@@ -52,15 +52,10 @@ def _env() -> dict[str, str]:
     return env
 
 
-@pytest.mark.e2e
-def test_two_shoes_with_nine_players_and_faults_on_both_links_journal_equals_truth(tmp_path: Path) -> None:
-    shoe, spots, chips, truth, journal = (tmp_path / n for n in ("shoe", "spots", "chips.toml", "t.jsonl", "j.db"))
-    config = tmp_path / "config.toml"
-    config.write_text(f'[table]\ncommission = "shoe_end"\n\n[spots]\nchips = "{chips}"\n')
-    faults = [arg for name, rate in (FAULTS | WIRE_FAULTS).items() for arg in ("--fault", f"{name}={rate}")]
-    sim_args = ["--link", str(shoe), "--spots-link", str(spots), "--chips-out", str(chips), "--truth", str(truth)]
-    sim_args += ["--players", "9", "--pace", "0.05", "--decks", "1", "--shoes", "2", "--seed", "6"]
-    sim_args += ["--commission", "shoe_end", *faults]
+def _deal_through_the_daemon(tmp_path: Path, sim_args: list[str], config: Path, journal: Path) -> None:
+    """Run ``shoe-sim`` with ``sim_args`` (its ports ``shoe`` and ``spots`` and its ``chips.toml`` in
+    ``tmp_path``) and the real table process on them until the simulator has dealt; both must exit 0."""
+    shoe, spots, chips = tmp_path / "shoe", tmp_path / "spots", tmp_path / "chips.toml"
     with (tmp_path / "sim.log").open("wb") as log:
         sim = subprocess.Popen([sys.executable, "-m", "hw_sim.cli", *sim_args], stdout=log, stderr=log, env=_env())
     table = None
@@ -86,6 +81,18 @@ def test_two_shoes_with_nine_players_and_faults_on_both_links_journal_equals_tru
             if proc is not None and proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+@pytest.mark.e2e
+def test_two_shoes_with_nine_players_and_faults_on_both_links_journal_equals_truth(tmp_path: Path) -> None:
+    shoe, spots, chips, truth, journal = (tmp_path / n for n in ("shoe", "spots", "chips.toml", "t.jsonl", "j.db"))
+    config = tmp_path / "config.toml"
+    config.write_text(f'[table]\ncommission = "shoe_end"\n\n[spots]\nchips = "{chips}"\n')
+    faults = [arg for name, rate in (FAULTS | WIRE_FAULTS).items() for arg in ("--fault", f"{name}={rate}")]
+    sim_args = ["--link", str(shoe), "--spots-link", str(spots), "--chips-out", str(chips), "--truth", str(truth)]
+    sim_args += ["--players", "9", "--pace", "0.05", "--decks", "1", "--shoes", "2", "--seed", "6"]
+    sim_args += ["--commission", "shoe_end", *faults]
+    _deal_through_the_daemon(tmp_path, sim_args, config, journal)
     events = [json.loads(line) for line in truth.read_text().splitlines()]
     out = subprocess.run(
         [sys.executable, "-m", "controller.cli", "settle", "--journal", str(journal), "--json"],
@@ -129,31 +136,7 @@ def test_carded_players_through_the_real_table_every_visit_journaled_once_as_the
     config.write_text(f'[spots]\nchips = "{chips}"\n')
     sim_args = ["--link", str(shoe), "--spots-link", str(spots), "--chips-out", str(chips), "--truth", str(truth)]
     sim_args += ["--players", "6", "--uncarded", "1", "--pace", "0.05", "--decks", "1", "--shoes", "2", "--seed", "3"]
-    with (tmp_path / "sim.log").open("wb") as log:
-        sim = subprocess.Popen([sys.executable, "-m", "hw_sim.cli", *sim_args], stdout=log, stderr=log, env=_env())
-    table = None
-    try:
-        deadline = time.monotonic() + 15
-        while not (shoe.is_symlink() and spots.is_symlink() and chips.exists()):
-            assert sim.poll() is None and time.monotonic() < deadline, (tmp_path / "sim.log").read_text()
-            time.sleep(0.02)
-        run = ["run", "--config", str(config), "--port", str(shoe), "--spots", str(spots), "--journal", str(journal)]
-        with (tmp_path / "table.log").open("wb") as log:
-            table = subprocess.Popen(
-                [sys.executable, "-m", "controller.cli", *run, "--pin-factory", "mock", "--log-level", "info"],
-                stdout=log,
-                stderr=log,
-                env=_env(),
-            )
-        assert sim.wait(timeout=240) == 0, (tmp_path / "sim.log").read_text()
-        time.sleep(1.0)  # the table commits the last reports
-        table.terminate()
-        assert table.wait(timeout=30) == 0, (tmp_path / "table.log").read_text()
-    finally:
-        for proc in (sim, table):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+    _deal_through_the_daemon(tmp_path, sim_args, config, journal)
     events = [json.loads(line) for line in truth.read_text().splitlines()]
     said = Counter(
         (e["event"], e["seat"], e["player_ref"]) for e in events if e["event"] in ("player_in", "player_out")
