@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "history",
     "edges",
     "settle",
+    "slips",
     "journal",
     "check_config",
     "selftest",
