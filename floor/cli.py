@@ -16,6 +16,8 @@
   shoe-floor report --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
   shoe-floor ratings --archive URL [--table T] [--since ISO] [--open] [--decisions-per-hour N] [--json]
   shoe-floor cashlog --archive URL --day DATE [--json]
+  shoe-floor slips --archive URL [--table T] [--player REF] [--since ISO] [--open] [--window-minutes M]
+                   [--decisions-per-hour N] [--house-edge F] [--json]
   shoe-floor staff add|disable|enable|set-pin|set-badge|list --archive URL ...   (floor/people_cli.py)
   shoe-floor user add|disable|enable|unlock|set-password|list --archive URL ...
   shoe-floor audit --archive URL [--subject S] [--last N] [--json]
@@ -47,6 +49,8 @@ from commandline.keyfile import KeyFileError, read_key_file, write_key_file
 from commandline.stdout import drop_stdout
 from commandline.times import local_time_text
 from controller.game.notation import hand_text, money_text, result_text
+from controller.game.slips import DEFAULT_DECISIONS_PER_HOUR as SLIP_DECISIONS_PER_HOUR
+from controller.game.slips import DEFAULT_HOUSE_EDGE, PAUSE_WINDOW_SECONDS, Estimate, slip_line, slips_table
 from floor.accounting import (
     DEFAULT_DECISIONS_PER_HOUR,
     DEFAULT_LEAVE_AFTER_COUPS,
@@ -64,6 +68,7 @@ from floor.people_cli import add_parsers as add_people_parsers
 from floor.pit import Pit
 from floor.pit_auth import GateError, SessionRules
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, ShiftError, ShiftPlan, parse_time
+from floor.slips import floor_slips
 from floor.surveillance import ERROR_COUNTERS, Thresholds, stats_of
 from floor_protocol.addresses import AddressError, parse_broker, parse_host_port
 from floor_protocol.admission import MAX_RECORD_BYTES
@@ -300,6 +305,37 @@ def parser() -> argparse.ArgumentParser:
     cl.add_argument("--day", required=True, type=_day, metavar="DATE", help="the gaming day (the date it starts on)")
     cl.add_argument("--json", action="store_true", help="one JSON object per MTL entry, then one per player and day")
     cl.set_defaults(handler=cashlog)
+    sl = sub.add_parser(
+        "slips", help="rating slips from measured play: per player, visit and table (the tables' own, across tables)"
+    )
+    sl.add_argument("--archive", required=True)
+    sl.add_argument("--table", help="only this table's slips")
+    sl.add_argument("--player", metavar="REF", help="only this player's slips (the player_ref)")
+    sl.add_argument("--since", metavar="ISO", help="only the slips that ended at or after then")
+    sl.add_argument("--open", action="store_true", help="also the visits still seated, marked open")
+    sl.add_argument(
+        "--window-minutes",
+        type=_bounded(int, 0, 1440, "a whole number", "between 0 and 1440"),
+        default=PAUSE_WINDOW_SECONDS // 60,
+        metavar="M",
+        help=f"a player back within M minutes continues the visit (default {PAUSE_WINDOW_SECONDS // 60})",
+    )
+    sl.add_argument(
+        "--decisions-per-hour",
+        type=_bounded(int, 1, 1000, "a whole number", "between 1 and 1000"),
+        default=SLIP_DECISIONS_PER_HOUR,
+        metavar="N",
+        help=f"the usual estimate's assumed pace (default {SLIP_DECISIONS_PER_HOUR})",
+    )
+    sl.add_argument(
+        "--house-edge",
+        type=_bounded(float, 0.0, 0.5, "a number", "a fraction between 0 and 0.5"),
+        default=DEFAULT_HOUSE_EDGE,
+        metavar="F",
+        help=f"the usual estimate's assumed house edge (default {DEFAULT_HOUSE_EDGE})",
+    )
+    sl.add_argument("--json", action="store_true", help="one JSON object per slip (the table's fields, and table)")
+    sl.set_defaults(handler=slips)
     add_people_parsers(sub, _count)
     return p
 
@@ -858,6 +894,34 @@ def cashlog(args: argparse.Namespace) -> int:
     for t in totals:
         who = t.player_ref if t.player_ref is not None else f"uncarded, {t.table} seat {t.seat}"
         print(f"{who:<24} {money_text(t.cash):>12} {t.buy_ins:>7} {t.tables:>6}")
+    return 0
+
+
+def slips(args: argparse.Namespace) -> int:
+    """The rating slips across the tables (floor/slips.py), in the order they started."""
+    since = None if args.since is None else _time(args, "--since", args.since)
+    try:
+        estimate = Estimate(args.decisions_per_hour, args.house_edge)
+    except ValueError as exc:
+        raise UsageError(f"shoe-floor slips: {exc}") from None
+    with Archive(args.archive, create=False, read_only=True) as archive:
+        found = floor_slips(
+            archive,
+            table=args.table,
+            player=args.player,
+            since=since,
+            window_seconds=args.window_minutes * 60,
+            estimate=estimate,
+            include_open=args.open,
+        )
+    if args.json:
+        for slip in found:
+            sys.stdout.write(slip_line(slip, table=True) + "\n")
+        return 0
+    if not found:
+        print("no closed rating slips", file=sys.stderr)
+        return 0
+    sys.stdout.write("".join(line + "\n" for line in slips_table(found, with_table=True)))
     return 0
 
 

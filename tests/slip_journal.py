@@ -36,20 +36,24 @@ START = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 
 
 class _Clock:
-    def __init__(self) -> None:
-        self.now = START
+    def __init__(self, start: datetime) -> None:
+        self.start = self.now = start
 
     def __call__(self) -> str:
         return self.now.isoformat(timespec="milliseconds")
 
     def at(self, minutes: float) -> None:
-        self.now = START + timedelta(minutes=minutes)
+        self.now = self.start + timedelta(minutes=minutes)
 
 
-def slip_journal(path: Path) -> Journal:
-    """The journal described in the module's docstring (open: the caller closes it)."""
+def slip_journal(
+    path: Path, cards: tuple[str, str, str] = (CARD_A, CARD_B, CARD_C), start: datetime = START
+) -> Journal:
+    """The journal described in the module's docstring (open: the caller closes it); ``cards`` are the players
+    A, B and C, ``start`` the time of the shoe's start."""
+    card_a, card_b, card_c = cards
     journal = Journal.open(path)
-    clock = _Clock()
+    clock = _Clock(start)
     loop = TableLoop(
         TableState(table_rules(money(leave_after_coups=3))),
         journal,
@@ -92,23 +96,23 @@ def slip_journal(path: Path) -> Journal:
     clock.at(0)
     apply(NewShoePressed())
     clock.at(0.2)
-    apply(SeatCard(1, CARD_A, True))
-    apply(SeatCard(2, CARD_B, True))
+    apply(SeatCard(1, card_a, True))
+    apply(SeatCard(2, card_b, True))
     clock.at(0.3)
-    loop.handle(BuyInEntry(BuyIn(1, 50_000, Tender.CASH, CARD_A)))
+    loop.handle(BuyInEntry(BuyIn(1, 50_000, Tender.CASH, card_a)))
     loop.handle(BuyInEntry(BuyIn(3, 20_000, Tender.CASH, None)))  # uncarded: no slip
     placed: dict[tuple[int, Spot], bool] = {}
     for number, wagers in enumerate(coups, start=1):
         minute = float(number)
         clock.at(minute - 0.5)
         if number == 4:  # A moves from seat 1 to seat 4
-            apply(SeatCard(1, CARD_A, False))
+            apply(SeatCard(1, card_a, False))
             clock.at(minute - 0.4)
-            apply(SeatCard(4, CARD_A, True))
+            apply(SeatCard(4, card_a, True))
         if number == 5:
-            apply(SeatCard(5, CARD_C, True))
+            apply(SeatCard(5, card_c, True))
         if number == 14:  # B is back after a pause
-            apply(SeatCard(2, CARD_B, True))
+            apply(SeatCard(2, card_b, True))
         for seat, bets in sorted(wagers.items()):
             for bet, cents in bets:
                 spot(seat, bet, cents)
@@ -127,10 +131,10 @@ def slip_journal(path: Path) -> Journal:
             del placed[key]
         clock.at(minute + 0.3)
         if number == 4:
-            apply(SeatCard(2, CARD_B, False))
+            apply(SeatCard(2, card_b, False))
         if number == 5:
-            apply(SeatCard(4, CARD_A, False))
+            apply(SeatCard(4, card_a, False))
         if number == 15:
-            apply(SeatCard(2, CARD_B, False))
+            apply(SeatCard(2, card_b, False))
     loop.flush()
     return journal

@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from controller.commands import Subparsers, UsageError
 from controller.commands.history import _whole
 from controller.commands.journal import add_journal_argument, journal_path, open_read_only
-from controller.game.notation import money_text
 from controller.game.records import TableRecord
 from controller.game.slips import (
     DEFAULT_DECISIONS_PER_HOUR,
@@ -31,9 +30,9 @@ from controller.game.slips import (
     PAUSE_WINDOW_SECONDS,
     SLIP_KINDS,
     Estimate,
-    Slip,
     rating_slips,
     slip_line,
+    slips_table,
 )
 from controller.journal import Journal
 
@@ -107,42 +106,5 @@ def run(args: argparse.Namespace) -> int:
         which = "" if args.shoe is None else f" in shoe {args.shoe}"
         print(f"{path}: no closed rating slips{which}", file=sys.stderr)
         return 0
-    print_slips(slips, with_table=False)
+    sys.stdout.write("".join(line + "\n" for line in slips_table(slips)))
     return 0
-
-
-def print_slips(slips: list[Slip], *, with_table: bool) -> None:
-    """The slips as a table in dollars (the floor's with a table column)."""
-    out = sys.stdout
-    head = f"{'table':<10} " if with_table else ""
-    out.write(
-        f"{head}{'player':<16} {'seats':<8} {'start (UTC)':<19} {'end (UTC)':<19} {'rated':>6} {'paused':>6}"
-        f" {'coups':>5} {'dec/h':>6} {'handle':>11} {'avg bet':>9} {'theo':>10} {'estimate':>10} {'win':>11}"
-        f" {'buy-ins':>11}\n"
-    )
-    for s in slips:
-        d = s.to_dict()
-        pace = "-" if d["decisions_per_hour"] is None else f"{d['decisions_per_hour']:.0f}"
-        seats = ",".join(str(n) for n in s.seats) + ("*" if s.open else "")
-        cell = f"{s.table:<10} " if with_table else ""
-        out.write(
-            f"{cell}{s.player_ref:<16} {seats:<8} {_when(s.start):<19} {_when(s.end):<19}"
-            f" {_minutes_text(d['rated_seconds']):>6} {_minutes_text(d['paused_seconds']):>6} {s.coups:>5}"
-            f" {pace:>6} {money_text(s.handle_cents):>11} {money_text(s.avg_bet_cents):>9}"
-            f" {money_text(round(s.theo_h / 100)):>10} {money_text(round(s.estimated_theo_cents)):>10}"
-            f" {money_text(s.win_cents):>11} {money_text(s.buy_in_cents):>11}\n"
-        )
-    e = slips[0].estimate
-    out.write(
-        f"rated and paused in minutes; win is the player's (+ won); theo exact (the wagers' sum); estimate ="
-        f" avg bet x {e.decisions_per_hour} decisions/hour x rated hours x {e.house_edge:.4%} house edge"
-        f"{'; * still seated (open)' if any(s.open for s in slips) else ''}\n"
-    )
-
-
-def _when(at: str) -> str:
-    return at[:19].replace("T", " ")
-
-
-def _minutes_text(seconds: float) -> str:
-    return f"{seconds / 60:.0f}"

@@ -49,6 +49,7 @@ from controller.game.bodies import (
     WagerBody,
 )
 from controller.game.kinds import RecordKind
+from controller.game.notation import money_text
 from controller.game.records import TableRecord
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "micros_of",
     "rating_slips",
     "slip_line",
+    "slips_table",
 ]
 
 #: A player_out then a player_in of the same player within this many seconds continues the visit.
@@ -481,3 +483,31 @@ def micros_of_slip(slip: Slip) -> int:
         return micros_of(slip.start)
     except ValueError:
         return 0
+
+
+def slips_table(slips: list[Slip], *, with_table: bool = False) -> list[str]:
+    """The slips as the lines of a table in dollars (the floor's with a table column), and a line saying what
+    the columns mean."""
+    head = f"{'table':<10} " if with_table else ""
+    lines = [
+        f"{head}{'player':<16} {'seats':<8} {'start':<19} {'end':<19} {'rated':>6} {'paused':>6} {'coups':>5}"
+        f" {'dec/h':>6} {'handle':>11} {'avg bet':>9} {'theo':>10} {'estimate':>10} {'win':>11} {'buy-ins':>11}"
+    ]
+    for s in slips:
+        pace = "-" if s.decisions_per_hour is None else f"{s.decisions_per_hour:.0f}"
+        seats = ",".join(str(n) for n in s.seats) + ("*" if s.open else "")
+        cell = f"{s.table:<10} " if with_table else ""
+        lines.append(
+            f"{cell}{s.player_ref:<16} {seats:<8} {s.start[:19].replace('T', ' '):<19}"
+            f" {s.end[:19].replace('T', ' '):<19} {s.rated_us / 60 / _MICROS:>6.0f} {s.paused_us / 60 / _MICROS:>6.0f}"
+            f" {s.coups:>5} {pace:>6} {money_text(s.handle_cents):>11} {money_text(s.avg_bet_cents):>9}"
+            f" {money_text(round(s.theo_h / 100)):>10} {money_text(round(s.estimated_theo_cents)):>10}"
+            f" {money_text(s.win_cents):>11} {money_text(s.buy_in_cents):>11}"
+        )
+    e = slips[0].estimate if slips else Estimate()
+    lines.append(
+        "rated and paused in minutes; win is the player's (+ won); theo exact (the wagers' sum); estimate = avg bet"
+        f" x {e.decisions_per_hour} decisions/hour x rated hours x {e.house_edge:.2%} house edge"
+        + ("; * still seated (open)" if any(s.open for s in slips) else "")
+    )
+    return lines

@@ -149,6 +149,10 @@ class Archive:
         """Every archived record of ``table`` in seq order, as it was received."""
         return self._recall.records(table)
 
+    def records_of_kinds(self, kinds: Sequence[str], table: str | None = None) -> Iterator[TableRecord]:
+        """Every archived record of these kinds (of one ``table``, or all), table by table in seq order."""
+        return self._recall.of_kinds(kinds, table)
+
     def records_between(self, table: str, after: int, upto: int) -> list[TableRecord]:
         """``table``'s records with ``after`` < seq <= ``upto`` (:meth:`~floor.archive.recall.Recall.between`)."""
         return self._recall.between(table, after, upto)

@@ -70,6 +70,25 @@ class Recall:
             yield _record_of(row, row[10])
         self._store.conn.commit()
 
+    def of_kinds(self, kinds: Sequence[str], table: str | None = None, batch: int = 5000) -> Iterator[TableRecord]:
+        """Every archived record of these kinds (of one ``table``, or all), table by table in seq order, without
+        their signatures, read ``batch`` rows at a time (what the rating slips read: a month of a floor's
+        records is not held at once)."""
+        marks = ", ".join("?" for _ in kinds)
+        sql = f"SELECT {_RECORD_COLUMNS} FROM records WHERE kind IN ({marks})"
+        params: list[Any] = list(kinds)
+        if table is not None:
+            sql += ' AND "table" = ?'
+            params.append(table)
+        cur = self._store.conn.cursor()
+        try:
+            cur.execute(self._store.sql(sql + ' ORDER BY "table", seq'), params)
+            while rows := cur.fetchmany(batch):
+                for row in rows:
+                    yield _record_of(row)
+        finally:
+            self._store.conn.commit()
+
     def between(self, table: str, after: int, upto: int) -> list[TableRecord]:
         """``table``'s records with ``after`` < seq <= ``upto``, in seq order, without their signatures (what
         surveillance reads)."""
