@@ -67,7 +67,7 @@ def test_each_slips_handle_win_and_theo_are_the_sums_over_its_players_wagers(jou
             (b["coup"], b["seat"], b["bet"]): b["theo_cents"]
             for b in (json.loads(r.body) for r in j.records() if r.kind == "wager")
         }
-    seat_time = {
+    seat_time: dict[str, dict[int, Any]] = {
         CARD_A: {1: range(1, 4), 4: range(4, 6)},
         CARD_B: {2: [*range(1, 5), 14, 15]},
         CARD_C: {5: range(5, 16)},
