@@ -37,6 +37,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from controller.game.bodies import (
@@ -149,8 +150,14 @@ class _Stint:
     open: bool = True
     first_shoe: int = 0
     last_shoe: int = 0
-    coups: set[tuple[int, int]] = field(default_factory=set)
-    decisions: set[tuple[int, int]] = field(default_factory=set)
+    # coups and decisions counted as they come (a stint's coups come in order, so each is counted once), with
+    # the first and last decision kept to count a decision shared by two stints of a slip once (a seat move
+    # between a coup's lock and its declare)
+    coups: int = 0
+    decisions: int = 0
+    last_coup: tuple[int, int] | None = None
+    first_decision: tuple[int, int] | None = None
+    last_decision: tuple[int, int] | None = None
     wagers: int = 0
     unpriced: int = 0
     handle: int = 0
@@ -160,6 +167,21 @@ class _Stint:
 
     def close(self, at: str, us: int) -> None:
         self.end, self.end_us, self.open = at, max(us, self.start_us), False
+
+    def played(self, key: tuple[int, int]) -> None:
+        """A wager of coup ``key`` (shoe, coup) settled: a coup played, and a decision."""
+        if key != self.last_coup:
+            self.coups += 1
+            self.last_coup = key
+        self.decided(key)
+
+    def decided(self, key: tuple[int, int]) -> None:
+        """Coup ``key`` (shoe, coup) was dealt to the player: a decision."""
+        if key != self.last_decision:
+            self.decisions += 1
+            self.first_decision = self.first_decision or key
+            self.last_decision = key
+        self.shoe(key[0])
 
     def shoe(self, number: int) -> None:
         self.first_shoe = self.first_shoe or number
@@ -323,9 +345,7 @@ def _read(t: _Table, r: TableRecord, us: int, stints: list[_Stint], buy_ins: lis
                 owner.handle += s.stake
                 owner.net += s.net
                 owner.commission_owed += s.commission_owed
-                owner.coups.add((s.shoe, s.coup))
-                owner.decisions.add((s.shoe, s.coup))
-                owner.shoe(s.shoe)
+                owner.played((s.shoe, s.coup))
                 if theo is None:
                     owner.unpriced += 1
                 else:
@@ -334,8 +354,7 @@ def _read(t: _Table, r: TableRecord, us: int, stints: list[_Stint], buy_ins: lis
         if (c := CoupBody.read(r.body)) is not None and c.coup is not None and not c.set_aside:
             if c.declared:
                 for stint in t.seated.values():
-                    stint.decisions.add((c.shoe, c.coup))
-                    stint.shoe(c.shoe)
+                    stint.decided((c.shoe, c.coup))
             # the coup's settlements follow its record: keep its wagers, forget older ones (a void's)
             t.pending = {k: v for k, v in t.pending.items() if (k[0], k[1]) == (c.shoe, c.coup) and not c.void}
     elif kind == RecordKind.SHOE:
@@ -407,8 +426,11 @@ def _slip(visit: list[_Stint], table: str, buy_ins: tuple[int, int], estimate: E
     for s in here:
         if not seats or seats[-1] != s.seat:
             seats.append(s.seat)
-    coups = set().union(*(s.coups for s in here))
-    decisions = set().union(*(s.decisions for s in here))
+    shared = sum(
+        1
+        for before, after in pairwise(here)
+        if before.last_decision is not None and before.last_decision == after.first_decision
+    )
     shoes = [s.first_shoe for s in here if s.first_shoe] + [s.last_shoe for s in here if s.last_shoe]
     return Slip(
         table=table,
@@ -422,8 +444,8 @@ def _slip(visit: list[_Stint], table: str, buy_ins: tuple[int, int], estimate: E
         rated_us=rated,
         paused_us=max(0, end.end_us - start.start_us - rated),
         shoes=(min(shoes, default=0), max(shoes, default=0)),
-        coups=len(coups),
-        decisions=len(decisions),
+        coups=sum(s.coups for s in here),
+        decisions=sum(s.decisions for s in here) - shared,
         wagers=sum(s.wagers for s in here),
         unpriced_wagers=sum(s.unpriced for s in here),
         handle_cents=sum(s.handle for s in here),

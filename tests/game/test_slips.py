@@ -283,3 +283,18 @@ def test_every_players_handle_win_and_theo_are_the_sums_over_their_wagers(steps:
     # and only the visits still seated are open
     open_refs = {s.player_ref for s in rating_slips(t.records, include_open=True) if s.open}
     assert open_refs <= set(seated.values())
+
+
+def test_a_seat_move_between_a_lock_and_its_declare_counts_the_coup_once() -> None:
+    t = Table()
+    t.sit(0, 1, A)
+    t.play(1, 1, {1: (10_000, 10_000)})
+    t.wager(2, 2, 1, 10_000)  # coup 2 locked with A at seat 1 ...
+    t.leave(2.05, 1, A)
+    t.sit(2.06, 4, A)  # ... A moves to seat 4 before the declare
+    t.coup(2.1, 2)
+    t.settle(2.1, 2, 1, 10_000, -10_000)
+    t.play(3, 3, {4: (5_000, 5_000)})
+    t.leave(4, 4, A)
+    s = one(rating_slips(t.records), A)
+    assert (s.seats, s.coups, s.decisions, s.wagers, s.handle_cents) == ((1, 4), 3, 3, 3, 25_000)
