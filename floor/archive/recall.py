@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from controller.game.records import RecordKind, TableRecord, shape_coup
-from floor.archive.dialect import body_text
+from floor.archive.dialect import POSTGRES, body_text
 from floor.archive.store import Store
 
 #: The record kinds the archive's queries name (bound as plain text: a driver need not know the enum).
@@ -80,14 +80,17 @@ class Recall:
         if table is not None:
             sql += ' AND "table" = ?'
             params.append(table)
-        cur = self._store.conn.cursor()
+        # PostgreSQL: a server-side cursor (psycopg's plain one fetches every row at the execute)
+        conn: Any = self._store.conn  # psycopg's cursor() takes a name (the archive's Connection does not say so)
+        cur = conn.cursor(name="records_of_kinds") if self._store.dialect is POSTGRES else conn.cursor()
         try:
             cur.execute(self._store.sql(sql + ' ORDER BY "table", seq'), params)
             while rows := cur.fetchmany(batch):
                 for row in rows:
                     yield _record_of(row)
         finally:
-            self._store.conn.commit()
+            cur.close()
+            conn.commit()
 
     def between(self, table: str, after: int, upto: int) -> list[TableRecord]:
         """``table``'s records with ``after`` < seq <= ``upto``, in seq order, without their signatures (what
