@@ -378,12 +378,15 @@ def _stints(records: Iterable[TableRecord]) -> tuple[list[_Stint], list[_BuyIn]]
         t = tables.get(r.table)
         if t is None:
             t = tables[r.table] = _Table(r.table)
-        try:
-            us = micros_of(r.at)
-        except ValueError:
-            us = t.last_us  # a record whose time cannot be read counts at the time of the one before it
+        if r.at == t.last:  # the records of a coup share their stamps
+            us = t.last_us
         else:
-            t.last, t.last_us = r.at, max(us, t.last_us)
+            try:
+                us = micros_of(r.at)
+            except ValueError:
+                us = t.last_us  # a record whose time cannot be read counts at the time of the one before it
+            else:
+                t.last, t.last_us = r.at, max(us, t.last_us)
         if r.kind in _KINDS:
             _read(t, r, max(us, t.last_us), stints, buy_ins)
     for t in tables.values():
