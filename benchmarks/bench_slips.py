@@ -133,12 +133,14 @@ def main() -> int:
             rng = random.Random(25)
             stored = 0
             started = time.perf_counter()
-            with Archive(url) as archive, archive.repository.transaction() as tx:
-                for t in range(args.tables):
+            with Archive(url) as archive:
+                for t in range(args.tables):  # a transaction a table
                     rows = table_rows(t, args, rng)
-                    tx.cursor.executemany(tx.sql(_INSERT), rows)
+                    with archive.repository.transaction() as tx:
+                        tx.cursor.executemany(tx.sql(_INSERT), rows)
                     stored += len(rows)
-                tx.cursor.execute("ANALYZE")
+                with archive.repository.transaction() as tx:
+                    tx.cursor.execute("ANALYZE")
             filled = time.perf_counter() - started
             size = sum(f.stat().st_size for f in Path(tmp).glob("archive.db*")) if not args.postgres else 0
             t0 = time.perf_counter()

@@ -57,12 +57,22 @@ def add_slip_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--house-edge",
-        type=float,
+        type=_edge,
         default=DEFAULT_HOUSE_EDGE,
         metavar="F",
         help=f"the usual estimate's assumed house edge, a fraction (default {DEFAULT_HOUSE_EDGE})",
     )
     p.add_argument("--open", action="store_true", help="also the visits still seated at the end, marked open")
+
+
+def _edge(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
+    if not 0 <= value <= 0.5:
+        raise argparse.ArgumentTypeError(f"must be a fraction between 0 and 0.5, not {text[:40]}")
+    return value
 
 
 def _minutes(text: str) -> int:

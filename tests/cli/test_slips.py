@@ -118,8 +118,8 @@ def test_a_read_only_copy_in_a_read_only_folder_reads_and_nothing_is_written_bes
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["--house-edge", "2"], "house edge 2.0 is not a fraction"),
-        (["--house-edge", "much"], "--house-edge: invalid float value"),
+        (["--house-edge", "2"], "--house-edge: must be a fraction between 0 and 0.5"),
+        (["--house-edge", "much"], "--house-edge: not a number"),
         (["--decisions-per-hour", "0"], "decisions per hour 0 is not 1-1000"),
         (["--window-minutes", "-3"], "--window-minutes"),
     ],
