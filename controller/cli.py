@@ -17,8 +17,8 @@ import sys
 from typing import Any
 
 from commandline import Parser, UsageError
+from commandline.exits import run_command
 from commandline.extras import missing_extra, run_needing
-from commandline.stdout import drop_stdout
 from controller import __version__
 from controller.userfile import one_line
 
@@ -77,11 +77,13 @@ def _needs_extra(sub: Any, command: str, line: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    return run_command("shoe-controller", lambda: _main(argv))
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        code = run_needing(f"shoe-controller {args.command}", "table", lambda: int(args.handler(args)))
-        sys.stdout.flush()  # here, not at exit: a write error (> /dev/full) is then one line, not "Exception ignored"
-        return code
+        return run_needing(f"shoe-controller {args.command}", "table", lambda: int(args.handler(args)))
     except UsageError as exc:
         print(one_line(str(exc)), file=sys.stderr)
         return 2
@@ -89,17 +91,6 @@ def main(argv: list[str] | None = None) -> int:
         # Core validation errors (CardError, CompositionError, ConfigError ...) are user mistakes.
         print(one_line(f"shoe-controller: {exc}"), file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # the reader went away (``| head``): not an error
-        drop_stdout()
-        return 0
-    except OSError as exc:
-        # The output cannot be written (``> /dev/full``, a disk error): one line, not a traceback.
-        drop_stdout()
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(one_line(f"shoe-controller: {where}{exc.strerror or exc}"), file=sys.stderr)
-        return 1
 
 
 if __name__ == "__main__":

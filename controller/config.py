@@ -395,6 +395,23 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=False)
 
 
+class _Listening(_Section):
+    """A section with a ``bind = "HOST:PORT"`` listener (each declares its own field and default): its
+    :attr:`host` and :attr:`port`."""
+
+    if TYPE_CHECKING:
+        bind: str
+
+    @property
+    def host(self) -> str:
+        """The address to bind (without brackets for IPv6)."""
+        return _split_bind(self.bind)[0]
+
+    @property
+    def port(self) -> int:
+        return _split_bind(self.bind)[1]
+
+
 class LimitsSection(_Section):
     """``[table.limits]``: the table unit and the main-wager limits, in integer cents."""
 
@@ -548,7 +565,7 @@ class LcdSection(_Section):
     expander: Annotated[ExpanderName, _choice(ExpanderName)] = "PCF8574"
 
 
-class ScoreboardSection(_Section):
+class ScoreboardSection(_Listening):
     """``[scoreboard]``: the scoreboard web page."""
 
     enabled: Annotated[bool, PlainValidator(_bool)] = True
@@ -556,15 +573,6 @@ class ScoreboardSection(_Section):
     reveal: Annotated[RevealName, _choice(RevealName)] = "on_read"
     #: 莊 閒 和 beside Banker, Player and Tie on the page.
     bilingual: Annotated[bool, PlainValidator(_bool)] = False
-
-    @property
-    def host(self) -> str:
-        """The address to bind (without brackets for IPv6)."""
-        return _split_bind(self.bind)[0]
-
-    @property
-    def port(self) -> int:
-        return _split_bind(self.bind)[1]
 
 
 def _optional_bind(value: object) -> str:
@@ -585,20 +593,11 @@ class BoardSection(_Section):
         return _split_bind(self.dealer_listen) if self.dealer_listen else None
 
 
-class MetricsSection(_Section):
+class MetricsSection(_Listening):
     """``[metrics]``: the Prometheus endpoint (``/metrics``) of the table's health."""
 
     enabled: Annotated[bool, PlainValidator(_bool)] = False
     bind: Annotated[str, PlainValidator(_bind)] = "127.0.0.1:9108"
-
-    @property
-    def host(self) -> str:
-        """The address to bind (without brackets for IPv6)."""
-        return _split_bind(self.bind)[0]
-
-    @property
-    def port(self) -> int:
-        return _split_bind(self.bind)[1]
 
 
 class ServiceSection(_Section):

@@ -118,9 +118,7 @@ class TableMetrics:
         if journal_path is not None:
             path = os.fspath(journal_path)
             self.journal_bytes.set_function(lambda: _file_bytes(path))
-        self._server: Any = None
-        self._thread: threading.Thread | None = None
-        self.address: tuple[str, int] | None = None
+        self._endpoint = MetricsEndpoint(r)
 
     # -- what the table loop reports ---------------------------------------------------------------------
     def card_read(self, seconds_to_led: float) -> None:
@@ -164,10 +162,35 @@ class TableMetrics:
     def start(self, host: str, port: int) -> bool:
         """Serve ``/metrics`` on ``host:port`` (port 0: any free port, see :attr:`address`). A failure to bind
         is logged and returns False: the table deals on without metrics."""
+        return self._endpoint.start(host, port, "the table runs without metrics")
+
+    @property
+    def address(self) -> tuple[str, int] | None:
+        """``(host, port)`` served while started, else None."""
+        return self._endpoint.address
+
+    def stop(self) -> None:
+        """Stop the HTTP server and join its thread (idempotent)."""
+        self._endpoint.stop()
+
+
+class MetricsEndpoint:
+    """``GET /metrics`` of one registry over HTTP, on prometheus_client's own thread: the table's (for tools
+    and tests in one process) and the link process's. Started once, stopped idempotently."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.registry = registry
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self.address: tuple[str, int] | None = None
+
+    def start(self, host: str, port: int, without: str) -> bool:
+        """Serve on ``host:port`` (port 0: any free port, see :attr:`address`). A failure to bind is logged
+        with ``without`` (what runs on without metrics) and returns False."""
         try:
             self._server, self._thread = start_http_server(port, addr=host, registry=self.registry)
         except OSError as exc:
-            log.error("metrics: cannot serve on %s:%d (%s); the table runs without metrics", host, port, exc)
+            log.error("metrics: cannot serve on %s:%d (%s); %s", host, port, exc, without)
             return False
         bound = self._server.server_address
         self.address = (str(bound[0]), int(bound[1]))
@@ -178,6 +201,7 @@ class TableMetrics:
         """Stop the HTTP server and join its thread (idempotent)."""
         server, thread = self._server, self._thread
         self._server = self._thread = None
+        self.address = None
         if server is not None:
             server.shutdown()
             server.server_close()

@@ -13,9 +13,10 @@ the journal commands (:func:`check_regular`) and ``shoe-sim --script``/``--truth
 from __future__ import annotations
 
 import os
-import re
 import stat
 from typing import BinaryIO
+
+from commandline.exits import MAX_MESSAGE, one_line
 
 __all__ = [
     "MAX_MESSAGE",
@@ -29,8 +30,6 @@ __all__ = [
 ]
 
 MiB = 1024 * 1024
-#: Longest error line a command prints; the middle of a longer one (a megabyte "card" quoted back) is cut.
-MAX_MESSAGE = 400
 
 
 class UserFileError(ValueError):
@@ -142,20 +141,3 @@ def read_text(path: str | os.PathLike[str], *, limit: int, stdin: BinaryIO | Non
 
 def _os_reason(exc: OSError) -> str:
     return f"cannot read: {exc.strerror or exc}"
-
-
-#: A run of this many non-space characters in a message is a value quoted back (a megabyte "card"), not a
-#: word or a path: its middle is cut so that the words around it survive.
-_LONG_WORD = re.compile(r"\S{201,}")
-
-
-def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
-    """An error ``message`` as one line of at most ``limit`` characters: line breaks become spaces, the
-    middle of each overlong quoted value is cut, then the middle of a message still too long (its start
-    names the command and file, its end the problem)."""
-    text = " ".join(message.splitlines())
-    text = _LONG_WORD.sub(lambda m: f"{m[0][:40]}...{m[0][-20:]}", text)
-    if len(text) <= limit:
-        return text
-    keep = (limit - 5) // 2
-    return f"{text[:keep]} ... {text[-keep:]}"

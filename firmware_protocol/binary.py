@@ -176,13 +176,11 @@ def _heartbeat(p: bytes) -> Message:
 
 
 def _ack(p: bytes) -> Message:
-    need(p, 2, "ACK")
-    return Ack(_U16.unpack_from(p)[0])
+    return Ack(framing.read_seq(p, "ACK"))
 
 
 def _resend(p: bytes) -> Message:
-    need(p, 2, "RESEND")
-    return Resend(_U16.unpack_from(p)[0])
+    return Resend(framing.read_seq(p, "RESEND"))
 
 
 def _prompt(p: bytes) -> Message:

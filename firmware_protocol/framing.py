@@ -150,6 +150,15 @@ def need(p: bytes, size: int, name: str) -> None:
         raise BadPayload(f"{name} payload needs {size} bytes, got {len(p)}")
 
 
+_SEQ = struct.Struct(">H")
+
+
+def read_seq(p: bytes, name: str) -> int:
+    """The 16-bit sequence number that opens an ACK's or a RESEND's payload (both dialects' session messages)."""
+    need(p, _SEQ.size, name)
+    return int(_SEQ.unpack_from(p)[0])
+
+
 def read_text(p: bytes, at: int, name: str) -> tuple[str, int]:
     if at >= len(p):
         raise BadPayload(f"HELLO {name} length byte missing")

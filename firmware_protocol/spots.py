@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 from typing import Any
 
-from .framing import CRC_SIZE, HEADER_SIZE, BadPayload, Dialect, need, read_text
+from .framing import CRC_SIZE, HEADER_SIZE, BadPayload, Dialect, need, read_seq, read_text
 from .messages import Ack, Resend, Reset
 
 #: The version of the reader's protocol (the frame's version byte).
@@ -343,13 +343,11 @@ def _heartbeat(p: bytes) -> ReaderHeartbeat:
 
 
 def _ack(p: bytes) -> Ack:
-    need(p, 2, "ACK")
-    return Ack(_U16.unpack_from(p)[0])
+    return Ack(read_seq(p, "ACK"))
 
 
 def _resend(p: bytes) -> Resend:
-    need(p, 2, "RESEND")
-    return Resend(_U16.unpack_from(p)[0])
+    return Resend(read_seq(p, "RESEND"))
 
 
 def _window(p: bytes) -> Window:

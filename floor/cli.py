@@ -45,8 +45,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from commandline import Parser, UsageError
+from commandline.exits import run_command
 from commandline.keyfile import KeyFileError, read_key_file, write_key_file
-from commandline.stdout import drop_stdout
 from commandline.times import local_time_text
 from controller.game.notation import hand_text, money_text, result_text
 from controller.game.slips import DEFAULT_DECISIONS_PER_HOUR as SLIP_DECISIONS_PER_HOUR
@@ -926,17 +926,16 @@ def slips(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    return run_command("shoe-floor", lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = parser().parse_args(argv)
         return int(args.handler(args))
     except (UsageError, ArchiveError) as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # the reader went away (``| head``): not an error
-        drop_stdout()
-        return 0
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ from firmware_protocol.messages import (
 )
 from firmware_protocol.session import PromptReceived, ResetRequested, ShoeSession
 from hw_sim.dealer import Action, Draw, EndShoe, Press, PromptDealer, Role, SelfDealer
+from hw_sim.device import SessionDevice
 from hw_sim.faults import (
     AFTER_CARD_FAULTS,
     BYTE_FAULTS,
@@ -158,7 +159,7 @@ def _seqs_back(last: int, count: int) -> list[int]:
     return out[::-1]
 
 
-class ShoeSimulator:
+class ShoeSimulator(SessionDevice):
     """The software shoe's core. ``start`` (power on), then ``receive``/``poll`` with an injected clock."""
 
     def __init__(self, config: SimConfig, truth: TruthLog | None = None) -> None:
@@ -214,14 +215,6 @@ class ShoeSimulator:
     def disconnected(self) -> bool:
         """The line is dead (a ``disconnect`` fault): nothing goes out, nothing comes in."""
         return self._disconnected_until is not None
-
-    @property
-    def session_id(self) -> int | None:
-        return self.session.session_id if self.session is not None else None
-
-    @property
-    def unacked(self) -> int:
-        return self.session.unacked if self.session is not None else 0
 
     def start(self, now: float) -> None:
         """Power on: boot the firmware (binary) and open the first shoe."""

@@ -44,11 +44,12 @@ from firmware_protocol.spots import (
     Window,
     WindowState,
 )
+from hw_sim.device import SessionDevice
 
 SpotKey = tuple[int, SpotCode]
 
 
-class SpotReader:
+class SpotReader(SessionDevice):
     """A simulated bet-spot reader; see the module's docstring. ``seed`` draws the boot session ids."""
 
     def __init__(
@@ -92,14 +93,6 @@ class SpotReader:
         self._flags = ReaderFlags.NONE
 
     # -- power -------------------------------------------------------------------------------------------
-
-    @property
-    def session_id(self) -> int | None:
-        return self.session.session_id if self.session is not None else None
-
-    @property
-    def unacked(self) -> int:
-        return self.session.unacked if self.session is not None else 0
 
     def start(self, now: float) -> None:
         """Boot: a new session (HELLO; STATUS if a flag is set), then at once a full snapshot."""

@@ -135,3 +135,20 @@ def parse_cards(tokens: list[str] | tuple[str, ...]) -> list[Card]:
 def hand_total(cards: Sequence[Card]) -> int:
     """A hand's total: the sum of the card values mod 10."""
     return sum(c.value for c in cards) % 10
+
+
+class TwoHands:
+    """The totals of the Player's and the Banker's hands, for each class that holds both (a complete coup,
+    the table's view)."""
+
+    __slots__ = ()
+    player: tuple[Card, ...]
+    banker: tuple[Card, ...]
+
+    @property
+    def player_total(self) -> int:
+        return hand_total(self.player)
+
+    @property
+    def banker_total(self) -> int:
+        return hand_total(self.banker)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from controller.game.cards import Card, hand_total
+from controller.game.cards import Card, TwoHands, hand_total
 from controller.game.errors import CardNotDue, RulesViolation
 from controller.game.notation import hand_text, result_text
 from controller.game.tableau import TABLEAU
@@ -84,19 +84,11 @@ def next_due(player: Sequence[Card], banker: Sequence[Card]) -> Position | None:
 
 
 @dataclass(frozen=True, slots=True)
-class CoupResult:
+class CoupResult(TwoHands):
     """A complete coup: both hands and everything the payouts and the scoreboard need."""
 
     player: tuple[Card, ...]
     banker: tuple[Card, ...]
-
-    @property
-    def player_total(self) -> int:
-        return hand_total(self.player)
-
-    @property
-    def banker_total(self) -> int:
-        return hand_total(self.banker)
 
     @property
     def winner(self) -> Winner:

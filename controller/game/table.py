@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from controller.game.cards import Card, hand_total
+from controller.game.cards import Card, TwoHands
 from controller.game.cash import BuyIn, BuyInTaken, buy_in_refusal
 from controller.game.coup import Coup, CoupResult, Position, Winner
 from controller.game.notice import Notice as Notice
@@ -180,7 +180,7 @@ class Lamp(Enum):
 
 
 @dataclass(frozen=True)
-class TableView:
+class TableView(TwoHands):
     """Everything the sinks show, derived from the state. Equal states give equal views."""
 
     shoe_number: int
@@ -200,14 +200,6 @@ class TableView:
     #: The seats with a player's visit open, and each one's player_ref (the seats' card readers). Not in
     #: :meth:`to_dict` (the feed) yet: no screen shows it so far.
     players: tuple[tuple[int, str], ...] = ()
-
-    @property
-    def player_total(self) -> int:
-        return hand_total(self.player)
-
-    @property
-    def banker_total(self) -> int:
-        return hand_total(self.banker)
 
     @property
     def lamps(self) -> frozenset[Lamp]:

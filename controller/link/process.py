@@ -9,7 +9,7 @@ import logging
 import threading
 from typing import Any
 
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import CollectorRegistry
 
 from controller.companions import Companion, CompanionError
 from controller.config import Settings
@@ -18,6 +18,7 @@ from controller.feed.messages import Commit, Hello, Metrics, TableMessage, Updat
 from controller.feed.server import socket_paths
 from controller.link.floor_trouble import Trouble
 from controller.link.metrics import TableFamilies, link_gauges
+from controller.metrics import MetricsEndpoint
 from controller.notify import Notifier
 
 log = logging.getLogger(__name__)
@@ -47,9 +48,7 @@ class LinkProcess(Companion):
             )
         self.table_metrics = TableFamilies()
         self.registry: CollectorRegistry | None = None
-        self._server: Any = None
-        self._thread: threading.Thread | None = None
-        self.address: tuple[str, int] | None = None
+        self._endpoint: MetricsEndpoint | None = None
 
     def _on_message(self, message: TableMessage) -> None:
         floor = self.floor
@@ -76,14 +75,13 @@ class LinkProcess(Companion):
         r = self.registry = CollectorRegistry(auto_describe=False)
         r.register(self.table_metrics)
         link_gauges(r, self.floor, self.feed)
-        try:
-            self._server, self._thread = start_http_server(s.metrics.port, addr=s.metrics.host, registry=r)
-        except OSError as exc:
-            log.error("metrics: cannot serve on %s (%s); the link runs without them", s.metrics.bind, exc)
-            return
-        bound = self._server.server_address
-        self.address = (str(bound[0]), int(bound[1]))
-        log.info("metrics on http://%s:%d/metrics", self.address[0], self.address[1])
+        self._endpoint = MetricsEndpoint(r)
+        self._endpoint.start(s.metrics.host, s.metrics.port, "the link runs without them")
+
+    @property
+    def address(self) -> tuple[str, int] | None:
+        """``(host, port)`` of ``/metrics`` while served, else None."""
+        return self._endpoint.address if self._endpoint is not None else None
 
     def open(self) -> None:
         if self.settings.metrics.enabled:
@@ -99,10 +97,5 @@ class LinkProcess(Companion):
         self.feed.close()
         if self.floor is not None:
             self.floor.close()
-        server, thread = self._server, self._thread
-        self._server = self._thread = None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
+        if self._endpoint is not None:
+            self._endpoint.stop()
