@@ -325,6 +325,8 @@ def test_a_read_only_copy_reads(journal: Path, tmp_path: Path, wal: bool, as_roo
         history = run_script(["shoe-controller", "history", "--journal", str(copy), "--json"], prefix=prefix)
         assert history.returncode == 0, history.stderr
         assert [(c["shoe"], c["coup"]) for c in lines(history.stdout)][-1] == (2, 3)
+        slips = run_script(["shoe-controller", "slips", "--journal", str(copy), "--json"], prefix=prefix)
+        assert slips.returncode == 0 and slips.stderr == "", slips.stderr  # no players in it: no slips
         verify = run_script(["shoe-controller", "journal", "verify", "--journal", str(copy)], prefix=prefix)
         assert verify.returncode == 0, verify.stderr
         assert verify.stdout == f"{copy}: intact, {count} records\n"  # the WAL's records too
