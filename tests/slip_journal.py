@@ -7,7 +7,8 @@ minute from 20:00 UTC on 2026-12-01:
 * ``CARD_A`` sits at seat 1 and buys in $500 (cash) before the first coup, bets Banker $100 for three coups,
   takes the card out, and sits at seat 4 a minute later (a seat move): Player $50 for two coups, card out;
 * ``CARD_B`` sits at seat 2 and bets Player $25 for four coups, leaves (card out) after coup 4, and comes back
-  to seat 2 ten minutes later (a pause within the window) for two coups of Tie $5 and Banker $25, then leaves;
+  to seat 2 ten minutes later (a pause within the window) for two coups of Tie $5 and Banker $25, then takes
+  the card out between the last coup's lock and its declare;
 * seat 3 is uncarded: Banker $25 every coup, on no slip;
 * ``CARD_C`` sits at seat 5 at coup 5 and is still seated at the end (an open visit).
 """
@@ -123,6 +124,8 @@ def slip_journal(
         hand = (tens[0], nine, tens[1], tens[2]) if number % 3 else (nine, tens[0], tens[1], tens[2])
         for c in hand:
             apply(CardDrawn(Card.parse(c)))
+        if number == 15:  # B takes the card out between the lock and the declare: the coup is still B's
+            apply(SeatCard(2, card_b, False))
         clock.at(minute + 0.1)
         apply(DeclarePressed())
         clock.at(minute + 0.2)
@@ -134,7 +137,5 @@ def slip_journal(
             apply(SeatCard(2, card_b, False))
         if number == 5:
             apply(SeatCard(4, card_a, False))
-        if number == 15:
-            apply(SeatCard(2, card_b, False))
     loop.flush()
     return journal

@@ -6,7 +6,7 @@ repository, the people), all sharing one :class:`~floor.archive.store.Store`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from controller.game.records import TableRecord
@@ -149,9 +149,12 @@ class Archive:
         """Every archived record of ``table`` in seq order, as it was received."""
         return self._recall.records(table)
 
-    def records_of_kinds(self, kinds: Sequence[str], table: str | None = None) -> Iterator[TableRecord]:
-        """Every archived record of these kinds (of one ``table``, or all), table by table in seq order."""
-        return self._recall.of_kinds(kinds, table)
+    def records_of_kinds(
+        self, kinds: Sequence[str], table: str | None = None, after: int = 0, upto: int | None = None
+    ) -> Generator[TableRecord, None, None]:
+        """Every archived record of these kinds (of one ``table``, or all; of one table with ``after`` < seq <=
+        ``upto``), table by table in seq order (:meth:`~floor.archive.recall.Recall.of_kinds`)."""
+        return self._recall.of_kinds(kinds, table, after, upto)
 
     def records_between(self, table: str, after: int, upto: int) -> list[TableRecord]:
         """``table``'s records with ``after`` < seq <= ``upto`` (:meth:`~floor.archive.recall.Recall.between`)."""

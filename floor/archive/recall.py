@@ -6,7 +6,7 @@ coup as it was settled with the money records a dispute needs, a shoe's records 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
 from controller.game.records import RecordKind, TableRecord, shape_coup
@@ -70,16 +70,26 @@ class Recall:
             yield _record_of(row, row[10])
         self._store.conn.commit()
 
-    def of_kinds(self, kinds: Sequence[str], table: str | None = None, batch: int = 5000) -> Iterator[TableRecord]:
-        """Every archived record of these kinds (of one ``table``, or all), table by table in seq order, without
-        their signatures, read ``batch`` rows at a time (what the rating slips read: a month of a floor's
-        records is not held at once)."""
+    def of_kinds(
+        self,
+        kinds: Sequence[str],
+        table: str | None = None,
+        after: int = 0,
+        upto: int | None = None,
+        batch: int = 5000,
+    ) -> Generator[TableRecord, None, None]:
+        """Every archived record of these kinds (of one ``table``, or all; with ``after`` < seq <= ``upto``),
+        table by table in seq order, without their signatures, read ``batch`` rows at a time (what the rating
+        slips read: a month of a floor's records is not held at once)."""
         marks = ", ".join("?" for _ in kinds)
         sql = f"SELECT {_RECORD_COLUMNS} FROM records WHERE kind IN ({marks})"
         params: list[Any] = list(kinds)
         if table is not None:
-            sql += ' AND "table" = ?'
-            params.append(table)
+            sql += ' AND "table" = ? AND seq > ?'
+            params += [table, after]
+            if upto is not None:
+                sql += " AND seq <= ?"
+                params.append(upto)
         # PostgreSQL: a server-side cursor (psycopg's plain one fetches every row at the execute)
         conn: Any = self._store.conn  # psycopg's cursor() takes a name (the archive's Connection does not say so)
         cur = conn.cursor(name="records_of_kinds") if self._store.dialect is POSTGRES else conn.cursor()

@@ -48,8 +48,8 @@ def test_json_lines_are_the_closed_slips_with_the_issues_fields(journal: Path) -
         16_000,
         -6_000,
     )
-    assert b["paused_seconds"] == 552.0 and b["rated_seconds"] == 354.0  # away ten minutes: not rated
-    assert b["decisions_per_hour"] == 61.02 and b["open"] is False
+    assert b["paused_seconds"] == 552.0 and b["rated_seconds"] == 336.0  # away ten minutes: not rated
+    assert b["decisions_per_hour"] == 64.29 and b["open"] is False
     assert a["estimate"] == {
         "decisions_per_hour": 70,
         "house_edge": 0.0106,

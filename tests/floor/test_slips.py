@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from controller.game.records import TableRecord
+from controller.game.slips import slip_line
 from controller.journal import Journal
 from floor.archive import Archive
+from floor.slips import floor_slips, player_records
 from tests.console import Result, run_main
 from tests.floor.conftest import shoe_floor
 from tests.slip_journal import CARD_A, CARD_B, CARD_C, START, slip_journal
@@ -102,3 +104,28 @@ def test_bad_input_is_one_line(archive_url: str, args: list[str], said: str) -> 
     Archive(archive_url).close()
     r = shoe_floor("slips", "--archive", archive_url, *args)
     assert r.returncode == 2 and said in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.dialects
+def test_one_players_slips_read_only_where_they_sat_are_the_same_slips(
+    archive_url: str, journals: tuple[Path, Path]
+) -> None:
+    """``--player REF`` reads the player's tables between their first record and the coup after their last
+    (floor.slips.player_records): the same lines as every slip filtered to that player, open ones included."""
+    t1, t2 = journals
+    with Archive(archive_url) as a:
+        a.store(records(t1, "T1"))
+        a.store(records(t2, "T2"))
+        every = floor_slips(a, include_open=True)
+        refs = {s.player_ref for s in every}
+        assert refs == {CARD_A, CARD_B, CARD_C, CARD_D, CARD_E}
+        for ref in sorted(refs):
+            for include_open in (False, True):
+                want = [slip_line(s, table=True) for s in every if s.player_ref == ref and (include_open or not s.open)]
+                got = [slip_line(s, table=True) for s in floor_slips(a, player=ref, include_open=include_open)]
+                assert got == want, ref
+        # ... and reads less: T2's money is not read for A, who never sat there
+        seen = {(r.table, r.kind) for r in player_records(a, CARD_A)}
+        assert ("T2", "wager") not in seen and ("T1", "wager") in seen
+        a_money = [r for r in player_records(a, CARD_A) if r.kind == "wager"]
+        assert len(a_money) < sum(1 for r in a.records("T1") if r.kind == "wager")
