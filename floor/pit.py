@@ -57,6 +57,7 @@ from floor.archive import Archive
 from floor.pit_auth import Gate, SessionRules, Visitor, admit, check_bind, post
 from floor.pit_intake import MAX_ALERT_BYTES, Refused, body_ok, followable, read_alert, read_record, read_status
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftPlan, parse_time
+from floor.slips import floor_slips, player_buy_ins
 from floor_protocol.addresses import parse_broker
 from floor_protocol.admission import MAX_RECORD_BYTES
 from floor_protocol.state import StateError, TableStateMessage, parse_state
@@ -70,11 +71,13 @@ STATIC_DIR = Path(__file__).with_name("static")
 STATIC_FILES: Mapping[str, str] = {
     "pit.html": "text/html; charset=utf-8",
     "table.html": "text/html; charset=utf-8",
+    "player.html": "text/html; charset=utf-8",
     "pit.css": "text/css; charset=utf-8",
     "signin.css": "text/css; charset=utf-8",
     "items.js": "text/javascript; charset=utf-8",
     "pit.js": "text/javascript; charset=utf-8",
     "table.js": "text/javascript; charset=utf-8",
+    "player.js": "text/javascript; charset=utf-8",
 }
 #: Tables the pit keeps a tile for (a floor has tens); more are counted and shown as ignored.
 MAX_TABLES = 200
@@ -110,6 +113,11 @@ def _ms(at: object) -> int | None:
 
 def valid_table(name: str) -> bool:
     return is_level(name)
+
+
+def valid_player(ref: str) -> bool:
+    """A player_ref as the records carry it: a card's UID, 16 upper-case hex digits."""
+    return len(ref) == 16 and all(c in "0123456789ABCDEF" for c in ref)
 
 
 def initial_feed(archive: Archive, limit: int = FEED_SIZE, table: str | None = None) -> list[dict[str, Any]]:
@@ -597,6 +605,21 @@ class Pit:
             out["money"] = None if tile is None or tile.money is None else tile.money.to_dict()
         return out
 
+    def player_page(self, ref: str) -> dict[str, Any]:
+        """A player's page: their rating slips at every table (the open visit's too), grouped by visit, and
+        their buy-ins (floor/slips.py; the same slips as ``shoe-floor slips --player REF --open``)."""
+        with self.archive_lock:
+            slips = floor_slips(self.archive, player=ref, include_open=True)
+            buy_ins = player_buy_ins(self.archive, ref)
+        visits: dict[str, list[dict[str, Any]]] = {}
+        for slip in slips:
+            visits.setdefault(slip.visit_start, []).append(slip.to_dict() | {"table": slip.table})
+        return {
+            "player_ref": ref,
+            "visits": [{"start": start, "slips": listed} for start, listed in visits.items()],
+            "buy_ins": buy_ins,
+        }
+
     def recall(self, table: str, shoe: int, coup: int) -> dict[str, Any] | None:
         """A coup as a dispute needs it (:meth:`floor.archive.Archive.recall`: the cards, the totals, the flags,
         the record's seq and hash, and the coup's money records), the money records not of their shape left out
@@ -781,6 +804,8 @@ class _PitHandler(BoardHandler):
             self._send(HTTPStatus.OK, *static["pit.html"], head=head)
         elif path.startswith("/table/") and valid_table(unquote(path[len("/table/") :])):
             self._send(HTTPStatus.OK, *static["table.html"], head=head)
+        elif path.startswith("/player/") and valid_player(unquote(path[len("/player/") :])):
+            self._send(HTTPStatus.OK, *static["player.html"], head=head)
         elif path.startswith("/static/") and path[len("/static/") :] in static:
             self._send(HTTPStatus.OK, *static[path[len("/static/") :]], head=head)
         elif path == "/api/pit":
@@ -797,8 +822,21 @@ class _PitHandler(BoardHandler):
             self._send(HTTPStatus.OK, text, "text/plain; version=0.0.4; charset=utf-8", head=head)
         elif path.startswith("/api/table/"):
             self._table(unquote(path[len("/api/table/") :]), parse_qs(query), head)
+        elif path.startswith("/api/player/"):
+            self._player(unquote(path[len("/api/player/") :]), head)
         else:
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8", head=head)
+
+    def _player(self, ref: str, head: bool) -> None:
+        server: Any = self.server
+        pit: Pit = server.pit
+        if not valid_player(ref):
+            self._json(HTTPStatus.NOT_FOUND, {"error": "a player is their card's UID: 16 hex digits"}, head)
+            return
+        visitor: Visitor = self.visitor
+        if visitor.user is not None and not head:
+            pit.gate.audit(visitor.user, "player", f"player:{ref}", str(self.client_address[0]))
+        self._json(HTTPStatus.OK, pit.player_page(ref), head)
 
     def _table(self, rest: str, query: dict[str, list[str]], head: bool) -> None:
         server: Any = self.server

@@ -325,7 +325,7 @@ def admit(gate: Gate, handler: Any, path: str, query: str, head: bool) -> Visito
 
 def _is_page(path: str) -> bool:
     """A page a person opens (sent to the sign-in form when signed out), as against an API or a file."""
-    return path in ("/", "/index.html") or path.startswith("/table/")
+    return path in ("/", "/index.html") or path.startswith(("/table/", "/player/"))
 
 
 def signin_page(

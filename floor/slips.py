@@ -55,6 +55,17 @@ def floor_slips(
     ]
 
 
+def player_buy_ins(archive: Archive, ref: str) -> list[dict[str, object]]:
+    """Every buy-in of one carded player, at every table, in each table's order (the pit's player page)."""
+    out: list[dict[str, object]] = []
+    for r in archive.records_of_kinds((RecordKind.BUY_IN.value,)):
+        b = BuyInBody.read(r.body)
+        if b is not None and b.player_ref == ref:
+            out.append({"table": r.table, "at": r.at, "shoe": b.shoe, "coup": b.coup, "seat": b.seat,
+                        "cents": b.cents, "tender": b.tender})  # fmt: skip
+    return out
+
+
 def _mentions(r: TableRecord, ref: str) -> bool:
     if r.kind == RecordKind.PLAYER_IN:
         body: PlayerInBody | BuyInBody | None = PlayerInBody.read(r.body)
