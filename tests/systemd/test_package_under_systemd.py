@@ -176,12 +176,13 @@ def commands_on_the_path(m: Machine) -> None:
     assert floor.returncode != 127 and "command not found" not in floor.stderr, floor.stderr
 
 
-def start_sim(m: Machine, seed: int) -> None:
+def start_sim(m: Machine, seed: int, pace: float = 0.3) -> None:
+    """The simulated shoe as a transient unit: ``pace`` seconds a card (0.3 leaves the upgrade time mid-shoe)."""
     m.sh(
         "rm -rf /var/lib/shoe-sim; systemctl reset-failed shoe-sim 2>/dev/null;"
         " systemd-run --quiet --unit=shoe-sim -p User=shoe-controller -p RuntimeDirectory=shoe-sim"
         f" -p StateDirectory=shoe-sim {VENV}/bin/shoe-sim --link {SIM_LINK} --truth /var/lib/shoe-sim/truth.jsonl"
-        f" --decks 2 --pace 0.3 --seed {seed}"
+        f" --decks 2 --pace {pace} --seed {seed}"
     )
     m.wait_for("the simulated shoe's link", lambda: m.sh(f"test -e {SIM_LINK}", check=False).returncode == 0, 30)
 
@@ -277,7 +278,7 @@ def test_install_upgrade_mid_shoe_remove_and_purge_the_package(machine: Machine,
     assert m.sh(f"stat -c '%a %U %G' {STATE}").stdout.strip() == "750 shoe-controller shoe-controller"
     commands_on_the_path(m)
     m.sh(f"cat > /etc/shoe-controller/config.toml <<'TOML'\n{CONFIG}TOML")
-    start_sim(m, seed=9)
+    start_sim(m, seed=9, pace=0.05)  # nothing to do mid-shoe: a whole shoe dealt, quickly
     m.sh(f"systemctl enable --now {UNIT}", timeout=60)
     m.wait_for("the fresh shoe dealt out", lambda: m.show("shoe-sim", "ActiveState") != "active", 300)
     m.sh(f"systemctl stop {UNIT}")

@@ -103,7 +103,8 @@ def _in_a_chroot() -> bool:
     return (ours.st_dev, ours.st_ino) != (system.st_dev, system.st_ino)
 
 
-def _require() -> None:
+def unavailable() -> str | None:
+    """Why this machine cannot boot the test container (one line), or None when it can."""
     missing = [tool for tool in ("systemd-nspawn", "debootstrap", "nsenter") if shutil.which(tool) is None]
     reasons = [f"{', '.join(missing)} not found: run scripts/install-system-deps"] if missing else []
     if os.geteuid() != 0:
@@ -114,11 +115,16 @@ def _require() -> None:
     elif _in_a_chroot():
         # an overlay mounted as a chroot's / is a mount point, and the container still does not boot in it
         reasons.append("this is a chroot (/ is not PID 1's): systemd-nspawn cannot boot a container here")
-    if not reasons:
+    return "; ".join(reasons) or None
+
+
+def _require() -> None:
+    reason = unavailable()
+    if reason is None:
         return
     if os.environ.get("CI", "").lower() in ("true", "1"):
-        pytest.fail("; ".join(reasons) + "; CI=true, so this fails instead of skipping")
-    pytest.skip("; ".join(reasons))
+        pytest.fail(reason + "; CI=true, so this fails instead of skipping")
+    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
