@@ -78,6 +78,10 @@ def test_a_players_visit_across_two_tables_with_its_slips(browser: Any, setup: S
             assert cells[8] == money_text(s.handle_cents)
             assert cells[12] == ("+" if s.win_cents > 0 else "") + money_text(s.win_cents)
             assert r["font"] >= 11
+        spill = page.evaluate(
+            "() => { const p = document.querySelector('.visits-panel'); return p.scrollWidth - p.clientWidth; }"
+        )
+        assert spill <= 0, "the slips spill out of their panel"
         assert page.locator('[data-testid="skipped"]').is_hidden()
         assert (
             page.locator('[data-testid="player-summary"]').inner_text() == "2 slips, 1 buy-in ($500)"
