@@ -714,7 +714,7 @@ class BadgeRefusedBody(RecordBody):
     shoe: Number
     coup: Number
     badge: Badge
-    reason: RefusedWhyName
+    why: RefusedWhyName
     staff_as_of: Text = Field(description="the staff list the table looked in (empty: none verified yet)")
 
 

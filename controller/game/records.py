@@ -538,7 +538,7 @@ def player_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
 STAFF_FIELDS: dict[RecordKind, tuple[str, ...]] = {
     RecordKind.DEALER_IN: ("shoe", "coup", "staff_id", "role", "badge", "staff_as_of"),
     RecordKind.DEALER_OUT: ("shoe", "coup", "staff_id", "reason"),
-    RecordKind.BADGE_REFUSED: ("shoe", "coup", "badge", "reason", "staff_as_of"),
+    RecordKind.BADGE_REFUSED: ("shoe", "coup", "badge", "why", "staff_as_of"),
 }
 
 
@@ -554,7 +554,7 @@ def staff_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
         return RecordKind.DEALER_OUT, out.to_body()
     if isinstance(n, BadgeRefused):
         refused = BadgeRefusedBody(
-            shoe=n.shoe, coup=n.coup, badge=n.badge, reason=n.reason.value, staff_as_of=n.staff_as_of
+            shoe=n.shoe, coup=n.coup, badge=n.badge, why=n.reason.value, staff_as_of=n.staff_as_of
         )
         return RecordKind.BADGE_REFUSED, refused.to_body()
     return None

@@ -169,7 +169,7 @@ class Daemon:
         )
         sinks.append(feed)  # close_sinks() closes it
         # The last staff list the table verified, kept beside the journal: badges work while the floor is away.
-        staff = StaffListKeeper(staff_list_path(s.journal.path), s.floor.floor_key(), s.floor.site)
+        staff = StaffListKeeper(staff_list_path(s.journal.path), s.floor.floor_key())
         staff.load()
         ports: list[ShoePort | ReaderPort] = [ShoePort(wire, self.link.write, self.link)]  # the loop waits on it
         if reader is not None:

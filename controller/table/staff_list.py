@@ -3,7 +3,8 @@
 The floor publishes its site's staff list (``floor_protocol/staff.py``: staff ids, roles, badge UIDs, PIN hashes;
 never a name), signed with the floor's key, retained on ``baccarat/<site>/floor/staff``. The link process hears
 it, verifies it and hands it on over ``link.sock``; the table (this module, in the table process, which has no
-network) verifies it again with ``[floor] floor_public_key`` and for its own ``[floor] site``, and keeps the last
+network) verifies it again with ``[floor] floor_public_key`` (the site is the link's to choose: it reads only its
+own site's topic and refuses another site's list; the table's process is not told the site), and keeps the last
 one it verified in a file beside the journal (:func:`staff_list_path`), written whole and renamed into place, so
 that a table restarted while the floor is away still knows its staff. A list refused (a bad signature, another
 site) is said in one line and counted (:attr:`StaffListKeeper.refused`); the list kept stays.
@@ -46,7 +47,7 @@ def _roster(staff: StaffList | None) -> Roster:
 class StaffListKeeper:
     """The staff list the table believes (None: none verified yet), its file, and the lists refused by reason."""
 
-    def __init__(self, path: Path | None, floor_key: Ed25519PublicKey | None, site: str) -> None:
+    def __init__(self, path: Path | None, floor_key: Ed25519PublicKey | None, site: str | None = None) -> None:
         self.path = path
         self.floor_key = floor_key
         self.site = site
@@ -92,7 +93,7 @@ class StaffListKeeper:
         if self.floor_key is None:
             self._refuse("no_floor_key", f"staff list {where} refused: [floor] floor_public_key is not set")
             return False
-        if staff.site != self.site:
+        if self.site is not None and staff.site != self.site:
             self._refuse(
                 "wrong_site", f"staff list {where} refused: it is site {staff.site[:40]!r}'s, not {self.site!r}"
             )

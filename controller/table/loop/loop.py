@@ -266,7 +266,7 @@ class TableLoop:
         #: Buy-ins refused because the table cannot take them (a seat not on it ...), each said in one line.
         self.buy_ins_refused = 0
         #: The staff list (verified, kept on disk) and the dealer on duty (controller.game.staff).
-        self.staff = config.staff if config.staff is not None else StaffListKeeper(None, None, "")
+        self.staff = config.staff if config.staff is not None else StaffListKeeper(None, None)
         self.duty = config.duty if config.duty is not None else DutyBook()
         self.clock = config.clock
         self.watchdog = config.watchdog
