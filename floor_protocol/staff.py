@@ -77,7 +77,7 @@ class _Body(BaseModel):
     v: Literal[1]
     site: Annotated[str, Field(pattern=f"^{LEVEL_PATTERN.pattern}$")]
     as_of: Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[0-9T:.+\-Z ]+$")]
-    staff: Annotated[tuple[StaffEntry, ...], Field(max_length=MAX_STAFF)]
+    staff: Annotated[list[StaffEntry], Field(max_length=MAX_STAFF)]
     sig: Annotated[str, Field(min_length=SIGNATURE_CHARS, max_length=SIGNATURE_CHARS)]
 
 
@@ -156,4 +156,4 @@ def parse_staff(payload: bytes | str | dict[str, Any]) -> StaffList:
     badges = [e.badge for e in body.staff if e.badge is not None]
     if len(set(badges)) != len(badges):
         raise StaffListError("staff list: a badge twice")
-    return StaffList(body.site, body.as_of, body.staff, body.sig)
+    return StaffList(body.site, body.as_of, tuple(body.staff), body.sig)
