@@ -67,6 +67,8 @@ class Fault(Enum):
     UNDERPAY = "underpay"
     OVERPAY = "overpay"
     LOSER_NOT_TAKEN = "loser_not_taken"
+    # the staff at the table (hw_sim/money.py, ``--dealer-swap``)
+    UNKNOWN_BADGE = "unknown_badge"
 
 
 BYTE_FAULTS = frozenset({Fault.CORRUPT, Fault.DROP})
@@ -79,7 +81,15 @@ AFTER_CARD_FAULTS = frozenset({Fault.DISCONNECT, Fault.REBOOT, Fault.MISDRAW, Fa
 READ_FAULTS = frozenset({Fault.DROPPED_READ, Fault.DUPLICATE_READ, Fault.GHOST_READ})
 #: Faults of the players and the dealer with the chips (scripted by coup, not by card).
 MONEY_FAULTS = READ_FAULTS | frozenset(
-    {Fault.LATE_BET, Fault.PULLED_BET, Fault.UNKNOWN_CHIP, Fault.UNDERPAY, Fault.OVERPAY, Fault.LOSER_NOT_TAKEN}
+    {
+        Fault.LATE_BET,
+        Fault.PULLED_BET,
+        Fault.UNKNOWN_CHIP,
+        Fault.UNDERPAY,
+        Fault.OVERPAY,
+        Fault.LOSER_NOT_TAKEN,
+        Fault.UNKNOWN_BADGE,
+    }
 )
 
 UNIT: dict[Fault, str] = (
@@ -89,6 +99,7 @@ UNIT: dict[Fault, str] = (
     | {f: "spot read" for f in READ_FAULTS}
     | {Fault.LATE_BET: "seat and coup", Fault.PULLED_BET: "seat and coup", Fault.UNKNOWN_CHIP: "stack placed"}
     | {Fault.UNDERPAY: "winning wager", Fault.OVERPAY: "winning wager", Fault.LOSER_NOT_TAKEN: "losing wager"}
+    | {Fault.UNKNOWN_BADGE: "coup (with --dealer-swap)"}
 )
 
 
