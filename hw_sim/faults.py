@@ -88,9 +88,10 @@ MONEY_FAULTS = READ_FAULTS | frozenset(
         Fault.UNDERPAY,
         Fault.OVERPAY,
         Fault.LOSER_NOT_TAKEN,
-        Fault.UNKNOWN_BADGE,
     }
 )
+#: Faults of the staff's badges (``--dealer-swap``), scripted by coup as the money's are.
+STAFF_FAULTS = frozenset({Fault.UNKNOWN_BADGE})
 
 UNIT: dict[Fault, str] = (
     {f: "byte" for f in BYTE_FAULTS}
@@ -157,7 +158,7 @@ def parse_script(lines: Iterable[str], source: str = "script") -> list[ScriptedF
             raise FaultSpecError(where, exc.reason) from None
         if shoe is not None and not _whole(shoe):
             raise FaultSpecError(where, "shoe must be a whole number from 1")
-        if fault in MONEY_FAULTS:
+        if fault in MONEY_FAULTS | STAFF_FAULTS:
             out.append(_money_entry(obj, fault, shoe, where))
             continue
         at = obj.get("at_card")
