@@ -6,8 +6,9 @@ accident.
 
 Version 4 added the players' kinds and inputs (a third journal, ``every_player``) and the buy-ins (a fourth,
 ``every_cash``) and the staff's (a fifth, ``every_staff``) and changed no byte of an older kind: the first two
-journals' stored bodies and hashes are what they were, and so is every record they publish but for its ``v`` (the version the table speaks): their published
-digests are taken with ``v`` set back to the version they were pinned at."""
+journals' stored bodies and hashes are what they were, and so is every record they publish but for its ``v`` (the
+version the table speaks): their published digests are taken with ``v`` set back to the version they were pinned
+at."""
 
 from __future__ import annotations
 
