@@ -12,7 +12,8 @@
   shoe-floor verify --archive URL [--table T] [--json]
   shoe-floor alerts --archive URL [--table T] [--last N] [--json]
   shoe-floor errors --archive URL [--table T] [--hours N] [--json]
-  shoe-floor faults --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
+  shoe-floor faults --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--by-dealer]
+                    [--json]
   shoe-floor report --archive URL [--table T] --from ISO --to ISO [--shifts HH:MM,...] [--zone IANA] [--json]
   shoe-floor ratings --archive URL [--table T] [--since ISO] [--open] [--decisions-per-hour N] [--json]
   shoe-floor cashlog --archive URL --day DATE [--json]
@@ -63,6 +64,7 @@ from floor.archive import SQLITE, Archive, ArchiveError, ArchiveLost, parse_url
 from floor.cash_watch import DEFAULT_GAMING_DAY_START, CashThresholds, cash_day, day_line, gaming_days, mtl_line
 from floor.collector import Collector, Settings
 from floor.counting import DEFAULT_THRESHOLD
+from floor.dealer_faults import DEALER_KINDS, dealer_faults
 from floor.money_watch import fault_rates
 from floor.people_cli import add_parsers as add_people_parsers
 from floor.pit import Pit
@@ -271,6 +273,11 @@ def parser() -> argparse.ArgumentParser:
     )
     _shift_range_options(mf, "the shifts counted")
     mf.add_argument("--json", action="store_true", help="one JSON object per table and shift")
+    mf.add_argument(
+        "--by-dealer",
+        action="store_true",
+        help="per dealer on duty (the tables' dealer_in/dealer_out records): coups, misdraws, mispays, past-posts",
+    )
     mf.set_defaults(handler=faults)
     v = sub.add_parser(
         "verify", help="every record's hash chain and signature: one line per problem; exit 1 on a problem"
@@ -763,6 +770,8 @@ def faults(args: argparse.Namespace) -> int:
     """The money's faults surveillance counts per table and quarter hour, added up per shift, with their rates
     per 100 coups and per 1,000 wagers: what a ``money_faults`` alert was judged on."""
     plan, start, end = _shift_range(args)
+    if args.by_dealer:
+        return _faults_by_dealer(args, plan, start, end)
     with Archive(args.archive, create=False, read_only=True) as archive:
         rows = fault_rates(archive, plan, start, end, args.table)
     if args.json:
@@ -777,6 +786,25 @@ def faults(args: argparse.Namespace) -> int:
             f"{r.shift.name:<24} {r.table:<12} {c['coups']:>5} {c['wagers']:>6} {c['past_posts']:>9}"
             f" {c['pulled_bets']:>6} {c['mispays']:>6} {money_text(c['mispay_cents']):>11}"
             f" {c['foreign_chips']:>7} {c['stolen_chips']:>6}"
+        )
+    return 0
+
+
+def _faults_by_dealer(args: argparse.Namespace, plan: ShiftPlan, start: datetime, end: datetime) -> int:
+    """``faults --by-dealer``: each dealer's coups and faults per table and shift (floor/dealer_faults.py)."""
+    with Archive(args.archive, create=False, read_only=True) as archive:
+        rows = dealer_faults(archive.records_of_kinds(DEALER_KINDS, args.table), plan, start, end, args.table)
+    if args.json:
+        return _json_lines(row.to_dict() for row in rows)
+    if not rows:
+        print("no coups or faults in that time", file=sys.stderr)
+        return 0
+    print(f"{'shift':<24} {'table':<12} {'dealer':<12} coups misdraw past-post mispay {'mispaid':>11} void")
+    for r in rows:
+        c = r.counts
+        print(
+            f"{r.shift.name:<24} {r.table:<12} {r.dealer or '(none)':<12} {c['coups']:>5} {c['misdraws']:>7}"
+            f" {c['past_posts']:>9} {c['mispays']:>6} {money_text(c['mispay_cents']):>11} {c['voids']:>4}"
         )
     return 0
 

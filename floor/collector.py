@@ -65,7 +65,8 @@ from floor_protocol.ack import Ack
 from floor_protocol.addresses import Broker, parse_broker
 from floor_protocol.admission import MAX_RECORD_BYTES, AdmissionError, Limits, admit_json
 from floor_protocol.signing import parse_public_key, record_message, verify
-from floor_protocol.topics import Leaf, alert_topic, filter_of, parse_topic, shared, table_topic
+from floor_protocol.staff import StaffEntry, StaffList
+from floor_protocol.topics import Leaf, alert_topic, filter_of, parse_topic, shared, staff_topic, table_topic
 from mqttloop import NetworkLoop
 from mqttloop.reach import Reach
 
@@ -168,6 +169,7 @@ class Settings:
     refused_window: float = 60.0  # seconds (RefusedBudget)
     alert_sweep: float = 10.0  # alerts not confirmed on the broker this long after they were stored go again
     shift_sweep: float = 60.0  # seconds between looks for quiet tables' ended shifts (ended_shift_alerts)
+    staff_sweep: float = 2.0  # seconds between looks at the staff registry (a change is published within this)
     receive_maximum: int = 2000
     ca_file: str | None = None
     username: str | None = None
@@ -189,6 +191,7 @@ class Stats:
     alerts: int = 0
     acks: int = 0
     batches: int = 0
+    staff_lists: int = 0  # staff lists published (floor_protocol.staff)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +239,8 @@ class Collector:
         self._alerts_in_flight: dict[int, mqtt.MQTTMessageInfo] = {}  # alert id -> its publish, until PUBACK
         self._last_sweep = time.monotonic()
         self._last_shift_sweep = -math.inf  # the first look is at start (a collector restarted overnight)
+        self._last_staff_sweep = -math.inf  # the staff list is published at start, then on every change
+        self._staff_published: dict[str, StaffList] = {}  # site -> the staff list last published there
         self._refused = RefusedBudget(self.settings.refused_per_table, window=self.settings.refused_window)
         self._limits = Limits(max_bytes=self.settings.max_record_bytes)
         client = mqtt.Client(
@@ -309,6 +314,7 @@ class Collector:
                 self._raise(archive, self._refused.roll(time.monotonic()), budgeted=True)
                 self._close_quiet_shifts(archive)
                 self._settle_alerts(archive)
+                self._publish_staff(archive)
         except ArchiveLost as exc:
             self._say_archive_lost(str(exc))
             raise
@@ -589,6 +595,33 @@ class Collector:
                 if item.id not in self._alerts_in_flight:
                     log.info("alert #%d was not confirmed on the broker: publishing it again", item.id)
                     self._send_alert(item)
+
+    def _publish_staff(self, archive: Archive) -> None:
+        """Every ``staff_sweep`` seconds: the staff list the tables need (:mod:`floor_protocol.staff`), signed and
+        retained on each site's ``floor/staff`` (the configured site, or every site a table was heard from),
+        when it changed or the site is new. The same registry gives the same bytes at every collector."""
+        now = time.monotonic()
+        if now - self._last_staff_sweep < self.settings.staff_sweep or not self._connected.is_set():
+            return
+        self._last_staff_sweep = now
+        if not archive.people.present():
+            return  # no registry yet: nothing to say (a table keeps the list it has)
+        as_of, rows = archive.people.table_staff()
+        entries = []
+        for member, role, badge, pin_hash in rows:
+            try:
+                entries.append(StaffEntry(id=member, role=role, badge=badge, pin_hash=pin_hash))  # type: ignore[arg-type]
+            except ValueError as exc:
+                log.warning("staff %s left off the tables' list: %s", member, str(exc).splitlines()[0][:120])
+        sites = {self.settings.site} if self.settings.site != "+" else set(self._sites.values())
+        for site in sorted(sites):
+            signed = StaffList.signed(self._key, site, as_of or "0", tuple(entries))
+            if self._staff_published.get(site) == signed:
+                continue
+            self.client.publish(staff_topic(site), signed.to_json(), qos=1, retain=True)
+            self._staff_published[site] = signed
+            self.stats.staff_lists += 1
+            log.info("staff list of %s published: %d member(s) as of %s", site, len(entries), as_of or "-")
 
     def _publish_ack(self, head: Head) -> None:
         """The signed ack of ``head`` (the archive's contiguous, linked head of its table); none for seq 0."""

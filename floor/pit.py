@@ -47,7 +47,14 @@ from urllib.parse import parse_qs, unquote
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.game.bodies import AdvantageBody, AdvantageClearedBody, BodyError, parse_body
+from controller.game.bodies import (
+    AdvantageBody,
+    AdvantageClearedBody,
+    BodyError,
+    DealerInBody,
+    DealerOutBody,
+    parse_body,
+)
 from controller.game.edges import shoe_edges
 from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
@@ -198,6 +205,7 @@ class _Tile:
         # times it was raised; a cleared flag stays on the tile (dimmed) so a wager that flaps shows once.
         self.advantage: dict[str, dict[str, Any]] = {}
         self.money: ShiftMoney | None = None
+        self.dealer: str | None = None  # the dealer on duty: the staff id of the table's last dealer_in
         self.updated: int | None = None
         self.json = ""
         self.encode()  # a tile made by a message it then refused is still shown (and the snapshot still JSON)
@@ -260,6 +268,11 @@ class _Tile:
             old = self.advantage.get(cleared.bet)
             if old is not None:
                 self.advantage[old["bet"]] = {**_flag(cleared, "cleared"), "raised": old["raised"], "peak": old["ev"]}
+        elif kind == RecordKind.DEALER_IN and (signed_in := DealerInBody.read(body)) is not None:
+            self.dealer = signed_in.staff_id
+        elif kind == RecordKind.DEALER_OUT and (signed_out := DealerOutBody.read(body)) is not None:
+            if signed_out.staff_id == self.dealer:
+                self.dealer = None
         elif kind in (RecordKind.SETTLEMENT, RecordKind.COMMISSION) and at is not None and self.money is not None:
             try:
                 moment = parse_time(at)
@@ -306,6 +319,7 @@ class _Tile:
                     "alarms": [{"name": a, "since": s} for a, s in self.alarms.items()],
                     "advantage": sorted(self.advantage.values(), key=lambda f: str(f["bet"])),
                     "money": None if self.money is None else self.money.to_dict(),
+                    "dealer": self.dealer,
                     "updated": self.updated,
                 },
                 separators=(",", ":"),

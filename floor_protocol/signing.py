@@ -8,7 +8,8 @@ Two keys, two directions:
   enroll``) and archives nothing else.
 * a **floor key** (``shoe-floor keygen``): every collector of a floor signs the acks it publishes, over
   :func:`ack_message` (the archive's id, the table, the seq and that record's hash). A table stores an ack, and
-  prunes on it, only when it verifies with ``[floor] floor_public_key`` and the hash is its own record's.
+  prunes on it, only when it verifies with ``[floor] floor_public_key`` and the hash is its own record's. The
+  floor signs its site's staff list (:mod:`floor_protocol.staff`) with the same key, over :func:`staff_message`.
 
 A key is rotated with a **key statement** (:class:`KeyStatement`): the new public key signed by the old private
 key, over :func:`key_message`; ``shoe-floor enroll --statement FILE`` takes it without the operator having to
@@ -48,6 +49,7 @@ __all__ = [
     "private_key_pem",
     "record_message",
     "sign",
+    "staff_message",
     "verify",
 ]
 
@@ -59,6 +61,7 @@ SIGNATURE_CHARS = 88
 _RECORD_DOMAIN = b"shoe-controller/record/v1\n"
 _ACK_DOMAIN = b"shoe-floor/ack/v1\n"
 _KEY_DOMAIN = b"shoe-controller/key/v1\n"
+_STAFF_DOMAIN = b"shoe-floor/staff/v1\n"
 
 
 class SigningError(ValueError):
@@ -79,6 +82,11 @@ def ack_message(archive: str, table: str, seq: int, record_hash: str) -> bytes:
     """What the floor signs for one ack: archive ``archive`` holds table ``table``'s records through ``seq``,
     the last of which has hash ``record_hash``."""
     return _ACK_DOMAIN + _fields(archive, table, seq, record_hash)
+
+
+def staff_message(site: str, body: bytes) -> bytes:
+    """What the floor signs for a site's staff list (``body``: its canonical JSON, the signature left out)."""
+    return _STAFF_DOMAIN + _fields(site) + b"\n" + body
 
 
 def key_message(table: str, public_key: str) -> bytes:

@@ -1,7 +1,8 @@
 """The MQTT topics of a table and the floor, stated once: ``baccarat/<site>/<table>/<leaf>``.
 
 A table publishes ``record`` (QoS 1), ``state`` and ``status`` (retained) under its own prefix and reads
-``ack`` (retained, written by the floor); the floor publishes its alerts on ``baccarat/<site>/floor/alert``.
+``ack`` (retained, written by the floor); the floor publishes its alerts on ``baccarat/<site>/floor/alert``
+and, retained, the site's staff list on ``baccarat/<site>/floor/staff``.
 The table's config, its floor link, the collector, the pit and the tests build and read topics only here.
 """
 
@@ -20,6 +21,7 @@ __all__ = [
     "LEVEL_PATTERN",
     "PIT_FILTERS",
     "ROOT",
+    "STAFF",
     "Leaf",
     "Topic",
     "alert_topic",
@@ -27,6 +29,7 @@ __all__ = [
     "is_level",
     "parse_topic",
     "shared",
+    "staff_topic",
     "table_prefix",
     "table_topic",
 ]
@@ -37,6 +40,8 @@ ROOT = "baccarat"
 FLOOR = "floor"
 #: The leaf of the floor's alert topic.
 ALERT = "alert"
+#: The leaf of the floor's staff list (retained, signed: :mod:`floor_protocol.staff`).
+STAFF = "staff"
 #: A site or table id as the table's configuration accepts it: one topic level, 1-64 characters.
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: A site, table or share group as the floor takes it (from a topic, an ack, a state message or its command
@@ -73,6 +78,11 @@ def table_topic(site: str, table: str, leaf: Leaf) -> str:
 def alert_topic(site: str) -> str:
     """``baccarat/<site>/floor/alert``; ``+`` for the site makes a subscription filter."""
     return f"{ROOT}/{site}/{FLOOR}/{ALERT}"
+
+
+def staff_topic(site: str) -> str:
+    """``baccarat/<site>/floor/staff``: the site's staff list, which every table of the site's link reads."""
+    return f"{ROOT}/{site}/{FLOOR}/{STAFF}"
 
 
 def filter_of(leaf: Leaf, site: str = "+") -> str:

@@ -7,6 +7,7 @@
              [--players N [--uncarded K] | --bets FILE] [--rules NAME] [--commission payout|shoe_end] [--tie-pays 8|9]
              [--side-bets NAMES] [--unit D] [--minimum D] [--maximum D] [--seats N] [--leave-after N]
              [--chips-out FILE] [--spots-link PATH | --spots-tcp HOST:PORT] [--buy-ins PATH]
+             [--dealer-swap K [--staff-out FILE]]
     shoe-sim --chips-out FILE        (write the chip registry and exit)
 
 Prints one line saying where it listens, then runs until every shoe is dealt (and, in the binary
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import json
 import math
 import re
 import select
@@ -32,6 +34,7 @@ from typing import IO, NoReturn, cast
 
 from commandline import UsageError
 from controller.game.cards import Card
+from controller.game.chips import format_uid
 from controller.game.errors import CardError
 from controller.game.rules import (
     BUILTIN_RULESETS,
@@ -50,7 +53,7 @@ from hw_sim.buy_in_line import BuyInLine
 from hw_sim.chipset import ChipSet
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
-from hw_sim.money import MoneyConfig, MoneyConfigError
+from hw_sim.money import MoneyConfig, MoneyConfigError, staff
 from hw_sim.players import BetsError, Counting, parse_amount, parse_bets
 from hw_sim.reader_feed import ReaderFeed
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
@@ -195,6 +198,16 @@ def build_parser() -> argparse.ArgumentParser:
         " the wager's edge, as the cards seen price it, is positive; FACTOR 0: the wager only then",
     )
     money.add_argument("--chips-out", type=Path, metavar="FILE", help="write the chip registry (TOML) here")
+    money.add_argument(
+        "--dealer-swap",
+        type=int,
+        default=0,
+        metavar="K",
+        help="a dealer's badge at the dealer's position, swapped for the next dealer's every K coups",
+    )
+    money.add_argument(
+        "--staff-out", type=Path, metavar="FILE", help="write the dealers and their badges here (JSON lines)"
+    )
     spots = money.add_mutually_exclusive_group()
     spots.add_argument("--spots-link", type=Path, metavar="PATH", help="the bet-spot reader on a second pty here")
     spots.add_argument("--spots-tcp", type=_tcp, metavar="HOST:PORT", help="the bet-spot reader on this TCP port")
@@ -270,6 +283,8 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
         raise UsageError("--uncarded: leaves some of the --players without a card; give --players N")
     if args.buy_ins is not None and args.players is None:
         raise UsageError("--buy-ins: the players buy in (--players N)")
+    if args.dealer_swap and args.players is None and args.bets is None:
+        raise UsageError("--dealer-swap: the badges go through the bet-spot reader (--players N or --bets FILE)")
     if args.players is None and args.bets is None:
         if args.spots_link is not None or args.spots_tcp is not None:
             which = "--spots-link" if args.spots_link is not None else "--spots-tcp"
@@ -320,6 +335,7 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
             leave_after_coups=args.leave_after,
             counter=_counter(args.counter),
             uncarded=args.uncarded,
+            dealer_swap=args.dealer_swap,
         )
     except MoneyConfigError as exc:
         key = {"leave_after_coups": "leave-after", "limits": "unit"}.get(exc.key, exc.key)
@@ -527,6 +543,16 @@ def _run_reader(feed: ReaderFeed, line: Transport, readable: set[int], writable:
         line.flush()
 
 
+def write_staff(path: Path, seed: int) -> None:
+    """``--staff-out``: the simulated dealers, one JSON line each (``id``, ``role``, ``badge``), for the floor's
+    registry (``shoe-floor staff add --id ID --name ... --role dealer --badge BADGE``)."""
+    lines = [json.dumps({"id": i, "role": "dealer", "badge": format_uid(uid)}) + "\n" for i, uid in staff(seed)]
+    try:
+        path.write_text("".join(lines))
+    except OSError as exc:
+        raise UsageError(f"--staff-out {path}: {exc.strerror or exc}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -539,6 +565,8 @@ def main(argv: list[str] | None = None) -> int:
         config = config_from_args(args)
         if args.chips_out is not None:
             write_chips(args.chips_out)
+        if args.staff_out is not None:
+            write_staff(args.staff_out, args.seed)
     except UsageError as exc:
         print(one_line(f"{PROG}: error: {exc}"), file=sys.stderr)
         return 2

@@ -67,6 +67,8 @@ class Fault(Enum):
     UNDERPAY = "underpay"
     OVERPAY = "overpay"
     LOSER_NOT_TAKEN = "loser_not_taken"
+    # the staff at the table (hw_sim/money.py, ``--dealer-swap``)
+    UNKNOWN_BADGE = "unknown_badge"
 
 
 BYTE_FAULTS = frozenset({Fault.CORRUPT, Fault.DROP})
@@ -79,8 +81,17 @@ AFTER_CARD_FAULTS = frozenset({Fault.DISCONNECT, Fault.REBOOT, Fault.MISDRAW, Fa
 READ_FAULTS = frozenset({Fault.DROPPED_READ, Fault.DUPLICATE_READ, Fault.GHOST_READ})
 #: Faults of the players and the dealer with the chips (scripted by coup, not by card).
 MONEY_FAULTS = READ_FAULTS | frozenset(
-    {Fault.LATE_BET, Fault.PULLED_BET, Fault.UNKNOWN_CHIP, Fault.UNDERPAY, Fault.OVERPAY, Fault.LOSER_NOT_TAKEN}
+    {
+        Fault.LATE_BET,
+        Fault.PULLED_BET,
+        Fault.UNKNOWN_CHIP,
+        Fault.UNDERPAY,
+        Fault.OVERPAY,
+        Fault.LOSER_NOT_TAKEN,
+    }
 )
+#: Faults of the staff's badges (``--dealer-swap``), scripted by coup as the money's are.
+STAFF_FAULTS = frozenset({Fault.UNKNOWN_BADGE})
 
 UNIT: dict[Fault, str] = (
     {f: "byte" for f in BYTE_FAULTS}
@@ -89,6 +100,7 @@ UNIT: dict[Fault, str] = (
     | {f: "spot read" for f in READ_FAULTS}
     | {Fault.LATE_BET: "seat and coup", Fault.PULLED_BET: "seat and coup", Fault.UNKNOWN_CHIP: "stack placed"}
     | {Fault.UNDERPAY: "winning wager", Fault.OVERPAY: "winning wager", Fault.LOSER_NOT_TAKEN: "losing wager"}
+    | {Fault.UNKNOWN_BADGE: "coup (with --dealer-swap)"}
 )
 
 
@@ -146,7 +158,7 @@ def parse_script(lines: Iterable[str], source: str = "script") -> list[ScriptedF
             raise FaultSpecError(where, exc.reason) from None
         if shoe is not None and not _whole(shoe):
             raise FaultSpecError(where, "shoe must be a whole number from 1")
-        if fault in MONEY_FAULTS:
+        if fault in MONEY_FAULTS | STAFF_FAULTS:
             out.append(_money_entry(obj, fault, shoe, where))
             continue
         at = obj.get("at_card")

@@ -102,6 +102,9 @@ class MoneyConfig:
     counter: Counting | None = None
     #: The last this many of the ``players`` have no player's card (``--uncarded``): not rated.
     uncarded: int = 0
+    #: A dealer's badge at the dealer's position, the dealer swapped for the next every this many coups
+    #: (``--dealer-swap``; 0: no staff badges). The dealers are :func:`staff` of the seed.
+    dealer_swap: int = 0
 
     def __post_init__(self) -> None:
         if not 1 <= self.seats <= MAX_SEATS:
@@ -127,6 +130,8 @@ class MoneyConfig:
         if self.counter is not None and (self.bets is not None or not 1 <= self.counter.seat <= self.players):
             seat = self.counter.seat
             raise MoneyConfigError("counter", f"the counter sits on one of the --players' seats, not {seat}")
+        if self.dealer_swap < 0:
+            raise MoneyConfigError("dealer_swap", f"0 (no badges) or a number of coups, not {self.dealer_swap}")
         if not 0 <= self.uncarded <= self.players:
             raise MoneyConfigError("uncarded", f"0-{self.players} (of the --players), not {self.uncarded}")
         if self.counter is not None and not self.rules.offers(self.counter.bet):
@@ -154,9 +159,22 @@ class SpotRead:
     kind: ReadKind = ReadKind.PLACE
 
 
+#: How many dealers take turns at the table with ``--dealer-swap``.
+DEALERS = 3
+
+
+def staff(seed: int) -> tuple[tuple[str, int], ...]:
+    """The simulated table's dealers: ``(staff id, badge UID)`` each (7-byte UIDs, from the seed); what the floor's
+    registry must hold for their badges to sign in (``shoe-sim --staff-out``)."""
+    return tuple(
+        (f"D{i + 1}", random.Random(f"{seed}:badge:{i}").getrandbits(52) | (0x04 << 48)) for i in range(DEALERS)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class CardRead:
-    """What the card reader of seat ``seat`` holds from ``at`` on: the card ``uid``, or none."""
+    """What the card reader of seat ``seat`` holds from ``at`` on: the card ``uid``, or none (seat 0: the dealer's
+    position, a staff badge)."""
 
     at: float
     seat: int
@@ -232,6 +250,10 @@ class MoneyTable:
         self._occupied: set[int] = set()  # seats with chips on a wager spot at the lock
         self._seed = seed
         self.cards: dict[int, int] = {}  # the card in each seat's card reader
+        self.staff = staff(seed)  # the dealers and their badges (--dealer-swap)
+        self._dealer: int | None = None  # the dealer on duty (an index of staff)
+        self._dealt = 0  # coups the dealer on duty has opened
+        self._unknown_badges = 0
         self._visits: dict[int, int] = {}  # the visits each seat has had (a new player, a new card)
 
     # -- the core's side -------------------------------------------------------------------------------
@@ -269,6 +291,7 @@ class MoneyTable:
             if not self.spots:
                 return False
         else:
+            self._dealer_badge(now)
             if isinstance(self.bettors, Players):
                 self.bettors.new_shoe(self.shoe)
                 self._seat_cards(now)
@@ -424,6 +447,46 @@ class MoneyTable:
                 ref = format_uid(uid)
                 self.truth.write("player_in", now, shoe=self.shoe, coup=self.coup, seat=seat, player_ref=ref)
                 self._queue(CardRead(now, seat, uid))
+
+    def _dealer_badge(self, now: float) -> None:
+        """Before a coup's wagers (``dealer_swap``): the first dealer signs in; after ``dealer_swap`` coups the
+        dealer takes the badge out and the next puts theirs in (a swap between coups); ``unknown_badge``: a badge
+        not in the registry is put in and taken out, and the dealer's goes back. Each a truth line and a read of
+        the dealer's position (0)."""
+        swap = self.config.dealer_swap
+        if not swap:
+            return
+        if self._dealer is None:
+            self._sign_in(0, now)
+            return
+        self._dealt += 1
+        if self._dealt >= swap:
+            following = (self._dealer + 1) % len(self.staff)
+            self._sign_out(now)
+            self._sign_in(following, now)
+        elif self._fault(Fault.UNKNOWN_BADGE, 0):
+            back = self._dealer
+            self._sign_out(now)
+            self._unknown_badges += 1
+            uid = random.Random(f"{self._seed}:unknown-badge:{self._unknown_badges}").getrandbits(52) | (0x04 << 48)
+            self.truth.write("fault", now, kind=Fault.UNKNOWN_BADGE.value, shoe=self.shoe, coup=self.coup,
+                             badge=format_uid(uid))  # fmt: skip
+            self._queue(CardRead(now, 0, uid))
+            self._queue(CardRead(now, 0, None))
+            self._sign_in(back, now)
+
+    def _sign_in(self, dealer: int, now: float) -> None:
+        staff_id, uid = self.staff[dealer]
+        self._dealer, self._dealt = dealer, 0
+        self.truth.write("dealer_in", now, shoe=self.shoe, coup=self.coup, staff_id=staff_id, badge=format_uid(uid))
+        self._queue(CardRead(now, 0, uid))
+
+    def _sign_out(self, now: float) -> None:
+        assert self._dealer is not None
+        staff_id, _uid = self.staff[self._dealer]
+        self.truth.write("dealer_out", now, shoe=self.shoe, coup=self.coup, staff_id=staff_id, reason="badge_out")
+        self._queue(CardRead(now, 0, None))
+        self._dealer = None
 
     def _on_spots(self) -> dict[int, list[Wager]]:
         """The wagers the spots hold now, seat by seat in the layout's order (chips in play only)."""

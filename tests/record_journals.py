@@ -1,6 +1,7 @@
-"""Three journals in which every record kind the table writes happens, built the same way every time (a fixed
+"""Journals in which every record kind the table writes happens, built the same way every time (a fixed
 wall clock, fixed inputs): every kind but the money's and the players' over a table without a reader, every
-money kind and reader input over a table with one, and the players at the seats (version 4) over one.
+money kind and reader input over a table with one, the players at the seats (version 4) over one, the cash and
+the staff at the table (version 4).
 ``tests/test_record_schemas.py`` checks them against the schemas; ``tests/test_record_bytes.py`` pins their
 bytes (bodies, hashes, the published records)."""
 
@@ -15,6 +16,7 @@ from controller.game.edges import EdgeWatch
 from controller.game.records import InputKind, input_body, record_body
 from controller.game.rules import SUPER6
 from controller.game.seats import SeatCard
+from controller.game.staff import Roster
 from controller.game.table import (
     CardDrawn,
     DeclarePressed,
@@ -176,5 +178,54 @@ def every_cash_journal(path: Path) -> Journal:
             loop.handle(BuyInEntry(event))  # as the feed hands it to the loop
         else:
             loop._apply(event, input_body(event), None, None)
+    loop.flush()
+    return journal
+
+
+#: The staff list of :func:`every_staff_journal`: two dealers, a supervisor and a pit manager (who does not deal).
+STAFF_AS_OF = "2026-11-30T11:00:00.000Z"
+BADGE_D1, BADGE_D2, BADGE_SUP, BADGE_PIT = "0004A1B2C3D4E501", "0004A1B2C3D4E502", "0004A1B2C3D4E503", "04A1B2C3D4E504"
+BADGE_UNKNOWN = "0004A1B2C3D4E5FF"
+
+
+def every_staff_journal(path: Path) -> Journal:
+    """A journal (open: the caller closes it) with the staff at the table (version 4): a dealer signed in, swapped
+    for another mid-coup, a badge not on the list and a pit manager's badge refused, the dealer signed out."""
+    journal = Journal.open(path)
+    loop = TableLoop(
+        TableState(table_rules(money())),
+        journal,
+        [ShoePort(AsciiWire(), lambda data: None)],
+        config=LoopConfig(wall=lambda: WALL),
+    )
+    loop.staff.roster = Roster.of(
+        [
+            ("D1", "dealer", BADGE_D1),
+            ("D2", "dealer", BADGE_D2),
+            ("S1", "supervisor", BADGE_SUP),
+            ("P1", "pit_manager", BADGE_PIT),
+        ],
+        STAFF_AS_OF,
+    )
+    seq = iter(range(100, 200))
+
+    def badge(uid: str, present: bool) -> None:
+        notices = loop.badge(uid, present)
+        body = record_body(InputKind.DEALER_CARD, seq=next(seq), uid=uid, present=present)
+        loop._apply(None, body, None, None, notices=notices)
+
+    loop._apply(NewShoePressed(), input_body(NewShoePressed()), None, None)
+    badge(BADGE_D1, True)
+    for event in cards(("9H", "KD")):
+        loop._apply(event, input_body(event), None, None)
+    badge(BADGE_D1, False)
+    badge(BADGE_D2, True)  # the swap, mid-coup: the coup goes on
+    for event in cards(("KS", "QS")):
+        loop._apply(event, input_body(event), None, None)
+    loop._apply(DeclarePressed(), input_body(DeclarePressed()), None, None)
+    badge(BADGE_UNKNOWN, True)
+    badge(BADGE_PIT.rjust(16, "0"), True)
+    badge(BADGE_SUP, True)  # a supervisor deals: D2 out (replaced)
+    badge(BADGE_SUP, False)
     loop.flush()
     return journal

@@ -5,9 +5,10 @@ that is a new record version (controller.game.records.RECORD_VERSION) and a line
 accident.
 
 Version 4 added the players' kinds and inputs (a third journal, ``every_player``) and the buy-ins (a fourth,
-``every_cash``) and changed no byte of an older kind: the first two journals' stored bodies and hashes are what
-they were, and so is every record they publish but for its ``v`` (the version the table speaks): their published
-digests are taken with ``v`` set back to the version they were pinned at."""
+``every_cash``) and the staff's (a fifth, ``every_staff``) and changed no byte of an older kind: the first two
+journals' stored bodies and hashes are what they were, and so is every record they publish but for its ``v`` (the
+version the table speaks): their published digests are taken with ``v`` set back to the version they were pinned
+at."""
 
 from __future__ import annotations
 
@@ -20,7 +21,13 @@ import pytest
 
 from controller.game.records import RECORD_VERSION
 from controller.journal import Journal
-from tests.record_journals import every_cash_journal, every_kind_journal, every_money_journal, every_player_journal
+from tests.record_journals import (
+    every_cash_journal,
+    every_kind_journal,
+    every_money_journal,
+    every_player_journal,
+    every_staff_journal,
+)
 
 #: sha256 of every record's stored body text and hash, and of every record as published (``for_floor``).
 PINNED = {
@@ -40,9 +47,13 @@ PINNED = {
         "ebcac8cd28f266d3b184a0c5b49798b130ac567f6b4602ea0c71c4738641de33",
         "e0ebd779adc54ffef918ead968c90ec70d442a69063069d224c3c236b7508099",
     ),
+    "every_staff": (
+        "db40a29be23b2865205d838f550a6696cf11e94c5ffdb8e2297bb8304ca7e5ee",
+        "17010b5a86a5b5545fe7f7258f3f518f6eab6808d62d97a69b0ea9ceb19070b7",
+    ),
 }
 #: The record version each journal's published digest was taken at.
-PINNED_AT = {"every_kind": 3, "every_money": 3, "every_player": 4, "every_cash": 4}
+PINNED_AT = {"every_kind": 3, "every_money": 3, "every_player": 4, "every_cash": 4, "every_staff": 4}
 
 
 def digests(journal: Journal, v: int = RECORD_VERSION) -> tuple[str, str]:
@@ -62,12 +73,14 @@ def digests(journal: Journal, v: int = RECORD_VERSION) -> tuple[str, str]:
         ("every_money", every_money_journal),
         ("every_player", every_player_journal),
         ("every_cash", every_cash_journal),
+        ("every_staff", every_staff_journal),
     ],
     ids=[
         "every_kind",
         "every_money",
         "every_player",
         "every_cash",
+        "every_staff",
     ],  # the same on every xdist worker (a function's repr is its address)
 )
 def test_the_journal_and_the_wire_are_byte_for_byte_what_they_were(

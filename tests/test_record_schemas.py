@@ -12,12 +12,18 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
-from controller.game.records import MONEY_FIELDS, PLAYER_FIELDS, InputKind, RecordKind
+from controller.game.records import MONEY_FIELDS, PLAYER_FIELDS, STAFF_FIELDS, InputKind, RecordKind
 from controller.game.table import (
     Alarm,
 )
 from controller.journal import Journal
-from tests.record_journals import every_cash_journal, every_kind_journal, every_money_journal, every_player_journal
+from tests.record_journals import (
+    every_cash_journal,
+    every_kind_journal,
+    every_money_journal,
+    every_player_journal,
+    every_staff_journal,
+)
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "docs" / "schemas"
 
@@ -58,8 +64,9 @@ def test_the_schemas_name_exactly_the_kinds_and_alarms_the_code_has() -> None:
 def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
     with every_kind_journal(tmp_path / "j.db") as journal:
         kinds = {r.kind for r in journal.records()}
-        # every other kind was written (the buy-ins are every_cash_journal's)
-        assert kinds == {k.value for k in RecordKind} - MONEY_KINDS - PLAYER_KINDS - {RecordKind.BUY_IN.value}
+        # every other kind was written (the buy-ins are every_cash_journal's, the staff's every_staff_journal's)
+        others = MONEY_KINDS | PLAYER_KINDS | STAFF_KINDS | {RecordKind.BUY_IN.value}
+        assert kinds == {k.value for k in RecordKind} - others
         assert problems(validator, journal) == []
 
 
@@ -88,6 +95,19 @@ def test_every_player_kind_and_card_input_is_valid(tmp_path: Path, validator: Dr
         bodies = [json.loads(r.body) for r in journal.records()]
         assert {b["kind"] for b in bodies if "kind" in b} >= {"seat_card", "dealer_card"}
         assert {b["reason"] for b in bodies if "reason" in b} == {"card_out", "card_replaced", "seat_empty"}
+        assert problems(validator, journal) == []
+
+
+#: The staff's record kinds (the dealer's position's badge, version 4): written by the test below.
+STAFF_KINDS = {k.value for k in STAFF_FIELDS}
+
+
+def test_every_staff_kind_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
+    with every_staff_journal(tmp_path / "j.db") as journal:
+        records = [(r.kind, json.loads(r.body)) for r in journal.records()]
+        assert {k for k, _ in records} >= STAFF_KINDS
+        assert {b["reason"] for k, b in records if k == "dealer_out"} == {"badge_out", "replaced"}
+        assert {b["why"] for k, b in records if k == "badge_refused"} == {"unknown_badge", "not_a_dealer"}
         assert problems(validator, journal) == []
 
 

@@ -10,7 +10,8 @@ connection. A reader of the money socket (``money=True``) gets no hello: each ``
 money view, handed on as it comes.
 
 On the link socket the floor link also sends the floor's signed ack through :meth:`FeedClient.send_ack`: the newest
-ack is kept and sent again on every (re)connect, so a table restarted meanwhile still hears it.
+ack is kept and sent again on every (re)connect, so a table restarted meanwhile still hears it; so is the floor's
+signed staff list (:meth:`FeedClient.send_staff`), the newest only.
 """
 
 from __future__ import annotations
@@ -24,8 +25,18 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 
-from controller.feed.messages import MAX_LINE, FeedError, Hello, TableMessage, Update, decode_table, encode_ack
+from controller.feed.messages import (
+    MAX_LINE,
+    FeedError,
+    Hello,
+    TableMessage,
+    Update,
+    decode_table,
+    encode_ack,
+    encode_staff,
+)
 from floor_protocol.ack import Ack
+from floor_protocol.staff import StaffList
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +74,8 @@ class FeedClient:
         self._lock = threading.Lock()  # the socket and the ack, shared with send_ack's callers
         self._ack: Ack | None = None
         self._ack_sent: Ack | None = None
+        self._staff: StaffList | None = None
+        self._staff_sent: StaffList | None = None
         self._stop = threading.Event()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_w.setblocking(False)
@@ -90,6 +103,26 @@ class FeedClient:
                 return
             self._ack = ack
             self._flush_ack()
+
+    def send_staff(self, staff: StaffList) -> None:
+        """Hand the floor's signed staff list to the table (now if connected, else at the next connect; the
+        newest only). The floor link verified it; the table verifies it again before it keeps it. The line (up
+        to some 500 kB) is sent whole, waiting for the table's server to read it."""
+        with self._lock:
+            if staff == self._staff:
+                return
+            self._staff = staff
+            self._flush_staff()
+
+    def _flush_staff(self) -> None:
+        """Under the lock: send the newest staff list if the table has not had it on this connection."""
+        if self._sock is None or self._staff is None or self._staff == self._staff_sent:
+            return
+        try:
+            self._sock.sendall(encode_staff(self._staff))
+        except OSError:
+            return  # the reader's thread sees the connection end; the list goes at the next connect
+        self._staff_sent = self._staff
 
     def _flush_ack(self) -> None:
         """Under the lock: send the newest ack if the table has not had it on this connection."""
@@ -125,7 +158,9 @@ class FeedClient:
             with self._lock:
                 self._sock = sock
                 self._ack_sent = None
+                self._staff_sent = None
                 self._flush_ack()
+                self._flush_staff()
             self.connected = True
             log.info("%s: connected to the table at %s", self.name, self.path)
             if self.on_connected is not None:

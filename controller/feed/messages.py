@@ -14,7 +14,9 @@ The table process (the only one with the devices and the journal) speaks on two 
 
 and reader -> table, on the link socket only: ``ack`` (the floor's whole signed ack,
 :class:`floor_protocol.ack.Ack`, which the link believed; the table, the journal's one writer, verifies it
-again before it stores it); on the money socket only: ``buy_in`` (a buy-in entered for a seat: ``seat``,
+again before it stores it) and ``staff`` (the floor's whole signed staff list,
+:class:`floor_protocol.staff.StaffList`, which the link verified; the table verifies it again before it keeps
+it); on the money socket only: ``buy_in`` (a buy-in entered for a seat: ``seat``,
 ``cents``, ``tender``, ``player_ref`` or null; :func:`decode_money_reader`, :func:`encode_buy_in`; the table
 checks it against its seats before it journals it). Anything else a reader sends is refused and counted.
 
@@ -38,6 +40,7 @@ from controller.game.cash import MAX_BUY_IN_CENTS, PLAYER_REF_PATTERN, BuyIn, Te
 from controller.game.public import FeedUpdate, PublicView
 from controller.game.wagers import MAX_SEATS, MoneyView, Phase, SeatView, Spot, SpotState, SpotView
 from floor_protocol.ack import ACK_VERSION, Ack
+from floor_protocol.staff import MAX_STAFF_BYTES, StaffList, StaffListError, parse_staff
 
 __all__ = [
     "COMMIT_LINE",
@@ -60,6 +63,7 @@ __all__ = [
     "encode_hello",
     "encode_metrics",
     "encode_money",
+    "encode_staff",
     "encode_update",
 ]
 
@@ -117,7 +121,7 @@ class Money:
 
 
 TableMessage = Hello | Update | Commit | Metrics | Money
-ReaderMessage = Ack
+ReaderMessage = Ack | StaffList
 
 _VIEW = TypeAdapter(PublicView)
 _UPDATE = TypeAdapter(FeedUpdate)
@@ -224,6 +228,11 @@ def encode_ack(ack: Ack) -> bytes:
     return _line({"t": "ack", **fields})
 
 
+def encode_staff(staff: StaffList) -> bytes:
+    """The floor's whole signed staff list (link -> table): the table verifies it again itself."""
+    return _line({"t": "staff", "list": staff.to_dict()})
+
+
 def encode_buy_in(buy_in: BuyIn) -> bytes:
     """A buy-in line (``money.sock``, reader -> table)."""
     body = {"seat": buy_in.seat, "cents": buy_in.cents, "tender": buy_in.tender.value, "player_ref": buy_in.player_ref}
@@ -287,11 +296,21 @@ def decode_table(line: bytes, *, money: bool = False) -> TableMessage:
 
 
 def decode_reader(line: bytes) -> ReaderMessage:
-    """A line from a reader of the link socket (the table reads it): only ``ack``."""
+    """A line from a reader of the link socket (the table reads it): only ``ack`` and ``staff``."""
     value = _object(line)
-    kind: Literal["ack"] | str = value["t"]
+    kind: Literal["ack", "staff"] | str = value["t"]
+    if kind == "staff":
+        listed = value.get("list")
+        if len(line) > MAX_STAFF_BYTES + 64:
+            raise FeedError(f"staff: a line of {len(line)} bytes (a list is at most {MAX_STAFF_BYTES})")
+        if not isinstance(listed, dict):
+            raise FeedError("staff: no list (a JSON object)")
+        try:
+            return parse_staff(listed)
+        except StaffListError as exc:
+            raise FeedError(str(exc)) from None
     if kind != "ack":
-        raise FeedError(f"a reader may only send ack, not {str(kind)[:40]!r}")
+        raise FeedError(f"a reader may only send ack or staff, not {str(kind)[:40]!r}")
     fields = {key: value.get(key) for key in ("archive", "table", "seq", "hash", "sig")}
     ack = Ack.from_dict({"v": ACK_VERSION, **fields})
     if ack is None:

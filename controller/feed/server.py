@@ -58,6 +58,7 @@ from controller.game.public import PublicProjector, PublicView, Reveal, shoe_cou
 from controller.game.table import Notice, TableView
 from controller.game.wagers import MoneyView
 from floor_protocol.ack import Ack
+from floor_protocol.staff import StaffList
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +131,7 @@ class FeedServer:
         reveal: Reveal | str,
         history: Sequence[Mapping[str, Any]] = (),
         on_ack: Callable[[Ack], None] = lambda ack: None,
+        on_staff: Callable[[StaffList], None] = lambda staff: None,
         on_buy_in: Callable[[BuyIn], None] = lambda buy_in: None,
         metrics_text: Callable[[], str] | None = None,
         public_mode: int = 0o666,
@@ -144,6 +146,8 @@ class FeedServer:
         self.money_path = money_socket_path(directory)
         self.projector = PublicProjector(reveal)
         self.on_ack = on_ack
+        #: The floor's signed staff list a floor link handed on (the loop verifies it again and keeps it).
+        self.on_staff = on_staff
         #: Where a buy-in a money reader sent goes (the table loop's inbox).
         self.on_buy_in = on_buy_in
         self.metrics_text = metrics_text
@@ -473,13 +477,17 @@ class FeedServer:
                     return
                 continue
             try:
-                ack = decode_reader(line)
+                message = decode_reader(line)
             except FeedError as exc:
                 self.stats["refused_lines"] += 1
                 log.warning("feed: refused a line from the floor link: %s", exc)
                 continue
+            if isinstance(message, StaffList):
+                self.stats["staff_lists"] += 1
+                self.on_staff(message)
+                continue
             self.stats["acks"] += 1
-            self.on_ack(ack)
+            self.on_ack(message)
 
     def _take_buy_in(self, r: _Reader, line: bytes) -> bool:
         """A money reader's line: a buy-in handed on; one out of bounds refused in one line (counted); any other

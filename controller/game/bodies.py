@@ -34,6 +34,7 @@ from controller.game.kinds import InputKind, RecordKind, Source
 from controller.game.payouts import Outcome
 from controller.game.rules import Bet, CommissionCollection
 from controller.game.seats import LeaveWhy
+from controller.game.staff import OutWhy, RefusedWhy
 from controller.game.table import Alarm
 from controller.game.wagers import MAX_SEATS, BoxWhy, MispayKind, Spot
 from floor_protocol.admission import INT_MAX, MAX_RECORD_BYTES
@@ -44,11 +45,14 @@ __all__ = [
     "AdvantageBody",
     "AdvantageClearedBody",
     "AlarmBody",
+    "BadgeRefusedBody",
     "BodyError",
     "BurnBody",
     "BuyInBody",
     "CommissionBody",
     "CoupBody",
+    "DealerInBody",
+    "DealerOutBody",
     "GhostReadBody",
     "InputBody",
     "MispayBody",
@@ -661,6 +665,59 @@ class BuyInBody(RecordBody):
     player_ref: PlayerRef | None = Field(description="the seat's carded player (null: uncarded)")
 
 
+# -- the staff at the table (version 4) ----------------------------------------------------------------------
+
+StaffId = Annotated[
+    str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$", description="the staff id (the registry's)")
+]
+Badge = Annotated[str, Field(pattern=r"^(?:[0-9A-F]{2}){4,10}$", description="a badge's card UID, upper-case hex")]
+_ROLES = ("dealer", "supervisor")
+_OUT_WHYS = _enum_values(OutWhy)
+_REFUSED_WHYS = _enum_values(RefusedWhy)
+DealingRole = Annotated[str, _enum(_ROLES, "the member's role on the staff list"), _names(_ROLES)]
+OutWhyName = Annotated[str, _enum(_OUT_WHYS, "why the duty ended"), _names(_OUT_WHYS)]
+RefusedWhyName = Annotated[str, _enum(_REFUSED_WHYS, "why the badge signed no one in"), _names(_REFUSED_WHYS)]
+
+
+class DealerInBody(RecordBody):
+    """A dealer on the table's staff list signed in with a badge at the dealer's position: on duty from now."""
+
+    kind_of = RecordKind.DEALER_IN
+    schema_title = "The body of a dealer_in record: a dealer signed in at the table (on duty from this record)"
+
+    shoe: Number
+    coup: Number = Field(description="the coup due when the badge came in")
+    staff_id: StaffId
+    role: DealingRole
+    badge: Badge
+    staff_as_of: Text = Field(description="the staff list the table verified it against (the registry's last change)")
+
+
+class DealerOutBody(RecordBody):
+    """A dealer's duty ended: the badge went out, or another dealer signed in."""
+
+    kind_of = RecordKind.DEALER_OUT
+    schema_title = "The body of a dealer_out record: the dealer on duty signed out, and why"
+
+    shoe: Number
+    coup: Number = Field(description="the coup due when the duty ended")
+    staff_id: StaffId
+    reason: OutWhyName
+
+
+class BadgeRefusedBody(RecordBody):
+    """A badge at the dealer's position that signed no one in (UNKNOWN BADGE on the dealer's display)."""
+
+    kind_of = RecordKind.BADGE_REFUSED
+    schema_title = "The body of a badge_refused record: a badge at the dealer's position signed no one in"
+
+    shoe: Number
+    coup: Number
+    badge: Badge
+    why: RefusedWhyName
+    staff_as_of: Text = Field(description="the staff list the table looked in (empty: none verified yet)")
+
+
 # -- inputs --------------------------------------------------------------------------------------------------
 
 
@@ -808,6 +865,9 @@ BODIES: dict[RecordKind, type[RecordBody]] = {
         PlayerInBody,
         PlayerOutBody,
         BuyInBody,
+        DealerInBody,
+        DealerOutBody,
+        BadgeRefusedBody,
     )
 }
 
@@ -838,7 +898,8 @@ class _Envelope(_Part):
     v: int = Field(
         ge=1,
         description="the record vocabulary's version (2 added the advantage kinds and the ruleset in a shoe's "
-        "start record; 3 the bet-spot reader's inputs and the money's records; 4 the buy-ins)",
+        "start record; 3 the bet-spot reader's inputs and the money's records; 4 the players, the buy-ins and the "
+        "staff)",
     )
     table: str = Field(min_length=1, max_length=64, description="the table's id ([floor] table)")
     seq: int = Field(ge=1, le=INT_MAX, description="the record's journal id: 1, 2, 3 ... contiguous per table")

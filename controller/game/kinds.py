@@ -36,6 +36,10 @@ class RecordKind(StrEnum):
     PLAYER_OUT = "player_out"  # ... and ended: the card went out, another came in, or it was left in the reader
     # the cash at the table (version 4)
     BUY_IN = "buy_in"  # a buy-in taken at a seat: amount, tender (cash, chips, marker), the player when carded
+    # the staff at the table (the dealer's position's badge reader; version 4)
+    DEALER_IN = "dealer_in"  # a dealer on the table's staff list signed in with a badge: on duty from now
+    DEALER_OUT = "dealer_out"  # ... and out: the badge went out, or another dealer signed in (a swap)
+    BADGE_REFUSED = "badge_refused"  # a badge that signed no one in: not on the staff list (unknown, disabled)
 
 
 class InputKind(StrEnum):

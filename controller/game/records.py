@@ -16,6 +16,9 @@ Every record the table keeps is built here and read back here, nowhere else:
 * **the cash** (``buy_in``): a buy-in taken at a seat, derived from its ``buy_in`` input (a record only:
   :func:`buy_in_input`) with the shoe and coup (:func:`buy_in_body`, :data:`BUY_IN_FIELDS`); the floor's cash
   log reads them.
+* **the staff** (``dealer_in``, ``dealer_out``, ``badge_refused``): the dealer on duty signed in or out with a
+  badge at the dealer's position, or a badge refused (:func:`staff_record`, :data:`STAFF_FIELDS`; the pure rules
+  are :mod:`controller.game.staff`'s). Derived from the ``dealer_card`` input (a record only).
 * **surveillance records** (``advantage``, ``advantage_cleared``): a wager's exact player expectation at a
   coup's betting time reached the threshold, or fell back below it (:data:`ADVANTAGE_FIELDS`; built by
   :class:`controller.game.edges.EdgeWatch`, stored with the input after which the betting time came).
@@ -43,9 +46,12 @@ from controller.game.bodies import (
     AdvantageBody,
     AdvantageClearedBody,
     AlarmBody,
+    BadgeRefusedBody,
     BurnBody,
     BuyInBody,
     CoupBody,
+    DealerInBody,
+    DealerOutBody,
     InputBody,
     PlayerInBody,
     PlayerOutBody,
@@ -60,6 +66,7 @@ from controller.game.kinds import RecordKind as RecordKind
 from controller.game.kinds import Source as Source
 from controller.game.rules import Bet, CommissionCollection, DragonBonus, Ruleset
 from controller.game.seats import PlayerIn, PlayerOut, SeatCard
+from controller.game.staff import BadgeRefused, DealerIn, DealerOut
 from controller.game.table import (
     AlarmRaised,
     BurnCard,
@@ -337,7 +344,7 @@ def derived_records(
         if isinstance(n, WagersLocked):
             out += [(RecordKind.WAGER, wager_body(n, i, edges, variances)) for i in range(len(n.wagers))]
             continue
-        money = money_record(n) or player_record(n)
+        money = money_record(n) or player_record(n) or staff_record(n)
         if money is not None:
             out.append(money)
         elif isinstance(n, CoupDeclared | CoupVoided | CardsSetAside):
@@ -524,6 +531,35 @@ def player_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
     return None
 
 
+# -- the staff at the table (version 4) ---------------------------------------------------------------------
+
+#: Each staff record's fields, in order (``docs/schemas/dealer_in.schema.json`` ...). ``staff_as_of`` names the
+#: staff list the badge was looked up in (the registry's last change; empty: no list verified yet).
+STAFF_FIELDS: dict[RecordKind, tuple[str, ...]] = {
+    RecordKind.DEALER_IN: ("shoe", "coup", "staff_id", "role", "badge", "staff_as_of"),
+    RecordKind.DEALER_OUT: ("shoe", "coup", "staff_id", "reason"),
+    RecordKind.BADGE_REFUSED: ("shoe", "coup", "badge", "why", "staff_as_of"),
+}
+
+
+def staff_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
+    """The record of a dealer signed in or out, or of a badge refused; None for another notice."""
+    if isinstance(n, DealerIn):
+        body = DealerInBody(
+            shoe=n.shoe, coup=n.coup, staff_id=n.staff_id, role=n.role, badge=n.badge, staff_as_of=n.staff_as_of
+        )
+        return RecordKind.DEALER_IN, body.to_body()
+    if isinstance(n, DealerOut):
+        out = DealerOutBody(shoe=n.shoe, coup=n.coup, staff_id=n.staff_id, reason=n.reason.value)
+        return RecordKind.DEALER_OUT, out.to_body()
+    if isinstance(n, BadgeRefused):
+        refused = BadgeRefusedBody(
+            shoe=n.shoe, coup=n.coup, badge=n.badge, why=n.reason.value, staff_as_of=n.staff_as_of
+        )
+        return RecordKind.BADGE_REFUSED, refused.to_body()
+    return None
+
+
 # -- the cash at the table (version 4) ----------------------------------------------------------------------
 
 #: A ``buy_in`` record's fields, in order: the shoe and coup it came in (the coup being dealt, or the next one
@@ -651,6 +687,7 @@ def signature() -> str:
         "money:" + ";".join(f"{k.value}={','.join(v)}" for k, v in MONEY_FIELDS.items()),
         "players:" + ";".join(f"{k.value}={','.join(v)}" for k, v in PLAYER_FIELDS.items()),
         "buy_in:" + ",".join(BUY_IN_FIELDS),
+        "staff:" + ";".join(f"{k.value}={','.join(v)}" for k, v in STAFF_FIELDS.items()),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 

@@ -145,6 +145,7 @@ class Alarm(Enum):
     JOURNAL_FULL = "JOURNAL FULL"  # the disk is full: nothing is acknowledged, the shoe holds the cards
     JOURNAL_FAULT = "JOURNAL FAULT"  # the journal file was deleted, replaced or cannot be written
     INPUT_LOST = "PRESS AGAIN"  # the loop was stalled and its full queue dropped a press (or a port report)
+    UNKNOWN_BADGE = "UNKNOWN BADGE"  # a badge at the dealer's position not on the staff list: held a few seconds
 
     @property
     def halts_coup(self) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,6 +190,17 @@ class Queries:
             (PRUNE_NOTE,),
         ).fetchone()
         return None if row is None else dict(json.loads(row[0]))
+
+    def last_record(self, kinds: Iterable[RecordKind]) -> tuple[str, dict[str, Any]] | None:
+        """``(kind, body)`` of the newest record of one of ``kinds`` (the dealer on duty at a restart), or None."""
+        names = [RecordKind(k).value for k in kinds]
+        if not names:
+            return None
+        marks = ", ".join("?" * len(names))
+        row = self._store.conn.execute(
+            f"SELECT kind, body FROM records WHERE kind IN ({marks}) ORDER BY id DESC LIMIT 1", names
+        ).fetchone()
+        return None if row is None else (str(row[0]), dict(json.loads(row[1])))
 
     def last_shoe_start(self) -> tuple[int, int] | None:
         """``(input id, shoe number)`` of the input that started the newest shoe (its derived ``shoe`` record

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import Any, Self
 
-from controller.game.records import InputKind
+from controller.game.records import InputKind, RecordKind
 from controller.journal.ack import read_floor_ack
 from controller.journal.queries import Queries, Record, read_anchor, read_head
 from controller.journal.schema import connect
@@ -83,6 +83,9 @@ class JournalReader:
     def standing_since(self, kind: InputKind, *, before: int) -> int | None:
         """The id of the input of ``kind`` that set the value standing before ``before``, or None."""
         return self._queries.standing_since(kind, before=before)
+
+    def last_record(self, kinds: Iterable[RecordKind]) -> tuple[str, dict[str, Any]] | None:
+        return self._queries.last_record(kinds)
 
     def last_shoe_start(self) -> tuple[int, int] | None:
         """``(input id, shoe number)`` of the input that started the newest shoe, or None."""

@@ -25,6 +25,10 @@ holds, and that archive's ack is the one believed from then on. The link sends a
 (re)connect and whenever it has not advanced for ``resend_after`` seconds although records after it exist (the
 interval doubles while it stays stuck, up to ``resend_max``). Duplicates on the wire carry the same seq.
 
+Heard besides the ack: the floor's staff list (``baccarat/<site>/floor/staff``, retained,
+:mod:`floor_protocol.staff`), bounded, validated and verified with the floor's key; a refused one is one log line
+and a count (:attr:`FloorLink.staff_refusals`); a believed one goes to the table through ``post_staff``.
+
 Also published: ``status`` (retained ``online``; the Last Will and a clean stop leave ``offline``) and
 ``state`` (retained JSON of the table now, latest value, at most once per ``state_interval``; under
 ``reveal = on_declare`` nothing of an undeclared coup).
@@ -38,7 +42,7 @@ import logging
 import ssl
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import islice
@@ -68,8 +72,9 @@ from controller.link.record_signer import RecordSigner
 from controller.userfile import UserFileError, read_text
 from floor_protocol.ack import Ack, parse_ack
 from floor_protocol.signing import record_message, sign
+from floor_protocol.staff import MAX_STAFF_BYTES, StaffList, StaffListError, parse_staff
 from floor_protocol.state import HIDDEN, Counts, CoupOutcome, JournalMarks, Limits, Roads, TableStateMessage
-from floor_protocol.topics import Leaf
+from floor_protocol.topics import Leaf, staff_topic
 from mqttloop import NetworkLoop
 
 log = logging.getLogger(__name__)
@@ -251,6 +256,7 @@ class FloorLink:
         journal_path: str | Path,
         post_ack: Callable[[Ack], None],
         *,
+        post_staff: Callable[[StaffList], None] = lambda staff: None,
         key: Ed25519PrivateKey | None = None,
         floor_key: Ed25519PublicKey | None = None,
         max_inflight: int = MAX_INFLIGHT,
@@ -276,6 +282,8 @@ class FloorLink:
         #: Signatures made in a child process on another core (None: all made on the link's thread).
         self.signer = RecordSigner(self.key, settings.table) if signer_process else None
         self.post_ack = post_ack
+        #: Hands the floor's staff list, verified, to the table (over link.sock; the table verifies it again).
+        self.post_staff = post_staff
         self.max_inflight = max_inflight
         self.resend_after = resend_after
         self.resend_max = resend_max
@@ -286,6 +294,7 @@ class FloorLink:
         self.topic_state = settings.topic(Leaf.STATE)
         self.topic_status = settings.topic(Leaf.STATUS)
         self.topic_ack = settings.topic(Leaf.ACK)
+        self.topic_staff = staff_topic(settings.site)
         self.client = self._make_client(client_id or f"shoe-{settings.site}-{settings.table}")
         # Counters (read by tests, benchmarks and the metrics helper); written by the link's thread.
         self.sent = 0  # record publishes, resends included
@@ -296,6 +305,9 @@ class FloorLink:
         self.believed: Ack | None = None  # the floor's ack believed now (its archive is the one the link follows)
         self.ack_refusals = AckRefusals("floor link")  # acks not believed, by reason
         self.archive_changes = 0  # times an ack of another archive made the link send the whole journal again
+        #: Staff lists refused, by reason (too_long, malformed, wrong_site, bad_signature), and the one believed.
+        self.staff_refusals: Counter[str] = Counter()
+        self.staff: StaffList | None = None
         self.head = 0  # the journal's last record id as last read
         self.connected = False
         #: Why the link is not connected (said once, again on change or every 10 minutes; None: connected or
@@ -421,6 +433,7 @@ class FloorLink:
             if self.on_trouble is not None:
                 self.on_trouble(None)
         client.subscribe(self.topic_ack, qos=1)
+        client.subscribe(self.topic_staff, qos=1)
         # MQTT 5: the broker says how many QoS 1 messages it takes in flight at once (Receive Maximum; 65,535
         # if it does not say). Past it, a broker answers PUBACK "quota exceeded" and drops the record; keep a
         # few places for the status and state messages.
@@ -448,6 +461,9 @@ class FloorLink:
             self._failed(Trouble(Cause.LOST, f"the connection to {self.settings.broker} was lost ({reason})"))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        if message.topic == self.topic_staff:
+            self._staff_heard(bytes(message.payload))
+            return
         if not message.payload:  # the retained ack cleared: nothing said
             return
         # Parsed here (bounded, never raises); judged on the link's own thread, which holds the journal.
@@ -455,6 +471,37 @@ class FloorLink:
         with self._lock:
             self._acks_heard.append(ack)
         self._wake.set()
+
+    def _staff_heard(self, payload: bytes) -> None:
+        """The floor's staff list (retained): bounded, validated and verified with the floor's key here, on
+        paho's thread (a list is rare; one verification); a refused one is one log line and a count, and the
+        list believed stays. A believed one goes to the table, which verifies it again and keeps it."""
+        if not payload:
+            return  # the retained list cleared: the table keeps the one it has
+        if len(payload) > MAX_STAFF_BYTES:
+            self._refuse_staff("too_long", f"{len(payload)} bytes (at most {MAX_STAFF_BYTES})")
+            return
+        try:
+            staff = parse_staff(payload)
+        except StaffListError as exc:
+            self._refuse_staff("malformed", str(exc))
+            return
+        if staff.site != self.settings.site:
+            self._refuse_staff("wrong_site", f"site {staff.site[:40]!r}, not {self.settings.site!r}")
+            return
+        if not staff.verify(self.floor_key):
+            self._refuse_staff("bad_signature", "not signed by [floor] floor_public_key")
+            return
+        with self._lock:
+            news, self.staff = staff != self.staff, staff
+        if news:
+            log.info("floor staff list as of %s: %d member(s); handed to the table", staff.as_of, len(staff.staff))
+            self.post_staff(staff)
+
+    def _refuse_staff(self, reason: str, detail: str) -> None:
+        with self._lock:
+            self.staff_refusals[reason] += 1
+        log.warning("floor link: refused a staff list on %s: %s", self.topic_staff, detail[:200])
 
     # -- the link's thread ---------------------------------------------------------------------------
     def _run(self) -> None:

@@ -8,8 +8,9 @@ network: the link serves them.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -79,6 +80,38 @@ class AckRefusalCounts:
         return []
 
 
+#: Why the link refuses a floor staff list (controller.link.floor_link.FloorLink._staff_heard).
+STAFF_REFUSAL_REASONS = ("too_long", "malformed", "wrong_site", "bad_signature")
+
+
+@runtime_checkable
+class StaffState(Protocol):
+    """What the staff lists' counter reads of the floor link."""
+
+    staff_refusals: Counter[str]  # the staff lists it did not believe, by reason
+
+
+class StaffRefusalCounts:
+    """``shoe_floor_staff_lists_refused_total{reason}``: the floor staff lists the link did not believe."""
+
+    def __init__(self, floor: StaffState) -> None:
+        self.floor = floor
+
+    def collect(self) -> Iterable[Metric]:
+        family = CounterMetricFamily(
+            "shoe_floor_staff_lists_refused",
+            "Floor staff lists not believed (too long, malformed, another site's, not signed).",
+            labels=["reason"],
+        )
+        counts = dict(self.floor.staff_refusals)
+        for reason in STAFF_REFUSAL_REASONS:
+            family.add_metric([reason], float(counts.get(reason, 0)))
+        return [family]
+
+    def describe(self) -> Iterable[Metric]:
+        return []
+
+
 class TroubleFamilies:
     """``shoe_floor_link_trouble{cause}`` (1 for the cause the link is not connected for now, 0 for the others)
     and ``shoe_floor_connect_failures_total{cause}`` (failed connection attempts), every cause of
@@ -133,9 +166,11 @@ class LinkGauges:
 
 def link_gauges(registry: CollectorRegistry, floor: FloorState | None, feed: FeedState) -> None:
     """The link's own metrics on ``registry``, each a collector that reads the threads' state when scraped
-    (nothing is pushed): :class:`LinkGauges`, and with a floor link :class:`AckRefusalCounts` and
-    :class:`TroubleFamilies`."""
+    (nothing is pushed): :class:`LinkGauges`, and with a floor link :class:`AckRefusalCounts`,
+    :class:`StaffRefusalCounts` and :class:`TroubleFamilies`."""
     registry.register(LinkGauges(floor, feed))
     if floor is not None:
         registry.register(AckRefusalCounts(floor))
+        if isinstance(floor, StaffState):
+            registry.register(StaffRefusalCounts(floor))
         registry.register(TroubleFamilies(floor))

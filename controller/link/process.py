@@ -1,6 +1,7 @@
 """The link process (``shoe-controller link``): the floor link (the journal read-only, every record to the
 floor's broker) and the table's Prometheus metrics, fed by the table process's ``link.sock``; it hands the
-floor's ack back to the table there (the table stores it: it stays the journal's one writer).
+floor's ack back to the table there (the table stores it: it stays the journal's one writer), and the floor's
+signed staff list, verified (the table verifies it again and keeps it).
 """
 
 from __future__ import annotations
@@ -44,7 +45,12 @@ class LinkProcess(Companion):
             limits = {"minimum": lim.minimum_cents, "maximum": lim.maximum_cents,
                       "side_minimum": lim.side_minimum_cents, "side_maximum": lim.side_maximum_cents}  # fmt: skip
             self.floor = FloorLink(
-                s.floor, s.journal.path, self.feed.send_ack, on_trouble=self._on_trouble, limits=limits
+                s.floor,
+                s.journal.path,
+                self.feed.send_ack,
+                post_staff=self.feed.send_staff,  # the floor's staff list, verified, to the table
+                on_trouble=self._on_trouble,
+                limits=limits,
             )
         self.table_metrics = TableFamilies()
         self.registry: CollectorRegistry | None = None

@@ -41,12 +41,25 @@ from controller.journal.queries import session_of
 from controller.metrics import TableMetrics
 from controller.notify import Notifier, StatusSink
 from controller.table.clock import read_clock_status
-from controller.table.loop import BuyInEntry, FloorAck, Inbox, LoopConfig, PanelPress, ShoePort, Stop, TableLoop, resume
+from controller.table.loop import (
+    BuyInEntry,
+    FloorAck,
+    Inbox,
+    LoopConfig,
+    PanelPress,
+    ShoePort,
+    StaffListIn,
+    Stop,
+    TableLoop,
+    resume,
+)
 from controller.table.loop.reader import ReaderPort
+from controller.table.loop.resume import on_duty
 from controller.table.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.table.shoe_link import ShoeLink
 from controller.table.sinks import LatestViewSink, Sink
 from controller.table.spot_wire import SpotWire
+from controller.table.staff_list import StaffListKeeper, staff_list_path
 from controller.table.wire import AsciiWire, BinaryWire, Wire
 from firmware_protocol.session import ControllerSession
 from firmware_protocol.spots import READER
@@ -150,10 +163,14 @@ class Daemon:
             history=self.journal.coups(shoe=resumed.state.view().shoe_number),
             on_ack=lambda ack: inbox.put(FloorAck(ack)),
             on_buy_in=lambda buy_in: inbox.put(BuyInEntry(buy_in)),  # the dealer screen's (the simulator's)
+            on_staff=lambda staff: inbox.put(StaffListIn(staff)),  # the floor's signed staff list, via the link
             metrics_text=metrics.exposition if metrics is not None else None,
             money_group=s.feed.money_group or None,  # money.sock: the board's group reads the dealer screen's money
         )
         sinks.append(feed)  # close_sinks() closes it
+        # The last staff list the table verified, kept beside the journal: badges work while the floor is away.
+        staff = StaffListKeeper(staff_list_path(s.journal.path), s.floor.floor_key())
+        staff.load()
         ports: list[ShoePort | ReaderPort] = [ShoePort(wire, self.link.write, self.link)]  # the loop waits on it
         if reader is not None:
             ports.append(reader)
@@ -175,6 +192,8 @@ class Daemon:
                 floor_key=s.floor.floor_key(),
                 # journaled at start and on each change; a WARNING while unsynced ([service] clock_check)
                 clock_status=read_clock_status if s.service.clock_check else None,
+                staff=staff,
+                duty=on_duty(self.journal),
             ),
         )
         if self.journal.degraded is not None:

@@ -254,6 +254,7 @@ ALARM_SIGNALS: Mapping[Alarm, AlarmSignal] = MappingProxyType(
         # notices
         Alarm.NOTHING_TO_DECLARE: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),
         Alarm.INPUT_LOST: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),  # a press was lost: press again
+        Alarm.UNKNOWN_BADGE: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),  # a badge not on the staff list
     }
 )
 

@@ -261,6 +261,23 @@ class People:
             cur.execute(f"SELECT {_STAFF_COLUMNS} FROM staff ORDER BY id")
             return [_member(row) for row in cur.fetchall()]
 
+    def table_staff(self) -> tuple[str, list[tuple[str, str, str | None, str | None]]]:
+        """What the tables need of the registry (:mod:`floor_protocol.staff`): the registry's last change (its
+        newest ``updated_at``, "" when empty) and each **active** member with a badge or a PIN as
+        ``(id, role, badge, pin_hash)``, by id. Never a name."""
+        if not self.present():
+            return "", []
+        with self._store.transaction() as cur:
+            cur.execute("SELECT max(updated_at) FROM staff")
+            (as_of,) = cur.fetchone()
+            cur.execute(
+                "SELECT id, role, badge, pin_hash FROM staff WHERE active = 1"
+                " AND (badge IS NOT NULL OR pin_hash IS NOT NULL) ORDER BY id"
+            )
+            rows = [(str(i), str(r), None if b is None else str(b), None if h is None else str(h))
+                    for i, r, b, h in cur.fetchall()]  # fmt: skip
+        return ("" if as_of is None else str(as_of)), rows
+
     def member(self, member_id: str) -> StaffMember | None:
         if not self.present():
             return None

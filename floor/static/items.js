@@ -28,7 +28,7 @@
         isBool(c[4]) && isBool(c[5])) &&
       list(t.alarms, (a) => isObj(a) && isStr(a.name) && opt(a.since, isNum)) &&
       list(t.advantage, (f) => isObj(f) && isStr(f.bet) && isNum(f.ev) && opt(f.state, isStr)) &&
-      opt(t.counts, isObj) && opt(t.game, isObj) && opt(t.phase, isStr) &&
+      opt(t.counts, isObj) && opt(t.game, isObj) && opt(t.phase, isStr) && opt(t.dealer, isStr) &&
       opt(t.limits, (l) => isObj(l) && isInt(l.minimum) && isInt(l.maximum)) &&
       opt(t.money, (m) => isObj(m) && isInt(m.handle) && isInt(m.win) && opt(m.shift, isStr)),
     /** An alert of the feed (floor.archive.FeedItem). */

@@ -105,6 +105,7 @@
     where.appendChild(field("Shoe", t.shoe, "shoe"));
     where.appendChild(field("Coup", t.coup, "coup"));
     where.appendChild(field("Left", t.cards_remaining, "left"));
+    if (t.dealer) where.appendChild(field("Dealer", t.dealer, "dealer"));  // the staff id on duty (dealer_in)
     const n = t.counts || {};
     const counts = el("span", "counts");
     for (const [w, letter] of [["banker", "B"], ["player", "P"], ["tie", "T"]]) {

@@ -23,7 +23,13 @@ from controller.game.bodies import (
     parse_body,
 )
 from controller.game.records import RecordKind
-from tests.record_journals import every_cash_journal, every_kind_journal, every_money_journal, every_player_journal
+from tests.record_journals import (
+    every_cash_journal,
+    every_kind_journal,
+    every_money_journal,
+    every_player_journal,
+    every_staff_journal,
+)
 
 
 def test_there_is_a_class_for_every_kind() -> None:
@@ -33,7 +39,13 @@ def test_there_is_a_class_for_every_kind() -> None:
 
 def test_every_record_reads_back_to_the_body_the_journal_holds(tmp_path: Path) -> None:
     seen = set()
-    for build in (every_kind_journal, every_money_journal, every_player_journal, every_cash_journal):
+    for build in (
+        every_kind_journal,
+        every_money_journal,
+        every_player_journal,
+        every_cash_journal,
+        every_staff_journal,
+    ):
         with build(tmp_path / f"{build.__name__}.db") as journal:
             for record in journal.records():
                 stored = json.loads(record.body)

@@ -125,3 +125,22 @@ def test_the_big_road_on_the_tile_carries_the_pairs_of_its_cells(tmp_path: Path)
         assert not pit.stats["refused"]
     finally:
         pit.close()
+
+
+def test_the_tile_shows_the_dealer_on_duty_by_staff_id(tmp_path: Path) -> None:
+    pit = make_pit(tmp_path)
+    try:
+        badge = {"badge": "0004A1B2C3D4E501", "staff_as_of": AT, "shoe": 1, "coup": 3}
+        pit.on_message(TOPIC + "record", record("dealer_in", 1, staff_id="D1", role="dealer", **badge))
+        assert tile(pit)["dealer"] == "D1"
+        pit.on_message(TOPIC + "record", record("dealer_out", 2, shoe=1, coup=4, staff_id="D1", reason="replaced"))
+        pit.on_message(TOPIC + "record", record("dealer_in", 3, staff_id="D2", role="dealer", **badge))
+        assert tile(pit)["dealer"] == "D2"
+        pit.on_message(TOPIC + "record", record("dealer_out", 4, shoe=1, coup=5, staff_id="D1", reason="badge_out"))
+        assert tile(pit)["dealer"] == "D2"  # not the one on duty: D2 stays
+        pit.on_message(TOPIC + "record", record("dealer_in", 5, staff_id="D9", role="croupier", **badge))
+        assert tile(pit)["dealer"] == "D2"  # a body that is not its kind's changes nothing
+        pit.on_message(TOPIC + "record", record("dealer_out", 6, shoe=1, coup=6, staff_id="D2", reason="badge_out"))
+        assert tile(pit)["dealer"] is None
+    finally:
+        pit.close()

@@ -27,6 +27,7 @@ from controller.table.loop.inbox import (
     LoopEvent,
     PanelPress,
     PortState,
+    StaffListIn,
     Stop,
     WireBytes,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "ReaderPort",
     "Resumed",
     "ShoePort",
+    "StaffListIn",
     "Stop",
     "TableLoop",
     "TableSide",

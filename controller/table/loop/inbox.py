@@ -25,6 +25,7 @@ from typing import Literal
 from controller.game.cash import BuyIn
 from controller.table.panel import ButtonAction
 from floor_protocol.ack import Ack
+from floor_protocol.staff import StaffList
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,14 @@ class BuyInEntry:
     buy_in: BuyIn
 
 
-LoopEvent = WireBytes | PortState | PanelPress | FloorAck | BuyInEntry | Stop
+@dataclass(frozen=True)
+class StaffListIn:
+    """The floor's signed staff list, as the floor link handed it on: the loop verifies it again and keeps it."""
+
+    staff: StaffList
+
+
+LoopEvent = WireBytes | PortState | PanelPress | FloorAck | BuyInEntry | StaffListIn | Stop
 
 #: How a dropped event that is not a panel press is named: the metrics' ``kind`` label, and the words of the
 #: alarm's detail. A panel press is named by its action's value ("declare", "new_shoe", "void").
@@ -98,6 +106,7 @@ DROPPED_KINDS: dict[type, tuple[str, str]] = {
     WireBytes: ("shoe_bytes", "shoe bytes read"),
     FloorAck: ("floor_ack", "floor ack"),
     BuyInEntry: ("buy_in", "buy-in entered"),
+    StaffListIn: ("staff_list", "staff list"),
     Stop: ("stop", "stop request"),
 }
 #: The same for the bet-spot reader's port.

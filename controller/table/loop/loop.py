@@ -49,6 +49,7 @@ from controller.game.records import (
     record_body,
 )
 from controller.game.rules import Ruleset
+from controller.game.staff import BadgeRefused, DealerIn, DutyBook
 from controller.game.table import (
     Alarm,
     DeclarePressed,
@@ -73,6 +74,7 @@ from controller.table.loop.inbox import (
     LoopEvent,
     PanelPress,
     PortState,
+    StaffListIn,
     Stop,
     WireBytes,
 )
@@ -83,6 +85,7 @@ from controller.table.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
 from controller.table.loop.shoe_port import ShoePort
 from controller.table.panel import ButtonAction
 from controller.table.sinks import Sink
+from controller.table.staff_list import StaffListKeeper
 from floor_protocol.ack import Ack as FloorAckMessage
 
 log = logging.getLogger(__name__)
@@ -192,6 +195,10 @@ class LoopConfig:
     input_lost_hold: float = INPUT_LOST_HOLD
     reader_catch_up: float = READER_CATCH_UP
     clock_status: Callable[[], ClockStatus] | None = None
+    #: The staff list the table believes and keeps (None: a list no one hands the loop; every badge refused).
+    staff: StaffListKeeper | None = None
+    #: The dealer on duty at start (the journal's newest dealer_in or dealer_out says it: ``resume.on_duty``).
+    duty: DutyBook | None = None
 
 
 class TableLoop:
@@ -258,6 +265,9 @@ class TableLoop:
         self.ack_refusals = AckRefusals("table")
         #: Buy-ins refused because the table cannot take them (a seat not on it ...), each said in one line.
         self.buy_ins_refused = 0
+        #: The staff list (verified, kept on disk) and the dealer on duty (controller.game.staff).
+        self.staff = config.staff if config.staff is not None else StaffListKeeper(None, None)
+        self.duty = config.duty if config.duty is not None else DutyBook()
         self.clock = config.clock
         self.watchdog = config.watchdog
         self.watchdog_interval = config.watchdog_interval
@@ -489,6 +499,25 @@ class TableLoop:
             self._floor_ack(event.ack)
         elif isinstance(event, BuyInEntry):
             self._buy_in(event)
+        elif isinstance(event, StaffListIn):
+            self.staff.take(event.staff)
+
+    def badge(self, uid: str, present: bool) -> list[Notice]:
+        """A badge came in or went out at the dealer's position: the dealer on duty signed in or out, or the badge
+        refused (UNKNOWN BADGE shows for a while); the notices give the records (:mod:`controller.game.staff`)."""
+        state = self.state
+        notices = self.duty.badge(self.staff.roster, uid, present, state.shoe_number, state.coup_number)
+        shown: list[Notice] = []
+        for n in notices:
+            if isinstance(n, BadgeRefused):
+                as_of = n.staff_as_of or "none verified yet"
+                shown += self.alarms.badge.refused(f"badge {n.badge}: {n.reason.value} (staff list: {as_of})")
+            elif isinstance(n, DealerIn):
+                log.info("dealer %s on duty (shoe %d, coup %d)", n.staff_id, n.shoe, n.coup)
+                shown += self.alarms.badge.signed_in()
+        if shown:
+            self.show(shown)
+        return notices
 
     def _buy_in(self, event: BuyInEntry) -> None:
         """A buy-in entered for a seat: refused in one line (logged, counted) when the table cannot take it,
@@ -686,6 +715,9 @@ class TableLoop:
         change = self.alarms.input_lost.hold_over()
         if change is not None:
             self.commit.apply_change(change)
+        badge_over = self.alarms.badge.hold_over()
+        if badge_over:
+            self.show(badge_over)
 
     def _prompt_bytes(self) -> bytes:
         return self.shoe.wire.prompt(self.state.due)

@@ -70,9 +70,15 @@ class TableSide(Protocol):
         session: int | None,
         number: int | None,
         device: Device = "shoe",
+        *,
+        notices: Sequence[Notice] = (),
     ) -> bool:
         """Apply one input (None: a record only) and stage it for the next commit; False when the journal
-        refused it (neither applied nor kept)."""
+        refused it (neither applied nor kept). ``notices``: what a record-only input gave rise to."""
+        ...
+
+    def badge(self, uid: str, present: bool) -> list[Notice]:
+        """A badge at the dealer's position: the dealer on duty in or out, or the badge refused (the notices)."""
         ...
 
     def show(self, notices: Sequence[Notice] = ()) -> None: ...

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from controller.game.records import InputKind, input_body, record_body
-from controller.game.table import TableInput, TableView
+from controller.game.table import Notice, TableInput, TableView
 from controller.game.wagers import MoneyView, Phase, ReaderLinkChanged, SpotsSnapshot, SpotState
 from controller.table.loop.ports import PortReader, TableSide, WirePort, log
 from controller.table.spot_wire import SpotInput, SpotRecord, SpotWireEvent
@@ -180,7 +180,10 @@ class ReaderPort(WirePort[SpotWireEvent]):
                 if not self.withhold(ev.session, ev.number) and ev.number is not None:
                     table.commit.stage_ack(ev.session, ev.number, "reader")
                 return
-            self._apply(table, None, record_body(kind, **ev.facts), ev.session, ev.number)
+            notices: list[Notice] = []
+            if kind is InputKind.DEALER_CARD:  # a badge: the dealer on duty signs in or out (or it is refused)
+                notices = table.badge(str(ev.facts.get("uid", "")), bool(ev.facts.get("present")))
+            self._apply(table, None, record_body(kind, **ev.facts), ev.session, ev.number, notices)
         elif isinstance(ev, WireReboot):
             # Reports the reader held unacknowledged are lost with its reboot; its next snapshot restores what
             # the spots hold (the book keeps its last readings meanwhile).
@@ -199,8 +202,9 @@ class ReaderPort(WirePort[SpotWireEvent]):
         body: dict[str, Any],
         session: int | None,
         number: int | None,
+        notices: Sequence[Notice] = (),
     ) -> None:
-        staged = table.apply(table_input, body, session, number, device="reader")
+        staged = table.apply(table_input, body, session, number, device="reader", notices=notices)
         if staged and number is not None:
             self.journaled = (session, number)
 

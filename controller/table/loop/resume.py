@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from controller.game.edges import EdgeWatch
 from controller.game.records import KEPT_ACROSS_SHOES, InputKind, RecordKind
 from controller.game.replay import ShoeStart, replay, replay_edges
+from controller.game.staff import DutyBook
 from controller.game.table import TableRules, TableState
 from controller.journal import Record
 
@@ -36,6 +37,28 @@ class ReplayJournal(Protocol):
     def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None: ...
 
     def standing_since(self, kind: InputKind, *, before: int) -> int | None: ...
+
+
+class DutyJournal(Protocol):
+    """What finding the dealer on duty reads of the journal."""
+
+    def last_record(self, kinds: Iterable[RecordKind]) -> tuple[str, dict[str, Any]] | None: ...
+
+
+def on_duty(journal: DutyJournal) -> DutyBook:
+    """The dealer on duty as the journal leaves it: its newest ``dealer_in`` (its dealer, with the badge) or
+    ``dealer_out`` (no one). Not a replay: who is on the staff list may have changed since, and a record says
+    what was decided then."""
+    found = journal.last_record((RecordKind.DEALER_IN, RecordKind.DEALER_OUT))
+    if found is None or found[0] != RecordKind.DEALER_IN:
+        return DutyBook()
+    staff, badge = found[1].get("staff_id"), found[1].get("badge")
+    if not isinstance(staff, str) or not isinstance(badge, str):
+        return DutyBook()
+    try:
+        return DutyBook(staff, badge)
+    except ValueError:
+        return DutyBook()
 
 
 @dataclass(frozen=True)

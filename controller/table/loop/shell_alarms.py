@@ -1,4 +1,4 @@
-"""The shell's own alarms: JOURNAL FULL / JOURNAL FAULT and PRESS AGAIN, held by the loop, not the game.
+"""The shell's own alarms: JOURNAL FULL / JOURNAL FAULT, PRESS AGAIN and UNKNOWN BADGE, held by the loop, not the game.
 
 Both are members of the core's :class:`~controller.game.table.Alarm` (so the panel, the LCD and the
 scoreboard know their text and signal), but the pure :class:`~controller.game.table.TableState` never raises
@@ -10,6 +10,9 @@ never resurrects a fault that has passed.
 * :class:`InputLostAlarm` (PRESS AGAIN): events dropped at the inbox's full queue; cleared by the next panel
   press the loop accepts (not one that was already waiting when the loss was seen) or after ``hold`` seconds
   of the loop's clock; each further loss sounds again and holds anew.
+* :class:`BadgeAlarm` (UNKNOWN BADGE): a badge at the dealer's position that signed no one in (its
+  ``badge_refused`` record is the dealer_card input's, :mod:`controller.game.staff`); cleared when a dealer signs
+  in or after ``hold`` seconds. No record of its own: the ``badge_refused`` record says it.
 
 Each change is an :class:`AlarmChange`: the notices to show (the buzzer sounds once) and the record to stage
 in order with the inputs, an input of kind ``journal_fault`` (never replayed). Nothing here shows or journals
@@ -34,6 +37,8 @@ log = logging.getLogger(__name__)
 
 #: Longest PRESS AGAIN (``Alarm.INPUT_LOST``) stands when no press clears it (seconds of the loop's clock).
 INPUT_LOST_HOLD = 10.0
+#: How long UNKNOWN BADGE (``Alarm.UNKNOWN_BADGE``) stands when no dealer signs in (seconds of the loop's clock).
+BADGE_HOLD = 10.0
 
 _PRESS_KINDS = frozenset(action.value for action in ButtonAction)
 
@@ -158,13 +163,48 @@ class InputLostAlarm:
         return AlarmChange((AlarmCleared(Alarm.INPUT_LOST),), shell_record("cleared", Alarm.INPUT_LOST, why))
 
 
+class BadgeAlarm:
+    """UNKNOWN BADGE: a badge at the dealer's position signed no one in. Time is the loop's clock."""
+
+    def __init__(self, clock: Callable[[], float], hold: float = BADGE_HOLD) -> None:
+        self.clock = clock
+        self.hold = hold
+        self.alarm: Alarm | None = None
+        self._until = 0.0
+
+    def refused(self, detail: str) -> tuple[Notice, ...]:
+        """A badge was refused: raised (the buzzer sounds once) and held anew."""
+        log.warning("UNKNOWN BADGE: %s", detail)
+        self.alarm = Alarm.UNKNOWN_BADGE
+        self._until = self.clock() + self.hold
+        return (AlarmRaised(Alarm.UNKNOWN_BADGE, detail),)
+
+    def signed_in(self) -> tuple[Notice, ...]:
+        """A dealer signed in: the alarm clears."""
+        return self._clear()
+
+    def hold_over(self) -> tuple[Notice, ...]:
+        """Once per loop iteration: clears the alarm when its hold is over."""
+        if self.alarm is None or self.clock() < self._until:
+            return ()
+        return self._clear()
+
+    def _clear(self) -> tuple[Notice, ...]:
+        if self.alarm is None:
+            return ()
+        self.alarm = None
+        return (AlarmCleared(Alarm.UNKNOWN_BADGE),)
+
+
 class ShellAlarms:
-    """Both of the shell's alarms, as the loop holds them."""
+    """The shell's alarms, as the loop holds them."""
 
     def __init__(self, clock: Callable[[], float], *, input_lost_hold: float = INPUT_LOST_HOLD) -> None:
         self.journal = JournalAlarm()
         self.input_lost = InputLostAlarm(clock, input_lost_hold)
+        self.badge = BadgeAlarm(clock)
 
     def standing(self) -> tuple[Alarm, ...]:
         """The shell's alarms now, the journal's first: the loop adds them to the pure view's."""
-        return tuple(a for a in (self.journal.alarm, self.input_lost.alarm) if a is not None)
+        alarms = (self.journal.alarm, self.input_lost.alarm, self.badge.alarm)
+        return tuple(a for a in alarms if a is not None)
