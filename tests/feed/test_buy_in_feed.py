@@ -116,3 +116,19 @@ def test_the_dealer_screens_client_sends_a_buy_in_at_once_or_says_it_could_not(
         client.close()
     with pytest.raises(ValueError, match=r"only a reader of money\.sock"):
         FeedClient(tmp_path / "feed.sock", lambda _m: None).send_buy_in(BuyIn(3, 100, Tender.CASH))
+
+
+def test_a_buy_in_line_out_of_bounds_is_told_to_the_tables_metrics(tmp_path: Path) -> None:
+    refused: list[str] = []
+    s = FeedServer(tmp_path, reveal="on_read", on_buy_in_refused=refused.append)
+    s.start()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(tmp_path / "money.sock"))
+        until(lambda: s.readers == 1, 5, "the reader")
+        sock.sendall(b'{"t":"buy_in","seat":3,"cents":0,"tender":"cash"}\n')
+        until(lambda: len(refused) == 1, 5, "the refusal told")
+        assert refused[0].startswith("buy_in: cents") and s.readers == 1
+    finally:
+        sock.close()
+        s.close()
