@@ -72,6 +72,10 @@ def _file_bytes(path: str) -> float:
     return float(total)
 
 
+#: What became of a buy-in entered for a seat (``shoe_buy_ins{outcome}``).
+BUY_IN_OUTCOMES = ("taken", "refused", "not_kept")
+
+
 class TableMetrics:
     """The metrics of one table; :meth:`start` serves them over HTTP."""
 
@@ -115,6 +119,15 @@ class TableMetrics:
         self.spots_link_up = Gauge(
             "shoe_spots_link_up", "1 while the bet-spot reader's link is up, 0 while READER DOWN shows.", registry=r
         )
+        self.buy_ins = Counter(
+            "shoe_buy_ins",
+            "Buy-ins entered for a seat (the dealer screen's): taken (journaled), refused (out of bounds or not a"
+            " seat of the table), or not_kept (the journal refused the commit).",
+            ["outcome"],
+            registry=r,
+        )
+        for outcome in BUY_IN_OUTCOMES:
+            self.buy_ins.labels(outcome=outcome)  # each at 0 from the start, so a rate can be taken at once
         if journal_path is not None:
             path = os.fspath(journal_path)
             self.journal_bytes.set_function(lambda: _file_bytes(path))
@@ -145,6 +158,10 @@ class TableMetrics:
 
     def spots_link(self, up: bool) -> None:
         self.spots_link_up.set(1 if up else 0)
+
+    def buy_in(self, outcome: str) -> None:
+        """A buy-in entered for a seat was ``taken``, ``refused`` or ``not_kept`` (:data:`BUY_IN_OUTCOMES`)."""
+        self.buy_ins.labels(outcome=outcome).inc()
 
     def committed(self, seconds: float) -> None:
         self.commit_seconds.observe(seconds)

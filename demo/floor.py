@@ -367,7 +367,9 @@ class Floor:
                 table.spots.unlink(missing_ok=True)
                 table.chips.unlink(missing_ok=True)
                 sim += ["--players", str(self.args.players), "--seats", str(self.seats), "--spots-link",
-                        str(table.spots), "--chips-out", str(table.chips)]  # fmt: skip
+                        str(table.spots), "--chips-out", str(table.chips),
+                        # the players' cash buy-ins, entered on the table's money.sock as the dealer screen does
+                        "--buy-ins", str(table.directory / "money.sock")]  # fmt: skip
             table.sim = self.spawn(
                 f"table {table.id}'s shoe (shoe-sim)", sim, table.directory / "sim.log", may_finish=True
             )

@@ -64,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
             seats = max(args.players, 7)
             sim_cmd += ["--players", str(args.players), "--seats", str(seats), "--spots-link", str(spots)]
             sim_cmd += ["--chips-out", str(chips)]
+            # the players' cash buy-ins, entered on the table's money.sock (by the journal) as the dealer screen does
+            sim_cmd += ["--buy-ins", str(journal.parent / "money.sock")]
         # SIGTERM or SIGHUP from here on runs the finally below, which stops the simulator: before the daemon
         # puts its own handler in place (and after it restores this one), the default would kill the demo
         # outright and leave the simulator waiting for a controller forever.

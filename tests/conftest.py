@@ -66,7 +66,24 @@ def pytest_runtest_makereport(
     return report
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests of a module that share a module-scoped fixture (a floor dealt once, a demo journal, a browser's
+    pages) run on one worker, so the fixture is built once, not once per worker that gets one of them
+    (``--dist loadgroup``: the module's name is their group; a test with its own group keeps it). Then
+    ``--serial``'s choice of tests."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        for name in info.names_closure:
+            defs = info.name2fixturedefs.get(name)
+            if defs and defs[-1].scope == "module":
+                item.add_marker(pytest.mark.xdist_group(f"module:{item.nodeid.split('::', 1)[0]}"))
+                break
+    # --serial: the tests marked serial with the rest, left out, or alone
     choice = config.getoption("--serial")
     if choice == "with":
         return

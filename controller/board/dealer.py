@@ -4,20 +4,33 @@ on the public scoreboard's. :class:`controller.board.process.BoardProcess` hands
 table's ``money.sock``, and :meth:`DealerScreen.game` which coup it is and the shoe's last result (from the
 public feed the scoreboard follows); what the page draws is :func:`controller.displays.dealer.screen_model`'s
 (pure). Each of the table's ``seats`` keeps its box on the page, empty when the seat has nothing on the layout.
+
+The dealer records a buy-in at a seat on the page (the amount and the tender; the table adds the seat's carded
+player): ``POST /api/buy-in`` with the money socket's own ``buy_in`` line as its JSON body, validated by the
+same rule the table applies (:func:`controller.feed.messages.decode_money_reader`, then the table's seats),
+and handed to the table at once through :attr:`DealerScreen.send_buy_in` or refused; never queued. Only the
+screen's own machine may enter one: a request from another address, from another site's page (its ``Origin``),
+or not JSON is refused with one line and counted in :attr:`DealerScreen.stats` (``buy_ins_refused``).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from controller.displays.dealer import screen_model
+from controller.displays.wording import money
+from controller.feed.messages import FeedError, decode_money_reader
+from controller.game.cash import BuyIn, buy_in_refusal
 from controller.game.wagers import MoneyView
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 
@@ -32,6 +45,8 @@ STATIC_FILES: Mapping[str, str] = {
     "dealer.css": "text/css; charset=utf-8",
     "dealer.js": "text/javascript; charset=utf-8",
 }
+#: The most a buy-in's request body may be (its one JSON line is about 90 bytes).
+MAX_BUY_IN_BODY = 512
 
 
 class DealerScreen:
@@ -71,6 +86,9 @@ class DealerScreen:
         self._content: dict[str, Any] | None = None
         self._version = 0
         self._server: BoardServer | None = None
+        #: Hands a buy-in entered here to the table: True when sent (the board process sets it to its money
+        #: feed's ``send_buy_in``); None: no table to send to, every buy-in is refused.
+        self.send_buy_in: Callable[[BuyIn], bool] | None = None
         self._publish()
 
     # -- what the board process hands it ------------------------------------------------------------
@@ -106,12 +124,39 @@ class DealerScreen:
             if not self._connected and self._view is not None:
                 content = {**model(self._view, True), "state": "offline"}
             content["table"] = self.table_name
+            content["seat_count"] = self.seats  # the buy-in's seats (every seat of the table, 0: not known)
             if content == self._content:
                 return
             self._content = content
             self._version += 1
             body = {"version": self._version, "ts_ms": self.wall_ms(), **content}
             self.board.publish_body(self._version, json.dumps(body, separators=(",", ":")).encode())
+
+    def enter_buy_in(self, body: bytes) -> tuple[HTTPStatus, str]:
+        """A buy-in entered on the page (``body``: the money socket's ``buy_in`` line): sent to the table, or why
+        not in one line. Counted in :attr:`stats` (``buy_ins_sent``, ``buy_ins_refused``)."""
+        try:
+            buy_in = decode_money_reader(body)
+        except FeedError as exc:
+            return self._refuse_buy_in(HTTPStatus.BAD_REQUEST, f"buy-in refused: {str(exc).removeprefix('buy_in: ')}")
+        if self.seats:
+            why = buy_in_refusal(buy_in, self.seats)
+            if why is not None:
+                return self._refuse_buy_in(HTTPStatus.BAD_REQUEST, why)
+        sender = self.send_buy_in
+        if sender is None or not sender(buy_in):
+            return self._refuse_buy_in(
+                HTTPStatus.SERVICE_UNAVAILABLE, "buy-in NOT sent: the table is not reached; enter it again"
+            )
+        self.stats["buy_ins_sent"] += 1
+        said = f"seat {buy_in.seat}: buy-in {money(buy_in.cents)} {buy_in.tender.value} sent to the table"
+        log.info("dealer screen: %s", said)
+        return HTTPStatus.ACCEPTED, said
+
+    def _refuse_buy_in(self, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
+        self.stats["buy_ins_refused"] += 1
+        log.warning("dealer screen: %s", why)
+        return status, why
 
     def snapshot(self) -> dict[str, Any]:
         """The latest published snapshot (decoded; for tests and tools)."""
@@ -154,3 +199,41 @@ class DealerScreen:
 
 class _DealerHandler(BoardHandler):
     server_version = "shoe-controller-dealer"
+
+    def do_POST(self) -> None:
+        """``POST /api/buy-in`` from the screen's own machine (see the module's notes); nothing else is posted."""
+        host = self.server.host
+        assert isinstance(host, DealerScreen)
+        if self.path.split("?", 1)[0] != "/api/buy-in":
+            self._not_allowed()
+            return
+        status, said = self._buy_in_request(host)
+        body = json.dumps({"ok" if status == HTTPStatus.ACCEPTED else "error": said}).encode()
+        self._send(status, body, "application/json")
+
+    def _buy_in_request(self, host: DealerScreen) -> tuple[HTTPStatus, str]:
+        if not _loopback(str(self.client_address[0])):
+            return host._refuse_buy_in(
+                HTTPStatus.FORBIDDEN, "buy-in refused: only the dealer screen's own machine enters one"
+            )
+        origin = self.headers.get("Origin", "")
+        if origin and urlsplit(origin).netloc != self.headers.get("Host", ""):
+            return host._refuse_buy_in(HTTPStatus.FORBIDDEN, "buy-in refused: posted from another site's page")
+        if self.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
+            return host._refuse_buy_in(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "buy-in refused: send it as JSON")
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            return host._refuse_buy_in(HTTPStatus.LENGTH_REQUIRED, "buy-in refused: no Content-Length")
+        if not 0 < length <= MAX_BUY_IN_BODY:
+            return host._refuse_buy_in(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"buy-in refused: {length} bytes (at most {MAX_BUY_IN_BODY})"
+            )
+        return host.enter_buy_in(self.rfile.read(length))
+
+
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address.removeprefix("::ffff:")).is_loopback
+    except ValueError:
+        return False

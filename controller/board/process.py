@@ -85,6 +85,7 @@ class BoardProcess(Companion):
                 name="board-money",
                 money=True,
             )
+            self.dealer.send_buy_in = self.money_feed.send_buy_in  # the buy-ins entered at the screen
 
     def _on_money(self, message: TableMessage) -> None:
         """On the money feed's thread: each money line is the whole view; the screen publishes it at once."""

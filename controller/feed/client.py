@@ -11,7 +11,8 @@ money view, handed on as it comes.
 
 On the link socket the floor link also sends the floor's signed ack through :meth:`FeedClient.send_ack`: the newest
 ack is kept and sent again on every (re)connect, so a table restarted meanwhile still hears it; so is the floor's
-signed staff list (:meth:`FeedClient.send_staff`), the newest only.
+signed staff list (:meth:`FeedClient.send_staff`), the newest only. On the money socket the dealer screen sends
+the buy-ins entered at it through :meth:`FeedClient.send_buy_in`: at once or not at all, never queued.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ from controller.feed.messages import (
     Update,
     decode_table,
     encode_ack,
+    encode_buy_in,
     encode_staff,
 )
+from controller.game.cash import BuyIn
 from floor_protocol.ack import Ack
 from floor_protocol.staff import StaffList
 
@@ -123,6 +126,28 @@ class FeedClient:
         except OSError:
             return  # the reader's thread sees the connection end; the list goes at the next connect
         self._staff_sent = self._staff
+
+    def send_buy_in(self, buy_in: BuyIn) -> bool:
+        """Hand a buy-in entered at the dealer screen to the table (a reader of ``money.sock`` only): sent now,
+        whole, or not at all (False: the table is not connected or its socket is full; nothing is queued, so the
+        dealer who is told "not sent" enters it again and it is never taken twice). Never blocks."""
+        if not self.money:
+            raise ValueError("only a reader of money.sock sends buy-ins")
+        line = encode_buy_in(buy_in)
+        with self._lock:
+            if self._sock is None:
+                return False
+            try:
+                sent = self._sock.send(line, socket.MSG_DONTWAIT)
+            except OSError:
+                return False
+            if sent == len(line):
+                self.stats["buy_ins_sent"] += 1
+                return True
+            # a torn line would be refused by the table and drop this reader: end the connection, start again
+            with contextlib.suppress(OSError):
+                self._sock.shutdown(socket.SHUT_RDWR)
+            return False
 
     def _flush_ack(self) -> None:
         """Under the lock: send the newest ack if the table has not had it on this connection."""

@@ -133,6 +133,7 @@ class FeedServer:
         on_ack: Callable[[Ack], None] = lambda ack: None,
         on_staff: Callable[[StaffList], None] = lambda staff: None,
         on_buy_in: Callable[[BuyIn], None] = lambda buy_in: None,
+        on_buy_in_refused: Callable[[str], None] = lambda why: None,
         metrics_text: Callable[[], str] | None = None,
         public_mode: int = 0o666,
         link_mode: int = 0o660,
@@ -150,6 +151,8 @@ class FeedServer:
         self.on_staff = on_staff
         #: Where a buy-in a money reader sent goes (the table loop's inbox).
         self.on_buy_in = on_buy_in
+        #: Told (in one line) of each ``buy_in`` line refused as out of bounds (the table's metrics count it).
+        self.on_buy_in_refused = on_buy_in_refused
         self.metrics_text = metrics_text
         self.public_mode = public_mode
         self.link_mode = link_mode
@@ -497,6 +500,7 @@ class FeedServer:
         except BuyInRefused as exc:
             self.stats["refused_lines"] += 1
             log.warning("feed: refused a buy-in: %s", exc)
+            self.on_buy_in_refused(str(exc))
             return True
         except FeedError as exc:
             self.stats["refused_lines"] += 1

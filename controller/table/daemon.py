@@ -164,6 +164,7 @@ class Daemon:
             on_ack=lambda ack: inbox.put(FloorAck(ack)),
             on_buy_in=lambda buy_in: inbox.put(BuyInEntry(buy_in)),  # the dealer screen's (the simulator's)
             on_staff=lambda staff: inbox.put(StaffListIn(staff)),  # the floor's signed staff list, via the link
+            on_buy_in_refused=(lambda _why: metrics.buy_in("refused")) if metrics is not None else (lambda _why: None),
             metrics_text=metrics.exposition if metrics is not None else None,
             money_group=s.feed.money_group or None,  # money.sock: the board's group reads the dealer screen's money
         )

@@ -124,3 +124,9 @@ def test_the_demo_table_has_players_a_reader_and_the_dealer_screen(tmp_path: Pat
     house = -sum(w["net"] for w in wagers)
     shown = settled[0].rsplit("the house ", 1)[1].strip()
     assert shown == ("+" if house >= 0 else "-") + money(abs(house))
+    # the players bought in with cash at the dealer screen's socket: the journal has their buy-ins
+    from controller.journal import Journal
+
+    with Journal.open(str(journal), create=False, read_only=True) as j:
+        buy_ins = [json.loads(r.body) for r in j.records() if r.kind == "buy_in"]
+    assert len(buy_ins) >= 3 and all(b["tender"] == "cash" and b["cents"] > 0 for b in buy_ins), buy_ins

@@ -304,6 +304,9 @@ def test_the_floor_demo_works_every_time_with_players_and_money_at_every_table(t
         assert sorted(figures) == tables
         for table in tables:
             assert int(figures[table]["handle"]) > 0 and int(figures[table]["wagers"]) > 0, figures[table]
+            # and the players bought in with cash at every table (the dealer screen's socket)
+            bought = [r for r in journal(directory / table / "journal.db", table) if r["kind"] == "buy_in"]
+            assert bought, f"run {run + 1}: no buy-in at table {table}"
         rated = subprocess.run(
             [sys.executable, "-m", "floor.cli", "ratings", "--archive", url, "--json"],
             capture_output=True, text=True, cwd=REPO, timeout=60, check=True,

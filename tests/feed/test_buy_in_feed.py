@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.feed.client import FeedClient
 from controller.feed.messages import BuyInRefused, FeedError, decode_money_reader, encode_buy_in
 from controller.feed.server import FeedServer
 from controller.game.cash import MAX_BUY_IN_CENTS, BuyIn, Tender
@@ -94,3 +95,40 @@ def test_a_public_or_link_reader_cannot_send_a_buy_in(server: FeedServer, tmp_pa
             sock.close()
         until(lambda: server.readers == 0, 5, "the reader gone")
     assert got == [] and server.stats["refused_lines"] == 2
+
+
+def test_the_dealer_screens_client_sends_a_buy_in_at_once_or_says_it_could_not(
+    server: FeedServer, tmp_path: Path, got: list[BuyIn]
+) -> None:
+    """:meth:`FeedClient.send_buy_in`: False while the table is not connected (nothing queued, so nothing arrives
+    later), True once it is, and the table takes exactly what was sent; only a money reader may send one."""
+    client = FeedClient(tmp_path / "money.sock", lambda _m: None, name="dealer-money", money=True)
+    assert client.send_buy_in(BuyIn(2, 10_000, Tender.CASH)) is False  # not started: not connected
+    client.start()
+    try:
+        until(lambda: client.connected and server.readers == 1, 5, "the dealer screen's connection")
+        assert client.send_buy_in(BuyIn(3, 500_000, Tender.CASH)) is True
+        assert client.send_buy_in(BuyIn(5, 2_500, Tender.MARKER)) is True
+        until(lambda: len(got) == 2, 5, "the two buy-ins")
+        assert got == [BuyIn(3, 500_000, Tender.CASH), BuyIn(5, 2_500, Tender.MARKER)]
+        assert client.stats["buy_ins_sent"] == 2 and server.stats["buy_ins"] == 2
+    finally:
+        client.close()
+    with pytest.raises(ValueError, match=r"only a reader of money\.sock"):
+        FeedClient(tmp_path / "feed.sock", lambda _m: None).send_buy_in(BuyIn(3, 100, Tender.CASH))
+
+
+def test_a_buy_in_line_out_of_bounds_is_told_to_the_tables_metrics(tmp_path: Path) -> None:
+    refused: list[str] = []
+    s = FeedServer(tmp_path, reveal="on_read", on_buy_in_refused=refused.append)
+    s.start()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(tmp_path / "money.sock"))
+        until(lambda: s.readers == 1, 5, "the reader")
+        sock.sendall(b'{"t":"buy_in","seat":3,"cents":0,"tender":"cash"}\n')
+        until(lambda: len(refused) == 1, 5, "the refusal told")
+        assert refused[0].startswith("buy_in: cents") and s.readers == 1
+    finally:
+        sock.close()
+        s.close()

@@ -81,3 +81,31 @@ def test_a_buy_in_dropped_at_a_full_inbox_is_counted_by_its_kind() -> None:
     inbox.put(BuyInEntry(BuyIn(1, 100, Tender.CASH)))
     inbox.put(BuyInEntry(BuyIn(2, 100, Tender.CASH)))
     assert inbox.take_dropped() == {"buy_in": 1}
+
+
+def test_the_tables_metrics_count_each_buy_in_by_what_became_of_it(tmp_path: Path) -> None:
+    """``shoe_buy_ins{outcome}``: taken (journaled) and refused (not a seat of the table) as the loop decided,
+    each outcome exposed at 0 before the first."""
+    from controller.metrics import TableMetrics
+
+    metrics = TableMetrics()
+
+    def count(outcome: str) -> float:
+        value = metrics.registry.get_sample_value("shoe_buy_ins_total", {"outcome": outcome})
+        assert value is not None, f"no shoe_buy_ins_total{{outcome={outcome!r}}}"
+        return value
+
+    assert (count("taken"), count("refused"), count("not_kept")) == (0, 0, 0)
+    with Journal.open(tmp_path / "j.db") as journal:
+        loop = TableLoop(
+            TableState(table_rules(money(seats=7))),
+            journal,
+            [ShoePort(AsciiWire(), lambda data: None)],
+            config=LoopConfig(wall=lambda: WALL, metrics=metrics),
+        )
+        loop.handle(BuyInEntry(BuyIn(3, 500_000, Tender.CASH)))
+        loop.handle(BuyInEntry(BuyIn(9, 500_000, Tender.CASH)))
+        loop.handle(BuyInEntry(BuyIn(4, 2_500, Tender.MARKER)))
+        loop.flush()
+        assert len(records(journal, "buy_in")) == 2
+    assert (count("taken"), count("refused"), count("not_kept")) == (2, 1, 0)

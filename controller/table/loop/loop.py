@@ -139,6 +139,8 @@ class LoopMetrics(CommitMetrics, Protocol):
 
     def spots_link(self, up: bool) -> None: ...
 
+    def buy_in(self, outcome: str) -> None: ...
+
 
 class Pruner(Protocol):
     """The journal's retention on the loop (controller.journal.Retention): one bounded step at a quiet time."""
@@ -527,11 +529,16 @@ class TableLoop:
         if reason is not None:
             self.buy_ins_refused += 1
             log.warning("%s", reason)
+            if self.metrics is not None:
+                self.metrics.buy_in("refused")
             return
         notices = self.state.buy_in(event.buy_in)
-        if not self._apply(None, buy_in_input(event.buy_in), None, None, notices=notices):
+        kept = self._apply(None, buy_in_input(event.buy_in), None, None, notices=notices)
+        if not kept:
             b = event.buy_in
             log.warning("buy-in at seat %d of %d cents not kept: the journal refuses commits", b.seat, b.cents)
+        if self.metrics is not None:
+            self.metrics.buy_in("taken" if kept else "not_kept")
 
     def _port(self, device: Device) -> Port | None:
         """The port of ``device`` (None: the table has no such device)."""

@@ -140,6 +140,85 @@
     window.dealer.lastDrawMs = performance.now() - t0;
   }
 
+  // The buy-in dialog: the seat, the tender and the amount (whole dollars, at most $1,000,000), then one confirm
+  // that says what will be recorded. POST /api/buy-in sends the money socket's own buy_in line; the answer (sent,
+  // or why not) stays under the header. The table adds the seat's carded player.
+  const MAX_DOLLARS = 1000000;
+  const entry = { seat: null, tender: "cash", dollars: "" };
+  const dialog = $("buy-in");
+  function entryCents() { return entry.dollars ? Number(entry.dollars) * 100 : 0; }
+  function drawEntry() {
+    const cents = entryCents();
+    $("buy-in-amount").textContent = window.notation.moneyText(cents);
+    for (const b of $("buy-in-seats").children) b.classList.toggle("on", Number(b.dataset.seat) === entry.seat);
+    for (const b of $("buy-in-tenders").children) b.classList.toggle("on", b.dataset.tender === entry.tender);
+    const confirm = $("buy-in-confirm");
+    confirm.disabled = entry.seat === null || cents <= 0;
+    confirm.textContent = entry.seat === null ? "CHOOSE THE SEAT" : cents <= 0 ? "TYPE THE AMOUNT"
+      : `RECORD ${window.notation.moneyText(cents)} ${entry.tender.toUpperCase()} AT SEAT ${entry.seat}`;
+  }
+  function openEntry() {
+    const n = Math.max(1, (last && (last.seat_count || last.seats.length)) || 0);
+    const seats = $("buy-in-seats");
+    seats.replaceChildren();
+    for (let i = 1; i <= n; i++) {
+      const b = el("button", "", String(i));
+      b.type = "button"; b.dataset.seat = String(i); b.dataset.testid = `buy-in-seat-${i}`;
+      b.addEventListener("click", () => { entry.seat = i; drawEntry(); });
+      seats.append(b);
+    }
+    Object.assign(entry, { seat: null, tender: "cash", dollars: "" });
+    $("buy-in-problem").textContent = "";
+    dialog.hidden = false;
+    drawEntry();
+  }
+  let saidTimer = null;
+  function say(text, refused) {
+    const said = $("buy-in-said");
+    said.textContent = text;
+    said.classList.toggle("refused", refused);
+    said.hidden = false;
+    clearTimeout(saidTimer);
+    saidTimer = setTimeout(() => { said.hidden = true; fitted = null; if (last) draw(last); }, refused ? 15000 : 8000);
+    fitted = null;
+    if (last) draw(last);
+  }
+  async function confirmEntry() {
+    const line = { t: "buy_in", seat: entry.seat, cents: entryCents(), tender: entry.tender, player_ref: null };
+    $("buy-in-confirm").disabled = true;
+    let answer = null;
+    try {
+      const r = await fetch("/api/buy-in", { method: "POST", headers: { "Content-Type": "application/json" },
+                                             body: JSON.stringify(line) });
+      answer = await r.json();
+    } catch (e) {
+      answer = { error: "buy-in NOT sent: the dealer screen's server is not answering; enter it again" };
+    }
+    if (answer.ok) {
+      dialog.hidden = true;
+      say(answer.ok.toUpperCase(), false);
+    } else {
+      $("buy-in-problem").textContent = String(answer.error || "buy-in NOT sent").toUpperCase();
+      drawEntry();
+    }
+  }
+  $("open-buy-in").addEventListener("click", openEntry);
+  $("buy-in-cancel").addEventListener("click", () => { dialog.hidden = true; });
+  $("buy-in-confirm").addEventListener("click", confirmEntry);
+  for (const b of $("buy-in-tenders").children) {
+    b.addEventListener("click", () => { entry.tender = b.dataset.tender; drawEntry(); });
+  }
+  for (const b of $("buy-in-keypad").children) {
+    b.addEventListener("click", () => {
+      const key = b.dataset.key;
+      const next = key === "back" ? entry.dollars.slice(0, -1) : (entry.dollars + key).replace(/^0+/, "");
+      if (Number(next || "0") <= MAX_DOLLARS) entry.dollars = next;
+      $("buy-in-problem").textContent = "";
+      drawEntry();
+    });
+  }
+  window.dealer.entry = entry;
+
   window.addEventListener("resize", () => { fitted = null; if (last) draw(last); });
   const source = new EventSource("/events");
   source.onmessage = (ev) => {
