@@ -17,7 +17,7 @@ from tests.browser.conftest import OUTPUT, recall_on_page
 from tests.cli.test_floor_demo import Running, floor_dir  # noqa: F401 (the fixture)
 
 # 25 processes and Chromium, with a 90 s bound: not beside other tests on a 2-core machine.
-pytestmark = [pytest.mark.browser, pytest.mark.serial]
+pytestmark = [pytest.mark.browser, pytest.mark.serial, pytest.mark.timeout(300)]  # twelve real tables: some 100 s
 
 TABLES = [f"T{i}" for i in range(1, 13)]
 

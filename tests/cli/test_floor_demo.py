@@ -69,6 +69,11 @@ def wait_gone(directory: Path, timeout: float) -> list[str]:
     return left
 
 
+#: The tests that run whole floor demos (a dozen processes and more each) share one xdist worker, one after the
+#: other: two at once on a 2-core machine starved each other past their time bounds.
+FLOOR_DEMOS = "floor-demos"
+
+
 def journal(path: Path, table: str) -> list[dict[str, object]]:
     with Journal.open(str(path), create=False, read_only=True) as j:
         return [json.loads(r.for_floor(table).to_json()) for r in j.records()]
@@ -137,6 +142,8 @@ def floor_dir(tmp_path: Path) -> Iterator[Path]:
 
 
 @pytest.mark.e2e
+@pytest.mark.timeout(300)  # four whole eight-deck shoes and their floor: some 60 s alone, more on a loaded machine
+@pytest.mark.xdist_group(FLOOR_DEMOS)
 def test_four_tables_dealt_to_the_end_are_archived_record_for_record(floor_dir: Path) -> None:
     result = subprocess.run(
         demo_cmd(floor_dir, "--tables", "4", "--pace", "fast", "--shoes", "1"),
@@ -172,6 +179,7 @@ def test_four_tables_dealt_to_the_end_are_archived_record_for_record(floor_dir: 
 
 
 @pytest.mark.e2e
+@pytest.mark.xdist_group(FLOOR_DEMOS)
 def test_ctrl_c_mid_run_stops_every_child_within_seconds(floor_dir: Path) -> None:
     demo = Running(floor_dir, tables=2)
     try:
@@ -198,6 +206,7 @@ def test_ctrl_c_mid_run_stops_every_child_within_seconds(floor_dir: Path) -> Non
 
 
 @pytest.mark.e2e
+@pytest.mark.xdist_group(FLOOR_DEMOS)
 def test_a_child_dying_is_one_line_and_stops_the_demo_with_exit_1(floor_dir: Path) -> None:
     demo = Running(floor_dir, tables=2)
     try:
@@ -213,6 +222,7 @@ def test_a_child_dying_is_one_line_and_stops_the_demo_with_exit_1(floor_dir: Pat
 
 
 @pytest.mark.e2e
+@pytest.mark.xdist_group(FLOOR_DEMOS)
 def test_the_demo_killed_outright_takes_its_children_with_it(floor_dir: Path) -> None:
     """SIGKILL gives the demo no chance to stop anything: the kernel sends each child SIGTERM (PDEATHSIG)."""
     demo = Running(floor_dir, tables=1)
@@ -268,6 +278,7 @@ def shift_figures(url: str) -> dict[str, dict[str, Any]]:
 
 @pytest.mark.e2e
 @pytest.mark.timeout(360)  # three demos, each with its floor: some 55 s alone, more on a loaded machine
+@pytest.mark.xdist_group(FLOOR_DEMOS)
 def test_the_floor_demo_works_every_time_with_players_and_money_at_every_table(tmp_path: Path) -> None:
     """The README's ``scripts/demo --tables N`` (issue 24): three runs over, each on consecutive ports as the
     defaults are, every run exits 0; every table's board serves its scoreboard and its own dealer screen (no two
