@@ -15,10 +15,11 @@ The pit (:mod:`floor.pit`) follows four kinds of message, each from whoever can 
   (:func:`controller.game.bodies.parse_body`: every field of its type and in range, none other);
 * ``alert``: :func:`read_alert`, at most :data:`MAX_ALERT_BYTES`, the feed's shape
   (:class:`floor.archive.FeedItem`: ``v``, ``id``, ``at``, ``site``, ``table``, ``seq``, ``kind``, ``detail``,
-  ``record``, ``extra``); a ``record`` that is not a :class:`~controller.game.records.TableRecord` is dropped
-  (the alert is shown without it). The record an alert names may be the very record that was wrong (a
-  ``conflict``): the alert is shown with it, and the pit lets it change a tile only when :func:`followable`
-  (its body passes the checks above).
+  ``record``, ``extra``, and ``acked_by`` / ``acked_at``: both null, or a pit user's name and an ISO 8601 time;
+  absent reads as null, from a collector older than the acknowledgement); a ``record`` that is not a
+  :class:`~controller.game.records.TableRecord` is dropped (the alert is shown without it). The record an alert
+  names may be the very record that was wrong (a ``conflict``): the alert is shown with it, and the pit lets it
+  change a tile only when :func:`followable` (its body passes the checks above).
 
 Anything else raises :class:`Refused` with a one-line reason; the pit counts it and goes on. The size is checked
 before anything is parsed; nesting deeper than the JSON reader takes, a number too long to read, invalid UTF-8
@@ -77,6 +78,8 @@ _MONEY = frozenset(
     }
 )
 _MAX_NAME = 100
+#: A pit user's name (floor/archive/staff.py user_name): who acknowledged an alert.
+_USER = re.compile(r"[a-z][a-z0-9_.-]{1,31}")
 
 
 class Refused(ValueError):
@@ -239,6 +242,13 @@ def read_alert(payload: bytes, max_bytes: int = MAX_ALERT_BYTES) -> tuple[dict[s
     extra = item.get("extra", {})
     if not isinstance(extra, dict):
         raise Refused("extra: not a JSON object")
+    acked_by, acked_at = item.get("acked_by"), item.get("acked_at")
+    if (acked_by is None) != (acked_at is None):
+        raise Refused("acked_by and acked_at: both null, or both given")
+    if acked_by is not None and not (isinstance(acked_by, str) and _USER.fullmatch(acked_by)):
+        raise Refused("acked_by: not a pit user's name")
+    if acked_at is not None and not (isinstance(acked_at, str) and len(acked_at) <= 40 and _TIME.fullmatch(acked_at)):
+        raise Refused("acked_at: not an ISO 8601 time")
     record = item.get("record")
     dropped = record is not None and not is_record(record)
     if dropped:
@@ -254,4 +264,6 @@ def read_alert(payload: bytes, max_bytes: int = MAX_ALERT_BYTES) -> tuple[dict[s
         "detail": detail,
         "record": record,
         "extra": extra,
+        "acked_by": acked_by,
+        "acked_at": acked_at,
     }, dropped
