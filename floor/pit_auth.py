@@ -423,11 +423,11 @@ def refuse(gate: Gate, handler: Any, status: HTTPStatus, why: str, line: str) ->
 
 def actor(gate: Gate, handler: Any, path: str) -> Session | None:
     """The session that may take the action ``path`` (a POST of :data:`ACTIONS`), or None when the request has
-    been refused here: the pit has no users or no live session (401), another site's ``Origin`` or no valid CSRF
-    token in ``X-CSRF-Token`` (403), not the user's role (403). Each refusal is an audit row and a count."""
+    been refused here: the pit has no users (403), no live session (401), another site's ``Origin`` or no valid
+    CSRF token in ``X-CSRF-Token`` (403), not the user's role (403). Each refusal is a count, and an audit row
+    once the user is known (an expired session's is said at its expiry)."""
     address = str(handler.client_address[0])
     if not gate.required():
-        gate.audit("?", "refused", "user:?", address, {"path": path, "why": "the pit has no users"})
         refuse(gate, handler, HTTPStatus.FORBIDDEN, "no_session",
                "the pit has no users: an action needs a signed-in pit manager")  # fmt: skip
         return None
