@@ -97,7 +97,8 @@ def test_a_pit_manager_acknowledges_an_alert_once(pit: Pit, url: str) -> None:
     assert isinstance(me["csrf"], str) and len(me["csrf"]) >= 32
     version = pit.board.current()[0]
     status, said = ack(c, json.dumps({"id": ids["past_post"]}).encode(), me["csrf"])
-    assert status == 200 and (said["id"], said["outcome"], said["acked_by"]) == (ids["past_post"], "acknowledged", "pam")
+    assert status == 200 and (said["id"], said["outcome"]) == (ids["past_post"], "acknowledged")
+    assert said["acked_by"] == "pam"
     at = said["acked_at"]
     assert acked(url)[ids["past_post"]] == ("pam", at) and acked(url)[ids["repeated_shoe"]] == (None, None)
     # Every open page has it at once: a new snapshot on the stream, the alert acknowledged in its feed.
