@@ -321,7 +321,7 @@
     }
     box.dataset.shown = String(shown);
     $("feed-count").textContent = !all ? "" : (shown === all ? "(" + all + ")" : "(" + shown + " of " + all + ")") +
-      (open && open < all ? " \u00b7 " + open + " open" : "");
+      (open && open < all ? " \u00b7 " + open + " unacknowledged" : "");
   }
   $("feed-table").addEventListener("change", filterFeed);
   $("feed-kind").addEventListener("change", filterFeed);
