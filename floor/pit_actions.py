@@ -50,7 +50,7 @@ class BadAction(ValueError):
 def _body(handler: Any) -> bytes:
     """The request's body, at most :data:`MAX_ACTION_BYTES` of JSON, or :class:`BadAction`."""
     try:
-        length = int(str(handler.headers.get("Content-Length") or ""))
+        length = int(str(handler.headers["Content-Length"] or ""))
     except ValueError:
         raise BadAction(HTTPStatus.LENGTH_REQUIRED, "an action needs its Content-Length") from None
     if length < 0:
@@ -59,7 +59,7 @@ def _body(handler: Any) -> bytes:
         handler.rfile.read(min(length, _DRAIN_BYTES))
         raise BadAction(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"an action is at most {MAX_ACTION_BYTES} bytes")
     body = bytes(handler.rfile.read(length))
-    ctype = str(handler.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+    ctype = str(handler.headers["Content-Type"] or "").split(";")[0].strip().lower()
     if ctype != "application/json":
         raise BadAction(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send JSON (application/json)")
     return body

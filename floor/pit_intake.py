@@ -208,6 +208,14 @@ def _text(item: Mapping[str, Any], key: str, most: int) -> str:
     return value
 
 
+def _matching(item: Mapping[str, Any], key: str, pattern: re.Pattern[str], what: str) -> str | None:
+    """``item[key]``: null (or absent), or a text of at most 40 characters matching ``pattern``; else Refused."""
+    value = item.get(key)
+    if value is not None and not (isinstance(value, str) and len(value) <= 40 and pattern.fullmatch(value)):
+        raise Refused(f"{key}: {what}")
+    return value
+
+
 def is_record(data: Any) -> bool:
     """Whether ``data`` reads as a :class:`TableRecord`."""
     try:
@@ -242,13 +250,10 @@ def read_alert(payload: bytes, max_bytes: int = MAX_ALERT_BYTES) -> tuple[dict[s
     extra = item.get("extra", {})
     if not isinstance(extra, dict):
         raise Refused("extra: not a JSON object")
-    acked_by, acked_at = item.get("acked_by"), item.get("acked_at")
+    acked_by = _matching(item, "acked_by", _USER, "not a pit user's name")
+    acked_at = _matching(item, "acked_at", _TIME, "not an ISO 8601 time")
     if (acked_by is None) != (acked_at is None):
         raise Refused("acked_by and acked_at: both null, or both given")
-    if acked_by is not None and not (isinstance(acked_by, str) and _USER.fullmatch(acked_by)):
-        raise Refused("acked_by: not a pit user's name")
-    if acked_at is not None and not (isinstance(acked_at, str) and len(acked_at) <= 40 and _TIME.fullmatch(acked_at)):
-        raise Refused("acked_at: not an ISO 8601 time")
     record = item.get("record")
     dropped = record is not None and not is_record(record)
     if dropped:
