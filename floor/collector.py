@@ -598,8 +598,9 @@ class Collector:
 
     def _publish_staff(self, archive: Archive) -> None:
         """Every ``staff_sweep`` seconds: the staff list the tables need (:mod:`floor_protocol.staff`), signed and
-        retained on each site's ``floor/staff`` (the configured site, or every site a table was heard from),
-        when it changed or the site is new. The same registry gives the same bytes at every collector."""
+        retained on each site's ``baccarat/<site>/floor/staff`` topic (the configured site, or every site a table
+        was heard from), when it changed or the site is new. The same registry gives the same bytes at every
+        collector."""
         now = time.monotonic()
         if now - self._last_staff_sweep < self.settings.staff_sweep or not self._connected.is_set():
             return
