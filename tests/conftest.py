@@ -69,8 +69,10 @@ def pytest_runtest_makereport(
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The tests of a module that share a module-scoped fixture (a floor dealt once, a demo journal, a browser's
-    pages) run on one worker, so the fixture is built once, not once per worker that gets one of them
-    (``--dist loadgroup``: the module's name is their group; a test with its own group keeps it). Then
+    pages) run on one worker, not spread over every worker that would each build it (``--dist loadgroup``: the
+    module's name is their group; a test with its own group keeps it). pytest still builds it again when the
+    worker runs another module's test between two of them (test_pit_page's floor was set up twice in one run).
+    Then
     ``--serial``'s choice of tests."""
     for item in items:
         if item.get_closest_marker("xdist_group") is not None:

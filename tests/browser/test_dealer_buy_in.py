@@ -13,6 +13,7 @@ import pytest
 
 from controller.board.dealer import DealerScreen
 from controller.game.cash import BuyIn, Tender
+from tests.board.test_dealer_buy_in import Table
 from tests.browser.conftest import OUTPUT, inside
 from tests.browser.test_dealer_screen import open_page, text, wait_version
 from tests.displays.money_views import nine_seats
@@ -26,17 +27,6 @@ TARGETS = """() => [...document.querySelectorAll('[data-testid="buy-in"] button'
   return {text: b.textContent.trim(), x: r.left, y: r.top, r: r.right, b: r.bottom, w: r.width, h: r.height,
           size: parseFloat(getComputedStyle(b).fontSize)};
 })"""
-
-
-class Table:
-    def __init__(self) -> None:
-        self.up = True
-        self.got: list[BuyIn] = []
-
-    def send(self, buy_in: BuyIn) -> bool:
-        if self.up:
-            self.got.append(buy_in)
-        return self.up
 
 
 @pytest.fixture
