@@ -77,6 +77,11 @@ class BoardHost(Protocol):
     retry_ms: int
     max_streams: int
     max_streams_per_address: int
+    #: The least time in seconds between two events on one stream: what is published in between is not
+    #: sent, the stream goes on with the newest. The pit sets it (a floor of busy tables publishes many
+    #: times a second, a person reads a tile a few times a second at most); a table's scoreboard and dealer
+    #: screen leave it at 0, since a card must show at once.
+    min_gap: float
 
 
 #: The files every page may use, whatever server serves it (``/static/notation.js``: docs/notation.md).
@@ -125,6 +130,11 @@ class Board:
             if self.closing or ended() or self.version == seen:
                 return None
             return self.version, self.body
+
+    def wait_closing(self, timeout: float, ended: Callable[[], bool] = lambda: False) -> None:
+        """Wait ``timeout`` seconds, or less once the board closes or ``ended()`` (a stream's pause)."""
+        with self.cond:
+            self.cond.wait_for(lambda: self.closing or ended(), timeout)
 
     def wake(self) -> None:
         """Wake every waiting stream so that each checks whether it has ended."""
@@ -535,7 +545,10 @@ class BoardHandler(BaseHTTPRequestHandler):
             version, body = board.current()
             self.wfile.write(f"retry: {server.host.retry_ms}\n".encode() + _event(version, body))
             self.wfile.flush()
+            gap = server.host.min_gap
             while True:
+                if gap:
+                    board.wait_closing(gap, lambda: stream.ended)
                 news = board.wait_newer(version, server.host.heartbeat, lambda: stream.ended)
                 if board.closing or stream.ended or (alive is not None and not alive()):
                     break

@@ -90,6 +90,9 @@ STATIC_FILES: Mapping[str, str] = {
 MAX_TABLES = 200
 #: Alerts kept for the feed (newest first); the archive holds them all.
 FEED_SIZE = 100
+#: The least seconds between two snapshots on one pit page's stream (the newest is sent; those between are
+#: not): twelve busy tables publish some 100 times a second, which a page cannot draw nor a person read.
+MIN_GAP = 0.25
 #: Big-road columns a tile keeps (the newest): a shoe of ~80 coups takes up to ~50; the page sizes the cells to
 #: the tile and scrolls inside the road (the newest in view) when they would be smaller than legible.
 TILE_COLUMNS = 100
@@ -358,6 +361,7 @@ class Pit:
         retry_ms: int = 2000,
         max_streams: int = MAX_STREAMS,
         max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
+        min_gap: float = MIN_GAP,
         wall_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
         plan: ShiftPlan | None = None,
         max_record_bytes: int = MAX_RECORD_BYTES,
@@ -376,6 +380,7 @@ class Pit:
         self.retry_ms = retry_ms
         self.max_streams = max_streams
         self.max_streams_per_address = max_streams_per_address
+        self.min_gap = min_gap
         self.wall_ms = wall_ms
         self.archive = Archive(archive_url, create=False)
         self.archive_lock = threading.Lock()

@@ -180,6 +180,8 @@ def test_the_floor_gauges_read_the_floor_link_when_scraped() -> None:
         acked: int = 0
         ack_refusals: AckRefusals = field(default_factory=lambda: AckRefusals("test"))
         troubles: TroubleLog = field(default_factory=TroubleLog)
+        failures: int = 0
+        states_unsent: int = 0
 
     @dataclass
     class Feed:
@@ -205,6 +207,10 @@ def test_the_floor_gauges_read_the_floor_link_when_scraped() -> None:
     text = scrape()
     assert 'shoe_floor_link_trouble{cause="tls"} 1.0' in text
     assert 'shoe_floor_connect_failures_total{cause="tls"} 1.0' in text
+    assert "shoe_floor_link_failures_total 0.0" in text and "shoe_floor_states_unsent_total 0.0" in text
+    link.failures, link.states_unsent = 2, 3
+    text = scrape()
+    assert "shoe_floor_link_failures_total 2.0" in text and "shoe_floor_states_unsent_total 3.0" in text
 
 
 def test_the_link_refuses_metrics_that_do_not_parse_and_keeps_the_last_good_ones() -> None:

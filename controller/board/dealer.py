@@ -76,6 +76,7 @@ class DealerScreen:
         self.wall_ms = wall_ms
         self.max_streams = max_streams
         self.max_streams_per_address = max_streams_per_address
+        self.min_gap = 0.0  # a card shows at once: every event is sent
         self.board = Board()
         self.stats: Counter[str] = Counter()
         self.fault: str | None = None

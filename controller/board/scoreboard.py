@@ -85,6 +85,7 @@ class ScoreboardSink:
         self.wall_ms = wall_ms
         self.max_streams = max_streams
         self.max_streams_per_address = max_streams_per_address
+        self.min_gap = 0.0  # a card shows at once: every event is sent
         info = TableInfo(table_name, limits, ruleset, bilingual=settings.bilingual)
         self.builder = SnapshotBuilder(info, reveal=settings.reveal, history=history)
         #: The squeeze for views handed to :meth:`update` in this process (the board process gets its

@@ -89,6 +89,9 @@ MAX_ACKS_HEARD = 16
 #: newer one supersedes the ones before it), and each judgement is a signature check (some 80 us), while a
 #: floor acking every record of a backlog flush says thousands a second.
 ACK_JUDGE_INTERVAL = 0.01
+#: Seconds the link waits before it starts its publishing again after a failure it did not foresee (a bug):
+#: the records wait in the journal, and the link goes on from the floor's ack, never stopping for good.
+RESTART_AFTER = 2.0
 
 
 def _settled(info: mqtt.MQTTMessageInfo) -> bool:
@@ -305,6 +308,8 @@ class FloorLink:
         self.believed: Ack | None = None  # the floor's ack believed now (its archive is the one the link follows)
         self.ack_refusals = AckRefusals("floor link")  # acks not believed, by reason
         self.archive_changes = 0  # times an ack of another archive made the link send the whole journal again
+        self.failures = 0  # times the publishing failed unforeseen and started again (RESTART_AFTER)
+        self.states_unsent = 0  # table views that made no state message (the model refused them)
         #: Staff lists refused, by reason (too_long, malformed, wrong_site, bad_signature), and the one believed.
         self.staff_refusals: Counter[str] = Counter()
         self.staff: StaffList | None = None
@@ -519,9 +524,16 @@ class FloorLink:
         if journal is None:
             return
         try:
-            self._publish_loop(journal)
-        except Exception:
-            log.exception("floor link failed; the table goes on, records wait in the journal")
+            while not self._stop.is_set():
+                try:
+                    self._publish_loop(journal)
+                except Exception:
+                    self.failures += 1
+                    log.exception(
+                        "floor link failed; the table goes on, records wait in the journal; starting again in %.0f s",
+                        RESTART_AFTER,
+                    )
+                    self._stop.wait(RESTART_AFTER)
         finally:
             journal.close()
             if self.connected:
@@ -692,14 +704,26 @@ class FloorLink:
         return sig
 
     def _publish_state(self, journal: JournalReader, view: PublicView) -> None:
-        message = state_message(
-            view,
-            journal.coups(shoe=view.shoe.number),
-            table=self.settings.table,
-            site=self.settings.site,
-            head=self.head,
-            acked=self.acked,
-            limits=self.limits,
-        )
+        """The retained state of ``view``. None before the table has a shoe (the view of a table that has
+        not said one yet: no tile to draw); a view the state's model refuses is counted and logged, and the
+        records go on (a state message is a latest value: the next view's replaces it)."""
+        if view.shoe.number is None:
+            self._view_sent = view
+            return
+        try:
+            message = state_message(
+                view,
+                journal.coups(shoe=view.shoe.number),
+                table=self.settings.table,
+                site=self.settings.site,
+                head=self.head,
+                acked=self.acked,
+                limits=self.limits,
+            )
+        except ValueError as exc:  # pydantic's ValidationError: a view the model does not take
+            self.states_unsent += 1
+            log.error("floor link: the table's view makes no state message (%s)", str(exc).replace("\n", " ")[:300])
+            self._view_sent = view
+            return
         self.client.publish(self.topic_state, json.dumps(message, separators=(",", ":")), qos=1, retain=True)
         self._view_sent = view

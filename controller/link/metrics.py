@@ -54,6 +54,8 @@ class FloorState(Protocol):
     acked: int  # the floor's ack as the link last believed it
     ack_refusals: AckRefusals  # the acks it did not believe
     troubles: TroubleLog  # why it is not connected, and its failed attempts by cause
+    failures: int  # times its publishing failed unforeseen and started again
+    states_unsent: int  # table views the state message's model refused
 
 
 class FeedState(Protocol):
@@ -141,7 +143,9 @@ class TroubleFamilies:
 
 class LinkGauges:
     """``shoe_floor_outbox_records`` (records the floor has not acknowledged), ``shoe_floor_connected`` (1, 0,
-    or -1 without a floor link) and ``shoe_table_feed_up`` (1 while the table process's feed is heard), read
+    or -1 without a floor link), ``shoe_table_feed_up`` (1 while the table process's feed is heard), and with
+    a floor link ``shoe_floor_link_failures_total`` (its publishing failed unforeseen and started again: a
+    bug to report) and ``shoe_floor_states_unsent_total`` (table views that made no state message), read
     from the link's threads when scraped."""
 
     def __init__(self, floor: FloorState | None, feed: FeedState) -> None:
@@ -158,7 +162,15 @@ class LinkGauges:
         connected.add_metric([], -1.0 if floor is None else (1.0 if floor.connected else 0.0))
         table_up = GaugeMetricFamily("shoe_table_feed_up", "1 while the link hears the table process's feed, 0 not.")
         table_up.add_metric([], 1.0 if self.feed.connected else 0.0)
-        return [outbox, connected, table_up]
+        if floor is None:
+            return [outbox, connected, table_up]
+        failures = CounterMetricFamily(
+            "shoe_floor_link_failures", "Times the floor link's publishing failed unforeseen and started again."
+        )
+        failures.add_metric([], float(floor.failures))
+        unsent = CounterMetricFamily("shoe_floor_states_unsent", "Table views that made no state message.")
+        unsent.add_metric([], float(floor.states_unsent))
+        return [outbox, connected, table_up, failures, unsent]
 
     def describe(self) -> Iterable[Metric]:
         return []

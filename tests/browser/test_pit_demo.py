@@ -28,18 +28,30 @@ def declared(journal: Path, shoe: int, coup: int) -> dict[str, Any] | None:
     return found[-1] if found else None
 
 
+def tiles_now(page: Any) -> str:
+    """What each tile says (for a failed wait's message): table, link, shoe/coup, handle."""
+    return str(page.locator(".tile").evaluate_all(
+        "es => es.map(e => e.dataset.table + ' ' + e.dataset.link + ' ' + e.dataset.shoe + '/' + e.dataset.coup)"
+    ))  # fmt: skip
+
+
 def test_twelve_real_tables_on_the_pit_page(browser: Any, floor_dir: Path) -> None:  # noqa: F811
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     demo = Running(floor_dir, tables=12)
     try:
         page = browser.new_page(viewport={"width": 1920, "height": 1080})
         page.goto(demo.address("floor"))
-        page.wait_for_function(
-            "n => { const t = [...document.querySelectorAll('.tile')];"
-            " return t.length === n && t.every(e => e.dataset.link === 'online' &&"
-            " (+e.dataset.coup >= 3 || +e.dataset.shoe >= 2)); }",  # one-deck shoes: a second shoe dealt a first
-            arg=len(TABLES),
-            timeout=90_000,
-        )
+        try:
+            page.wait_for_function(
+                "n => { const t = [...document.querySelectorAll('.tile')];"
+                " return t.length === n && t.every(e => e.dataset.link === 'online' &&"
+                " (+e.dataset.coup >= 3 || +e.dataset.shoe >= 2)); }",  # one-deck shoes: a second shoe dealt a first
+                arg=len(TABLES),
+                timeout=90_000,
+            )
+        except PlaywrightTimeout:
+            raise AssertionError(f"not every table online and dealing after 90 s: {tiles_now(page)}") from None
         names = page.locator(".tile").evaluate_all("es => es.map(e => e.dataset.table)")
         assert sorted(names) == sorted(TABLES)
         # each table's limits, as its link says them in its state ([table.limits]' defaults: 25.00-5000.00)

@@ -34,13 +34,16 @@ PAGE = b"<!doctype html><p>the board</p>"
 class Host:
     """A bare board host: what :class:`~eventstream.BoardServer` reads, and the server itself."""
 
-    def __init__(self, *, heartbeat: float = 60.0, max_streams: int = 8, max_streams_per_address: int = 3) -> None:
+    def __init__(
+        self, *, heartbeat: float = 60.0, max_streams: int = 8, max_streams_per_address: int = 3, min_gap: float = 0.0
+    ) -> None:
         self.board = Board()
         self.stats: Counter[str] = Counter()
         self.heartbeat = heartbeat
         self.retry_ms = 2000
         self.max_streams = max_streams
         self.max_streams_per_address = max_streams_per_address
+        self.min_gap = min_gap
         self.board.publish_body(1, b'{"n":1}')
         self.server = BoardServer(
             ("127.0.0.1", 0), self, BoardHandler, {"index.html": (PAGE, "text/html; charset=utf-8")}, label="test"
@@ -316,6 +319,29 @@ def test_events_push_each_published_body_then_heartbeats() -> None:
         host.board.publish_body(2, b'{"n":2}')
         assert stream.next()["data"] == '{"n":2}'
         assert stream.next(comments=True)["comment"] == "heartbeat"
+        stream.close()
+    finally:
+        host.server.stop()
+
+
+def test_a_host_s_min_gap_sends_the_newest_at_most_once_per_gap() -> None:
+    """The pit's pacing: bodies published faster than ``min_gap`` are not each sent; the stream skips to
+    the newest, and no two events are closer than the gap."""
+    host = Host(min_gap=0.3)
+    host.server.start()
+    try:
+        stream = EventStream(host)
+        assert stream.next()["data"] == '{"n":1}'
+        started = time.monotonic()
+        for n in range(2, 12):  # ten bodies in well under one gap
+            host.board.publish_body(n, b'{"n":%d}' % n)
+        got = stream.next()
+        took = time.monotonic() - started
+        assert got["data"] == '{"n":11}'  # not {"n":2}: the nine between were never sent
+        assert took >= 0.25
+        host.board.publish_body(12, b'{"n":12}')
+        assert stream.next()["data"] == '{"n":12}'
+        assert time.monotonic() - started >= 0.55  # a second gap before the next event
         stream.close()
     finally:
         host.server.stop()

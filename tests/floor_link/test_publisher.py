@@ -12,16 +12,19 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pytest_mock import MockerFixture
 
 from controller.config import FloorSection
 from controller.game.cards import Card
-from controller.game.public import PublicProjector
+from controller.game.public import PublicProjector, PublicView
 from controller.game.records import RECORD_VERSION, input_body
 from controller.game.table import CardDrawn, TableRules, TableState
 from controller.journal import Journal
 from controller.journal.ack import refusal
+from controller.link import floor_link
 from controller.link.floor_link import FloorLink, state_message
 from controller.table.loop import ShoePort, TableLoop
 from controller.table.wire import AsciiWire
@@ -273,6 +276,60 @@ def test_status_online_while_running_and_state_is_retained(
     message = floor.state()
     assert message is not None and message["shoe"] == state.view().shoe_number and message["table"] == "t1"
     assert message["counts"]["coups"] == 0 and message["journal"] == {"head": 0, "acked": 0}
+
+
+@pytest.mark.e2e
+def test_a_view_before_the_table_said_one_sends_no_state_and_the_records_go_on(
+    broker: Mosquitto, journal_path: Path, floor: FloorSide
+) -> None:
+    """The link shown the view of a table it has not heard yet (no shoe, no coup, nothing due): no state
+    message is made of it, nothing fails, and the records and the next real view go out (the CI run of
+    2026-12-03: that view killed the link's thread, and its table stayed offline on the pit for good)."""
+    link = Link(broker, journal_path, state_interval=0.05)
+    link.write(20)
+    link.link.show(PublicView.starting(PublicProjector().reveal))
+    link.link.start()
+    try:
+        floor.wait(lambda f: f.contiguous == 20, 30, "20 records")
+        link.write(5, start=20)
+        floor.wait(lambda f: f.contiguous == 25, 30, "25 records")
+        assert floor.state() is None
+        state = TableState(TableRules())
+        link.link.show(PublicProjector().view(state.view()))
+        floor.wait(lambda f: f.state() is not None, 20, "a state message")
+    finally:
+        link.close()
+    assert (link.link.failures, link.link.states_unsent) == (0, 0)
+
+
+@pytest.mark.e2e
+def test_a_failure_the_link_did_not_foresee_starts_its_publishing_again(
+    broker: Mosquitto, journal_path: Path, floor: FloorSide, mocker: MockerFixture
+) -> None:
+    """A bug in the publishing (here: building the state raises once) is logged, counted, and the link
+    starts again from the floor's ack: every record still arrives, the state too."""
+    real = floor_link.state_message
+    calls = []
+
+    def once_broken(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a bug")
+        return real(*args, **kwargs)
+
+    mocker.patch.object(floor_link, "state_message", once_broken)
+    mocker.patch.object(floor_link, "RESTART_AFTER", 0.1)
+    link = Link(broker, journal_path, state_interval=0.05)
+    link.write(20)
+    link.link.show(PublicProjector().view(TableState(TableRules()).view()))
+    link.link.start()
+    try:
+        floor.wait(lambda f: f.state() is not None, 30, "a state message after the failure")
+        link.write(30, start=20)
+        floor.wait(lambda f: f.contiguous == 50, 30, "50 records")
+    finally:
+        link.close()
+    assert link.link.failures == 1 and len(calls) >= 2
 
 
 def test_state_under_on_declare_shows_nothing_of_the_coup_being_dealt() -> None:
