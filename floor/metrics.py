@@ -52,12 +52,22 @@ class CollectorCounts:
 
 
 class PitCounts:
-    """``shoe_floor_pit_refused_total{message}`` (every message kind listed from the start) and
-    ``shoe_floor_pit_errors_total``, read from the pit's ``stats`` at scrape."""
+    """``shoe_floor_pit_refused_total{message}`` (every message kind listed from the start),
+    ``shoe_floor_pit_errors_total``, read from the pit's ``stats`` at scrape, and
+    ``shoe_floor_pit_actions_refused_total{why}`` (every one of ``reasons`` listed from the start:
+    floor.pit_auth.REFUSALS), the POSTs its door refused (``actions``, the gate's counts)."""
 
-    def __init__(self, stats: Counter[str], messages: Sequence[str]) -> None:
+    def __init__(
+        self,
+        stats: Counter[str],
+        messages: Sequence[str],
+        actions: Counter[str] | None = None,
+        reasons: Sequence[str] = (),
+    ) -> None:
         self.stats = stats
         self.messages = messages
+        self.actions = actions
+        self.reasons = reasons
 
     def collect(self) -> Iterable[Metric]:
         refused = CounterMetricFamily(
@@ -69,7 +79,16 @@ class PitCounts:
             "shoe_floor_pit_errors", "messages whose handling failed (logged at most once a minute)"
         )
         errors.add_metric([], float(self.stats["errors"]))
-        return [refused, errors]
+        if self.actions is None:
+            return [refused, errors]
+        actions = CounterMetricFamily(
+            "shoe_floor_pit_actions_refused",
+            "POSTs the pit refused (no session, no valid CSRF token, not the role's, a bad body, no such alert)",
+            labels=["why"],
+        )
+        for why in self.reasons:
+            actions.add_metric([why], float(self.actions[why]))
+        return [refused, errors, actions]
 
     def describe(self) -> Iterable[Metric]:
         return []

@@ -1,6 +1,7 @@
 """The pit view: every table at a glance, a page per table with game recall, the floor's alert feed.
 
-Read-only. Live data comes from the broker on the pit's own (non-shared) subscription::
+Read-only on the broker; on the archive it writes the audit log (floor/pit_auth.py) and who acknowledged an
+alert (floor/pit_actions.py). Live data comes from the broker on the pit's own (non-shared) subscription::
 
     baccarat/+/+/state    retained JSON of each table now (floor_protocol.state; refused unless valid)
     baccarat/+/+/status   retained online / offline (the table's Last Will)
@@ -26,8 +27,9 @@ page only ever gets the newest snapshot, never a backlog.
 
 Routes: ``/`` the pit page, ``/table/<id>`` a table page, ``/events`` (SSE), ``/api/pit`` (the snapshot),
 ``/api/table/<id>``, ``/api/table/<id>/coup?shoe=S&coup=C`` (recall, with the coups before and after it:
-``previous`` and ``next``), ``/api/feed``, ``/metrics``
-(Prometheus, the collector's counters when ``shoe-floor serve`` runs it).
+``previous`` and ``next``), ``/api/feed``, ``/api/session`` (who is signed in, their role and the session's CSRF
+token), ``/metrics`` (Prometheus, the collector's counters when ``shoe-floor serve`` runs it); ``POST
+/api/feed/ack`` (a pit manager acknowledges an alert: floor/pit_actions.py), ``POST /signin`` and ``/signout``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from urllib.parse import parse_qs, unquote
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from commandline.times import utc_stamp
 from controller.game.bodies import (
     AdvantageBody,
     AdvantageClearedBody,
@@ -60,8 +63,9 @@ from controller.game.records import RecordKind
 from controller.game.roads import RoadError, big_road_grid, compute_roads, roads_layout
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 from floor.accounting import ShiftFigures, money_move, ratings, shift_report
-from floor.archive import Archive
-from floor.pit_auth import Gate, SessionRules, Visitor, admit, check_bind, post
+from floor.archive import Acknowledgement, Archive
+from floor.pit_actions import act
+from floor.pit_auth import REFUSALS, Gate, SessionRules, Visitor, admit, check_bind, post, session_info
 from floor.pit_intake import MAX_ALERT_BYTES, Refused, body_ok, followable, read_alert, read_record, read_status
 from floor.shifts import DEFAULT_SHIFTS, DEFAULT_ZONE, Shift, ShiftError, ShiftPlan, parse_time
 from floor.slips import floor_slips, player_buy_ins
@@ -572,6 +576,23 @@ class Pit:
             tile.encode()
         return True
 
+    def acknowledge(self, alert_id: int, user: str, address: str) -> Acknowledgement | None:
+        """Acknowledge alert ``alert_id`` as ``user`` in the archive, with its audit row (once:
+        :meth:`floor.archive.Archive.acknowledge`), and show it in the feed of every open page now (an alert
+        acknowledged before, from another pit, too). None: the archive has no such alert."""
+        with self.archive_lock:
+            at = utc_stamp(self.gate.wall())
+            ack = self.archive.acknowledge(alert_id, user, source=f"pit {address}"[:100], at=at)
+        if ack is not None:
+            with self._lock:
+                shown = [f for f in self.feed if f["id"] == alert_id]
+                for f in shown:
+                    f["acked_by"], f["acked_at"] = ack.item.acked_by, ack.item.acked_at
+                if shown:
+                    self._feed_json = json.dumps(list(reversed(self.feed)), separators=(",", ":"), allow_nan=False)
+                    self._publish()
+        return ack
+
     def _publish(self) -> None:
         self._version += 1
         tiles = ",".join(self.tiles[t].json for t in sorted(self.tiles))
@@ -589,7 +610,7 @@ class Pit:
         if self._metrics is None:
             from floor.metrics import PitCounts, exposition
 
-            self._metrics = exposition(PitCounts(self.stats, REFUSED_MESSAGES))
+            self._metrics = exposition(PitCounts(self.stats, REFUSED_MESSAGES, self.gate.refused, REFUSALS))
         return self._metrics()
 
     def snapshot(self) -> dict[str, Any]:
@@ -805,9 +826,12 @@ class _PitHandler(BoardHandler):
         self._send(status, json.dumps(data, separators=(",", ":")).encode(), "application/json", head=head)
 
     def do_POST(self) -> None:
-        """Signing in and out (floor/pit_auth.py); the pit changes nothing else."""
+        """A pit manager's actions (floor/pit_actions.py), signing in and out (floor/pit_auth.py); the pit changes
+        nothing else."""
         server: Any = self.server
-        post(server.pit.gate, self)
+        pit: Pit = server.pit
+        if not act(pit.gate, self, pit.acknowledge):
+            post(pit.gate, self)
 
     def _route(self, head: bool) -> None:
         path, _, query = self.path.partition("?")
@@ -832,6 +856,8 @@ class _PitHandler(BoardHandler):
             self._send(HTTPStatus.OK, board.current()[1], "application/json", head=head)
         elif path == "/api/feed":
             self._json(HTTPStatus.OK, pit.snapshot()["feed"], head)
+        elif path == "/api/session":
+            self._json(HTTPStatus.OK, session_info(visitor), head)
         elif path == "/events":
             session = visitor.session
             alive = None if session is None else pit.gate.still(session, str(self.client_address[0]))

@@ -13,22 +13,29 @@ refuses to listen anywhere else (:func:`check_bind`). With one or more, every pa
   :attr:`SessionRules.lifetime` after its sign-in or :attr:`SessionRules.idle` after its last request
   (default 8 h and 30 min), when its user is disabled, or at sign-out; an expired one is sent to the sign-in
   page (a page) or answered 401 (an API);
-* **CSRF**: every request that changes anything is a POST carrying a token (the session's; before a session,
-  the sign-in form's, matched against its cookie), and one whose ``Origin`` is another site's is refused;
+* **CSRF**: every request that changes anything is a POST carrying a token (the session's, which the page reads
+  from ``GET /api/session``, in a form field or the ``X-CSRF-Token`` header; before a session, the sign-in
+  form's, matched against its cookie), and one whose ``Origin`` is another site's is refused;
 * **roles** on every route (:func:`may`): a viewer sees the tiles (the pit page, its snapshot and its event
-  stream, without the alert feed); surveillance reads everything and recalls coups; a pit manager does all;
-* **audit**: every sign-in, failure, lock-out, sign-out, expiry, refusal and recall is a row of the audit log
-  (``shoe-floor audit``), with the remote address.
+  stream, without the alert feed); surveillance reads everything and recalls coups; a pit manager does all,
+  and alone may act (:data:`ACTIONS`: acknowledging an alert, floor/pit_actions.py);
+* **audit**: every sign-in, failure, lock-out, sign-out, expiry, refusal, recall and action is a row of the
+  audit log (``shoe-floor audit``), with the remote address;
+* **refusals counted**: every POST refused (no session, no valid CSRF token, not the role's, a bad body, an
+  alert that does not exist) is counted by why (:data:`REFUSALS`; ``shoe_floor_pit_actions_refused_total{why}``
+  on ``/metrics``) and answered in one line; the pit goes on.
 """
 
 from __future__ import annotations
 
 import html
 import ipaddress
+import json
 import re
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -55,7 +62,13 @@ USERS_CACHE = 2.0
 #: nothing; they count messages, never say what is in them).
 PUBLIC = ("/static/", "/metrics")
 #: The routes a viewer may use: the tiles, and nothing of the feed, the table pages or recall.
-VIEWER_ROUTES = ("/", "/index.html", "/events", "/api/pit", "/signout")
+VIEWER_ROUTES = ("/", "/index.html", "/events", "/api/pit", "/api/session", "/signout")
+#: What the pit's users may do (a POST each, CSRF token required), and the one role that may.
+ACTIONS: Mapping[str, str] = {"/api/feed/ack": "pit_manager"}
+#: Why a POST is refused (``shoe_floor_pit_actions_refused_total{why}``): no live session (or the pit has no
+#: users), no valid CSRF token or another site's ``Origin``, not the user's role, a body not of its shape (not
+#: JSON, too large, wrong types), an alert the archive does not hold.
+REFUSALS = ("no_session", "csrf", "role", "body", "unknown_alert")
 SIGNIN_PAGE = (Path(__file__).with_name("static") / "signin.html").read_text(encoding="utf-8")
 #: The fields a form may carry (any other is ignored; one missing reads as empty).
 FORM_FIELDS = ("csrf", "name", "password", "next")
@@ -110,6 +123,12 @@ def may(role: str | None, path: str) -> bool:
     return role == "viewer" and path in VIEWER_ROUTES
 
 
+def may_act(role: str | None, path: str) -> bool:
+    """Whether ``role`` may take the action ``path`` (a POST of :data:`ACTIONS`; None: nobody is signed in, and an
+    action needs someone to answer for it)."""
+    return role is not None and ACTIONS.get(path) == role
+
+
 def is_loopback(host: str) -> bool:
     """Whether a bind address is on loopback only (``127.0.0.0/8``, ``::1``, ``localhost``)."""
     if host == "localhost":
@@ -146,6 +165,8 @@ class Gate:
         self.rules = rules or SessionRules()
         self.clock, self.wall = clock, wall
         self.sessions: dict[str, Session] = {}
+        #: POSTs refused, by why (:data:`REFUSALS`): counted here, read by ``/metrics`` at scrape.
+        self.refused: Counter[str] = Counter()
         self._sessions_lock = threading.Lock()
         self._users: tuple[float, bool] | None = None  # (when read, whether there are users)
 
@@ -394,8 +415,53 @@ def _same_origin(handler: Any) -> bool:
     return urlsplit(origin).netloc == _header(handler, "Host")
 
 
+def refuse(gate: Gate, handler: Any, status: HTTPStatus, why: str, line: str) -> None:
+    """Answer a POST refused: ``status`` and ``{"error": line}`` (one line), counted by ``why``."""
+    gate.refused[why] += 1
+    handler._send(status, json.dumps({"error": line[:200]}).encode(), "application/json")
+
+
+def actor(gate: Gate, handler: Any, path: str) -> Session | None:
+    """The session that may take the action ``path`` (a POST of :data:`ACTIONS`), or None when the request has
+    been refused here: the pit has no users (403), no live session (401), another site's ``Origin`` or no valid
+    CSRF token in ``X-CSRF-Token`` (403), not the user's role (403). Each refusal is a count, and an audit row
+    once the user is known (an expired session's is said at its expiry)."""
+    address = str(handler.client_address[0])
+    if not gate.required():
+        refuse(gate, handler, HTTPStatus.FORBIDDEN, "no_session",
+               "the pit has no users: an action needs a signed-in pit manager")  # fmt: skip
+        return None
+    s = gate.session(cookies(handler).get(SESSION_COOKIE), address)
+    if s is None:
+        refuse(gate, handler, HTTPStatus.UNAUTHORIZED, "no_session", "sign in first")
+        return None
+    sent = _header(handler, "X-CSRF-Token")
+    if not _same_origin(handler) or not sent or not secrets.compare_digest(sent.encode(), s.csrf.encode()):
+        gate.audit(s.user, "csrf_refused", f"user:{s.user}", address, {"path": path})
+        refuse(gate, handler, HTTPStatus.FORBIDDEN, "csrf", "refused: no valid CSRF token (reload the page)")
+        return None
+    if not may_act(s.role, path):
+        gate.audit(s.user, "refused", f"user:{s.user}", address, {"path": path})
+        refuse(gate, handler, HTTPStatus.FORBIDDEN, "role", f"not for your role ({s.role}): a pit manager's action")
+        return None
+    return s
+
+
+def session_info(visitor: Visitor) -> dict[str, Any]:
+    """What ``GET /api/session`` says: who is signed in, their role, what they may do and the session's CSRF token
+    (for the page's actions and its sign-out); all None when the pit has no users."""
+    s = visitor.session
+    return {
+        "user": visitor.user,
+        "role": visitor.role,
+        "csrf": None if s is None else s.csrf,
+        "actions": sorted(a for a in ACTIONS if may_act(visitor.role, a)),
+    }
+
+
 def post(gate: Gate, handler: Any) -> None:
-    """``POST /signin`` and ``POST /signout``; every other POST is refused (the pit changes nothing else)."""
+    """``POST /signin`` and ``POST /signout``; every other POST is refused (405: the pit's actions are answered by
+    floor/pit_actions.py before this)."""
     path = handler.path.split("?", 1)[0]
     address = str(handler.client_address[0])
     if path not in ("/signin", "/signout"):
@@ -407,8 +473,10 @@ def post(gate: Gate, handler: Any) -> None:
     jar = cookies(handler)
     if path == "/signin":
         expected = jar.get(FORM_COOKIE)
-        if not _same_origin(handler) or not expected or not secrets.compare_digest(form["csrf"], expected):
+        given = form["csrf"].encode()
+        if not _same_origin(handler) or not expected or not secrets.compare_digest(given, expected.encode()):
             gate.audit("?", "csrf_refused", "user:?", address, {"path": path})
+            gate.refused["csrf"] += 1
             signin_page(handler, False, message="the form had expired: sign in again", status=HTTPStatus.FORBIDDEN)
             return
         got = gate.sign_in(form["name"][:64], form["password"][:256], address)
@@ -423,8 +491,9 @@ def post(gate: Gate, handler: Any) -> None:
     token = jar.get(SESSION_COOKIE)
     s = gate.session(token, address)
     sent = form["csrf"] or _header(handler, "X-CSRF-Token")
-    if s is None or not _same_origin(handler) or not secrets.compare_digest(sent, s.csrf):
+    if s is None or not _same_origin(handler) or not secrets.compare_digest(sent.encode(), s.csrf.encode()):
         gate.audit(s.user if s else "?", "csrf_refused", f"user:{s.user}" if s else "user:?", address, {"path": path})
+        gate.refused["no_session" if s is None else "csrf"] += 1
         handler._send(HTTPStatus.FORBIDDEN, b'{"error":"refused: no session or no valid CSRF token"}',
                       "application/json")  # fmt: skip
         return

@@ -15,10 +15,11 @@ The pit (:mod:`floor.pit`) follows four kinds of message, each from whoever can 
   (:func:`controller.game.bodies.parse_body`: every field of its type and in range, none other);
 * ``alert``: :func:`read_alert`, at most :data:`MAX_ALERT_BYTES`, the feed's shape
   (:class:`floor.archive.FeedItem`: ``v``, ``id``, ``at``, ``site``, ``table``, ``seq``, ``kind``, ``detail``,
-  ``record``, ``extra``); a ``record`` that is not a :class:`~controller.game.records.TableRecord` is dropped
-  (the alert is shown without it). The record an alert names may be the very record that was wrong (a
-  ``conflict``): the alert is shown with it, and the pit lets it change a tile only when :func:`followable`
-  (its body passes the checks above).
+  ``record``, ``extra``, and ``acked_by`` / ``acked_at``: both null, or a pit user's name and an ISO 8601 time;
+  absent reads as null, from a collector older than the acknowledgement); a ``record`` that is not a
+  :class:`~controller.game.records.TableRecord` is dropped (the alert is shown without it). The record an alert
+  names may be the very record that was wrong (a ``conflict``): the alert is shown with it, and the pit lets it
+  change a tile only when :func:`followable` (its body passes the checks above).
 
 Anything else raises :class:`Refused` with a one-line reason; the pit counts it and goes on. The size is checked
 before anything is parsed; nesting deeper than the JSON reader takes, a number too long to read, invalid UTF-8
@@ -77,6 +78,8 @@ _MONEY = frozenset(
     }
 )
 _MAX_NAME = 100
+#: A pit user's name (floor/archive/staff.py user_name): who acknowledged an alert.
+_USER = re.compile(r"[a-z][a-z0-9_.-]{1,31}")
 
 
 class Refused(ValueError):
@@ -205,6 +208,14 @@ def _text(item: Mapping[str, Any], key: str, most: int) -> str:
     return value
 
 
+def _matching(item: Mapping[str, Any], key: str, pattern: re.Pattern[str], what: str) -> str | None:
+    """``item[key]``: null (or absent), or a text of at most 40 characters matching ``pattern``; else Refused."""
+    value = item.get(key)
+    if value is not None and not (isinstance(value, str) and len(value) <= 40 and pattern.fullmatch(value)):
+        raise Refused(f"{key}: {what}")
+    return value
+
+
 def is_record(data: Any) -> bool:
     """Whether ``data`` reads as a :class:`TableRecord`."""
     try:
@@ -239,6 +250,10 @@ def read_alert(payload: bytes, max_bytes: int = MAX_ALERT_BYTES) -> tuple[dict[s
     extra = item.get("extra", {})
     if not isinstance(extra, dict):
         raise Refused("extra: not a JSON object")
+    acked_by = _matching(item, "acked_by", _USER, "not a pit user's name")
+    acked_at = _matching(item, "acked_at", _TIME, "not an ISO 8601 time")
+    if (acked_by is None) != (acked_at is None):
+        raise Refused("acked_by and acked_at: both null, or both given")
     record = item.get("record")
     dropped = record is not None and not is_record(record)
     if dropped:
@@ -254,4 +269,6 @@ def read_alert(payload: bytes, max_bytes: int = MAX_ALERT_BYTES) -> tuple[dict[s
         "detail": detail,
         "record": record,
         "extra": extra,
+        "acked_by": acked_by,
+        "acked_at": acked_at,
     }, dropped

@@ -10,7 +10,7 @@ own:
 * :mod:`~floor.archive.intake`: records in, each once; conflicts; what neither database can hold;
 * :mod:`~floor.archive.chain`: each table's contiguous, linked head (what the floor acks);
 * :mod:`~floor.archive.keys`: the tables' keys (``shoe-floor enroll``);
-* :mod:`~floor.archive.alerts`: the alert feed and its outbox;
+* :mod:`~floor.archive.alerts`: the alert feed, its outbox, and who acknowledged each alert;
 * :mod:`~floor.archive.recall`: records, coups and game recall read back;
 * :mod:`~floor.archive.verify`: walking every chain (``shoe-floor verify``);
 * :mod:`~floor.archive.staff`: the staff registry, the pit's users and the audit log (``shoe-floor staff``,
@@ -25,7 +25,7 @@ and only ever moves forward. Every write to a SQLite archive first checks that i
 
 from __future__ import annotations
 
-from floor.archive.alerts import FEED_VERSION, Alert, AlertKind, FeedItem
+from floor.archive.alerts import FEED_VERSION, Acknowledgement, Alert, AlertKind, FeedItem
 from floor.archive.archive import Archive
 from floor.archive.chain import ADVANCE_STEP, Head
 from floor.archive.dialect import POSTGRES, SQLITE, Dialect, parse_url
@@ -44,6 +44,7 @@ __all__ = [
     "SCHEMA",
     "SQLITE",
     "STAFF_ROLES",
+    "Acknowledgement",
     "Alert",
     "AlertKind",
     "Archive",

@@ -1,5 +1,6 @@
 """The floor's alert feed: every alert once (its ``key`` unique floor-wide), the outbox of those not yet
-confirmed on the broker, and the feed as the pit page, ``shoe-floor alerts`` and the broker show it.
+confirmed on the broker, the feed as the pit page, ``shoe-floor alerts`` and the broker show it, and who
+acknowledged each alert on the pit page and when (once: :meth:`Feed.acknowledge`).
 
 An alert is stored in the feed, then published on ``baccarat/<site>/floor/alert`` by the collector that
 stored it; its outbox row goes when the broker confirms it (PUBACK). A row left by a collector that died in
@@ -9,7 +10,7 @@ between is published by any collector's sweep (:meth:`Feed.unpublished`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -83,7 +84,8 @@ class Alert:
 
 @dataclass(frozen=True, slots=True)
 class FeedItem:
-    """One stored alert, as the feed lists it and ``baccarat/<site>/floor/alert`` carries it."""
+    """One stored alert, as the feed lists it and ``baccarat/<site>/floor/alert`` carries it; ``acked_by`` and
+    ``acked_at`` the pit manager who acknowledged it and when (None: not acknowledged)."""
 
     id: int
     at: str
@@ -94,6 +96,8 @@ class FeedItem:
     detail: str
     record: Mapping[str, Any] | None
     extra: Mapping[str, Any]
+    acked_by: str | None = None
+    acked_at: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +111,8 @@ class FeedItem:
             "detail": self.detail,
             "record": None if self.record is None else dict(self.record),
             "extra": dict(self.extra),
+            "acked_by": self.acked_by,
+            "acked_at": self.acked_at,
         }
 
     def to_json(self) -> str:
@@ -114,20 +120,38 @@ class FeedItem:
 
     def line(self) -> str:
         where = f"table {self.table}" + ("" if self.seq is None else f" seq {self.seq}")
-        return f"#{self.id} {self.at} {self.kind}: {where}: {self.detail}"
+        acked = "" if self.acked_by is None else f" (acknowledged by {self.acked_by} at {self.acked_at})"
+        return f"#{self.id} {self.at} {self.kind}: {where}: {self.detail}{acked}"
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledgement:
+    """What acknowledging an alert came to: the alert as it is now (``item``: who acknowledged it, and when), and
+    whether this acknowledgement was the one that counts (``first``; False: it was acknowledged before, by
+    ``item.acked_by``, and nothing changed)."""
+
+    item: FeedItem
+    first: bool
+
+    @property
+    def outcome(self) -> str:
+        return "acknowledged" if self.first else "already"
 
 
 _INSERT_ALERT = (
     'INSERT INTO alert_feed (key, site, "table", seq, kind, detail, record, extra, at)'
     " VALUES (?, ?, ?, ?, ?, ?, {json}, {json}, ?) ON CONFLICT DO NOTHING RETURNING id"
 )
-_FEED_COLUMNS = 'id, at, site, "table", seq, kind, detail, record, extra'
+_FEED_COLUMNS = 'id, at, site, "table", seq, kind, detail, record, extra, acked_by, acked_at'
+#: Who acknowledges an alert, and when: once (a second acknowledgement changes nothing).
+_ACKNOWLEDGE = "UPDATE alert_feed SET acked_by = ?, acked_at = ? WHERE id = ? AND acked_by IS NULL"
 
 
 def _feed_item(row: Sequence[Any]) -> FeedItem:
     """A feed row (``_FEED_COLUMNS``) as a FeedItem."""
-    i, at, site, t, s, k, d, rec, ex = row
-    return FeedItem(int(i), str(at), str(site), str(t), s, str(k), str(d), json_or_none(rec), json_or_none(ex) or {})
+    i, at, site, t, s, k, d, rec, ex, by, when = row
+    return FeedItem(int(i), str(at), str(site), str(t), s, str(k), str(d), json_or_none(rec), json_or_none(ex) or {},
+                    None if by is None else str(by), None if when is None else str(when))  # fmt: skip
 
 
 class Feed:
@@ -190,6 +214,32 @@ class Feed:
         column = None if table is None else '"table"'
         rows = self._store.newest(f"SELECT {_FEED_COLUMNS} FROM alert_feed", column, table, limit)
         return [_feed_item(row) for row in rows]
+
+    def acknowledge(
+        self,
+        alert_id: int,
+        by: str,
+        *,
+        at: str | None = None,
+        audit: Callable[[Any, Acknowledgement], None] | None = None,
+    ) -> Acknowledgement | None:
+        """Acknowledge alert ``alert_id`` as ``by`` (a pit manager), stamped ``at`` (default now): once. A second
+        acknowledgement, by anyone, changes nothing and says who acknowledged it first (two at once on
+        PostgreSQL: the row's lock makes one first, the other sees it). ``audit`` is called with the cursor and
+        the outcome inside the same transaction (the audit row goes with the change or not at all). None: no
+        such alert."""
+        self._store.check_file()
+        with self._store.transaction() as cur:
+            cur.execute(self._store.sql(_ACKNOWLEDGE), (by, at or now(), alert_id))
+            first = cur.rowcount == 1
+            cur.execute(self._store.sql(f"SELECT {_FEED_COLUMNS} FROM alert_feed WHERE id = ?"), (alert_id,))
+            row = cur.fetchone()
+            if row is None:
+                return None
+            ack = Acknowledgement(_feed_item(row), first)
+            if audit is not None:
+                audit(cur, ack)
+        return ack
 
     def alerts(self, table: str | None = None) -> list[Alert]:
         """The feed's alerts, oldest first."""

@@ -10,7 +10,7 @@ from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from controller.game.records import TableRecord
-from floor.archive.alerts import Alert, Feed, FeedItem
+from floor.archive.alerts import Acknowledgement, Alert, Feed, FeedItem
 from floor.archive.chain import Chains, Head
 from floor.archive.dialect import Dialect
 from floor.archive.intake import Intake
@@ -119,6 +119,21 @@ class Archive:
     def alerts(self, table: str | None = None) -> list[Alert]:
         """The feed's alerts, oldest first."""
         return self._feed.alerts(table)
+
+    def acknowledge(self, alert_id: int, by: str, *, source: str, at: str | None = None) -> Acknowledgement | None:
+        """Acknowledge alert ``alert_id`` as ``by``, once, with its audit row (``alert_acknowledged``, or
+        ``alert_acknowledged_again`` for one that changed nothing) in the same transaction
+        (:meth:`~floor.archive.alerts.Feed.acknowledge`); None: no such alert."""
+
+        def audit(cur: Any, ack: Acknowledgement) -> None:
+            action = "alert_acknowledged" if ack.first else "alert_acknowledged_again"
+            after = {"acked_by": ack.item.acked_by, "acked_at": ack.item.acked_at, "kind": ack.item.kind,
+                     "table": ack.item.table}  # fmt: skip
+            self.people.audit_in(cur, by, action, f"alert:{alert_id}", source=source, after=after, at=at)
+
+        if not self.people.present():  # the audit log's table (an archive whose pit has never had users)
+            self.people.prepare()
+        return self._feed.acknowledge(alert_id, by, at=at, audit=audit)
 
     # -- the tables' keys (floor.archive.keys) -----------------------------------------------------------
     def table_keys(self, table: str | None = None) -> list[TableKey]:

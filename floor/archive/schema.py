@@ -8,7 +8,8 @@ Schema::
         index (table, kind, seq) for recall (history of one table's coups)
         index (table, kind, body's shoe, body's coup) for game recall (any coup by shoe and number)
     chains(table PK, site, head_seq, head_hash, updated_at)   the contiguous, linked head of each table
-    alert_feed(id, key UNIQUE, site, table, seq, kind, detail, record, extra, at)   every alert, once
+    alert_feed(id, key UNIQUE, site, table, seq, kind, detail, record, extra, at, acked_by, acked_at)
+        every alert, once; acked_by / acked_at: the pit manager who acknowledged it on the pit page, and when
     alert_outbox(id PK, at)                 alerts stored but not yet confirmed on the broker (PUBACK)
     archive_meta(one PK = 1, archive_id, created_at)   the archive's id (a random UUID, made once)
     table_keys(table, public_key, key_id, enrolled_at, retired_at, revoked)  PK (table, key_id)
@@ -48,7 +49,8 @@ SCHEMA = (
         updated_at TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS alert_feed (
         id {serial}, key TEXT UNIQUE, site TEXT NOT NULL, "table" TEXT NOT NULL, seq BIGINT, kind TEXT NOT NULL,
-        detail TEXT NOT NULL, record {json_type}, extra {json_type} NOT NULL, at TEXT NOT NULL)""",
+        detail TEXT NOT NULL, record {json_type}, extra {json_type} NOT NULL, at TEXT NOT NULL, acked_by TEXT,
+        acked_at TEXT)""",
     'CREATE INDEX IF NOT EXISTS alert_feed_table ON alert_feed ("table", id)',
     # The alerts stored but not yet confirmed on the broker (PUBACK): the collector that stored one publishes it
     # and deletes its row; a row left by a collector that died in between is published by any collector's sweep.
@@ -66,8 +68,14 @@ _ONE_CURRENT_KEY = (
     'CREATE UNIQUE INDEX IF NOT EXISTS table_keys_current ON table_keys ("table") WHERE retired_at IS NULL'
     " AND revoked = 0"
 )
-#: Columns added to ``records`` since its first version, and their type (an older archive gains them on open).
-ADDED_COLUMNS = (("sig", "TEXT"), ("key_id", "TEXT"))
+#: Columns added to the archive's tables since their first version: ``(table, column, type)`` (an older archive
+#: gains them on open).
+ADDED_COLUMNS = (
+    ("records", "sig", "TEXT"),
+    ("records", "key_id", "TEXT"),
+    ("alert_feed", "acked_by", "TEXT"),
+    ("alert_feed", "acked_at", "TEXT"),
+)
 _TABLE_NAME = re.compile(r"\s*CREATE TABLE IF NOT EXISTS (\w+)")
 #: Game recall's index: a coup by table, shoe and number (an expression index on the body, one per dialect).
 _RECALL_INDEX = 'CREATE INDEX IF NOT EXISTS records_coup ON records ("table", kind, {shoe}, {coup}, seq)'
@@ -197,8 +205,8 @@ def _check(store: Store) -> None:
     missing = [name for name in expected if name not in present]
     if not missing:
         with store.transaction() as cur:
-            have = columns(cur, "records")
-        missing = [f"records.{c}" for c, _type in ADDED_COLUMNS if c not in have]
+            have = {table: columns(cur, table) for table in {t for t, _c, _type in ADDED_COLUMNS}}
+        missing = [f"{t}.{c}" for t, c, _type in ADDED_COLUMNS if c not in have[t]]
     if missing:
         store.conn.close()
         where = redacted(store.url)
@@ -218,11 +226,11 @@ def _create(store: Store, serial: str) -> None:
         cur.execute("SELECT pg_advisory_xact_lock(4242001)")
     for statement in SCHEMA:
         cur.execute(store.sql(statement.replace("{serial}", serial)))
-    have = columns(cur, "records")
-    for column, kind in ADDED_COLUMNS:  # an archive made by an older shoe-floor
-        if column not in have:
+    have = {table: columns(cur, table) for table in {t for t, _c, _type in ADDED_COLUMNS}}
+    for table, column, kind in ADDED_COLUMNS:  # an archive made by an older shoe-floor
+        if column not in have[table]:
             try:
-                cur.execute(f"ALTER TABLE records ADD COLUMN {column} {kind}")
+                cur.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
             except sqlite3.OperationalError as exc:  # SQLite: another collector added it just now
                 if "duplicate column" not in str(exc):
                     raise

@@ -9,8 +9,8 @@ Schema (made by :meth:`People.prepare`, at the first change: ``shoe-floor staff 
         role: pit_manager, surveillance, viewer
     audit_log(id, at, actor, action, subject, before, after, source)
         one row per change and per sign-in, failure, lock-out and action on the pit page; ``subject`` is
-        ``staff:<id>`` or ``user:<name>``; ``before`` and ``after`` the changed fields (JSON), never a PIN, a
-        password or their hash (a PIN set is ``"pin": "set"``)
+        ``staff:<id>``, ``user:<name>`` or ``alert:<id>`` (an alert acknowledged on the pit page); ``before`` and
+        ``after`` the changed fields (JSON), never a PIN, a password or their hash (a PIN set is ``"pin": "set"``)
 
 A PIN or a password is hashed here (:mod:`floor.passwords`, Argon2id with a random salt) before it reaches the
 database: the archive holds only the hash. Every change and its audit row are one transaction. Bad input is a
@@ -462,6 +462,21 @@ class People:
         self._store.check_file()
         with self._store.transaction() as cur:
             self._audit_in(cur, actor, action, subject, before, after, source, at)
+
+    def audit_in(
+        self,
+        cur: Any,
+        actor: str,
+        action: str,
+        subject: str,
+        *,
+        source: str,
+        after: Mapping[str, Any] | None = None,
+        at: str | None = None,
+    ) -> None:
+        """Add one row to the audit log inside the caller's transaction (a change made elsewhere in the archive,
+        an alert acknowledged, and its audit row commit together). The tables must be there (the pit's users)."""
+        self._audit_in(cur, actor, action, subject, None, after, source, at)
 
     def _audit_in(
         self,

@@ -33,7 +33,8 @@
       opt(t.money, (m) => isObj(m) && isInt(m.handle) && isInt(m.win) && opt(m.shift, isStr)),
     /** An alert of the feed (floor.archive.FeedItem). */
     alert: (f) => isObj(f) && isStr(f.kind) && isStr(f.table) && opt(f.id, isInt) && opt(f.seq, isInt) &&
-      opt(f.at, isStr) && opt(f.detail, isStr) && opt(f.record, record),
+      opt(f.at, isStr) && opt(f.detail, isStr) && opt(f.record, record) && opt(f.acked_by, isStr) &&
+      opt(f.acked_at, isStr),
     /** A coup as the archive lists it (history --json). */
     coup: (c) => hand(c) && opt(c.void, isBool) && opt(c.set_aside, isBool) && opt(c.ts, isStr),
     /** An alarm record's body. */

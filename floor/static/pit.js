@@ -1,7 +1,9 @@
 /* The pit page: one tile per table and the floor's alert feed, redrawn from each snapshot on /events.
  * Plain JS, text through textContent only. A tile is rebuilt only when its own data changed. Every tile and
  * alert is checked first (items.js): one that is not of its shape is skipped and counted in the header
- * ("n items skipped"), and the rest are drawn. */
+ * ("n items skipped"), and the rest are drawn. Who is signed in comes from /api/session: a viewer's page has no
+ * feed; a pit manager's has an Acknowledge button on each open alert (POST /api/feed/ack with the session's CSRF
+ * token; the acknowledgement comes back to every open page on the stream); Sign out ends the session. */
 "use strict";
 
 (function () {
@@ -12,6 +14,10 @@
   const tilesBox = $("tiles");
   const tiles = new Map();  // table -> {el, key, data}
   let latest = null;
+  // Who is signed in (GET /api/session): {user, role, csrf, actions}; all null when the pit has no users.
+  let session = { user: null, role: null, csrf: null, actions: [] };
+  const ROLE_WORDS = { pit_manager: "pit manager", surveillance: "surveillance", viewer: "viewer" };
+  const canAck = () => Array.isArray(session.actions) && session.actions.includes("/api/feed/ack");
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -303,23 +309,30 @@
   }
   function filterFeed() {
     const box = $("feed");
-    const table = $("feed-table").value, kind = $("feed-kind").value;
-    let shown = 0, all = 0;
+    const table = $("feed-table").value, kind = $("feed-kind").value, ack = $("feed-ack").value;
+    let shown = 0, all = 0, open = 0;
     for (const li of box.children) {
-      const show = (!table || li.dataset.table === table) && (!kind || li.dataset.kind === kind);
+      const acked = li.dataset.acked === "1";
+      const show = (!table || li.dataset.table === table) && (!kind || li.dataset.kind === kind) &&
+        (!ack || (ack === "acked") === acked);
       li.hidden = !show;
       shown += show ? 1 : 0;
+      open += acked ? 0 : 1;
       all += 1;
     }
     box.dataset.shown = String(shown);
-    $("feed-count").textContent = !all ? "" : shown === all ? "(" + all + ")" : "(" + shown + " of " + all + ")";
+    $("feed-count").textContent = !all ? "" : (shown === all ? "(" + all + ")" : "(" + shown + " of " + all + ")") +
+      (open && open < all ? " \u00b7 " + open + " unacknowledged" : "");
   }
   $("feed-table").addEventListener("change", filterFeed);
   $("feed-kind").addEventListener("change", filterFeed);
+  $("feed-ack").addEventListener("change", filterFeed);
 
   function renderFeed(feed) {
     const box = $("feed");
-    const key = feed.length ? (feed[0].id ?? "") + "|" + feed[0].table + "|" + feed[0].kind + "|" + feed.length : "";
+    // Redrawn when an alert comes, goes or is acknowledged, or the user's rights became known.
+    const key = (canAck() ? "m" : "r") + feed.map((f) => (f.id ?? "") + "|" + f.table + "|" + f.kind + "|" +
+      (f.acked_by ?? "")).join(",");
     if (box.dataset.key === key) return Number(box.dataset.skipped || 0);
     box.dataset.key = key;
     let skipped = 0;
@@ -335,7 +348,7 @@
     }
     box.replaceChildren(...drawn);
     box.dataset.skipped = String(skipped);
-    $("feed-filter").hidden = !drawn.length && !$("feed-table").value && !$("feed-kind").value;
+    $("feed-filter").hidden = !drawn.length && !$("feed-table").value && !$("feed-kind").value && !$("feed-ack").value;
     options($("feed-table"), drawn.map((li) => li.dataset.table), (t) => t);
     options($("feed-kind"), drawn.map((li) => li.dataset.kind), items.kindWord);
     filterFeed();
@@ -363,6 +376,9 @@
     head.appendChild(when);
     li.appendChild(head);
     li.appendChild(el("div", "detail", f.detail || ""));
+    li.dataset.acked = f.acked_by ? "1" : "0";
+    if (f.acked_by) li.appendChild(ackedLine(f.acked_by, f.acked_at));
+    else if (canAck() && Number.isInteger(f.id)) li.appendChild(ackButton(li, f.id));
     if (f.record || f.seq !== null && f.seq !== undefined) {
       const d = el("details", "record");
       const r = f.record;
@@ -373,6 +389,77 @@
     }
     return li;
   }
+
+  // "✓ Acknowledged by pam 14:02" (today's by their time alone, older ones with their date; the full time in the
+  // tooltip).
+  function ackedLine(by, at) {
+    const local = at ? N.localTime(at) : "";
+    const today = local.startsWith(N.localTime(new Date().toISOString()).slice(0, 11));
+    const line = el("div", "acked", "\u2713 Acknowledged by " + by + (local ? " " + (today ? local.slice(11) : local) : ""));
+    line.dataset.testid = "acked";
+    if (at) line.title = local + " (" + at + ")";
+    return line;
+  }
+  function ackButton(li, id) {
+    const row = el("div", "ack-row");
+    const button = el("button", "ack", "Acknowledge");
+    button.type = "button";
+    button.dataset.testid = "ack";
+    const said = el("span", "ack-error");
+    row.append(button, said);
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      button.textContent = "Acknowledging\u2026";
+      said.textContent = "";
+      fetch("/api/feed/ack", { method: "POST", cache: "no-store", headers: { "Content-Type": "application/json",
+        "X-CSRF-Token": session.csrf || "" }, body: JSON.stringify({ id: id }) })
+        .then((r) => r.json().catch(() => ({})).then((body) => ({ r: r, body: body })))
+        .then(({ r, body }) => {
+          if (r.status === 401) { items.signedOut(); return; }
+          if (!r.ok) throw new Error(typeof body.error === "string" ? body.error.slice(0, 200) : "refused (" + r.status + ")");
+          // Shown at once; the stream brings the same to this page and every other open one.
+          li.dataset.acked = "1";
+          row.replaceWith(ackedLine(String(body.acked_by), typeof body.acked_at === "string" ? body.acked_at : ""));
+          filterFeed();
+        })
+        .catch((e) => {
+          button.disabled = false;
+          button.textContent = "Acknowledge";
+          said.textContent = String(e.message || e);
+        });
+    });
+    return row;
+  }
+
+  // Who is signed in: a viewer has no feed (the server sends it none); a signed-in user has Sign out.
+  function signedIn(s) {
+    session = { user: items.isObj(s) && typeof s.user === "string" ? s.user : null,
+                role: items.isObj(s) && typeof s.role === "string" ? s.role : null,
+                csrf: items.isObj(s) && typeof s.csrf === "string" ? s.csrf : null,
+                actions: items.isObj(s) && Array.isArray(s.actions) ? s.actions.filter((a) => typeof a === "string") : [] };
+    document.body.dataset.role = session.role || "";
+    $("feed-panel").hidden = session.role === "viewer";
+    $("who").textContent = session.user ? session.user + " \u00b7 " + (ROLE_WORDS[session.role] || session.role) : "";
+    $("who").hidden = !session.user;
+    $("signout").hidden = !session.user || !session.csrf;
+    if (latest) {
+      $("feed").dataset.key = "";
+      renderFeed(latest.feed);
+      layout(latest.tables.length);  // a viewer's tiles have the feed's width too
+      for (const t of tilesBox.children) keepNewest(t);
+    }
+  }
+  $("signout").addEventListener("click", () => {
+    $("signout").disabled = true;
+    fetch("/signout", { method: "POST", cache: "no-store", redirect: "manual",
+      body: new URLSearchParams({ csrf: session.csrf || "" }) })
+      .catch(() => {})
+      .then(() => location.assign("/signin"));
+  });
+  fetch("/api/session", { cache: "no-store" })
+    .then((r) => { if (r.status === 401) { items.signedOut(); return null; } return r.ok ? r.json() : null; })
+    .then((s) => { if (s) signedIn(s); })
+    .catch(() => {});
 
   function render(snapshot) {
     const tables = items.keep(snapshot.tables, items.checks.tile);

@@ -231,8 +231,10 @@
     for (const f of keep(data.alerts, items.checks.alert)) {
       const status = items.alertStatus(f.kind);
       const li = el("li", null, items.kindWord(f.kind) + (status ? " (" + STATUS_WORDS[status] + ")" : "") +
-        (f.at ? " at " + N.localTime(f.at) : "") + ": " + (f.detail || ""));
+        (f.at ? " at " + N.localTime(f.at) : "") + ": " + (f.detail || "") +
+        (f.acked_by ? " \u2013 \u2713 acknowledged by " + f.acked_by + (f.acked_at ? " at " + N.localTime(f.acked_at) : "") : ""));
       li.dataset.kind = f.kind;
+      li.dataset.acked = f.acked_by ? "1" : "0";
       li.dataset.status = status;
       lines.push(li);
     }

@@ -248,7 +248,10 @@ def test_an_advantage_record_is_one_alert_with_two_collectors_racing(archive_url
             "detail",
             "record",
             "extra",
+            "acked_by",
+            "acked_at",
         }
+        assert (feed[1].to_dict()["acked_by"], feed[1].to_dict()["acked_at"]) == (None, None)
 
 
 @pytest.mark.dialects

@@ -34,7 +34,8 @@ RECORD: dict[str, Any] = {
 }  # fmt: skip
 ADVANTAGE: dict[str, Any] = {"bet": "banker", "ev": 0.012, "shoe": 1, "coup": 2, "cards_left": 300}
 ALERT: dict[str, Any] = {"v": 1, "id": 5, "at": "2026-11-30T12:00:00.000Z", "site": "s1", "table": "T1", "seq": 7,
-         "kind": "advantage", "detail": "banker +1.2%", "record": None, "extra": {}}  # fmt: skip
+         "kind": "advantage", "detail": "banker +1.2%", "record": None, "extra": {}, "acked_by": None,
+         "acked_at": None}  # fmt: skip
 
 
 def with_body(**body: Any) -> bytes:
@@ -239,6 +240,13 @@ def test_a_record_not_of_its_shape_is_refused_with_the_reason(payload: bytes, sa
         ({**ALERT, "at": "yesterday"}, "at"),
         ({**ALERT, "detail": ["x"]}, "detail"),
         ({**ALERT, "extra": []}, "extra"),
+        ({**ALERT, "acked_by": "pam"}, "both null, or both given"),
+        ({**ALERT, "acked_at": "2026-11-30T12:05:00.000Z"}, "both null, or both given"),
+        ({**ALERT, "acked_by": "Pam Lee", "acked_at": "2026-11-30T12:05:00.000Z"}, "acked_by"),
+        ({**ALERT, "acked_by": "p" * 40, "acked_at": "2026-11-30T12:05:00.000Z"}, "acked_by"),
+        ({**ALERT, "acked_by": 7, "acked_at": "2026-11-30T12:05:00.000Z"}, "acked_by"),
+        ({**ALERT, "acked_by": "pam", "acked_at": "after lunch"}, "acked_at"),
+        ({**ALERT, "acked_by": "pam", "acked_at": ["2026-11-30T12:05:00.000Z"]}, "acked_at"),
     ],
 )
 def test_an_alert_not_of_the_feeds_shape_is_refused(item: dict[str, Any], says: str) -> None:
@@ -272,6 +280,11 @@ def test_an_alert_of_the_feeds_shape_is_taken_as_it_is() -> None:
     item = {**ALERT, "record": RECORD}
     assert read_alert(json.dumps(item).encode()) == (item, False)
     assert read_alert(json.dumps({**ALERT, "id": None}).encode())[0]["id"] is None
+    acked = {**ALERT, "acked_by": "pam", "acked_at": "2026-11-30T12:05:00.000Z"}
+    assert read_alert(json.dumps(acked).encode()) == (acked, False)
+    # From a collector older than the acknowledgement: not acknowledged.
+    older = {k: v for k, v in ALERT.items() if k not in ("acked_by", "acked_at")}
+    assert read_alert(json.dumps(older).encode()) == (ALERT, False)
 
 
 @pytest.mark.parametrize("record", [{**RECORD, "seq": "7"}, "a record", {"kind": "advantage", "body": {}}])
