@@ -156,7 +156,7 @@ BuyInCents = Annotated[int, Field(ge=1, le=MAX_BUY_IN_CENTS, description="the bu
 class _Part(BaseModel):
     """A part of a body: strict (no ``"3"`` for 3, no 1 for true), closed (no field it does not name), frozen."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, defer_build=True)
 
 
 class BodyError(ValueError):

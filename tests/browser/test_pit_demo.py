@@ -38,7 +38,10 @@ def tiles_now(page: Any) -> str:
 def test_twelve_real_tables_on_the_pit_page(browser: Any, floor_dir: Path) -> None:  # noqa: F811
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    demo = Running(floor_dir, tables=12)
+    # Half a second a card (a real shoe deals about one a second): twelve tables at 0.05 s a card kept both
+    # cores busy (60 processes and Chromium), every process slowed, and a table took 37 s to show; at 0.5 s
+    # the machine has room, every tile is online within some 10 s and coup 3 comes at some 25 s.
+    demo = Running(floor_dir, tables=12, pace="0.5")
     try:
         page = browser.new_page(viewport={"width": 1920, "height": 1080})
         page.goto(demo.address("floor"))

@@ -98,10 +98,10 @@ def archived_count(path: Path) -> int:
 class Running:
     """The demo as a process at a slow pace, its output read up to the line that says it is dealing."""
 
-    def __init__(self, directory: Path, tables: int) -> None:
+    def __init__(self, directory: Path, tables: int, pace: str = "0.05") -> None:
         self.directory = directory
         self.proc = subprocess.Popen(
-            demo_cmd(directory, "--tables", str(tables), "--pace", "0.05", "--decks", "1", "--shoes", "50"),
+            demo_cmd(directory, "--tables", str(tables), "--pace", pace, "--decks", "1", "--shoes", "50"),
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         self.lines: list[str] = []
