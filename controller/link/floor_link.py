@@ -498,6 +498,13 @@ class FloorLink:
             self._refuse_staff("bad_signature", "not signed by [floor] floor_public_key")
             return
         with self._lock:
+            believed = self.staff
+        if believed is not None and staff.as_of < believed.as_of:
+            # an older list the floor once signed, said again (by whoever may publish there): the dealer it
+            # still names may have been struck off since
+            self._refuse_staff("stale", f"as of {staff.as_of}, older than the list believed (as of {believed.as_of})")
+            return
+        with self._lock:
             news, self.staff = staff != self.staff, staff
         if news:
             log.info("floor staff list as of %s: %d member(s); handed to the table", staff.as_of, len(staff.staff))

@@ -83,7 +83,7 @@ class AckRefusalCounts:
 
 
 #: Why the link refuses a floor staff list (controller.link.floor_link.FloorLink._staff_heard).
-STAFF_REFUSAL_REASONS = ("too_long", "malformed", "wrong_site", "bad_signature")
+STAFF_REFUSAL_REASONS = ("too_long", "malformed", "wrong_site", "bad_signature", "stale")
 
 
 @runtime_checkable
@@ -102,7 +102,7 @@ class StaffRefusalCounts:
     def collect(self) -> Iterable[Metric]:
         family = CounterMetricFamily(
             "shoe_floor_staff_lists_refused",
-            "Floor staff lists not believed (too long, malformed, another site's, not signed).",
+            "Floor staff lists not believed (too long, malformed, another site's, not signed, older than believed).",
             labels=["reason"],
         )
         counts = dict(self.floor.staff_refusals)

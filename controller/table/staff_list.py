@@ -7,7 +7,8 @@ network) verifies it again with ``[floor] floor_public_key`` (the site is the li
 own site's topic and refuses another site's list; the table's process is not told the site), and keeps the last
 one it verified in a file beside the journal (:func:`staff_list_path`), written whole and renamed into place, so
 that a table restarted while the floor is away still knows its staff. A list refused (a bad signature, another
-site) is said in one line and counted (:attr:`StaffListKeeper.refused`); the list kept stays.
+site, or older than the one kept by its ``as_of``: a list the floor once signed, said again, may still name a
+dealer struck off since) is said in one line and counted (:attr:`StaffListKeeper.refused`); the list kept stays.
 
 What the pure core needs of it is a :class:`~controller.game.staff.Roster` (:meth:`StaffListKeeper.roster`).
 """
@@ -52,7 +53,8 @@ class StaffListKeeper:
         self.floor_key = floor_key
         self.site = site
         self.current: StaffList | None = None
-        #: Lists refused, by reason (``bad_signature``, ``no_floor_key``, ``wrong_site``, ``unreadable_file``).
+        #: Lists refused, by reason (``bad_signature``, ``no_floor_key``, ``wrong_site``, ``unreadable_file``,
+        #: ``stale``: older than the one believed, by its ``as_of``).
         self.refused: Counter[str] = Counter()
         self.roster = Roster()
 
@@ -83,6 +85,13 @@ class StaffListKeeper:
         if staff == self.current:
             return False
         if not self._judge(staff, "from the floor link"):
+            return False
+        if self.current is not None and staff.as_of < self.current.as_of:
+            self._refuse(
+                "stale",
+                f"staff list from the floor link refused: as of {staff.as_of}, older than the one kept"
+                f" (as of {self.current.as_of})",
+            )
             return False
         self._believe(staff)
         log.info("staff list as of %s: %d member(s), from the floor", staff.as_of, len(staff.staff))

@@ -50,13 +50,19 @@ def test_only_a_list_the_floor_signed_for_this_site_reaches_the_table(tmp_path: 
         json.dumps(good.to_dict() | {"v": 2}).encode(),  # another version
         b"x" * (MAX_STAFF_BYTES + 1),
         b"{not json",
+        # an older list the floor did sign, said again (a replay): the dealer it names may be struck off since
+        StaffList.signed(TEST_FLOOR_KEY, "s1", "2026-11-30T06:00:00.000Z", ENTRIES).to_json().encode(),
     ]
     for payload in refusals:
         link._staff_heard(payload)
     assert posted == [good] and link.staff == good  # the list believed stays
-    assert link.staff_refusals == {"bad_signature": 2, "wrong_site": 1, "malformed": 2, "too_long": 1}
+    assert link.staff_refusals == {"bad_signature": 2, "wrong_site": 1, "malformed": 2, "too_long": 1, "stale": 1}
     registry = CollectorRegistry()
     link_gauges(registry, link, Feed())
     text = generate_latest(registry).decode()
     assert 'shoe_floor_staff_lists_refused_total{reason="bad_signature"} 2.0' in text
     assert 'shoe_floor_staff_lists_refused_total{reason="too_long"} 1.0' in text
+    assert 'shoe_floor_staff_lists_refused_total{reason="stale"} 1.0' in text
+    newer = StaffList.signed(TEST_FLOOR_KEY, "s1", "2026-12-01T07:00:00.000Z", ())  # D1 struck off
+    link._staff_heard(newer.to_json().encode())
+    assert posted == [good, newer]

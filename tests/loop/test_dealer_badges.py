@@ -141,6 +141,17 @@ def test_a_list_not_signed_by_the_floor_or_of_another_site_is_refused_and_counte
     assert table.loop.staff.current == staff_list()  # the list kept stays
 
 
+def test_an_older_list_than_the_one_kept_is_refused_and_counted(table: Table, tmp_path: Path) -> None:
+    """A list the floor once signed, said again after a newer one (a replay by whoever may publish on the
+    staff topic): refused, counted, and the newer one stays, in memory and on disk."""
+    newer = staff_list(as_of="2026-12-02T06:00:00.000Z")
+    table.loop.handle(StaffListIn(newer))
+    table.loop.handle(StaffListIn(staff_list()))  # as of 2026-12-01: older
+    assert table.loop.staff.refused == {"stale": 1}
+    assert table.loop.staff.current == newer
+    assert json_list(staff_list_path(tmp_path / "j.db")) == newer
+
+
 def test_without_a_list_every_badge_is_refused(table: Table) -> None:
     table.badge(D1, True)
     assert [b["why"] for b in table.records("badge_refused")] == ["unknown_badge"]
