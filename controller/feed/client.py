@@ -11,7 +11,10 @@ money view, handed on as it comes.
 
 On the link socket the floor link also sends the floor's signed ack through :meth:`FeedClient.send_ack`: the newest
 ack is kept and sent again on every (re)connect, so a table restarted meanwhile still hears it; so is the floor's
-signed staff list (:meth:`FeedClient.send_staff`), the newest only. On the money socket the dealer screen sends
+signed staff list (:meth:`FeedClient.send_staff`), the newest only. No sender ever waits on the table: a staff
+list (up to some 500 kB) goes as the table's socket takes it, the rest by the reader's thread when the socket
+is writable again, and an ack that comes meanwhile follows the list's last byte (a line is never torn, two
+never mixed). On the money socket the dealer screen sends
 the buy-ins entered at it through :meth:`FeedClient.send_buy_in`: at once or not at all, never queued.
 """
 
@@ -78,7 +81,8 @@ class FeedClient:
         self._ack: Ack | None = None
         self._ack_sent: Ack | None = None
         self._staff: StaffList | None = None
-        self._staff_sent: StaffList | None = None
+        self._staff_sent: StaffList | None = None  # the list whose line is sent (or being sent) on this connection
+        self._out = bytearray()  # what the socket has not taken yet of that line (the reader's thread sends it)
         self._stop = threading.Event()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_w.setblocking(False)
@@ -106,26 +110,49 @@ class FeedClient:
                 return
             self._ack = ack
             self._flush_ack()
+        self._wake()
 
     def send_staff(self, staff: StaffList) -> None:
         """Hand the floor's signed staff list to the table (now if connected, else at the next connect; the
-        newest only). The floor link verified it; the table verifies it again before it keeps it. The line (up
-        to some 500 kB) is sent whole, waiting for the table's server to read it."""
+        newest only). The floor link verified it; the table verifies it again before it keeps it. Never blocks:
+        what the table's socket does not take at once, the reader's thread sends as it can."""
         with self._lock:
             if staff == self._staff:
                 return
             self._staff = staff
             self._flush_staff()
+        self._wake()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):  # full: the reader's thread is awake already
+            self._wake_w.send(b"\0")
 
     def _flush_staff(self) -> None:
-        """Under the lock: send the newest staff list if the table has not had it on this connection."""
-        if self._sock is None or self._staff is None or self._staff == self._staff_sent:
+        """Under the lock: start the newest staff list's line if the table has not had it on this connection
+        and no line is half sent (:meth:`_pump` starts it then)."""
+        if self._sock is None or self._staff is None or self._staff == self._staff_sent or self._out:
             return
-        try:
-            self._sock.sendall(encode_staff(self._staff))
-        except OSError:
-            return  # the reader's thread sees the connection end; the list goes at the next connect
         self._staff_sent = self._staff
+        self._out = bytearray(encode_staff(self._staff))
+        self._pump()
+
+    def _pump(self) -> None:
+        """Under the lock: send what the socket takes of the half-sent line, without waiting (the reader's
+        thread sends the rest when the socket is writable); once it is all gone, the newest ack the table has
+        not had, then the newest staff list."""
+        sock = self._sock
+        while self._out and sock is not None:
+            try:
+                sent = sock.send(self._out, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return
+            except OSError:
+                self._out.clear()  # the reader's thread sees the connection end; all goes at the next connect
+                return
+            del self._out[:sent]
+        if not self._out and sock is not None:
+            self._flush_ack()
+            self._flush_staff()
 
     def send_buy_in(self, buy_in: BuyIn) -> bool:
         """Hand a buy-in entered at the dealer screen to the table (a reader of ``money.sock`` only): sent now,
@@ -135,7 +162,7 @@ class FeedClient:
             raise ValueError("only a reader of money.sock sends buy-ins")
         line = encode_buy_in(buy_in)
         with self._lock:
-            if self._sock is None:
+            if self._sock is None or self._out:
                 return False
             try:
                 sent = self._sock.send(line, socket.MSG_DONTWAIT)
@@ -150,19 +177,13 @@ class FeedClient:
             return False
 
     def _flush_ack(self) -> None:
-        """Under the lock: send the newest ack if the table has not had it on this connection."""
-        if self._sock is None or self._ack is None or self._ack == self._ack_sent:
+        """Under the lock: start the newest ack's line if the table has not had it on this connection and no
+        line is half sent (:meth:`_pump` starts it after that one's last byte)."""
+        if self._sock is None or self._ack is None or self._ack == self._ack_sent or self._out:
             return
-        line = encode_ack(self._ack)
-        try:
-            sent = self._sock.send(line, socket.MSG_DONTWAIT)
-        except OSError:
-            return  # the reader's thread sees the connection end; the ack goes at the next connect
-        if sent == len(line):
-            self._ack_sent = self._ack
-        else:  # a torn ack line would be refused: end the connection and start again
-            with contextlib.suppress(OSError):
-                self._sock.shutdown(socket.SHUT_RDWR)
+        self._ack_sent = self._ack
+        self._out = bytearray(encode_ack(self._ack))
+        self._pump()
 
     # -- the reader's thread ------------------------------------------------------------------------------
     def _run(self) -> None:
@@ -184,6 +205,7 @@ class FeedClient:
                 self._sock = sock
                 self._ack_sent = None
                 self._staff_sent = None
+                self._out.clear()
                 self._flush_ack()
                 self._flush_staff()
             self.connected = True
@@ -195,6 +217,7 @@ class FeedClient:
             finally:
                 with self._lock:
                     self._sock = None
+                    self._out.clear()
                 sock.close()
                 self.connected = False
                 if self.on_connected is not None:
@@ -211,9 +234,25 @@ class FeedClient:
         with selectors.DefaultSelector() as sel:
             sel.register(sock, selectors.EVENT_READ)
             sel.register(self._wake_r, selectors.EVENT_READ)
+            writing = False
             while not self._stop.is_set():
-                ready = [key.fileobj for key, _ in sel.select(timeout=1.0)]
-                if sock not in ready:
+                with self._lock:
+                    want = bool(self._out)
+                if want != writing:  # the socket's writability matters only while a line is half sent
+                    sel.modify(sock, selectors.EVENT_READ | (selectors.EVENT_WRITE if want else 0))
+                    writing = want
+                events = sel.select(timeout=1.0)
+                readable = False
+                for key, mask in events:
+                    if key.fileobj is self._wake_r:
+                        with contextlib.suppress(OSError):
+                            self._wake_r.recv(4096)
+                    elif mask & selectors.EVENT_WRITE:
+                        with self._lock:
+                            self._pump()
+                    if key.fileobj is sock and mask & selectors.EVENT_READ:
+                        readable = True
+                if not readable:
                     continue
                 try:
                     data = sock.recv(65536)

@@ -158,6 +158,54 @@ def ack(seq: int, archive: str = "archive-test-0001") -> Ack:
     return Ack(archive, "t1", seq, "ab" * 32, "S" * 86 + "==")
 
 
+def test_a_staff_list_never_makes_the_link_wait_for_the_table(tmp_path: Path) -> None:
+    """A table that does not read its link socket (busy, stalled): handing it a staff list of some 400 kB, and
+    an ack after it, returns at once (the link's MQTT thread calls them); once the table reads, it gets the whole
+    list's line, then the ack's, neither torn nor mixed."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from floor_protocol.staff import StaffEntry, StaffList
+
+    key = Ed25519PrivateKey.generate()
+    entries = tuple(
+        StaffEntry(id=f"D{i:04d}", role="dealer", badge=f"04A1B2C3{i:06X}", pin_hash="$argon2id$" + "x" * 150)
+        for i in range(1900)
+    )
+    staff = StaffList.signed(key, "s1", "2026-12-01T06:00:00.000Z", entries)
+    path = tmp_path / "link.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+    link = FeedClient(path, lambda m: None, name="test-link", backoff=0.01)
+    link.start()
+    table, _ = listener.accept()
+    try:
+        until(lambda: link.connected, 5, "the link connected")
+        done = threading.Event()
+
+        def hand_on() -> None:
+            link.send_staff(staff)
+            link.send_ack(ack(7))
+            done.set()
+
+        threading.Thread(target=hand_on, daemon=True).start()
+        assert done.wait(5), "send_staff or send_ack waited for a table that does not read"
+        table.settimeout(10)
+        data = b""
+        while data.count(b"\n") < 2:
+            chunk = table.recv(1 << 20)
+            assert chunk, "the link ended the connection"
+            data += chunk
+        first, second, rest = data.split(b"\n", 2)
+        assert len(first) > 300_000 and rest == b""
+        assert decode_reader(first) == staff
+        assert decode_reader(second) == ack(7)
+    finally:
+        link.close()
+        table.close()
+        listener.close()
+
+
 def test_acks_come_from_the_link_socket_only(server: FeedServer, feed_dir: Path, acks: list[Ack]) -> None:
     link = FeedClient(feed_dir / "link.sock", lambda m: None, name="test-link", backoff=0.01)
     link.start()

@@ -141,6 +141,10 @@ def test_each_role_sees_what_it_may(pit: Pit, url: str) -> None:
     assert b'"feed":[]' in stream and b'"tables":[{' in stream
     for path in ("/api/feed", "/api/table/T1", "/table/T1", "/api/table/T1/coup?shoe=1&coup=1"):
         assert viewer.get(path) == 403, path
+    # nor a player's page (issue 25): a carded player's visits, slips and buy-ins are not for a viewer
+    for path in ("/player/P-1", "/api/player/P-1"):
+        assert viewer.get(path) == 403, path
+        assert watcher.get(path) != 403, path  # surveillance may (the player is unknown here: not refused)
     # Surveillance and the pit manager: everything, the feed included, and recall (an audit row each).
     for client in (watcher, manager):
         full = json.loads(client.request("GET", "/api/pit")[2])
