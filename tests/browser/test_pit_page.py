@@ -28,7 +28,9 @@ from tests.pitload import Floor, SimTable, demo_journal, journal_records
 from tests.servers import Mosquitto
 from tests.waiting import until
 
-pytestmark = pytest.mark.browser
+# the module's floor (a demo journal dealt through the real loop, twelve tables through a broker and a collector)
+# is built in its first test's setup: some 90 s of the 120 s default on a loaded machine
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 TABLES = [f"T{i:02d}" for i in range(1, 13)]
 
