@@ -70,10 +70,8 @@ def pytest_runtest_makereport(
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The tests of a module that share a module-scoped fixture (a floor dealt once, a demo journal, a browser's
     pages) run on one worker, not spread over every worker that would each build it (``--dist loadgroup``: the
-    module's name is their group; a test with its own group keeps it). pytest still builds it again when the
-    worker runs another module's test between two of them (test_pit_page's floor was set up twice in one run).
-    Then
-    ``--serial``'s choice of tests."""
+    module's name is their group; a test with its own group keeps it; pytest below 9.2, see pyproject.toml).
+    Then ``--serial``'s choice of tests."""
     for item in items:
         if item.get_closest_marker("xdist_group") is not None:
             continue

@@ -310,6 +310,7 @@ class FloorLink:
         self.archive_changes = 0  # times an ack of another archive made the link send the whole journal again
         self.failures = 0  # times the publishing failed unforeseen and started again (RESTART_AFTER)
         self.states_unsent = 0  # table views that made no state message (the model refused them)
+        self._said: dict[str, tuple[str, float]] = {}  # per kind of trouble: what was last logged, and when
         #: Staff lists refused, by reason (too_long, malformed, wrong_site, bad_signature), and the one believed.
         self.staff_refusals: Counter[str] = Counter()
         self.staff: StaffList | None = None
@@ -499,13 +500,15 @@ class FloorLink:
             return
         with self._lock:
             believed = self.staff
-        if believed is not None and staff.as_of < believed.as_of:
+            stale = believed is not None and staff.as_of < believed.as_of
+            if not stale:
+                news, self.staff = staff != believed, staff
+        if stale:
             # an older list the floor once signed, said again (by whoever may publish there): the dealer it
             # still names may have been struck off since
+            assert believed is not None
             self._refuse_staff("stale", f"as of {staff.as_of}, older than the list believed (as of {believed.as_of})")
             return
-        with self._lock:
-            news, self.staff = staff != self.staff, staff
         if news:
             log.info("floor staff list as of %s: %d member(s); handed to the table", staff.as_of, len(staff.staff))
             self.post_staff(staff)
@@ -534,12 +537,15 @@ class FloorLink:
             while not self._stop.is_set():
                 try:
                     self._publish_loop(journal)
-                except Exception:
+                except Exception as exc:
                     self.failures += 1
-                    log.exception(
-                        "floor link failed; the table goes on, records wait in the journal; starting again in %.0f s",
-                        RESTART_AFTER,
-                    )
+                    if self._first_say("failed", f"{type(exc).__name__}: {exc}"):  # not a traceback every 2 s
+                        log.exception(
+                            "floor link failed (%d time(s)); the table goes on, records wait in the journal;"
+                            " starting again in %.0f s",
+                            self.failures,
+                            RESTART_AFTER,
+                        )
                     self._stop.wait(RESTART_AFTER)
         finally:
             journal.close()
@@ -548,6 +554,16 @@ class FloorLink:
                 with contextlib.suppress(RuntimeError, ValueError):
                     info.wait_for_publish(1.0)
             self.client.disconnect()
+
+    def _first_say(self, kind: str, text: str) -> bool:
+        """Whether to log ``text`` now: the first time, again when it changes, or :data:`REPEAT` seconds after it
+        was last said (the counters count every one)."""
+        now = self._clock()
+        said = self._said.get(kind)
+        if said is not None and said[0] == text and now - said[1] < REPEAT:
+            return False
+        self._said[kind] = (text, now)
+        return True
 
     def _judge(self, ack: Ack | None, journal: JournalReader) -> bool:
         """Whether to believe ``ack`` (:func:`controller.journal.ack.refusal`); a refusal is counted and logged."""
@@ -729,7 +745,9 @@ class FloorLink:
             )
         except ValueError as exc:  # pydantic's ValidationError: a view the model does not take
             self.states_unsent += 1
-            log.error("floor link: the table's view makes no state message (%s)", str(exc).replace("\n", " ")[:300])
+            problem = str(exc).replace("\n", " ")[:300]
+            if self._first_say("state", problem):  # a view comes with every card: said once, not each time
+                log.error("floor link: the table's view makes no state message (%s)", problem)
             self._view_sent = view
             return
         self.client.publish(self.topic_state, json.dumps(message, separators=(",", ":")), qos=1, retain=True)

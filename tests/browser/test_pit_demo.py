@@ -29,7 +29,7 @@ def declared(journal: Path, shoe: int, coup: int) -> dict[str, Any] | None:
 
 
 def tiles_now(page: Any) -> str:
-    """What each tile says (for a failed wait's message): table, link, shoe/coup, handle."""
+    """What each tile says (for a failed wait's message): table, link, shoe/coup."""
     return str(page.locator(".tile").evaluate_all(
         "es => es.map(e => e.dataset.table + ' ' + e.dataset.link + ' ' + e.dataset.shoe + '/' + e.dataset.coup)"
     ))  # fmt: skip

@@ -332,6 +332,35 @@ def test_a_failure_the_link_did_not_foresee_starts_its_publishing_again(
     assert link.link.failures == 1 and len(calls) >= 2
 
 
+def test_a_view_the_state_model_refuses_is_counted_each_time_and_said_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A view that makes no state message (a shoe but no coup: not a view the table sends) is counted each
+    time it comes and logged once (a view comes with every card), and nothing is published of it."""
+    from controller.game.public import CoupState, PublicCoup, PublicShoe
+    from controller.journal.reader import JournalReader
+
+    Journal.open(tmp_path / "j.db").close()
+    settings = FloorSection.model_validate(
+        {"enabled": True, "broker": "mqtt://127.0.0.1:1", "site": "s", "table": "t1"}
+    )
+    link = FloorLink(
+        settings, tmp_path / "j.db", lambda ack: None, key=TEST_TABLE_KEY, floor_key=TEST_FLOOR_KEY.public_key(),
+        signer_process=False,
+    )  # fmt: skip
+    bad = PublicView(PublicProjector().reveal, PublicShoe(1, None, 40), PublicCoup(None, CoupState.WAITING))
+    journal = JournalReader.open_read_only(tmp_path / "j.db")
+    try:
+        with caplog.at_level("ERROR", logger="controller.link.floor_link"):
+            for _ in range(3):
+                link._publish_state(journal, bad)
+    finally:
+        journal.close()
+    assert link.states_unsent == 3
+    said = [r for r in caplog.records if "makes no state message" in r.getMessage()]
+    assert len(said) == 1 and "\n" not in said[0].getMessage()
+
+
 def test_state_under_on_declare_shows_nothing_of_the_coup_being_dealt() -> None:
     from controller.game.table import NewShoePressed
 
