@@ -216,6 +216,21 @@ def _side_bets(value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
+#: What may wait for a supervisor's approval (``[table] supervisor_approves``; controller.game.approvals).
+APPROVABLE = ("void",)
+
+
+def _approvable(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"must be a list of actions, got {_show(value)}")
+    for name in value:
+        if name not in APPROVABLE:
+            raise ValueError(f"unknown action {_show(name)} (choose from {', '.join(APPROVABLE)})")
+    if len(set(value)) != len(value):
+        raise ValueError("an action is listed twice")
+    return tuple(value)
+
+
 def _one_of(choices: tuple[Any, ...]) -> Callable[[object], Any]:
     def check(value: object) -> Any:
         if isinstance(value, bool) or value not in choices:
@@ -461,6 +476,9 @@ class TableSection(_Section):
     #: commission box, collected at the shoe's end (what the bet-spot reader's table settles by).
     commission: Annotated[CommissionName, PlainValidator(_one_of(("", "payout", "shoe_end")))] = ""
     limits: LimitsSection = Field(default_factory=lambda: LimitsSection.model_validate({}))
+    #: What waits for a supervisor's badge and PIN at the dealer's position (a table with a bet-spot reader,
+    #: whose dealer screen takes the PIN, and a staff list with a supervisor on it); [] : the dealer alone.
+    supervisor_approves: Annotated[tuple[str, ...], PlainValidator(_approvable)] = APPROVABLE
 
     @model_validator(mode="after")
     def _fixed_burn_has_count(self) -> TableSection:

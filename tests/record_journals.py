@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from controller.game.cards import Card
 from controller.game.cash import BuyIn, Tender
 from controller.game.chips import SpotChips
@@ -30,8 +32,11 @@ from controller.game.table import (
 )
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
-from controller.table.loop import BuyInEntry, LoopConfig, ShoePort, TableLoop
+from controller.table.loop import BuyInEntry, LoopConfig, PanelPress, PinVerdict, ShoePort, StaffListIn, TableLoop
+from controller.table.panel import ButtonAction
+from controller.table.staff_list import StaffListKeeper
 from controller.table.wire import AsciiWire
+from floor_protocol.staff import StaffEntry, StaffList
 from tests.game.money import Chips, cards, every_money_kind, money, table_rules
 from tests.game.test_records import EVERY_INPUT
 
@@ -227,5 +232,71 @@ def every_staff_journal(path: Path) -> Journal:
     badge(BADGE_PIT.rjust(16, "0"), True)
     badge(BADGE_SUP, True)  # a supervisor deals: D2 out (replaced)
     badge(BADGE_SUP, False)
+    loop.flush()
+    return journal
+
+
+#: The staff list of :func:`every_approval_journal`, signed by a fixed floor key (the same bytes every time): the
+#: PIN hashes are placeholders of the right shape, as the verdicts are handed to the loop (the real check is
+#: tests/loop/test_approvals.py's).
+APPROVAL_FLOOR_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+PIN_HASH = "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaA"
+BADGE_SUP2 = "0004A1B2C3D4E506"
+
+
+def approval_staff_list() -> StaffList:
+    entries = (
+        StaffEntry(id="D1", role="dealer", badge=BADGE_D1, pin_hash=PIN_HASH),
+        StaffEntry(id="D2", role="dealer", badge=BADGE_D2, pin_hash=PIN_HASH),
+        StaffEntry(id="S1", role="supervisor", badge=BADGE_SUP, pin_hash=PIN_HASH),
+        StaffEntry(id="S2", role="supervisor", badge=BADGE_SUP2, pin_hash=PIN_HASH),
+        StaffEntry(id="P1", role="pit_manager", badge=BADGE_PIT, pin_hash=PIN_HASH),
+    )
+    return StaffList.signed(APPROVAL_FLOOR_KEY, "casino", STAFF_AS_OF, entries)
+
+
+def every_approval_journal(path: Path) -> Journal:
+    """A journal (open: the caller closes it) with every step of a supervisor's approval (version 4): a void asked,
+    a dealer's and an unknown badge refused, a supervisor's three wrong PINs (locked out), refused again, a pit
+    manager's right PIN (approved: the coup voided); a void asked and withdrawn; a supervisor dealing who cannot
+    approve their own void."""
+    journal = Journal.open(path)
+    keeper = StaffListKeeper(None, APPROVAL_FLOOR_KEY.public_key(), "casino")
+    loop = TableLoop(
+        TableState(table_rules(money())),
+        journal,
+        [ShoePort(AsciiWire(), lambda data: None)],
+        config=LoopConfig(wall=lambda: WALL, staff=keeper),
+    )
+    loop.handle(StaffListIn(approval_staff_list()))
+    seq = iter(range(100, 200))
+
+    def badge(uid: str, present: bool) -> None:
+        notices = loop.badge(uid, present)
+        body = record_body(InputKind.DEALER_CARD, seq=next(seq), uid=uid, present=present)
+        loop._apply(None, body, None, None, notices=notices)
+
+    def deal(*tokens: str) -> None:
+        for event in cards(tokens):
+            loop._apply(event, input_body(event), None, None)
+
+    loop._apply(NewShoePressed(), input_body(NewShoePressed()), None, None)
+    badge(BADGE_D1, True)
+    deal("9H", "KD")
+    loop.handle(PanelPress(ButtonAction.VOID))  # asked
+    badge(BADGE_D2, True)  # a dealer: not_supervisor
+    badge(BADGE_UNKNOWN, True)  # unknown_badge
+    badge(BADGE_SUP, True)  # the PIN is due
+    for _ in range(3):
+        loop.handle(PinVerdict("S1", False))  # wrong_pin, wrong_pin, locked_out
+    badge(BADGE_SUP, True)  # locked
+    badge(BADGE_PIT.rjust(16, "0"), True)  # a pit manager may approve
+    loop.handle(PinVerdict("P1", True))  # approval, then the void
+    deal("2S", "3D")
+    loop.handle(PanelPress(ButtonAction.VOID))  # asked ...
+    loop.handle(PanelPress(ButtonAction.VOID))  # ... and withdrawn
+    badge(BADGE_SUP2, True)  # no approval pending: a supervisor signs in to deal (D1 replaced)
+    loop.handle(PanelPress(ButtonAction.VOID))  # asked by S2
+    badge(BADGE_SUP2, True)  # own_correction
     loop.flush()
     return journal

@@ -22,6 +22,7 @@ import pytest
 from controller.game.records import RECORD_VERSION
 from controller.journal import Journal
 from tests.record_journals import (
+    every_approval_journal,
     every_cash_journal,
     every_kind_journal,
     every_money_journal,
@@ -51,9 +52,20 @@ PINNED = {
         "db40a29be23b2865205d838f550a6696cf11e94c5ffdb8e2297bb8304ca7e5ee",
         "17010b5a86a5b5545fe7f7258f3f518f6eab6808d62d97a69b0ea9ceb19070b7",
     ),
+    "every_approval": (
+        "d81c1e57d87d18e59cc8976655741a035099298336caa67123e71fdd5593614d",
+        "fd3032f0b20d970ff0529a1a7a03f0a05ef821f1ed9f6455993a91d2a1a4fc57",
+    ),
 }
 #: The record version each journal's published digest was taken at.
-PINNED_AT = {"every_kind": 3, "every_money": 3, "every_player": 4, "every_cash": 4, "every_staff": 4}
+PINNED_AT = {
+    "every_kind": 3,
+    "every_money": 3,
+    "every_player": 4,
+    "every_cash": 4,
+    "every_staff": 4,
+    "every_approval": 4,
+}
 
 
 def digests(journal: Journal, v: int = RECORD_VERSION) -> tuple[str, str]:
@@ -74,6 +86,7 @@ def digests(journal: Journal, v: int = RECORD_VERSION) -> tuple[str, str]:
         ("every_player", every_player_journal),
         ("every_cash", every_cash_journal),
         ("every_staff", every_staff_journal),
+        ("every_approval", every_approval_journal),
     ],
     ids=[
         "every_kind",
@@ -81,6 +94,7 @@ def digests(journal: Journal, v: int = RECORD_VERSION) -> tuple[str, str]:
         "every_player",
         "every_cash",
         "every_staff",
+        "every_approval",
     ],  # the same on every xdist worker (a function's repr is its address)
 )
 def test_the_journal_and_the_wire_are_byte_for_byte_what_they_were(

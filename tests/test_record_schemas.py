@@ -12,12 +12,14 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
-from controller.game.records import MONEY_FIELDS, PLAYER_FIELDS, STAFF_FIELDS, InputKind, RecordKind
+from controller.game.approvals import RefusedWhy as ApprovalWhy
+from controller.game.records import APPROVAL_FIELDS, MONEY_FIELDS, PLAYER_FIELDS, STAFF_FIELDS, InputKind, RecordKind
 from controller.game.table import (
     Alarm,
 )
 from controller.journal import Journal
 from tests.record_journals import (
+    every_approval_journal,
     every_cash_journal,
     every_kind_journal,
     every_money_journal,
@@ -65,7 +67,7 @@ def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Dr
     with every_kind_journal(tmp_path / "j.db") as journal:
         kinds = {r.kind for r in journal.records()}
         # every other kind was written (the buy-ins are every_cash_journal's, the staff's every_staff_journal's)
-        others = MONEY_KINDS | PLAYER_KINDS | STAFF_KINDS | {RecordKind.BUY_IN.value}
+        others = MONEY_KINDS | PLAYER_KINDS | STAFF_KINDS | APPROVAL_KINDS | {RecordKind.BUY_IN.value}
         assert kinds == {k.value for k in RecordKind} - others
         assert problems(validator, journal) == []
 
@@ -108,6 +110,20 @@ def test_every_staff_kind_is_valid(tmp_path: Path, validator: Draft202012Validat
         assert {k for k, _ in records} >= STAFF_KINDS
         assert {b["reason"] for k, b in records if k == "dealer_out"} == {"badge_out", "replaced"}
         assert {b["why"] for k, b in records if k == "badge_refused"} == {"unknown_badge", "not_a_dealer"}
+        assert problems(validator, journal) == []
+
+
+#: A supervisor's approval's record kinds (version 4): written by the test below.
+APPROVAL_KINDS = {k.value for k in APPROVAL_FIELDS}
+
+
+def test_every_approval_kind_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
+    with every_approval_journal(tmp_path / "j.db") as journal:
+        records = [(r.kind, json.loads(r.body)) for r in journal.records()]
+        assert {k for k, _ in records} >= APPROVAL_KINDS
+        whys = {b["why"] for k, b in records if k == "approval_refused"}
+        assert whys == {w.value for w in ApprovalWhy} - {"no_pin"}  # every step but a member without a PIN
+        assert [b["approver"] for k, b in records if k == "approval"] == ["P1"]
         assert problems(validator, journal) == []
 
 

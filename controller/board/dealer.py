@@ -11,6 +11,12 @@ same rule the table applies (:func:`controller.feed.messages.decode_money_reader
 and handed to the table at once through :attr:`DealerScreen.send_buy_in` or refused; never queued. Only the
 screen's own machine may enter one: a request from another address, from another site's page (its ``Origin``),
 or not JSON is refused with one line and counted in :attr:`DealerScreen.stats` (``buy_ins_refused``).
+
+While a void (or another action that needs a supervisor) waits, the money view carries it (``approval``) and the
+page shows it: CALL SUPERVISOR until the supervisor's badge is read at the dealer's position, then a PIN pad.
+The PIN goes as ``POST /api/approve`` (``{"t":"approve","pin":"..."}``, the money socket's own line) under the
+same rules, straight to the table (:attr:`DealerScreen.send_pin`), which checks it; the board never keeps or
+logs it. Refusals are counted (``pins_refused``); the table's verdict comes back on the money view.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from urllib.parse import urlsplit
 
 from controller.displays.dealer import screen_model
 from controller.displays.wording import money
-from controller.feed.messages import FeedError, decode_money_reader
+from controller.feed.messages import FeedError, PinLine, decode_money_reader
 from controller.game.cash import BuyIn, buy_in_refusal
 from controller.game.wagers import MoneyView
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
@@ -45,8 +51,10 @@ STATIC_FILES: Mapping[str, str] = {
     "dealer.css": "text/css; charset=utf-8",
     "dealer.js": "text/javascript; charset=utf-8",
 }
-#: The most a buy-in's request body may be (its one JSON line is about 90 bytes).
+#: The most a buy-in's request body may be (its one JSON line is about 90 bytes); a PIN's the same.
 MAX_BUY_IN_BODY = 512
+#: What may be posted: the path and the word its refusals start with.
+_POSTS = {"/api/buy-in": "buy-in", "/api/approve": "PIN"}
 
 
 class DealerScreen:
@@ -90,6 +98,8 @@ class DealerScreen:
         #: Hands a buy-in entered here to the table: True when sent (the board process sets it to its money
         #: feed's ``send_buy_in``); None: no table to send to, every buy-in is refused.
         self.send_buy_in: Callable[[BuyIn], bool] | None = None
+        #: Hands a supervisor's PIN entered here to the table (the money feed's ``send_pin``); None: refused.
+        self.send_pin: Callable[[PinLine], bool] | None = None
         self._publish()
 
     # -- what the board process hands it ------------------------------------------------------------
@@ -140,6 +150,8 @@ class DealerScreen:
             buy_in = decode_money_reader(body)
         except FeedError as exc:
             return self._refuse_buy_in(HTTPStatus.BAD_REQUEST, f"buy-in refused: {str(exc).removeprefix('buy_in: ')}")
+        if not isinstance(buy_in, BuyIn):
+            return self._refuse_buy_in(HTTPStatus.BAD_REQUEST, "buy-in refused: not a buy_in line")
         if self.seats:
             why = buy_in_refusal(buy_in, self.seats)
             if why is not None:
@@ -158,6 +170,37 @@ class DealerScreen:
         self.stats["buy_ins_refused"] += 1
         log.warning("dealer screen: %s", why)
         return status, why
+
+    def enter_pin(self, body: bytes) -> tuple[HTTPStatus, str]:
+        """A supervisor's PIN entered on the page (``body``: the money socket's ``approve`` line): sent to the
+        table, or why not in one line (never the PIN). Counted in :attr:`stats` (``pins_sent``, ``pins_refused``)."""
+        try:
+            pin = decode_money_reader(body)
+        except FeedError:
+            return self._refuse_pin(HTTPStatus.BAD_REQUEST, "PIN refused: a PIN is 4 to 12 digits")
+        if not isinstance(pin, PinLine):
+            return self._refuse_pin(HTTPStatus.BAD_REQUEST, "PIN refused: not an approve line")
+        with self._lock:
+            waiting = self._view is not None and self._view.approval is not None and self._view.approval.approver
+        if not waiting:
+            return self._refuse_pin(HTTPStatus.CONFLICT, "PIN refused: no approval waits for a PIN")
+        sender = self.send_pin
+        if sender is None or not sender(pin):
+            return self._refuse_pin(HTTPStatus.SERVICE_UNAVAILABLE, "PIN NOT sent: the table is not reached; again")
+        self.stats["pins_sent"] += 1
+        log.info("dealer screen: a PIN sent to the table")
+        return HTTPStatus.ACCEPTED, "PIN sent to the table: checking"
+
+    def _refuse_pin(self, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
+        self.stats["pins_refused"] += 1
+        log.warning("dealer screen: %s", why)
+        return status, why
+
+    def refuse(self, path: str, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
+        """A post to ``path`` refused before its body was read (counted as that post's refusals)."""
+        if path == "/api/approve":
+            return self._refuse_pin(status, why)
+        return self._refuse_buy_in(status, why)
 
     def snapshot(self) -> dict[str, Any]:
         """The latest published snapshot (decoded; for tests and tools)."""
@@ -202,35 +245,41 @@ class _DealerHandler(BoardHandler):
     server_version = "shoe-controller-dealer"
 
     def do_POST(self) -> None:
-        """``POST /api/buy-in`` from the screen's own machine (see the module's notes); nothing else is posted."""
+        """``POST /api/buy-in`` or ``/api/approve`` from the screen's own machine (see the module's notes);
+        nothing else is posted."""
         host = self.server.host
         assert isinstance(host, DealerScreen)
-        if self.path.split("?", 1)[0] != "/api/buy-in":
+        path = self.path.split("?", 1)[0]
+        if path not in _POSTS:
             self._not_allowed()
             return
-        status, said = self._buy_in_request(host)
+        status, said = self._post(host, path)
         body = json.dumps({"ok" if status == HTTPStatus.ACCEPTED else "error": said}).encode()
         self._send(status, body, "application/json")
 
-    def _buy_in_request(self, host: DealerScreen) -> tuple[HTTPStatus, str]:
+    def _post(self, host: DealerScreen, path: str) -> tuple[HTTPStatus, str]:
+        what = _POSTS[path]
         if not _loopback(str(self.client_address[0])):
-            return host._refuse_buy_in(
-                HTTPStatus.FORBIDDEN, "buy-in refused: only the dealer screen's own machine enters one"
+            return host.refuse(
+                path, HTTPStatus.FORBIDDEN, f"{what} refused: only the dealer screen's own machine enters one"
             )
         origin = self.headers.get("Origin", "")
         if origin and urlsplit(origin).netloc != self.headers.get("Host", ""):
-            return host._refuse_buy_in(HTTPStatus.FORBIDDEN, "buy-in refused: posted from another site's page")
+            return host.refuse(path, HTTPStatus.FORBIDDEN, f"{what} refused: posted from another site's page")
         if self.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
-            return host._refuse_buy_in(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "buy-in refused: send it as JSON")
+            return host.refuse(path, HTTPStatus.UNSUPPORTED_MEDIA_TYPE, f"{what} refused: send it as JSON")
         try:
             length = int(self.headers.get("Content-Length", ""))
         except ValueError:
-            return host._refuse_buy_in(HTTPStatus.LENGTH_REQUIRED, "buy-in refused: no Content-Length")
+            return host.refuse(path, HTTPStatus.LENGTH_REQUIRED, f"{what} refused: no Content-Length")
         if not 0 < length <= MAX_BUY_IN_BODY:
-            return host._refuse_buy_in(
-                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"buy-in refused: {length} bytes (at most {MAX_BUY_IN_BODY})"
+            return host.refuse(
+                path,
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"{what} refused: {length} bytes (at most {MAX_BUY_IN_BODY})",
             )
-        return host.enter_buy_in(self.rfile.read(length))
+        body = self.rfile.read(length)
+        return host.enter_pin(body) if path == "/api/approve" else host.enter_buy_in(body)
 
 
 def _loopback(address: str) -> bool:

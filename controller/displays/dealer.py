@@ -213,12 +213,13 @@ def screen_model(
         state = "money"
     told = game_part(shoe, coup, last, None if view is None else view.phase)
     if view is None:
-        return {"state": state, "phase": "", "phase_text": "", "reader_up": True, "seats": [], **told}
+        return {"state": state, "phase": "", "phase_text": "", "reader_up": True, "seats": [], "approval": None, **told}
     return {
         "state": state,
         "phase": view.phase.value,
         "phase_text": PHASE_TEXT[view.phase],
         "reader_up": view.reader_up,
         "seats": _all_seats(view, seats),
+        "approval": None if view.approval is None else view.approval.to_dict(),
         **told,
     }

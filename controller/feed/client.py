@@ -33,11 +33,13 @@ from controller.feed.messages import (
     MAX_LINE,
     FeedError,
     Hello,
+    PinLine,
     TableMessage,
     Update,
     decode_table,
     encode_ack,
     encode_buy_in,
+    encode_pin,
     encode_staff,
 )
 from controller.game.cash import BuyIn
@@ -160,7 +162,16 @@ class FeedClient:
         dealer who is told "not sent" enters it again and it is never taken twice). Never blocks."""
         if not self.money:
             raise ValueError("only a reader of money.sock sends buy-ins")
-        line = encode_buy_in(buy_in)
+        return self._send_now(encode_buy_in(buy_in), "buy_ins_sent")
+
+    def send_pin(self, pin: PinLine) -> bool:
+        """Hand a supervisor's PIN entered at the dealer screen to the table (``money.sock`` only), as
+        :meth:`send_buy_in` does: now, whole, or not at all; never kept here."""
+        if not self.money:
+            raise ValueError("only a reader of money.sock sends PINs")
+        return self._send_now(encode_pin(pin), "pins_sent")
+
+    def _send_now(self, line: bytes, counted: str) -> bool:
         with self._lock:
             if self._sock is None or self._out:
                 return False
@@ -169,7 +180,7 @@ class FeedClient:
             except OSError:
                 return False
             if sent == len(line):
-                self.stats["buy_ins_sent"] += 1
+                self.stats[counted] += 1
                 return True
             # a torn line would be refused by the table and drop this reader: end the connection, start again
             with contextlib.suppress(OSError):

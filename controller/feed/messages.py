@@ -18,7 +18,10 @@ again before it stores it) and ``staff`` (the floor's whole signed staff list,
 :class:`floor_protocol.staff.StaffList`, which the link verified; the table verifies it again before it keeps
 it); on the money socket only: ``buy_in`` (a buy-in entered for a seat: ``seat``,
 ``cents``, ``tender``, ``player_ref`` or null; :func:`decode_money_reader`, :func:`encode_buy_in`; the table
-checks it against its seats before it journals it). Anything else a reader sends is refused and counted.
+checks it against its seats before it journals it) and ``approve`` (a supervisor's PIN entered for the approval
+pending, 4 to 12 digits: :class:`PinLine`, :func:`encode_pin`; the table checks it against the staff list's hash
+and never logs it). Anything else a reader sends is refused and counted. The ``money`` line carries the approval
+pending, when one is, under ``view.approval`` (:class:`~controller.game.wagers.ApprovalView`).
 
 The wagers never travel on the public socket: :func:`decode_table` refuses a ``money`` line unless its reader
 asked for the money socket's lines (``money=True``), and the table's server sends them on ``money.sock`` alone.
@@ -31,14 +34,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from controller.game.cash import MAX_BUY_IN_CENTS, PLAYER_REF_PATTERN, BuyIn, Tender
 from controller.game.public import FeedUpdate, PublicView
-from controller.game.wagers import MAX_SEATS, MoneyView, Phase, SeatView, Spot, SpotState, SpotView
+from controller.game.wagers import MAX_SEATS, ApprovalView, MoneyView, Phase, SeatView, Spot, SpotState, SpotView
 from floor_protocol.ack import ACK_VERSION, Ack
 from floor_protocol.staff import MAX_STAFF_BYTES, StaffList, StaffListError, parse_staff
 
@@ -52,6 +55,8 @@ __all__ = [
     "Hello",
     "Metrics",
     "Money",
+    "PinLine",
+    "PinRefused",
     "ReaderMessage",
     "TableMessage",
     "Update",
@@ -63,6 +68,7 @@ __all__ = [
     "encode_hello",
     "encode_metrics",
     "encode_money",
+    "encode_pin",
     "encode_staff",
     "encode_update",
 ]
@@ -79,6 +85,10 @@ Coups = Annotated[tuple[dict[str, Any], ...], Field(max_length=2000)]
 
 class FeedError(ValueError):
     """A line of the feed that is not a message of its side: ``str()`` says why, in one line."""
+
+
+class PinRefused(FeedError):
+    """An ``approve`` line whose PIN is not 4 to 12 digits (the message never holds what was sent)."""
 
 
 class BuyInRefused(FeedError):
@@ -118,6 +128,13 @@ class Money:
     """The money at the table now (the whole view: a line missed costs nothing but the time to the next)."""
 
     view: MoneyView
+
+
+@dataclass(frozen=True)
+class PinLine:
+    """A supervisor's PIN entered at the dealer screen for the approval pending (``money.sock``, reader -> table)."""
+
+    pin: str = field(repr=False)
 
 
 TableMessage = Hello | Update | Commit | Metrics | Money
@@ -164,6 +181,22 @@ class _SeatLine(BaseModel):
     alarms: Annotated[tuple[_Text, ...], Field(max_length=MAX_ALARMS)]
 
 
+_StaffId = Annotated[str, Field(strict=True, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")]
+
+
+class _ApprovalLine(BaseModel):
+    """The approval pending on the money line: :class:`ApprovalView`'s fields, bounded."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    action: Annotated[str, Field(strict=True, pattern=r"^[a-z_]{1,32}$")]
+    text: Annotated[str, Field(strict=True, max_length=40)]
+    shoe: Annotated[int, Field(strict=True, ge=1, le=MAX_SEQ)]
+    coup: Annotated[int, Field(strict=True, ge=1, le=MAX_SEQ)]
+    dealer: _StaffId | None
+    approver: _StaffId | None
+    said: Annotated[str, Field(strict=True, max_length=80)]
+
+
 class _MoneyLine(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     phase: Phase
@@ -171,6 +204,7 @@ class _MoneyLine(BaseModel):
     seats: Annotated[tuple[_SeatLine, ...], Field(max_length=MAX_SEATS)]
     misreads: Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)]
     ghost_reads: Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)]
+    approval: _ApprovalLine | None = None
 
     def view(self) -> MoneyView:
         return MoneyView(
@@ -187,7 +221,16 @@ class _MoneyLine(BaseModel):
             reader_up=self.reader_up,
             misreads=self.misreads,
             ghost_reads=self.ghost_reads,
+            approval=None if self.approval is None else ApprovalView(**dict(self.approval)),
         )
+
+
+class _PinLine(BaseModel):
+    """A supervisor's PIN (``money.sock``, reader -> table): 4 to 12 digits, nothing else."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    t: Literal["approve"]
+    pin: Annotated[str, Field(pattern=r"^[0-9]{4,12}$")]
 
 
 class _BuyInLine(BaseModel):
@@ -237,6 +280,11 @@ def encode_buy_in(buy_in: BuyIn) -> bytes:
     """A buy-in line (``money.sock``, reader -> table)."""
     body = {"seat": buy_in.seat, "cents": buy_in.cents, "tender": buy_in.tender.value, "player_ref": buy_in.player_ref}
     return _line({"t": "buy_in", **body})
+
+
+def encode_pin(pin: PinLine) -> bytes:
+    """An ``approve`` line (``money.sock``, reader -> table): the PIN entered for the approval pending."""
+    return _line({"t": "approve", "pin": pin.pin})
 
 
 def _object(line: bytes) -> dict[str, Any]:
@@ -318,12 +366,18 @@ def decode_reader(line: bytes) -> ReaderMessage:
     return ack
 
 
-def decode_money_reader(line: bytes) -> BuyIn:
-    """A line from a reader of the money socket (the table reads it): only ``buy_in``, bounded (the seat 1-14,
-    the amount 1 cent to :data:`~controller.game.cash.MAX_BUY_IN_CENTS`, the tender, the ``player_ref``)."""
+def decode_money_reader(line: bytes) -> BuyIn | PinLine:
+    """A line from a reader of the money socket (the table reads it): ``buy_in``, bounded (the seat 1-14, the
+    amount 1 cent to :data:`~controller.game.cash.MAX_BUY_IN_CENTS`, the tender, the ``player_ref``), or
+    ``approve`` (a PIN of 4 to 12 digits: :class:`PinRefused` otherwise, which never says the PIN)."""
     value = _object(line)
+    if value["t"] == "approve":
+        try:
+            return PinLine(_PinLine.model_validate(value).pin)
+        except ValidationError:
+            raise PinRefused("approve: a PIN is 4 to 12 digits") from None
     if value["t"] != "buy_in":
-        raise FeedError(f"a money reader may only send buy_in, not {str(value['t'])[:40]!r}")
+        raise FeedError(f"a money reader may only send buy_in or approve, not {str(value['t'])[:40]!r}")
     try:
         got = _BuyInLine.model_validate(value)
     except ValidationError as exc:

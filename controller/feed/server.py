@@ -46,6 +46,8 @@ from controller.feed.messages import (
     MAX_LINE,
     BuyInRefused,
     FeedError,
+    PinLine,
+    PinRefused,
     decode_money_reader,
     decode_reader,
     encode_hello,
@@ -134,6 +136,7 @@ class FeedServer:
         on_staff: Callable[[StaffList], None] = lambda staff: None,
         on_buy_in: Callable[[BuyIn], None] = lambda buy_in: None,
         on_buy_in_refused: Callable[[str], None] = lambda why: None,
+        on_pin: Callable[[str], None] = lambda pin: None,
         metrics_text: Callable[[], str] | None = None,
         public_mode: int = 0o666,
         link_mode: int = 0o660,
@@ -153,6 +156,8 @@ class FeedServer:
         self.on_buy_in = on_buy_in
         #: Told (in one line) of each ``buy_in`` line refused as out of bounds (the table's metrics count it).
         self.on_buy_in_refused = on_buy_in_refused
+        #: Where a supervisor's PIN a money reader sent goes (the table loop's inbox; never logged).
+        self.on_pin = on_pin
         self.metrics_text = metrics_text
         self.public_mode = public_mode
         self.link_mode = link_mode
@@ -493,10 +498,14 @@ class FeedServer:
             self.on_ack(message)
 
     def _take_buy_in(self, r: _Reader, line: bytes) -> bool:
-        """A money reader's line: a buy-in handed on; one out of bounds refused in one line (counted); any other
-        line refused and the reader dropped (False)."""
+        """A money reader's line: a buy-in or a supervisor's PIN handed on; one out of bounds refused in one line
+        (counted); any other line refused and the reader dropped (False)."""
         try:
             buy_in = decode_money_reader(line)
+        except PinRefused as exc:
+            self.stats["refused_lines"] += 1
+            log.warning("feed: refused a PIN: %s", exc)
+            return True
         except BuyInRefused as exc:
             self.stats["refused_lines"] += 1
             log.warning("feed: refused a buy-in: %s", exc)
@@ -508,6 +517,10 @@ class FeedServer:
             with self._lock:
                 self._drop(r, "gone")
             return False
+        if isinstance(buy_in, PinLine):
+            self.stats["pins"] += 1
+            self.on_pin(buy_in.pin)
+            return True
         self.stats["buy_ins"] += 1
         self.on_buy_in(buy_in)
         return True

@@ -28,6 +28,8 @@ from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
+from controller.game.approvals import APPROVING_ROLES, Action
+from controller.game.approvals import RefusedWhy as ApprovalWhy
 from controller.game.cash import MAX_BUY_IN_CENTS, Tender
 from controller.game.chips import ChipStatus
 from controller.game.kinds import InputKind, RecordKind, Source
@@ -45,6 +47,9 @@ __all__ = [
     "AdvantageBody",
     "AdvantageClearedBody",
     "AlarmBody",
+    "ApprovalAskedBody",
+    "ApprovalBody",
+    "ApprovalRefusedBody",
     "BadgeRefusedBody",
     "BodyError",
     "BurnBody",
@@ -718,6 +723,67 @@ class BadgeRefusedBody(RecordBody):
     staff_as_of: Text = Field(description="the staff list the table looked in (empty: none verified yet)")
 
 
+# -- what needs a supervisor (version 4) ---------------------------------------------------------------------
+
+_ACTIONS = _enum_values(Action)
+_APPROVING = tuple(sorted(APPROVING_ROLES))
+_APPROVAL_WHYS = _enum_values(ApprovalWhy)
+_APPROVAL_STEPS = ("ask", "pin")
+ActionName = Annotated[str, _enum(_ACTIONS, "what needs a supervisor's approval"), _names(_ACTIONS)]
+ApprovingRole = Annotated[str, _enum(_APPROVING, "the approver's role on the staff list"), _names(_APPROVING)]
+ApprovalWhyName = Annotated[str, _enum(_APPROVAL_WHYS, "why the step was refused"), _names(_APPROVAL_WHYS)]
+ApprovalStep = Annotated[str, _enum(_APPROVAL_STEPS, "an approval's step"), _names(_APPROVAL_STEPS)]
+
+
+class ApprovalAskedBody(RecordBody):
+    """The dealer asked for an action that needs a supervisor (VOID held): it waits for a badge and a PIN."""
+
+    kind_of = RecordKind.APPROVAL_ASKED
+    nullable = frozenset({"dealer"})
+    schema_title = "The body of an approval_asked record: the dealer asked for an action a supervisor must approve"
+
+    shoe: Number
+    coup: Number = Field(description="the coup the action is for")
+    action: ActionName
+    dealer: StaffId | None = Field(description="the dealer on duty who asked (null: no one signed in)")
+
+
+class ApprovalBody(RecordBody):
+    """A supervisor approved the action with badge and PIN; the action's own record follows (a void's coup)."""
+
+    kind_of = RecordKind.APPROVAL
+    nullable = frozenset({"dealer"})
+    schema_title = "The body of an approval record: a supervisor approved the action with badge and PIN"
+
+    shoe: Number
+    coup: Number = Field(description="the coup the action is for")
+    action: ActionName
+    approver: StaffId = Field(description="the supervisor (or pit manager) who approved")
+    role: ApprovingRole
+    dealer: StaffId | None = Field(description="the dealer on duty who asked (null: no one signed in)")
+    staff_as_of: Text = Field(description="the staff list the badge and PIN were checked against")
+
+
+class ApprovalRefusedBody(RecordBody):
+    """A step of a pending approval refused (the approval stays pending for another supervisor), or the
+    request withdrawn by the dealer."""
+
+    kind_of = RecordKind.APPROVAL_REFUSED
+    nullable = frozenset({"staff_id"})
+    schema_title = "The body of an approval_refused record: a step of a supervisor approval refused, or withdrawn"
+
+    shoe: Number
+    coup: Number = Field(description="the coup the action is for")
+    action: ActionName
+    why: ApprovalWhyName
+    staff_id: StaffId | None = Field(
+        description="whose badge or PIN (null: a badge not on the list); withdrawn: the dealer who asked"
+    )
+    badge: Badge | None = Field(default=None, description="the badge as read (left out: a PIN's verdict)")
+    wrong_pins: Count = Field(description="wrong_pin, locked_out: the wrong PINs in a row so far (else 0)")
+    staff_as_of: Text = Field(description="the staff list looked in (the registry's last change)")
+
+
 # -- inputs --------------------------------------------------------------------------------------------------
 
 
@@ -745,6 +811,7 @@ INPUT_REQUIRED: dict[InputKind, tuple[str, ...]] = {
     InputKind.SEAT_CARD: ("seat", "uid", "present"),
     InputKind.DEALER_CARD: ("uid", "present"),
     InputKind.BUY_IN: ("seat", "cents", "tender"),
+    InputKind.APPROVAL: ("step", "action"),
     InputKind.READER_HELLO: ("firmware_version", "serial_number", "protocol_version", "session_id"),
     InputKind.READER_STATUS: ("flags",),
     InputKind.READER_MESSAGE: ("message",),
@@ -759,7 +826,8 @@ class InputBody(RecordBody):
     """Something that reached the table. Table inputs (replayed after a restart): card, unreadable, cut_card,
     declare, void, new_shoe, link, shoe_rebooted, shoe_protocol, line_noise, and the bet-spot reader's spot,
     spots_snapshot, reader_link, seat_card. A record only: hello, status, journal_fault, noise, message,
-    reader_hello, reader_status, reader_message, snapshot_refused, dealer_card, clock, and a seat's buy_in.
+    reader_hello, reader_status, reader_message, snapshot_refused, dealer_card, clock, a seat's buy_in, and a
+    step of a supervisor approval (approval).
     Besides ``kind`` and its own fields an input carries facts about where it came from (``source``, ``seq``,
     ``detail``, ``raw`` ...)."""
 
@@ -830,6 +898,10 @@ class InputBody(RecordBody):
     cents: BuyInCents | None = Field(default=None, description="buy_in: the amount")
     tender: TenderName | None = None
     player_ref: PlayerRef | None = Field(default=None, description="buy_in: the seat's carded player (null: uncarded)")
+    step: ApprovalStep | None = None
+    action: ActionName | None = Field(default=None, description="approval: the action it is for")
+    staff_id: StaffId | None = Field(default=None, description="approval (pin): whose PIN was checked")
+    right: bool | None = Field(default=None, description="approval (pin): the PIN matched (never the PIN itself)")
 
     @model_validator(mode="after")
     def _its_fields(self, info: ValidationInfo) -> Self:
@@ -868,6 +940,9 @@ BODIES: dict[RecordKind, type[RecordBody]] = {
         DealerInBody,
         DealerOutBody,
         BadgeRefusedBody,
+        ApprovalAskedBody,
+        ApprovalBody,
+        ApprovalRefusedBody,
     )
 }
 

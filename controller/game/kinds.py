@@ -40,6 +40,10 @@ class RecordKind(StrEnum):
     DEALER_IN = "dealer_in"  # a dealer on the table's staff list signed in with a badge: on duty from now
     DEALER_OUT = "dealer_out"  # ... and out: the badge went out, or another dealer signed in (a swap)
     BADGE_REFUSED = "badge_refused"  # a badge that signed no one in: not on the staff list (unknown, disabled)
+    # what needs a supervisor (controller.game.approvals; version 4)
+    APPROVAL_ASKED = "approval_asked"  # the dealer asked for an action a supervisor must approve (VOID held)
+    APPROVAL = "approval"  # a supervisor approved it with badge and PIN: the action was carried out
+    APPROVAL_REFUSED = "approval_refused"  # a step refused (badge, role, own, wrong PIN, locked), or withdrawn
 
 
 class InputKind(StrEnum):
@@ -76,6 +80,10 @@ class InputKind(StrEnum):
     # a buy-in entered at a seat (on money.sock: the dealer screen's entry, the simulator's; version 4): it
     # changes nothing of the game, so nothing replays it; its buy_in record is derived with the shoe and coup
     BUY_IN = "buy_in"
+    # a step of a supervisor approval that is not a badge (controller.game.approvals; version 4): the dealer's
+    # ask (VOID held) or a PIN's verdict (right or wrong; never the PIN). A record only: the action approved is
+    # its own table input (a void), journaled after it
+    APPROVAL = "approval"
     # whether the table's clock is synchronised (the kernel's word, as timedatectl says it): at start and on
     # each change; the journal's times are set against the casino's CCTV in a dispute
     CLOCK = "clock"

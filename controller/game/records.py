@@ -19,6 +19,10 @@ Every record the table keeps is built here and read back here, nowhere else:
 * **the staff** (``dealer_in``, ``dealer_out``, ``badge_refused``): the dealer on duty signed in or out with a
   badge at the dealer's position, or a badge refused (:func:`staff_record`, :data:`STAFF_FIELDS`; the pure rules
   are :mod:`controller.game.staff`'s). Derived from the ``dealer_card`` input (a record only).
+* **supervisor approvals** (``approval_asked``, ``approval``, ``approval_refused``): what needs a supervisor
+  (a void) asked, approved with badge and PIN, or a step refused (:func:`approval_record`,
+  :data:`APPROVAL_FIELDS`; the rules are :mod:`controller.game.approvals`'s). Derived from the ``approval``
+  input (the ask, a PIN's verdict: :func:`approval_input`) or the ``dealer_card`` input (a badge).
 * **surveillance records** (``advantage``, ``advantage_cleared``): a wager's exact player expectation at a
   coup's betting time reached the threshold, or fell back below it (:data:`ADVANTAGE_FIELDS`; built by
   :class:`controller.game.edges.EdgeWatch`, stored with the input after which the betting time came).
@@ -41,11 +45,15 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
+from controller.game.approvals import Action, ApprovalAsked, ApprovalRefused, Approved
 from controller.game.bodies import (
     BODIES,
     AdvantageBody,
     AdvantageClearedBody,
     AlarmBody,
+    ApprovalAskedBody,
+    ApprovalBody,
+    ApprovalRefusedBody,
     BadgeRefusedBody,
     BurnBody,
     BuyInBody,
@@ -344,7 +352,7 @@ def derived_records(
         if isinstance(n, WagersLocked):
             out += [(RecordKind.WAGER, wager_body(n, i, edges, variances)) for i in range(len(n.wagers))]
             continue
-        money = money_record(n) or player_record(n) or staff_record(n)
+        money = money_record(n) or player_record(n) or staff_record(n) or approval_record(n)
         if money is not None:
             out.append(money)
         elif isinstance(n, CoupDeclared | CoupVoided | CardsSetAside):
@@ -560,6 +568,51 @@ def staff_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
     return None
 
 
+# -- what needs a supervisor (version 4) ---------------------------------------------------------------------
+
+#: Each approval record's fields, in order (``docs/schemas/approval.schema.json`` ...).
+APPROVAL_FIELDS: dict[RecordKind, tuple[str, ...]] = {
+    RecordKind.APPROVAL_ASKED: ("shoe", "coup", "action", "dealer"),
+    RecordKind.APPROVAL: ("shoe", "coup", "action", "approver", "role", "dealer", "staff_as_of"),
+    RecordKind.APPROVAL_REFUSED: ("shoe", "coup", "action", "why", "staff_id", "badge", "wrong_pins", "staff_as_of"),
+}
+
+
+def approval_input(step: str, action: Action, staff_id: str | None = None, right: bool | None = None) -> dict[str, Any]:
+    """The journal body of an approval's step that is not a badge (an ``approval`` input, a record only): the
+    dealer's ``ask``, or a ``pin``'s verdict for ``staff_id`` (``right``; the PIN itself is never kept)."""
+    facts: dict[str, Any] = {"step": step, "action": action.value}
+    if staff_id is not None:
+        facts |= {"staff_id": staff_id, "right": bool(right)}
+    return record_body(InputKind.APPROVAL, **facts)
+
+
+def approval_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
+    """The record of an approval asked, given or refused; None for another notice."""
+    if isinstance(n, ApprovalAsked):
+        asked = ApprovalAskedBody(shoe=n.shoe, coup=n.coup, action=n.action.value, dealer=n.dealer)
+        return RecordKind.APPROVAL_ASKED, asked.to_body()
+    if isinstance(n, Approved):
+        given = ApprovalBody(
+            shoe=n.shoe,
+            coup=n.coup,
+            action=n.action.value,
+            approver=n.approver,
+            role=n.role,
+            dealer=n.dealer,
+            staff_as_of=n.staff_as_of,
+        )
+        return RecordKind.APPROVAL, given.to_body()
+    if isinstance(n, ApprovalRefused):
+        fields: dict[str, Any] = {"shoe": n.shoe, "coup": n.coup, "action": n.action.value, "why": n.reason.value}
+        fields["staff_id"] = n.staff_id
+        if n.badge is not None:
+            fields["badge"] = n.badge
+        fields |= {"wrong_pins": n.wrong_pins, "staff_as_of": n.staff_as_of}
+        return RecordKind.APPROVAL_REFUSED, ApprovalRefusedBody.parse(fields).to_body()
+    return None
+
+
 # -- the cash at the table (version 4) ----------------------------------------------------------------------
 
 #: A ``buy_in`` record's fields, in order: the shoe and coup it came in (the coup being dealt, or the next one
@@ -688,6 +741,7 @@ def signature() -> str:
         "players:" + ";".join(f"{k.value}={','.join(v)}" for k, v in PLAYER_FIELDS.items()),
         "buy_in:" + ",".join(BUY_IN_FIELDS),
         "staff:" + ";".join(f"{k.value}={','.join(v)}" for k, v in STAFF_FIELDS.items()),
+        "approvals:" + ";".join(f"{k.value}={','.join(v)}" for k, v in APPROVAL_FIELDS.items()),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 

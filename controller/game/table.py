@@ -146,6 +146,8 @@ class Alarm(Enum):
     JOURNAL_FAULT = "JOURNAL FAULT"  # the journal file was deleted, replaced or cannot be written
     INPUT_LOST = "PRESS AGAIN"  # the loop was stalled and its full queue dropped a press (or a port report)
     UNKNOWN_BADGE = "UNKNOWN BADGE"  # a badge at the dealer's position not on the staff list: held a few seconds
+    SUPERVISOR_CALLED = "CALL SUPERVISOR"  # a void waits for a supervisor's badge (controller.game.approvals)
+    SUPERVISOR_PIN = "SUPERVISOR PIN"  # ... and, the badge read, for the supervisor's PIN on the dealer screen
 
     @property
     def halts_coup(self) -> bool:
@@ -592,13 +594,19 @@ class TableState:
             self.coup_number += 1
         return out
 
-    def _void(self) -> list[Notice]:
+    @property
+    def voidable(self) -> bool:
+        """Whether VOID would void something now: a coup with cards, a dummy hand, or a halted coup."""
         if self.shoe.phase is not ShoePhase.DEALING:
+            return False
+        cards = self.coup.player_cards + self.coup.banker_cards
+        return bool(cards or self.dummy_hand or any(a.halts_coup for a in self.alarms))
+
+    def _void(self) -> list[Notice]:
+        if not self.voidable:
             return []
         cards = self.coup.player_cards + self.coup.banker_cards
         halting = [a for a in self.alarms if a.halts_coup]
-        if not cards and not self.dummy_hand and not halting:
-            return []
         out: list[Notice] = [CoupVoided(self.shoe_number, self.coup_number, cards, tuple(self.dummy_hand))]
         if self.money is not None:
             out += self.money.voided(self.shoe_number, self.coup_number)

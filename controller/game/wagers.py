@@ -38,6 +38,7 @@ from controller.game.settlement import (
 
 __all__ = [
     "MAX_SEATS",
+    "ApprovalView",
     "BoxClosed",
     "BoxDue",
     "BoxWhy",
@@ -242,14 +243,45 @@ class MoneyView:
     misreads: int = 0
     #: This shoe's chips reported on a second spot while still on the first (counted on the first only).
     ghost_reads: int = 0
+    #: What waits for a supervisor's approval (None: nothing; the table loop adds it: the dealer screen shows it).
+    approval: ApprovalView | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "phase": self.phase.value,
             "reader_up": self.reader_up,
             "seats": [s.to_dict() for s in self.seats],
             "misreads": self.misreads,
             "ghost_reads": self.ghost_reads,
+        }
+        if self.approval is not None:
+            out["approval"] = self.approval.to_dict()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalView:
+    """An approval pending, as the dealer screen shows it: the action and its coup, who asked, the approver whose
+    badge was read (None: a badge is due; else the PIN is), and what was said of its last step ("" or the
+    refusal: ``WRONG PIN (1 OF 3)``)."""
+
+    action: str
+    text: str  # the action as the display says it: VOID COUP
+    shoe: int
+    coup: int
+    dealer: str | None
+    approver: str | None
+    said: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "text": self.text,
+            "shoe": self.shoe,
+            "coup": self.coup,
+            "dealer": self.dealer,
+            "approver": self.approver,
+            "said": self.said,
         }
 
 

@@ -31,6 +31,7 @@ from commandline.signals import STOP_SIGNALS, raise_system_exit
 from controller.chipfile import load_chips
 from controller.config import Settings
 from controller.feed.server import FeedServer, FeedServerError
+from controller.game.approvals import Action
 from controller.game.chips import ChipRegistry
 from controller.game.composition import Composition
 from controller.game.edges import EdgeWatch, price
@@ -47,6 +48,7 @@ from controller.table.loop import (
     Inbox,
     LoopConfig,
     PanelPress,
+    PinEntry,
     ShoePort,
     StaffListIn,
     Stop,
@@ -54,7 +56,7 @@ from controller.table.loop import (
     resume,
 )
 from controller.table.loop.reader import ReaderPort
-from controller.table.loop.resume import on_duty
+from controller.table.loop.resume import locked_out, on_duty
 from controller.table.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.table.shoe_link import ShoeLink
 from controller.table.sinks import LatestViewSink, Sink
@@ -164,6 +166,7 @@ class Daemon:
             on_ack=lambda ack: inbox.put(FloorAck(ack)),
             on_buy_in=lambda buy_in: inbox.put(BuyInEntry(buy_in)),  # the dealer screen's (the simulator's)
             on_staff=lambda staff: inbox.put(StaffListIn(staff)),  # the floor's signed staff list, via the link
+            on_pin=lambda pin: inbox.put(PinEntry(pin)),  # a supervisor's PIN from the dealer screen (never logged)
             on_buy_in_refused=(lambda _why: metrics.buy_in("refused")) if metrics is not None else (lambda _why: None),
             metrics_text=metrics.exposition if metrics is not None else None,
             money_group=s.feed.money_group or None,  # money.sock: the board's group reads the dealer screen's money
@@ -195,6 +198,8 @@ class Daemon:
                 clock_status=read_clock_status if s.service.clock_check else None,
                 staff=staff,
                 duty=on_duty(self.journal),
+                approve=frozenset(Action(a) for a in s.table.supervisor_approves),
+                locked_out=locked_out(self.journal, staff.roster.as_of),
             ),
         )
         if self.journal.degraded is not None:

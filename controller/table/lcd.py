@@ -83,6 +83,8 @@ _LESSER_ALARMS: tuple[Alarm, ...] = (
     Alarm.SHOE_CLOSED,
     Alarm.UNREADABLE_EXPOSED,
     Alarm.INPUT_LOST,
+    Alarm.SUPERVISOR_PIN,
+    Alarm.SUPERVISOR_CALLED,
     Alarm.UNKNOWN_BADGE,
     Alarm.NOTHING_TO_DECLARE,
     Alarm.SHOE_REBOOTED,

@@ -255,6 +255,9 @@ ALARM_SIGNALS: Mapping[Alarm, AlarmSignal] = MappingProxyType(
         Alarm.NOTHING_TO_DECLARE: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),
         Alarm.INPUT_LOST: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),  # a press was lost: press again
         Alarm.UNKNOWN_BADGE: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),  # a badge not on the staff list
+        # a void waits for a supervisor's badge, then PIN: the coup is held meanwhile
+        Alarm.SUPERVISOR_CALLED: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_2),
+        Alarm.SUPERVISOR_PIN: AlarmSignal(LampPattern.STEADY, SHORT_BEEPS_1),
     }
 )
 

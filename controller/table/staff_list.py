@@ -23,6 +23,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from controller.game.approvals import APPROVING_ROLES
 from controller.game.staff import Roster
 from floor_protocol.staff import MAX_STAFF_BYTES, StaffList, StaffListError, parse_staff
 
@@ -57,6 +58,15 @@ class StaffListKeeper:
         #: ``stale``: older than the one believed, by its ``as_of``).
         self.refused: Counter[str] = Counter()
         self.roster = Roster()
+        self._pins: dict[str, str] = {}
+
+    def pin_hash(self, staff_id: str) -> str | None:
+        """The PIN's hash the list holds for ``staff_id`` (None: no PIN, or not on the list)."""
+        return self._pins.get(staff_id)
+
+    def approvers(self) -> int:
+        """The members on the list who could approve what needs a supervisor: the role, a badge and a PIN."""
+        return sum(1 for m in self.roster.badges.values() if m.role in APPROVING_ROLES and m.staff_id in self._pins)
 
     def load(self) -> None:
         """At start: the list kept on disk, verified again (a file changed by hand is refused in one line)."""
@@ -115,6 +125,7 @@ class StaffListKeeper:
     def _believe(self, staff: StaffList) -> None:
         self.current = staff
         self.roster = _roster(staff)
+        self._pins = {e.id: e.pin_hash for e in staff.staff if e.pin_hash is not None}
 
     def _refuse(self, reason: str, line: str) -> None:
         self.refused[reason] += 1

@@ -24,6 +24,7 @@ from controller.game.bodies import (
 )
 from controller.game.records import RecordKind
 from tests.record_journals import (
+    every_approval_journal,
     every_cash_journal,
     every_kind_journal,
     every_money_journal,
@@ -45,6 +46,7 @@ def test_every_record_reads_back_to_the_body_the_journal_holds(tmp_path: Path) -
         every_player_journal,
         every_cash_journal,
         every_staff_journal,
+        every_approval_journal,
     ):
         with build(tmp_path / f"{build.__name__}.db") as journal:
             for record in journal.records():

@@ -19,7 +19,7 @@ import queue
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from controller.game.cash import BuyIn
@@ -97,7 +97,23 @@ class StaffListIn:
     staff: StaffList
 
 
-LoopEvent = WireBytes | PortState | PanelPress | FloorAck | BuyInEntry | StaffListIn | Stop
+@dataclass(frozen=True)
+class PinEntry:
+    """A supervisor's PIN entered on the dealer screen for the pending approval (on ``money.sock``, its shape
+    checked by the feed: 4 to 8 digits). Never logged: not even a dropped event's line shows it."""
+
+    pin: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class PinVerdict:
+    """The PIN checker's verdict on a PIN entered for ``staff_id`` (:mod:`controller.table.pin_check`)."""
+
+    staff_id: str
+    right: bool
+
+
+LoopEvent = WireBytes | PortState | PanelPress | FloorAck | BuyInEntry | StaffListIn | PinEntry | PinVerdict | Stop
 
 #: How a dropped event that is not a panel press is named: the metrics' ``kind`` label, and the words of the
 #: alarm's detail. A panel press is named by its action's value ("declare", "new_shoe", "void").
@@ -107,6 +123,8 @@ DROPPED_KINDS: dict[type, tuple[str, str]] = {
     FloorAck: ("floor_ack", "floor ack"),
     BuyInEntry: ("buy_in", "buy-in entered"),
     StaffListIn: ("staff_list", "staff list"),
+    PinEntry: ("pin", "supervisor's PIN entered"),
+    PinVerdict: ("pin_verdict", "supervisor's PIN checked"),
     Stop: ("stop", "stop request"),
 }
 #: The same for the bet-spot reader's port.

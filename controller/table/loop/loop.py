@@ -37,6 +37,7 @@ from typing import Any, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from controller.game.approvals import Action, Approved
 from controller.game.cash import buy_in_refusal
 from controller.game.edges import EdgeWatch
 from controller.game.records import (
@@ -64,6 +65,7 @@ from controller.game.table import (
 from controller.journal import JournalError
 from controller.journal.ack import AckRefusals, refusal
 from controller.table.clock import ClockStatus
+from controller.table.loop.approval import DEFAULT_APPROVE, Approvals
 from controller.table.loop.commit import JOURNAL_RETRY_SECONDS, MAX_STAGED, CommitJournal, CommitMetrics, WriteAhead
 from controller.table.loop.inbox import (
     READ_SIZE,
@@ -73,6 +75,8 @@ from controller.table.loop.inbox import (
     Inbox,
     LoopEvent,
     PanelPress,
+    PinEntry,
+    PinVerdict,
     PortState,
     StaffListIn,
     Stop,
@@ -84,6 +88,7 @@ from controller.table.loop.resume import ReplayJournal, resume
 from controller.table.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
 from controller.table.loop.shoe_port import ShoePort
 from controller.table.panel import ButtonAction
+from controller.table.pin_check import PinChecker
 from controller.table.sinks import Sink
 from controller.table.staff_list import StaffListKeeper
 from floor_protocol.ack import Ack as FloorAckMessage
@@ -201,6 +206,11 @@ class LoopConfig:
     staff: StaffListKeeper | None = None
     #: The dealer on duty at start (the journal's newest dealer_in or dealer_out says it: ``resume.on_duty``).
     duty: DutyBook | None = None
+    #: What waits for a supervisor's badge and PIN (``[staff] approve``; empty: nothing), the PIN checker (None:
+    #: the table's own), and the members the journal says are locked out under the kept list (``resume``).
+    approve: frozenset[Action] = DEFAULT_APPROVE
+    pin_checker: PinChecker | None = None
+    locked_out: tuple[str, ...] = ()
 
 
 class TableLoop:
@@ -270,6 +280,10 @@ class TableLoop:
         #: The staff list (verified, kept on disk) and the dealer on duty (controller.game.staff).
         self.staff = config.staff if config.staff is not None else StaffListKeeper(None, None)
         self.duty = config.duty if config.duty is not None else DutyBook()
+        #: What needs a supervisor (controller.table.loop.approval).
+        self.approvals = Approvals(
+            self.staff, self.put, actions=config.approve, checker=config.pin_checker, locked=config.locked_out
+        )
         self.clock = config.clock
         self.watchdog = config.watchdog
         self.watchdog_interval = config.watchdog_interval
@@ -312,11 +326,17 @@ class TableLoop:
         return resumed.inputs
 
     def view(self) -> TableView:
-        """The pure state's view, with the shell's alarms (the journal's, PRESS AGAIN) added to its alarms."""
+        """The pure state's view, with the shell's alarms (the journal's, PRESS AGAIN, an approval's) added to its
+        alarms, and the approval pending on the money's view (the dealer screen's)."""
         view = self.state.view()
-        for alarm in self.alarms.standing():
+        standing = self.alarms.standing()
+        approval = self.approvals.alarm()
+        for alarm in (*standing, *(() if approval is None else (approval,))):
             if alarm not in view.alarms:
                 view = replace(view, alarms=(*view.alarms, alarm))
+        pending = self.approvals.view()
+        if pending is not None and view.money is not None:
+            view = replace(view, money=replace(view.money, approval=pending))
         return view
 
     def assume_link_down(self, detail: str) -> None:
@@ -492,6 +512,8 @@ class TableLoop:
             if port is not None:
                 port.port_state(self, event.up, event.detail)
         elif isinstance(event, PanelPress):
+            if event.action is ButtonAction.VOID and self._void_held():
+                return
             table_input = _PANEL_INPUTS[event.action]()
             self._apply(table_input, input_body(table_input, source=Source.PANEL), None, None)
             change = self.alarms.input_lost.press_accepted(event.action)
@@ -502,12 +524,51 @@ class TableLoop:
         elif isinstance(event, BuyInEntry):
             self._buy_in(event)
         elif isinstance(event, StaffListIn):
-            self.staff.take(event.staff)
+            if self.staff.take(event.staff):
+                self.approvals.new_staff_list()
+        elif isinstance(event, PinEntry):
+            self.approvals.pin_entered(event.pin)
+        elif isinstance(event, PinVerdict):
+            self._pin_verdict(event)
+
+    def _void_held(self) -> bool:
+        """VOID held: True when the press asked for (or withdrew) a supervisor's approval instead of voiding."""
+        asked = self.approvals.void_held(self.state, self.duty.on_duty)
+        if asked is None:
+            return False
+        body, notices = asked
+        self._approval_step(body, notices)
+        change = self.alarms.input_lost.press_accepted(ButtonAction.VOID)
+        if change is not None:
+            self.commit.apply_change(change)
+        return True
+
+    def _pin_verdict(self, event: PinVerdict) -> None:
+        """A PIN's verdict: its ``approval`` input and record; the action approved is carried out after it."""
+        decided = self.approvals.verdict(event)
+        if decided is None:
+            return
+        body, notices = decided
+        self._approval_step(body, notices)
+        for n in notices:
+            if isinstance(n, Approved) and n.action is Action.VOID:
+                void = VoidPressed()
+                self._apply(void, input_body(void, source=Source.PANEL), None, None)
+
+    def _approval_step(self, body: dict[str, Any], notices: Sequence[Notice]) -> None:
+        """Journal an approval's step (a record only, its records derived) and show what it changed."""
+        if not self._apply(None, body, None, None, notices=notices):
+            log.warning("approval step %s not kept: the journal refuses commits", body.get("step"))
+        self.show([*notices, *self.approvals.alarm_changes()])
 
     def badge(self, uid: str, present: bool) -> list[Notice]:
         """A badge came in or went out at the dealer's position: the dealer on duty signed in or out, or the badge
         refused (UNKNOWN BADGE shows for a while); the notices give the records (:mod:`controller.game.staff`)."""
         state = self.state
+        approval = self.approvals.badge(uid, present)
+        if approval is not None:  # an approval is pending: the badge is its (a supervisor's), not a swap
+            self.show([*approval, *self.approvals.alarm_changes()])
+            return approval
         notices = self.duty.badge(self.staff.roster, uid, present, state.shoe_number, state.coup_number)
         shown: list[Notice] = []
         for n in notices:
@@ -579,7 +640,8 @@ class TableLoop:
         given = list(notices)
         if table_input is not None:
             given += self.state.apply(table_input)
-            self.show(given)  # LEDs may change before the commit ...
+            self.approvals.moot(self.state)
+            self.show([*given, *self.approvals.alarm_changes()])  # LEDs may change before the commit ...
         self.commit.stage(body, session, number, self._derived(given), device)
         return True
 

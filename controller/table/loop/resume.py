@@ -61,6 +61,31 @@ def on_duty(journal: DutyJournal) -> DutyBook:
         return DutyBook()
 
 
+class LockJournal(Protocol):
+    """What finding the members locked out reads of the journal."""
+
+    def last_shoe_start(self) -> tuple[int, int] | None: ...
+
+    def records(self, *, after: int = 0) -> Iterable[Record]: ...
+
+
+def locked_out(journal: LockJournal, as_of: str) -> tuple[str, ...]:
+    """The members the journal says were locked out of approving (``approval_refused`` ``locked_out``) under the
+    staff list as of ``as_of``, from the newest shoe's start on (a lock of an earlier shoe is forgotten by a
+    restart: the floor's alert on it stands)."""
+    found = journal.last_shoe_start()
+    after = 0 if found is None else found[0]
+    out: list[str] = []
+    for r in journal.records(after=after):
+        if r.kind != RecordKind.APPROVAL_REFUSED:
+            continue
+        body = r.data()
+        staff = body.get("staff_id")
+        if body.get("why") == "locked_out" and body.get("staff_as_of") == as_of and isinstance(staff, str):
+            out.append(staff)
+    return tuple(dict.fromkeys(out))
+
+
 @dataclass(frozen=True)
 class Resumed:
     """Where the journal leaves the table: its state, the edge watch (None: off), and the inputs replayed."""

@@ -135,6 +135,7 @@
     notice.textContent = text;
     notice.hidden = !text || (snap.state === "offline" && snap.seats.length > 0);
     if (snap.seats.length) layout(seats, snap);
+    drawApproval(snap.state === "money" ? snap.approval : null);
     document.body.dataset.version = String(snap.version);
     window.dealer.draws += 1;
     window.dealer.lastDrawMs = performance.now() - t0;
@@ -218,6 +219,62 @@
     });
   }
   window.dealer.entry = entry;
+
+  // The supervisor's approval: while the table holds a void (or another action) for a supervisor, the snapshot
+  // carries it and this panel covers the seats: CALL SUPERVISOR until the badge is read at the dealer's reader,
+  // then the PIN pad. The PIN (shown as dots, never kept after it is sent) goes as the money socket's own
+  // "approve" line to POST /api/approve; the table checks it, and the next snapshot says what came of it.
+  const approvalBox = $("approval");
+  const pin = { digits: "", key: "", said: "" };
+  function drawPin() {
+    $("approval-pin").textContent = pin.digits ? "\u25cf".repeat(pin.digits.length) : "\u00a0";
+    const confirm = $("approval-confirm");
+    confirm.disabled = pin.digits.length < 4;
+    confirm.textContent = pin.digits.length < 4 ? "TYPE THE PIN" : "APPROVE";
+  }
+  function drawApproval(a) {
+    approvalBox.hidden = !a;
+    if (!a) { pin.digits = ""; pin.key = ""; return; }
+    const key = `${a.action}:${a.shoe}:${a.coup}:${a.approver || ""}`;
+    if (key !== pin.key) { pin.digits = ""; pin.key = key; $("approval-problem").textContent = ""; }
+    if ((a.said || "") !== pin.said) { pin.said = a.said || ""; $("approval-problem").textContent = ""; }
+    $("approval-title").textContent = a.text;
+    $("approval-coup").textContent = `SHOE ${a.shoe} COUP ${a.coup}` + (a.dealer ? ` \u00b7 ASKED BY ${a.dealer}` : "");
+    $("approval-step").textContent = a.approver
+      ? `SUPERVISOR ${a.approver}: ENTER YOUR PIN`
+      : "CALL A SUPERVISOR: BADGE AT THE DEALER'S READER";
+    $("approval-said").textContent = a.said || "";
+    $("approval-pin-entry").hidden = !a.approver;
+    drawPin();
+  }
+  async function sendPin() {
+    const line = { t: "approve", pin: pin.digits };
+    pin.digits = "";
+    drawPin();
+    $("approval-confirm").disabled = true;
+    let answer = null;
+    try {
+      const r = await fetch("/api/approve", { method: "POST", headers: { "Content-Type": "application/json" },
+                                              body: JSON.stringify(line) });
+      answer = await r.json();
+    } catch (e) {
+      answer = { error: "PIN NOT sent: the dealer screen's server is not answering; again" };
+    }
+    const problem = $("approval-problem");
+    problem.textContent = String(answer.ok || answer.error || "").toUpperCase();
+    problem.classList.toggle("checking", Boolean(answer.ok));
+  }
+  $("approval-confirm").addEventListener("click", sendPin);
+  for (const b of $("approval-keypad").children) {
+    b.addEventListener("click", () => {
+      const key = b.dataset.key;
+      if (key === "back") pin.digits = pin.digits.slice(0, -1);
+      else if (key === "clear") pin.digits = "";
+      else if (pin.digits.length < 12) pin.digits += key;
+      $("approval-problem").textContent = "";
+      drawPin();
+    });
+  }
 
   window.addEventListener("resize", () => { fitted = null; if (last) draw(last); });
   const source = new EventSource("/events");

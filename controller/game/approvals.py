@@ -1,0 +1,255 @@
+"""What needs a supervisor: an action the dealer asks for waits for a supervisor's badge and PIN. Pure.
+
+The house's rule (``docs/operations.md``, "Supervisor approvals"): the dealer may not void a coup alone. Holding
+VOID *asks* for it; the table does nothing to the coup until a supervisor approves at the dealer's position:
+
+1. the supervisor's badge at the dealer's position's reader (during a pending approval that reader's badges are
+   the approval's: a badge in is not a dealer swap, the dealer's own badge out and back is no news);
+2. the supervisor's PIN on the dealer screen, which the table checks against the PIN's hash on its verified
+   staff list (the check itself is the shell's, on a worker thread: Argon2 takes a moment; it hands the desk
+   the verdict, :meth:`ApprovalDesk.pin_checked`).
+
+What this module holds is the desk that keeps one pending approval and decides, with the notices that become
+the records (``approval_asked``, ``approval``, ``approval_refused``):
+
+* :meth:`ApprovalDesk.ask`: the dealer asks (:class:`ApprovalAsked`); asking again for the same action while it
+  is pending withdraws it (:class:`ApprovalRefused`, ``withdrawn``).
+* :meth:`ApprovalDesk.badge`: a badge in at the dealer's position while an approval is pending. Refused (one
+  :class:`ApprovalRefused` each, the approval stays pending for another supervisor): a badge not on the list
+  (``unknown_badge``), a member who may not approve (``not_supervisor``: only supervisors and pit managers
+  may), the dealer who asked (``own_correction``: a supervisor dealing cannot approve their own void), a member
+  locked out (``locked``). Else the member is the approver and the PIN is due (:class:`PinDue`).
+* :meth:`ApprovalDesk.pin_checked`: the approver's PIN was right (:class:`Approved`: the shell carries the
+  action out) or wrong (``wrong_pin``). The :data:`MAX_WRONG_PINS`-th wrong PIN in a row locks the member
+  out (``locked_out``: the floor raises an alert); a lock lasts until the floor's next staff list (a PIN reset
+  changes it) and is rebuilt after a restart from the journal (:meth:`ApprovalDesk.relock`).
+
+Nothing here reads a PIN: the desk sees staff ids, roles and verdicts only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+
+from controller.game.notice import Notice
+from controller.game.staff import Member
+from controller.game.wagers import ApprovalView
+
+__all__ = [
+    "APPROVING_ROLES",
+    "MAX_WRONG_PINS",
+    "Action",
+    "ApprovalAsked",
+    "ApprovalDesk",
+    "ApprovalRefused",
+    "Approved",
+    "Pending",
+    "PinDue",
+    "RefusedWhy",
+]
+
+#: The roles that may approve what needs a supervisor.
+APPROVING_ROLES = frozenset({"supervisor", "pit_manager"})
+#: Wrong PINs in a row that lock a member out of approving at this table.
+MAX_WRONG_PINS = 3
+
+
+class Action(Enum):
+    """What needs a supervisor's approval (the value is the records' word)."""
+
+    VOID = "void"  # void the coup in progress
+
+    @property
+    def text(self) -> str:
+        """The action as the dealer's display says it."""
+        return {Action.VOID: "VOID COUP"}[self]
+
+
+class RefusedWhy(Enum):
+    """Why an approval was refused, or a step of it."""
+
+    UNKNOWN_BADGE = "unknown_badge"  # the badge is not on the table's staff list
+    NOT_SUPERVISOR = "not_supervisor"  # on it, in a role that may not approve
+    OWN_CORRECTION = "own_correction"  # the dealer who asked
+    LOCKED = "locked"  # locked out by wrong PINs (until the floor's next staff list)
+    WRONG_PIN = "wrong_pin"  # the PIN did not match the hash on the list
+    LOCKED_OUT = "locked_out"  # the last wrong PIN allowed: the member is locked out from now
+    WITHDRAWN = "withdrawn"  # the dealer asked again for the same action: the request is withdrawn
+    NO_PIN = "no_pin"  # the member has no PIN on the staff list
+
+
+@dataclass(frozen=True)
+class Pending:
+    """The approval waiting: its action, the coup it is for, the dealer who asked (None: no one on duty), and
+    the approver whose badge was read (None: no badge yet; the PIN is due once there is one)."""
+
+    action: Action
+    shoe: int
+    coup: int
+    dealer: str | None
+    approver: str | None = None
+
+
+@dataclass(frozen=True)
+class ApprovalAsked(Notice):
+    """The dealer asked for ``action`` at shoe ``shoe``'s coup ``coup``: it waits for a supervisor."""
+
+    shoe: int
+    coup: int
+    action: Action
+    dealer: str | None
+
+
+@dataclass(frozen=True)
+class PinDue(Notice):
+    """``staff_id``'s badge was read for the pending approval: their PIN is due on the dealer screen."""
+
+    staff_id: str
+
+
+@dataclass(frozen=True)
+class Approved(Notice):
+    """``approver`` approved ``action`` asked by ``dealer``: the shell carries it out now."""
+
+    shoe: int
+    coup: int
+    action: Action
+    approver: str
+    role: str
+    dealer: str | None
+    staff_as_of: str = ""  # the staff list the badge and PIN were checked against
+
+
+@dataclass(frozen=True)
+class ApprovalRefused(Notice):
+    """A step of the pending approval refused (see :class:`RefusedWhy`); ``staff_id``: whose badge (None: a badge
+    not on the list), ``badge``: the badge's UID as read (None: a PIN's verdict or a withdrawal)."""
+
+    shoe: int
+    coup: int
+    action: Action
+    reason: RefusedWhy
+    staff_id: str | None = None
+    badge: str | None = None
+    wrong_pins: int = 0  # wrong_pin, locked_out: the wrong PINs in a row so far
+    staff_as_of: str = ""  # the staff list looked in
+
+    @property
+    def text(self) -> str:
+        """What the dealer's display says of it."""
+        return {
+            RefusedWhy.UNKNOWN_BADGE: "UNKNOWN BADGE",
+            RefusedWhy.NOT_SUPERVISOR: "NOT A SUPERVISOR",
+            RefusedWhy.OWN_CORRECTION: "NOT YOUR OWN",
+            RefusedWhy.LOCKED: "SUPERVISOR LOCKED OUT",
+            RefusedWhy.WRONG_PIN: f"WRONG PIN ({self.wrong_pins} OF {MAX_WRONG_PINS})",
+            RefusedWhy.LOCKED_OUT: "WRONG PIN: LOCKED OUT",
+            RefusedWhy.WITHDRAWN: "WITHDRAWN",
+            RefusedWhy.NO_PIN: "NO PIN ON THE LIST",
+        }[self.reason]
+
+
+@dataclass
+class ApprovalDesk:
+    """The one pending approval of a table, the wrong PINs in a row and the members locked out (``as_of``: the
+    staff list they count under, the registry's last change)."""
+
+    as_of: str = ""
+    pending: Pending | None = None
+    wrong_pins: dict[str, int] = field(default_factory=dict)
+    locked: set[str] = field(default_factory=set)
+    _approver_role: str = ""
+    #: What was said of the pending approval's last step ("" or a refusal's text): the dealer screen shows it.
+    said: str = ""
+
+    def ask(self, action: Action, shoe: int, coup: int, dealer: str | None) -> list[Notice]:
+        """The dealer asks for ``action``; asking again for the pending one withdraws it. Another action asked
+        while one is pending is refused (None of it is kept): the pending one is decided first."""
+        p = self.pending
+        if p is not None:
+            if p.action is action:
+                self.pending = None
+                return [ApprovalRefused(p.shoe, p.coup, p.action, RefusedWhy.WITHDRAWN, p.dealer, None, 0, self.as_of)]
+            return []
+        self.pending = Pending(action, shoe, coup, dealer)
+        self.said = ""
+        return [ApprovalAsked(shoe, coup, action, dealer)]
+
+    def badge(self, member: Member | None, uid: str, has_pin: bool = True) -> list[Notice]:
+        """A badge in at the dealer's position while an approval is pending (``member``: whose it is on the
+        list, None: not on it; ``has_pin``: the list holds a PIN hash for them)."""
+        p = self.pending
+        if p is None:
+            return []
+        why: RefusedWhy | None = None
+        if member is None:
+            why = RefusedWhy.UNKNOWN_BADGE
+        elif member.staff_id in self.locked:
+            why = RefusedWhy.LOCKED
+        elif member.role not in APPROVING_ROLES:
+            why = RefusedWhy.NOT_SUPERVISOR
+        elif member.staff_id == p.dealer:
+            why = RefusedWhy.OWN_CORRECTION
+        elif not has_pin:
+            why = RefusedWhy.NO_PIN
+        staff = None if member is None else member.staff_id
+        if why is not None:
+            refused = ApprovalRefused(p.shoe, p.coup, p.action, why, staff, uid, 0, self.as_of)
+            self.said = refused.text
+            return [refused]
+        assert member is not None
+        if p.approver == member.staff_id:
+            return []  # the reader repeats its cards after a HELLO
+        self.pending = Pending(p.action, p.shoe, p.coup, p.dealer, member.staff_id)
+        self._approver_role = member.role
+        self.said = ""
+        return [PinDue(member.staff_id)]
+
+    def pin_checked(self, staff_id: str, right: bool) -> list[Notice]:
+        """The verdict on a PIN entered for ``staff_id`` (a verdict for anyone but the approver is stale)."""
+        p = self.pending
+        if p is None or p.approver != staff_id:
+            return []
+        if right:
+            self.pending = None
+            self.wrong_pins.pop(staff_id, None)
+            return [Approved(p.shoe, p.coup, p.action, staff_id, self._approver_role, p.dealer, self.as_of)]
+        wrong = self.wrong_pins.get(staff_id, 0) + 1
+        if wrong < MAX_WRONG_PINS:
+            self.wrong_pins[staff_id] = wrong
+            refused = ApprovalRefused(p.shoe, p.coup, p.action, RefusedWhy.WRONG_PIN, staff_id, None, wrong, self.as_of)
+            self.said = refused.text
+            return [refused]
+        self.wrong_pins.pop(staff_id, None)
+        self.locked.add(staff_id)
+        self.pending = Pending(p.action, p.shoe, p.coup, p.dealer)  # another supervisor may approve it
+        refused = ApprovalRefused(p.shoe, p.coup, p.action, RefusedWhy.LOCKED_OUT, staff_id, None, wrong, self.as_of)
+        self.said = refused.text
+        return [refused]
+
+    def view(self) -> ApprovalView | None:
+        """The pending approval as the dealer screen shows it (None: nothing pending)."""
+        p = self.pending
+        if p is None:
+            return None
+        return ApprovalView(p.action.value, p.action.text, p.shoe, p.coup, p.dealer, p.approver, self.said)
+
+    def drop(self) -> Pending | None:
+        """The pending approval ends unasked-for (its coup is over: voided for another reason, a new shoe): no
+        record, the request is moot. Returns what was pending."""
+        p, self.pending = self.pending, None
+        return p
+
+    def new_staff_list(self, as_of: str) -> None:
+        """The floor's staff list as of ``as_of`` is kept: a newer one than the desk's starts locks and wrong PINs
+        again (a PIN reset changes the list)."""
+        if as_of != self.as_of:
+            self.locked.clear()
+            self.wrong_pins.clear()
+            self.as_of = as_of
+
+    def relock(self, staff_ids: Iterable[str]) -> None:
+        """After a restart: the members the journal says were locked out under the list kept now."""
+        self.locked.update(staff_ids)

@@ -1,0 +1,188 @@
+"""The table loop's supervisor approvals: the pure desk (:mod:`controller.game.approvals`) wired to the shell.
+
+What the loop hands here, all on its own thread:
+
+* VOID held (:meth:`Approvals.void_held`): when the table asks for approvals (``[staff] approve``, and a staff
+  list with someone on it who can approve) and a void would void something, the press asks instead of voiding:
+  an ``approval`` input (step ``ask``) with its ``approval_asked`` record. VOID held again withdraws it.
+* A badge at the dealer's position while an approval is pending (:meth:`Approvals.badge`): the approval's, not
+  a dealer swap (the ``dealer_card`` input carries its ``approval_refused`` record, or none when the PIN is due).
+* A PIN from the dealer screen (:meth:`Approvals.pin_entered`): handed to the :class:`PinChecker` with the
+  approver's hash; the verdict comes back through the inbox (:meth:`Approvals.verdict`): an ``approval`` input
+  (step ``pin``, right or wrong, never the PIN) with its ``approval`` record and then the action itself (a
+  ``void`` input, the coup's record), or its ``approval_refused`` record.
+* After every table input (:meth:`Approvals.moot`): an approval whose coup is over (declared, or voided another
+  way, a new shoe) ends without a record; the log says it.
+
+While an approval is pending the displays show CALL SUPERVISOR, then SUPERVISOR PIN (:meth:`Approvals.alarm`),
+and the dealer screen its panel (:meth:`Approvals.view`, on the money line). A PIN refused before it is checked
+(none is due, one is being checked, no checker) is one log line and a count (:attr:`Approvals.pins_refused`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+
+from controller.game.approvals import Action, ApprovalDesk, ApprovalRefused, Approved, PinDue
+from controller.game.notice import Notice
+from controller.game.records import approval_input
+from controller.game.staff import badge_key
+from controller.game.table import Alarm, AlarmCleared, AlarmRaised, TableState
+from controller.game.wagers import ApprovalView
+from controller.table.loop.inbox import LoopEvent, PinVerdict
+from controller.table.pin_check import PinChecker
+from controller.table.staff_list import StaffListKeeper
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Approvals"]
+
+#: What asks a supervisor by default (``[staff] approve``).
+DEFAULT_APPROVE = frozenset({Action.VOID})
+
+Stage = Callable[[dict[str, object], Sequence[Notice]], bool]
+
+
+class Approvals:
+    """The loop's approvals: the desk, the PIN checker, and what is said and counted."""
+
+    def __init__(
+        self,
+        staff: StaffListKeeper,
+        put: Callable[[LoopEvent], None],
+        *,
+        actions: Iterable[Action] = DEFAULT_APPROVE,
+        checker: PinChecker | None = None,
+        locked: Iterable[str] = (),
+    ) -> None:
+        self.staff = staff
+        self.actions = frozenset(actions)
+        self.checker = checker if checker is not None else PinChecker()
+        self.put = put
+        self.desk = ApprovalDesk(as_of=staff.roster.as_of)
+        self.desk.relock(locked)
+        #: PINs refused before a check, by why: ``none_due``, ``busy``.
+        self.pins_refused: Counter[str] = Counter()
+        self._shown: Alarm | None = None
+
+    # -- what the loop asks ------------------------------------------------------------------------------
+
+    def needed(self, action: Action, state: TableState) -> bool:
+        """Whether ``action`` waits for a supervisor now: configured, the table has a dealer screen (a bet-spot
+        reader: the PIN is entered there) and its staff list someone who can approve."""
+        return action in self.actions and state.money is not None and self.staff.approvers() > 0
+
+    def void_held(self, state: TableState, dealer: str | None) -> tuple[dict[str, object], list[Notice]] | None:
+        """VOID held: the ``approval`` input and notices when it asks (or withdraws); None: the press voids."""
+        pending = self.desk.pending
+        if pending is None and not (state.voidable and self.needed(Action.VOID, state)):
+            return None
+        notices = self.desk.ask(Action.VOID, state.shoe_number, state.coup_number, dealer)
+        if not notices:
+            return None  # another action is pending: the press is the dealer's as ever
+        if pending is None:
+            log.info("VOID asked at shoe %d coup %d: waiting for a supervisor", state.shoe_number, state.coup_number)
+        else:
+            log.info("VOID withdrawn at shoe %d coup %d", pending.shoe, pending.coup)
+        return approval_input("ask", Action.VOID), notices
+
+    def badge(self, uid: str, present: bool) -> list[Notice] | None:
+        """A badge at the dealer's position: the approval's notices while one is pending (an ``[]`` for a badge
+        out, or the approver's again), None when none is (the badge is the dealer's)."""
+        if self.desk.pending is None:
+            return None
+        if not present:
+            return []  # the supervisor's badge (or the dealer's) out: nothing to decide
+        member = self.staff.roster.find(uid)
+        has_pin = member is not None and self.staff.pin_hash(member.staff_id) is not None
+        try:
+            shown = badge_key(uid)
+        except ValueError:
+            shown = uid
+        notices = self.desk.badge(member, shown, has_pin)
+        for n in notices:
+            if isinstance(n, ApprovalRefused):
+                log.warning("approval: badge %s refused: %s", shown, n.reason.value)
+            elif isinstance(n, PinDue):
+                log.info("approval: %s's badge read; the PIN is due", n.staff_id)
+        return notices
+
+    def pin_entered(self, pin: str) -> None:
+        """A PIN from the dealer screen: checked on the worker thread, or refused (one line, counted)."""
+        p = self.desk.pending
+        if p is None or p.approver is None:
+            self._refuse_pin("none_due", "no approval waits for a PIN")
+            return
+        pin_hash = self.staff.pin_hash(p.approver)
+        if pin_hash is None:  # the list changed under the approval: no PIN is on it now
+            self._refuse_pin("none_due", f"no PIN on the staff list for {p.approver}")
+            return
+        if not self.checker.submit(p.approver, pin_hash, pin, self._checked):
+            self._refuse_pin("busy", "a PIN is being checked")
+
+    def _checked(self, staff_id: str, right: bool) -> None:
+        """On the checker's thread: the verdict into the loop's inbox."""
+        self.put(PinVerdict(staff_id, right))
+
+    def _refuse_pin(self, why: str, line: str) -> None:
+        self.pins_refused[why] += 1
+        log.warning("PIN refused: %s", line)
+
+    def verdict(self, event: PinVerdict) -> tuple[dict[str, object], list[Notice]] | None:
+        """The PIN checker's verdict: the ``approval`` input and its notices (an :class:`Approved` among them:
+        the loop carries the action out after it), or None for a verdict no approval waits for now."""
+        p = self.desk.pending
+        if p is None or p.approver != event.staff_id:
+            log.info("a PIN verdict for %s came after its approval ended: dropped", event.staff_id)
+            return None
+        notices = self.desk.pin_checked(event.staff_id, event.right)
+        for n in notices:
+            if isinstance(n, Approved):
+                log.info("approval: %s approved %s at shoe %d coup %d", n.approver, n.action.value, n.shoe, n.coup)
+            elif isinstance(n, ApprovalRefused):
+                log.warning("approval: %s's PIN refused: %s", n.staff_id, n.reason.value)
+        return approval_input("pin", p.action, event.staff_id, event.right), notices
+
+    def moot(self, state: TableState) -> None:
+        """After a table input: an approval whose coup is over, or with nothing left to void, ends unrecorded."""
+        p = self.desk.pending
+        if p is None:
+            return
+        if (state.shoe_number, state.coup_number) != (p.shoe, p.coup) or (
+            p.action is Action.VOID and not state.voidable
+        ):
+            self.desk.drop()
+            log.info(
+                "approval of %s at shoe %d coup %d no longer needed: its coup is over", p.action.value, p.shoe, p.coup
+            )
+
+    def new_staff_list(self) -> None:
+        """The loop kept a new staff list: the desk counts under it (locks and wrong PINs start again)."""
+        self.desk.new_staff_list(self.staff.roster.as_of)
+
+    # -- what the loop shows -----------------------------------------------------------------------------
+
+    def alarm(self) -> Alarm | None:
+        """The standing alarm: CALL SUPERVISOR while a badge is due, SUPERVISOR PIN while the PIN is."""
+        p = self.desk.pending
+        if p is None:
+            return None
+        return Alarm.SUPERVISOR_CALLED if p.approver is None else Alarm.SUPERVISOR_PIN
+
+    def alarm_changes(self) -> list[Notice]:
+        """The raised and cleared notices since the last call (the buzzer sounds once for each raised)."""
+        now = self.alarm()
+        if now is self._shown:
+            return []
+        out: list[Notice] = []
+        if self._shown is not None:
+            out.append(AlarmCleared(self._shown))
+        if now is not None:
+            out.append(AlarmRaised(now, self.desk.said or (self.desk.pending.action.text if self.desk.pending else "")))
+        self._shown = now
+        return out
+
+    def view(self) -> ApprovalView | None:
+        return self.desk.view()

@@ -1,0 +1,102 @@
+"""The supervisor's approval on the dealer screen in a real headless Chromium, at the Pi's 800x480 touch display
+and at 1280x800: a pending void covers the seats with CALL A SUPERVISOR; once the badge is read, a PIN pad (dots,
+never the digits) whose APPROVE sends what was typed to the table; what the table says of a wrong PIN shows; the
+panel goes when the approval ends. Every target large enough for a finger, nothing off screen.
+Screenshots: ``test-output/dealer-approval-<step>-<width>x<height>.png``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from controller.board.dealer import DealerScreen
+from controller.game.wagers import ApprovalView
+from tests.board.test_dealer_approval import Table
+from tests.browser.conftest import OUTPUT, inside
+from tests.browser.test_dealer_screen import open_page, text, wait_version
+from tests.displays.money_views import nine_seats
+
+pytestmark = pytest.mark.browser
+
+SIZES = [(800, 480), (1280, 800)]
+ASKED = ApprovalView("void", "VOID COUP", 1, 12, "D1", None, "")
+
+TARGETS = """() => [...document.querySelectorAll('[data-testid="approval"] button')].map((b) => {
+  const r = b.getBoundingClientRect();
+  return {text: b.textContent.trim(), x: r.left, y: r.top, r: r.right, b: r.bottom, w: r.width, h: r.height,
+          size: parseFloat(getComputedStyle(b).fontSize)};
+})"""
+
+
+@pytest.fixture
+def table() -> Table:
+    return Table()
+
+
+@pytest.fixture
+def screen(table: Table) -> Iterator[DealerScreen]:
+    s = DealerScreen(("127.0.0.1", 0), table_name="Baccarat 3", seats=9)
+    s.send_pin = table.send
+    assert s.start()
+    s.show(nine_seats())
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def show(screen: DealerScreen, approval: ApprovalView | None) -> None:
+    screen.show(replace(nine_seats(), approval=approval))
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_a_supervisor_approves_on_the_screen(
+    browser: Any, screen: DealerScreen, table: Table, width: int, height: int
+) -> None:
+    page = open_page(browser, screen, width, height)
+    try:
+        wait_version(page, screen.version)
+        assert page.locator('[data-testid="approval"]').is_hidden()
+        show(screen, ASKED)
+        wait_version(page, screen.version)
+        assert page.locator('[data-testid="approval"]').is_visible()
+        assert text(page, "approval-title") == "VOID COUP"
+        assert text(page, "approval-coup") == "SHOE 1 COUP 12 \u00b7 ASKED BY D1"
+        assert text(page, "approval-step") == "CALL A SUPERVISOR: BADGE AT THE DEALER'S READER"
+        assert page.locator('[data-testid="approval-pin-entry"]').is_hidden()
+        OUTPUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUTPUT / f"dealer-approval-badge-{width}x{height}.png"))
+        show(screen, replace(ASKED, approver="S1"))
+        wait_version(page, screen.version)
+        assert text(page, "approval-step") == "SUPERVISOR S1: ENTER YOUR PIN"
+        assert page.locator('[data-testid="approval-confirm"]').is_disabled()
+        for key in "4829130":
+            page.locator(f'[data-testid="approval-keypad"] [data-key="{key}"]').click()
+        page.locator('[data-testid="approval-keypad"] [data-key="back"]').click()
+        assert text(page, "approval-pin") == "\u25cf" * 6  # dots, never the digits
+        assert "482913" not in page.content()
+        assert text(page, "approval-confirm") == "APPROVE"
+        viewport: dict[str, float] = {"x": 0, "y": 0, "r": width, "b": height}
+        for target in page.evaluate(TARGETS):
+            assert inside(target, viewport), f"{target['text']!r} is off screen: {target}"
+            assert target["h"] >= 40 and target["w"] >= 40, f"{target['text']!r} is too small for a finger: {target}"
+            assert target["size"] >= 14, f"{target['text']!r} is {target['size']} px"
+        page.screenshot(path=str(OUTPUT / f"dealer-approval-pin-{width}x{height}.png"))
+        page.locator('[data-testid="approval-confirm"]').click()
+        page.wait_for_function("() => document.querySelector('[data-testid=\"approval-problem\"]').textContent !== ''")
+        assert table.got == ["482913"]
+        assert text(page, "approval-problem") == "PIN SENT TO THE TABLE: CHECKING"
+        assert text(page, "approval-pin") == ""  # nothing kept on the page
+        show(screen, replace(ASKED, approver="S1", said="WRONG PIN (1 OF 3)"))
+        wait_version(page, screen.version)
+        assert text(page, "approval-said") == "WRONG PIN (1 OF 3)"
+        assert text(page, "approval-problem") == ""  # the table's verdict replaces "checking"
+        page.screenshot(path=str(OUTPUT / f"dealer-approval-wrong-{width}x{height}.png"))
+        show(screen, None)  # approved: the coup voided
+        wait_version(page, screen.version)
+        assert page.locator('[data-testid="approval"]').is_hidden()
+    finally:
+        page.close()

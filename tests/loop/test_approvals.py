@@ -1,0 +1,254 @@
+"""What needs a supervisor, at the table: VOID held asks instead of voiding, a supervisor's badge at the dealer's
+position (over the bet-spot reader's real session) and PIN (checked against its real Argon2 hash on the verified
+staff list, on the checker's thread) approve it and the coup is voided; a wrong PIN three times locks the
+supervisor out, over a restart too; the PIN is never journaled; a table without a staff list voids as before."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.game.records import input_body
+from controller.game.table import Alarm, TableRules, TableState
+from controller.journal import Journal
+from controller.table.loop import LoopConfig, PanelPress, PinEntry, ReaderPort, ShoePort, StaffListIn, TableLoop
+from controller.table.loop.resume import locked_out, on_duty
+from controller.table.panel import ButtonAction
+from controller.table.pin_check import PinChecker, check_pin
+from controller.table.spot_wire import SpotWire
+from controller.table.staff_list import StaffListKeeper, staff_list_path
+from controller.table.wire import AsciiWire
+from firmware_protocol.session import ControllerSession, ShoeSession
+from firmware_protocol.spots import READER
+from floor.passwords import hash_secret
+from floor_protocol.staff import StaffEntry, StaffList
+from tests.game.money import cards
+from tests.loop.test_dealer_badges import D1, FLOOR, REGISTRY, RULES, NoPort, Table
+
+SUP, PIT = 0x0004A1B2C3D4E5A1, 0x0004A1B2C3D4E5A2
+PIN, OTHER_PIN = "482913", "111111"
+AS_OF = "2026-12-03T06:00:00.000Z"
+
+
+@pytest.fixture(scope="module")
+def pin_hash() -> str:
+    return hash_secret(PIN)
+
+
+def staff_list(pin_hash: str, as_of: str = AS_OF) -> StaffList:
+    entries = (
+        StaffEntry(id="D1", role="dealer", badge="0004A1B2C3D4E501", pin_hash=pin_hash),
+        StaffEntry(id="S1", role="supervisor", badge=f"{SUP:016X}", pin_hash=pin_hash),
+        StaffEntry(id="P1", role="pit_manager", badge=f"{PIT:016X}", pin_hash=pin_hash),
+    )
+    return StaffList.signed(FLOOR, "casino", as_of, entries)
+
+
+class Checked(PinChecker):
+    """The real checker, telling the test when a verdict is in the loop's inbox."""
+
+    def __init__(self) -> None:
+        super().__init__(check_pin)
+        self.done = threading.Event()
+
+    def submit(self, staff_id, pin_hash, pin, done):  # type: ignore[no-untyped-def]
+        def told(staff: str, right: bool) -> None:
+            done(staff, right)
+            self.done.set()
+
+        self.done.clear()
+        return super().submit(staff_id, pin_hash, pin, told)
+
+
+def open_table(path: Path, rules: TableRules = RULES, **config: object) -> tuple[TableLoop, Journal, Checked]:
+    journal = Journal.open(path / "j.db")
+    keeper = StaffListKeeper(staff_list_path(path / "j.db"), FLOOR.public_key(), "casino")
+    keeper.load()
+    reader = ReaderPort(NoPort(), SpotWire(REGISTRY, ControllerSession(dialect=READER)), lambda data: None)
+    checker = Checked()
+    loop = TableLoop(
+        TableState(rules),
+        journal,
+        [ShoePort(AsciiWire(), lambda data: None), reader],
+        config=LoopConfig(
+            clock=lambda: 0.0,
+            staff=keeper,
+            duty=on_duty(journal),
+            pin_checker=checker,
+            locked_out=locked_out(journal, keeper.roster.as_of),
+            **config,  # type: ignore[arg-type]
+        ),
+    )
+    return loop, journal, checker
+
+
+@pytest.fixture
+def table(tmp_path: Path, pin_hash: str) -> Iterator[tuple[Table, Checked]]:
+    loop, journal, checker = open_table(tmp_path)
+    device = ShoeSession(0xBE7, dialect=READER)
+    device.start(0.0)
+    loop.handle(StaffListIn(staff_list(pin_hash)))
+    try:
+        yield Table(loop, journal, device, [0.0]), checker
+    finally:
+        journal.close()
+
+
+def deal(loop: TableLoop, *tokens: str) -> None:
+    for event in cards(tokens):
+        loop._apply(event, input_body(event), None, None)
+    loop.flush()
+
+
+def hold_void(loop: TableLoop) -> None:
+    loop.handle(PanelPress(ButtonAction.VOID))
+    loop.flush()
+
+
+def enter_pin(loop: TableLoop, checker: Checked, pin: str) -> None:
+    """A PIN from the dealer screen, as the feed hands it on; the verdict handled when the checker gives it."""
+    loop.handle(PinEntry(pin))
+    assert checker.done.wait(10), "the PIN checker gave no verdict"
+    event = loop.inbox.take()
+    assert event is not None
+    loop.handle(event)
+    loop.flush()
+
+
+def coups(t: Table) -> list[dict[str, object]]:
+    return t.records("coup")
+
+
+def test_a_void_waits_for_a_supervisor_and_is_voided_once_approved(table: tuple[Table, Checked]) -> None:
+    t, checker = table
+    t.badge(D1, True)
+    deal(t.loop, "9H", "KD")
+    hold_void(t.loop)
+    assert coups(t) == []  # asked, not voided
+    assert t.records("approval_asked") == [{"shoe": 1, "coup": 1, "action": "void", "dealer": "D1"}]
+    assert Alarm.SUPERVISOR_CALLED in t.loop.view().alarms
+    money = t.loop.view().money
+    assert money is not None and money.approval is not None and money.approval.approver is None
+    t.badge(SUP, True)  # the supervisor's badge at the dealer's position: not a swap
+    assert t.loop.duty.on_duty == "D1"
+    assert t.records("dealer_in") == [t.records("dealer_in")[0]]  # D1's only
+    assert Alarm.SUPERVISOR_PIN in t.loop.view().alarms
+    enter_pin(t.loop, checker, PIN)
+    [approval] = t.records("approval")
+    assert approval == {"shoe": 1, "coup": 1, "action": "void", "approver": "S1", "role": "supervisor",
+                        "dealer": "D1", "staff_as_of": AS_OF}  # fmt: skip
+    [voided] = coups(t)
+    assert voided["void"] is True and voided["cards"] == ["9H", "KD"]
+    view = t.loop.view()
+    assert Alarm.SUPERVISOR_PIN not in view.alarms and Alarm.SUPERVISOR_CALLED not in view.alarms
+    assert view.money is not None and view.money.approval is None
+
+
+def test_three_wrong_pins_lock_the_supervisor_out_and_a_pit_manager_approves(
+    table: tuple[Table, Checked], tmp_path: Path
+) -> None:
+    t, checker = table
+    t.badge(D1, True)
+    deal(t.loop, "9H", "KD")
+    hold_void(t.loop)
+    t.badge(SUP, True)
+    for _ in range(3):
+        enter_pin(t.loop, checker, OTHER_PIN)
+    refused = t.records("approval_refused")
+    assert [(b["why"], b["wrong_pins"]) for b in refused] == [("wrong_pin", 1), ("wrong_pin", 2), ("locked_out", 3)]
+    money = t.loop.view().money
+    assert money is not None and money.approval is not None
+    assert money.approval.approver is None and money.approval.said == "WRONG PIN: LOCKED OUT"
+    t.badge(SUP, False)
+    t.badge(SUP, True)  # locked: even with the right PIN now
+    assert t.records("approval_refused")[-1]["why"] == "locked"
+    assert coups(t) == []
+    t.badge(PIT, True)
+    enter_pin(t.loop, checker, PIN)
+    assert [b["approver"] for b in t.records("approval")] == ["P1"]
+    assert coups(t)[0]["void"] is True
+    # The PIN is nowhere in the journal: not the right one, not the wrong ones.
+    t.journal.close()
+    data = (tmp_path / "j.db").read_bytes()
+    assert PIN.encode() not in data and OTHER_PIN.encode() not in data
+    # After a restart the lock stands under the same staff list ...
+    loop, journal, _checker = open_table(tmp_path)
+    try:
+        assert loop.approvals.desk.locked == {"S1"}
+    finally:
+        journal.close()
+
+
+def test_a_dealer_cannot_approve_and_a_supervisor_dealing_cannot_approve_their_own(
+    table: tuple[Table, Checked],
+) -> None:
+    t, _checker = table
+    t.badge(SUP, True)  # a supervisor deals
+    assert t.loop.duty.on_duty == "S1"
+    deal(t.loop, "9H", "KD")
+    hold_void(t.loop)
+    t.badge(SUP, True)  # their own badge again: the reader repeats it, and it is theirs
+    t.badge(D1, True)  # a dealer
+    assert [b["why"] for b in t.records("approval_refused")] == ["own_correction", "not_supervisor"]
+    hold_void(t.loop)  # VOID held again: withdrawn
+    assert t.records("approval_refused")[-1]["why"] == "withdrawn"
+    assert coups(t) == [] and t.loop.view().money is not None and t.loop.view().money.approval is None  # type: ignore[union-attr]
+
+
+def test_a_pin_with_no_approval_waiting_is_refused_and_counted(table: tuple[Table, Checked]) -> None:
+    t, _checker = table
+    t.loop.handle(PinEntry(PIN))
+    assert t.loop.approvals.pins_refused["none_due"] == 1
+    assert t.records("approval_refused") == [] and t.records("approval") == []
+
+
+def test_a_declare_ends_the_pending_void_without_a_record(table: tuple[Table, Checked]) -> None:
+    t, _checker = table
+    deal(t.loop, "9H", "KD", "KS", "QS")  # a natural: complete
+    hold_void(t.loop)
+    assert t.loop.approvals.desk.pending is not None
+    from controller.game.table import DeclarePressed
+
+    t.loop._apply(DeclarePressed(), input_body(DeclarePressed()), None, None)
+    t.loop.flush()
+    assert t.loop.approvals.desk.pending is None
+    assert Alarm.SUPERVISOR_CALLED not in t.loop.view().alarms
+    assert [c["declared"] for c in coups(t)] == [True]
+
+
+@pytest.mark.parametrize("how", ["no staff list", "approvals off"])
+def test_without_a_staff_list_or_with_approvals_off_the_dealer_voids_alone(
+    tmp_path: Path, pin_hash: str, how: str
+) -> None:
+    config: dict[str, object] = {"approve": frozenset()} if how == "approvals off" else {}
+    loop, journal, _checker = open_table(tmp_path, RULES, **config)
+    try:
+        if how == "approvals off":
+            loop.handle(StaffListIn(staff_list(pin_hash)))
+        deal(loop, "9H", "KD")
+        hold_void(loop)
+        records = [(r.kind, json.loads(r.body)) for r in journal.records()]
+        assert [b["void"] for k, b in records if k == "coup"] == [True]
+        assert not [k for k, _ in records if k.startswith("approval")]
+    finally:
+        journal.close()
+
+
+def test_a_new_staff_list_lifts_the_lock(table: tuple[Table, Checked], pin_hash: str) -> None:
+    t, checker = table
+    deal(t.loop, "9H", "KD")
+    hold_void(t.loop)
+    t.badge(SUP, True)
+    for _ in range(3):
+        enter_pin(t.loop, checker, OTHER_PIN)
+    assert t.loop.approvals.desk.locked == {"S1"}
+    t.loop.handle(StaffListIn(staff_list(pin_hash, as_of="2026-12-03T07:00:00.000Z")))  # the PIN reset
+    assert t.loop.approvals.desk.locked == set()
+    t.badge(SUP, False)
+    t.badge(SUP, True)
+    enter_pin(t.loop, checker, PIN)
+    assert [b["approver"] for b in t.records("approval")] == ["S1"]
