@@ -16,7 +16,9 @@ __all__ = ["LIBRARIES", "missing_extra", "run_needing"]
 #: The import names of the libraries each extra brings (pyproject.toml's ``optional-dependencies``; a test holds
 #: the two equal). A table is ``[table]`` (``[pi]`` on a Raspberry Pi, which includes it); a floor server ``[floor]``.
 LIBRARIES: dict[str, frozenset[str]] = {
-    "table": frozenset({"serial", "gpiozero", "RPLCD", "smbus2", "paho", "prometheus_client", "cryptography"}),
+    "table": frozenset(
+        {"serial", "gpiozero", "RPLCD", "smbus2", "paho", "prometheus_client", "cryptography", "argon2"}
+    ),
     "floor": frozenset({"paho", "psycopg", "prometheus_client", "cryptography", "tzdata", "argon2"}),
 }
 

@@ -26,6 +26,9 @@ What is read:
   below ``errors_p`` (docs/floor.md says why).
 * **Advantage.** Each ``advantage`` / ``advantage_cleared`` record (the table's live edge, see
   controller/game/edges.py) becomes an alert.
+* **A supervisor locked out.** An ``approval_refused`` record ``locked_out`` (the third wrong PIN in a row at a
+  table, controller/game/approvals.py) becomes a ``supervisor_locked_out`` alert: someone may be trying another's
+  badge.
 
 Further readers of the same records (the floor's accounting, the money's surveillance) are :class:`Watch` es
 passed to :class:`Surveillance`: each keeps its own state per table, read before a step and written in the
@@ -43,7 +46,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from controller.game.bodies import AdvantageBody, AdvantageClearedBody, AlarmBody, CoupBody, InputBody, ShoeBody
+from controller.game.bodies import (
+    AdvantageBody,
+    AdvantageClearedBody,
+    AlarmBody,
+    ApprovalRefusedBody,
+    CoupBody,
+    InputBody,
+    ShoeBody,
+)
 from controller.game.notation import wager_text
 from controller.game.records import InputKind, RecordKind, TableRecord
 from floor.archive import Alert, AlertKind, Archive, FeedItem, Transaction
@@ -197,7 +208,24 @@ def scan(state: ShoeState, records: Sequence[TableRecord]) -> Scan:
             out.alerts.append(_advantage(r, cleared))
         elif given is not None and given.kind == InputKind.CLOCK and given.synchronised is False:
             out.alerts.append(_clock(r, given))
+        elif (
+            r.kind == RecordKind.APPROVAL_REFUSED
+            and (refused := ApprovalRefusedBody.read(r.body)) is not None
+            and refused.why == "locked_out"
+        ):
+            out.alerts.append(_locked_out(r, refused))
     return out
+
+
+def _locked_out(r: TableRecord, b: ApprovalRefusedBody) -> Alert:
+    """A supervisor's third wrong PIN in a row at the table: locked out of approving there."""
+    detail = (
+        f"shoe {b.shoe} coup {b.coup}: {b.staff_id} entered a wrong PIN {b.wrong_pins} times in a row approving a"
+        f" {b.action}: locked out of approving at this table until the next staff list (a PIN reset)"
+    )
+    extra = {k: r.body[k] for k in ("shoe", "coup", "action", "staff_id", "wrong_pins", "staff_as_of") if k in r.body}
+    key = f"{AlertKind.SUPERVISOR_LOCKED_OUT}:{r.table}:{r.seq}"
+    return Alert(r.table, r.seq, AlertKind.SUPERVISOR_LOCKED_OUT, detail, record=r.to_dict(), extra=extra, key=key)
 
 
 def _clock(r: TableRecord, given: InputBody) -> Alert:

@@ -53,8 +53,8 @@ PINNED = {
         "17010b5a86a5b5545fe7f7258f3f518f6eab6808d62d97a69b0ea9ceb19070b7",
     ),
     "every_approval": (
-        "d81c1e57d87d18e59cc8976655741a035099298336caa67123e71fdd5593614d",
-        "fd3032f0b20d970ff0529a1a7a03f0a05ef821f1ed9f6455993a91d2a1a4fc57",
+        "99561ef7cd747f2c3ffb0419d36451061611b439045144c58546b30610adfc3b",
+        "3fd2c1f778c74adf31407a14eb53f5d394ee80f95fc3ef7913ac0bd732bc6eb1",
     ),
 }
 #: The record version each journal's published digest was taken at.

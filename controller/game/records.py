@@ -578,13 +578,16 @@ APPROVAL_FIELDS: dict[RecordKind, tuple[str, ...]] = {
 }
 
 
-def approval_input(step: str, action: Action, staff_id: str | None = None, right: bool | None = None) -> dict[str, Any]:
+def approval_input(
+    step: str, action: Action, staff_id: str | None = None, right: bool | None = None, **facts: Any
+) -> dict[str, Any]:
     """The journal body of an approval's step that is not a badge (an ``approval`` input, a record only): the
-    dealer's ``ask``, or a ``pin``'s verdict for ``staff_id`` (``right``; the PIN itself is never kept)."""
-    facts: dict[str, Any] = {"step": step, "action": action.value}
+    dealer's ``ask`` (with the press's ``facts``: its ``source``, the shoe's ``seq``), or a ``pin``'s verdict for
+    ``staff_id`` (``right``; the PIN itself is never kept)."""
+    fields: dict[str, Any] = {"step": step, "action": action.value}
     if staff_id is not None:
-        facts |= {"staff_id": staff_id, "right": bool(right)}
-    return record_body(InputKind.APPROVAL, **facts)
+        fields |= {"staff_id": staff_id, "right": bool(right)}
+    return record_body(InputKind.APPROVAL, **fields, **facts)
 
 
 def approval_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:

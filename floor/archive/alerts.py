@@ -34,6 +34,9 @@ class AlertKind:
     REPEATED_SHOE = "repeated_shoe"  # a new shoe's first 20 dealt cards were dealt before, in order
     DEALER_ERRORS = "dealer_errors"  # a table's dealer errors this hour far above the floor's rate
     CLOCK_UNSYNCHRONISED = "clock_unsynchronised"  # a table journaled that its clock is not synchronised
+    # a supervisor's (or pit manager's) PIN was wrong three times in a row at a table: locked out of approving there
+    # until the floor's next staff list (controller/game/approvals.py); someone may be trying another's badge
+    SUPERVISOR_LOCKED_OUT = "supervisor_locked_out"
     # a seat's stakes on a wager rise when its live edge is positive beyond what chance explains (floor/counting.py)
     BETTING_WITH_THE_COUNT = "betting_with_the_count"
     # the money's surveillance (floor/money_watch.py): one alert per money record, named after its kind

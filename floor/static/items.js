@@ -75,7 +75,7 @@
     foreign_chip: "Foreign chip", stolen_chip: "STOLEN CHIP", money_faults: "Money faults this shift",
     cash_approaching_ctr: "Cash in nearing a CTR", ctr_due: "CTR due (cash in)",
     betting_with_the_count: "Betting with the count", hold_outside_interval: "Win outside its 95 % interval",
-    clock_unsynchronised: "Clock not synchronised", key_enrolled: "Key enrolled", key_rotated: "Key rotated",
+    clock_unsynchronised: "Clock not synchronised", supervisor_locked_out: "Supervisor locked out (wrong PIN)", key_enrolled: "Key enrolled", key_rotated: "Key rotated",
     key_revoked: "Key revoked", key_replaced: "Key replaced", refused: "Refused message",
     archive_lost: "Archive lost" };
   /** Whether an alert raises something or clears it: a kind that has a clearing kind (an advantage and its

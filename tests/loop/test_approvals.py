@@ -252,3 +252,18 @@ def test_a_new_staff_list_lifts_the_lock(table: tuple[Table, Checked], pin_hash:
     t.badge(SUP, True)
     enter_pin(t.loop, checker, PIN)
     assert [b["approver"] for b in t.records("approval")] == ["S1"]
+
+
+def test_the_shoes_own_void_button_asks_too_and_is_acknowledged(table: tuple[Table, Checked]) -> None:
+    """VOID held on the shoe (its BUTTON event, over the wire) is the panel's: it asks, and the approval input takes
+    the press's source, sequence number and acknowledgement."""
+    from controller.game.table import VoidPressed
+
+    t, _checker = table
+    deal(t.loop, "9H", "KD")
+    t.loop._apply(VoidPressed(), input_body(VoidPressed(), source="shoe", seq=17), 1, 17)
+    t.loop.flush()
+    assert coups(t) == []
+    [ask] = [b for _id, b in t.journal.inputs() if b["kind"] == "approval"]
+    assert ask == {"kind": "approval", "step": "ask", "action": "void", "source": "shoe", "seq": 17}
+    assert t.journal.last_event(1) == (1, 17)  # its place in the shoe's sequence: acknowledged once committed

@@ -2,9 +2,11 @@
 
 What the loop hands here, all on its own thread:
 
-* VOID held (:meth:`Approvals.void_held`): when the table asks for approvals (``[staff] approve``, and a staff
-  list with someone on it who can approve) and a void would void something, the press asks instead of voiding:
-  an ``approval`` input (step ``ask``) with its ``approval_asked`` record. VOID held again withdraws it.
+* VOID held, on the panel or the shoe's own button (:meth:`Approvals.void_held`, from the loop's one way in):
+  when the table asks for approvals (``[table] supervisor_approves``, a dealer screen, and a staff list with
+  someone on it who can approve) and a void would void something, the press asks instead of voiding: an
+  ``approval`` input (step ``ask``, acknowledged to the shoe as its press) with its ``approval_asked`` record.
+  VOID held again withdraws it.
 * A badge at the dealer's position while an approval is pending (:meth:`Approvals.badge`): the approval's, not
   a dealer swap (the ``dealer_card`` input carries its ``approval_refused`` record, or none when the PIN is due).
 * A PIN from the dealer screen (:meth:`Approvals.pin_entered`): handed to the :class:`PinChecker` with the
@@ -23,7 +25,8 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from controller.game.approvals import Action, ApprovalDesk, ApprovalRefused, Approved, PinDue
 from controller.game.notice import Notice
@@ -41,8 +44,6 @@ __all__ = ["Approvals"]
 
 #: What asks a supervisor by default (``[staff] approve``).
 DEFAULT_APPROVE = frozenset({Action.VOID})
-
-Stage = Callable[[dict[str, object], Sequence[Notice]], bool]
 
 
 class Approvals:
@@ -74,8 +75,11 @@ class Approvals:
         reader: the PIN is entered there) and its staff list someone who can approve."""
         return action in self.actions and state.money is not None and self.staff.approvers() > 0
 
-    def void_held(self, state: TableState, dealer: str | None) -> tuple[dict[str, object], list[Notice]] | None:
-        """VOID held: the ``approval`` input and notices when it asks (or withdraws); None: the press voids."""
+    def void_held(
+        self, state: TableState, dealer: str | None, facts: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[Notice]] | None:
+        """VOID held (on the panel or the shoe: ``facts`` are the press's ``source`` and ``seq``): the ``approval``
+        input and notices when it asks (or withdraws); None: the press voids."""
         pending = self.desk.pending
         if pending is None and not (state.voidable and self.needed(Action.VOID, state)):
             return None
@@ -86,7 +90,7 @@ class Approvals:
             log.info("VOID asked at shoe %d coup %d: waiting for a supervisor", state.shoe_number, state.coup_number)
         else:
             log.info("VOID withdrawn at shoe %d coup %d", pending.shoe, pending.coup)
-        return approval_input("ask", Action.VOID), notices
+        return approval_input("ask", Action.VOID, **facts), notices
 
     def badge(self, uid: str, present: bool) -> list[Notice] | None:
         """A badge at the dealer's position: the approval's notices while one is pending (an ``[]`` for a badge
@@ -130,7 +134,7 @@ class Approvals:
         self.pins_refused[why] += 1
         log.warning("PIN refused: %s", line)
 
-    def verdict(self, event: PinVerdict) -> tuple[dict[str, object], list[Notice]] | None:
+    def verdict(self, event: PinVerdict) -> tuple[dict[str, Any], list[Notice]] | None:
         """The PIN checker's verdict: the ``approval`` input and its notices (an :class:`Approved` among them:
         the loop carries the action out after it), or None for a verdict no approval waits for now."""
         p = self.desk.pending

@@ -280,7 +280,8 @@ class TableLoop:
         #: The staff list (verified, kept on disk) and the dealer on duty (controller.game.staff).
         self.staff = config.staff if config.staff is not None else StaffListKeeper(None, None)
         self.duty = config.duty if config.duty is not None else DutyBook()
-        #: What needs a supervisor (controller.table.loop.approval).
+        #: What needs a supervisor (controller.table.loop.approval); True while the approved action is applied.
+        self._approved = False
         self.approvals = Approvals(
             self.staff, self.put, actions=config.approve, checker=config.pin_checker, locked=config.locked_out
         )
@@ -512,8 +513,6 @@ class TableLoop:
             if port is not None:
                 port.port_state(self, event.up, event.detail)
         elif isinstance(event, PanelPress):
-            if event.action is ButtonAction.VOID and self._void_held():
-                return
             table_input = _PANEL_INPUTS[event.action]()
             self._apply(table_input, input_body(table_input, source=Source.PANEL), None, None)
             change = self.alarms.input_lost.press_accepted(event.action)
@@ -531,18 +530,6 @@ class TableLoop:
         elif isinstance(event, PinVerdict):
             self._pin_verdict(event)
 
-    def _void_held(self) -> bool:
-        """VOID held: True when the press asked for (or withdrew) a supervisor's approval instead of voiding."""
-        asked = self.approvals.void_held(self.state, self.duty.on_duty)
-        if asked is None:
-            return False
-        body, notices = asked
-        self._approval_step(body, notices)
-        change = self.alarms.input_lost.press_accepted(ButtonAction.VOID)
-        if change is not None:
-            self.commit.apply_change(change)
-        return True
-
     def _pin_verdict(self, event: PinVerdict) -> None:
         """A PIN's verdict: its ``approval`` input and record; the action approved is carried out after it."""
         decided = self.approvals.verdict(event)
@@ -553,13 +540,27 @@ class TableLoop:
         for n in notices:
             if isinstance(n, Approved) and n.action is Action.VOID:
                 void = VoidPressed()
-                self._apply(void, input_body(void, source=Source.PANEL), None, None)
+                self._approved = True  # the void itself, exactly as an unapproved table journals it
+                try:
+                    self._apply(void, input_body(void, source=Source.PANEL), None, None)
+                finally:
+                    self._approved = False
 
-    def _approval_step(self, body: dict[str, Any], notices: Sequence[Notice]) -> None:
-        """Journal an approval's step (a record only, its records derived) and show what it changed."""
-        if not self._apply(None, body, None, None, notices=notices):
+    def _approval_step(
+        self,
+        body: dict[str, Any],
+        notices: Sequence[Notice],
+        session: int | None = None,
+        number: int | None = None,
+        device: Device = "shoe",
+    ) -> bool:
+        """Journal an approval's step (a record only, its records derived; a shoe's press acknowledged with it) and
+        show what it changed."""
+        kept = self._apply(None, body, session, number, device, notices=notices)
+        if not kept:
             log.warning("approval step %s not kept: the journal refuses commits", body.get("step"))
         self.show([*notices, *self.approvals.alarm_changes()])
+        return kept
 
     def badge(self, uid: str, present: bool) -> list[Notice]:
         """A badge came in or went out at the dealer's position: the dealer on duty signed in or out, or the badge
@@ -635,6 +636,11 @@ class TableLoop:
         False when the journal refused it (:meth:`WriteAhead.refuse`): neither applied nor kept. ``notices``: what
         a record-only input gave rise to without a transition (a buy-in's), its records derived with it."""
         self.idle.clear()  # until the flush
+        if isinstance(table_input, VoidPressed) and not self._approved:  # a void may need a supervisor
+            facts: dict[str, Any] = {k: body[k] for k in ("source", "seq") if k in body}
+            asked = self.approvals.void_held(self.state, self.duty.on_duty, facts)
+            if asked is not None:
+                return self._approval_step(*asked, session, number, device)
         if self.commit.refuse(body):
             return False  # the journal has refused commits for a long while: the input is neither applied nor kept
         given = list(notices)
