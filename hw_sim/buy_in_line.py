@@ -5,8 +5,11 @@ dealer screen and takes ``buy_in`` lines back: one JSON object per line, ``{"t":
 "cents": 500000, "tender": "cash", "player_ref": null}``. ``shoe-sim --buy-ins PATH`` is that dealer screen:
 :class:`BuyInLine` connects to the socket (again and again until the table is there), sends each buy-in the
 money table made (:meth:`hw_sim.money.MoneyTable.take_buy_ins`) in order, and reads and drops the money lines
-the table sends (a reader that stops reading is dropped by the table). A buy-in not yet sent waits for the
-connection; one sent on a connection the table closed before it read the line is lost (said on stderr).
+the table sends (a reader that stops reading is dropped by the table), keeping of them only the approval the
+table holds for a supervisor (:attr:`BuyInLine.approval`: the money line's ``view.approval``), which the
+simulated supervisor answers with a badge and an ``approve`` line (:meth:`BuyInLine.send_lines`). A line not yet
+sent waits for the connection; one sent on a connection the table closed before it read the line is lost (said
+on stderr).
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ class BuyInLine:
         self._waiting: deque[bytes] = deque()
         self._next_try = 0.0
         self.sent = 0
+        #: The approval the table's last money line held for a supervisor (None: none).
+        self.approval: dict[str, object] | None = None
+        self._inbox = bytearray()
 
     @property
     def pending(self) -> bool:
@@ -53,7 +59,11 @@ class BuyInLine:
 
     def send(self, buy_ins: list[BuyIn], now: float) -> None:
         """Queue ``buy_ins`` and send what waits (connecting first when not connected)."""
-        self._waiting.extend(buy_in_line(b) for b in buy_ins)
+        self.send_lines([buy_in_line(b) for b in buy_ins], now)
+
+    def send_lines(self, lines: list[bytes], now: float) -> None:
+        """Queue ``lines`` (buy-ins, a supervisor's PIN) and send what waits (connecting first when not connected)."""
+        self._waiting.extend(lines)
         if not self._waiting:
             return
         if self._sock is None and now >= self._next_try:
@@ -81,6 +91,23 @@ class BuyInLine:
             return
         if not data:
             self._lost("the table closed money.sock")
+            return
+        self._inbox += data
+        *lines, rest = bytes(self._inbox).split(b"\n")
+        self._inbox = bytearray(rest[-(1 << 20) :])
+        for line in lines[-1:]:  # the newest money line is the table's whole view
+            self._read_money(line)
+
+    def _read_money(self, line: bytes) -> None:
+        """Keep the approval of a money line; a line that is not one is dropped, never a crash."""
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(value, dict) or value.get("t") != "money" or not isinstance(value.get("view"), dict):
+            return
+        approval = value["view"].get("approval")
+        self.approval = approval if isinstance(approval, dict) else None
 
     def close(self) -> None:
         if self._sock is not None:
@@ -102,3 +129,4 @@ class BuyInLine:
         sys.stderr.write(f"shoe-sim: buy-ins: {why}; connecting again\n")
         sys.stderr.flush()
         self.close()
+        self.approval = None

@@ -53,7 +53,7 @@ from hw_sim.buy_in_line import BuyInLine
 from hw_sim.chipset import ChipSet
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
-from hw_sim.money import MoneyConfig, MoneyConfigError, staff
+from hw_sim.money import MoneyConfig, MoneyConfigError, approvers, staff
 from hw_sim.players import BetsError, Counting, parse_amount, parse_bets
 from hw_sim.reader_feed import ReaderFeed
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
@@ -528,6 +528,8 @@ def run(
             if set(readable) & set(buy_ins.read_fds()):
                 buy_ins.readable()
             if sim.money is not None:
+                sim.money.approval_shown(buy_ins.approval, now)  # the supervisor answers the dealer screen
+                buy_ins.send_lines(sim.money.take_pins(), now)
                 buy_ins.send(sim.money.take_buy_ins(), now)
     transport.flush()
     if reader is not None:
@@ -544,9 +546,14 @@ def _run_reader(feed: ReaderFeed, line: Transport, readable: set[int], writable:
 
 
 def write_staff(path: Path, seed: int) -> None:
-    """``--staff-out``: the simulated dealers, one JSON line each (``id``, ``role``, ``badge``), for the floor's
-    registry (``shoe-floor staff add --id ID --name ... --role dealer --badge BADGE``)."""
+    """``--staff-out``: the simulated dealers, one JSON line each (``id``, ``role``, ``badge``), then the supervisor
+    and the pit manager who approve voids, with their ``pin`` too, for the floor's registry (``shoe-floor staff add
+    --id ID --name ... --role ROLE --badge BADGE``, ``set-pin``)."""
     lines = [json.dumps({"id": i, "role": "dealer", "badge": format_uid(uid)}) + "\n" for i, uid in staff(seed)]
+    lines += [
+        json.dumps({"id": i, "role": role, "badge": format_uid(uid), "pin": pin}) + "\n"
+        for i, role, uid, pin in approvers(seed)
+    ]
     try:
         path.write_text("".join(lines))
     except OSError as exc:

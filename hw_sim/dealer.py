@@ -163,6 +163,7 @@ class PromptDealer:
         self.coups_declared = 0
         self._empty = False
         self.table_declared = False
+        self._void_held = False  # VOID held for the halted coup: it waits for the void (a supervisor's approval)
 
     @property
     def current_coup(self) -> int:
@@ -179,6 +180,8 @@ class PromptDealer:
             self._thirds.clear()
             self._run_left = 0
             self.table_declared = True
+        if due is not Due.HALTED:
+            self._void_held = False  # the coup was voided (or the prompt moved on): a new halt is a new void
         self._pending = due
 
     def take_table_declared(self) -> bool:
@@ -199,7 +202,7 @@ class PromptDealer:
         if due is Due.NOTHING:
             return self.coup_cards >= 4
         if due is Due.HALTED:
-            return True
+            return not self._void_held  # VOID once; the table may wait for a supervisor before it voids
         # SHOE_CLOSED: only once this shoe has had a coup (before that it is the closed table of old)
         return self.coups_declared >= 1 and self.coup_cards == 0
 
@@ -250,6 +253,7 @@ class PromptDealer:
             self.coups_declared += 1  # the controller counts a voided coup towards the cut card's countdown
             self.coup_cards = 0
             self._thirds.clear()
+            self._void_held = True
             return Press(Button.VOID)
         return EndShoe("shoe closed")
 

@@ -69,6 +69,7 @@ class Fault(Enum):
     LOSER_NOT_TAKEN = "loser_not_taken"
     # the staff at the table (hw_sim/money.py, ``--dealer-swap``)
     UNKNOWN_BADGE = "unknown_badge"
+    WRONG_PIN = "wrong_pin"  # the supervisor types a wrong PIN three times (locked out): the pit manager approves
 
 
 BYTE_FAULTS = frozenset({Fault.CORRUPT, Fault.DROP})
@@ -91,7 +92,7 @@ MONEY_FAULTS = READ_FAULTS | frozenset(
     }
 )
 #: Faults of the staff's badges (``--dealer-swap``), scripted by coup as the money's are.
-STAFF_FAULTS = frozenset({Fault.UNKNOWN_BADGE})
+STAFF_FAULTS = frozenset({Fault.UNKNOWN_BADGE, Fault.WRONG_PIN})
 
 UNIT: dict[Fault, str] = (
     {f: "byte" for f in BYTE_FAULTS}
@@ -100,7 +101,7 @@ UNIT: dict[Fault, str] = (
     | {f: "spot read" for f in READ_FAULTS}
     | {Fault.LATE_BET: "seat and coup", Fault.PULLED_BET: "seat and coup", Fault.UNKNOWN_CHIP: "stack placed"}
     | {Fault.UNDERPAY: "winning wager", Fault.OVERPAY: "winning wager", Fault.LOSER_NOT_TAKEN: "losing wager"}
-    | {Fault.UNKNOWN_BADGE: "coup (with --dealer-swap)"}
+    | {Fault.UNKNOWN_BADGE: "coup (with --dealer-swap)", Fault.WRONG_PIN: "void approved (with --dealer-swap)"}
 )
 
 

@@ -171,6 +171,29 @@ def staff(seed: int) -> tuple[tuple[str, int], ...]:
     )
 
 
+#: The simulated table's approvers with ``--dealer-swap``: a supervisor, and a pit manager who approves when the
+#: supervisor is locked out (the ``wrong_pin`` fault).
+APPROVERS = (("S1", "supervisor"), ("P1", "pit_manager"))
+#: How long after the approval panel shows the supervisor's badge is at the dealer's position, and between
+#: the steps (the dealer's badge out and back, the supervisor's in and out, each PIN typed).
+APPROVER_STEP = 0.2
+
+
+def approvers(seed: int) -> tuple[tuple[str, str, int, str], ...]:
+    """The simulated table's approvers: ``(staff id, role, badge UID, PIN)`` each, from the seed (what the floor's
+    registry must hold for them to approve: ``shoe-sim --staff-out`` writes them with their PINs)."""
+    out = []
+    for i, (staff_id, role) in enumerate(APPROVERS):
+        rng = random.Random(f"{seed}:approver:{i}")
+        out.append((staff_id, role, rng.getrandbits(52) | (0x04 << 48), f"{rng.randrange(10**6):06d}"))
+    return tuple(out)
+
+
+def approve_line(pin: str) -> bytes:
+    """A supervisor's PIN as the table's ``money.sock`` takes it (one line)."""
+    return b'{"t":"approve","pin":"%s"}\n' % pin.encode()
+
+
 @dataclass(frozen=True, slots=True)
 class CardRead:
     """What the card reader of seat ``seat`` holds from ``at`` on: the card ``uid``, or none (seat 0: the dealer's
@@ -254,6 +277,11 @@ class MoneyTable:
         self._dealer: int | None = None  # the dealer on duty (an index of staff)
         self._dealt = 0  # coups the dealer on duty has opened
         self._unknown_badges = 0
+        self.approvers = approvers(seed)  # the supervisor and the pit manager (--dealer-swap)
+        self._locked_out: set[str] = set()  # approvers the table locked out (their wrong PINs)
+        self._approval_step: tuple[object, ...] | None = None  # the approval's step last answered
+        self._wrong_pins_left = 0  # the wrong_pin fault: wrong PINs still to type
+        self._pins: list[bytes] = []  # approve lines for the table's money.sock
         self._visits: dict[int, int] = {}  # the visits each seat has had (a new player, a new card)
 
     # -- the core's side -------------------------------------------------------------------------------
@@ -375,6 +403,61 @@ class MoneyTable:
         return self.registry.resolve_all(list(self.spots.get((seat, spot), ()))).cents
 
     # -- the people ----------------------------------------------------------------------------------
+
+    def approval_shown(self, approval: dict[str, object] | None, now: float) -> None:
+        """What the dealer screen shows of a pending approval (the money line's ``approval``; None: nothing): the
+        supervisor answers it. A badge is due: the dealer takes theirs out of the dealer's position's reader, the
+        supervisor (the pit manager when the supervisor is locked out) shows theirs, and the dealer's goes back.
+        The PIN is due: the approver types it (a wrong one three times for the ``wrong_pin`` fault: locked out,
+        and the pit manager comes). Each step answered once; truth lines ``approval_badge``, ``approval_pin``."""
+        if approval is None or not self.config.dealer_swap:
+            self._approval_step = None
+            return
+        step = (approval.get("shoe"), approval.get("coup"), approval.get("approver"), approval.get("said"))
+        if step == self._approval_step:
+            return
+        self._approval_step = step
+        said = str(approval.get("said") or "")
+        approver = approval.get("approver")
+        if approver is None:
+            if "LOCKED OUT" in said:
+                self._locked_out.add("S1")
+            who = next((a for a in self.approvers if a[0] not in self._locked_out), None)
+            if who is None:
+                return  # everyone locked out: the void waits (a pit manager on the floor resets a PIN)
+            staff_id, _role, uid, _pin = who
+            dealer = None if self._dealer is None else self.staff[self._dealer][1]
+            self.truth.write("approval_badge", now, shoe=self.shoe, coup=self.coup, staff_id=staff_id)
+            at = now + APPROVER_STEP
+            reads = [
+                CardRead(at, 0, None),
+                CardRead(at + APPROVER_STEP, 0, uid),
+                CardRead(at + 2 * APPROVER_STEP, 0, None),
+            ]
+            if dealer is not None:
+                reads.append(CardRead(at + 3 * APPROVER_STEP, 0, dealer))
+            self._queue(*reads)
+            if staff_id == "S1" and self._fault(Fault.WRONG_PIN, 0):
+                self._wrong_pins_left = 3
+                self.truth.write(
+                    "fault", now, kind=Fault.WRONG_PIN.value, shoe=self.shoe, coup=self.coup, staff_id=staff_id
+                )
+            return
+        who = next((a for a in self.approvers if a[0] == approver), None)
+        if who is None:
+            return  # not one of ours
+        staff_id, _role, _uid, pin = who
+        right = not (staff_id == "S1" and self._wrong_pins_left > 0)
+        if not right:
+            self._wrong_pins_left -= 1
+            pin = f"{(int(pin) + 1) % 10**6:06d}"
+        self.truth.write("approval_pin", now, shoe=self.shoe, coup=self.coup, staff_id=staff_id, right=right)
+        self._pins.append(approve_line(pin))
+
+    def take_pins(self) -> list[bytes]:
+        """The supervisor's ``approve`` lines since the last call, in order (the command line sends them)."""
+        out, self._pins = self._pins, []
+        return out
 
     def take_buy_ins(self) -> list[BuyIn]:
         """The buy-ins made since the last call, in order (for the table: the command line sends them)."""

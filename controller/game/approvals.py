@@ -18,7 +18,8 @@ the records (``approval_asked``, ``approval``, ``approval_refused``):
   :class:`ApprovalRefused` each, the approval stays pending for another supervisor): a badge not on the list
   (``unknown_badge``), a member who may not approve (``not_supervisor``: only supervisors and pit managers
   may), the dealer who asked (``own_correction``: a supervisor dealing cannot approve their own void), a member
-  locked out (``locked``). Else the member is the approver and the PIN is due (:class:`PinDue`).
+  locked out (``locked``). The asking dealer's own badge back in the reader is no news (it came out for the
+  supervisor's). Else the member is the approver and the PIN is due (:class:`PinDue`).
 * :meth:`ApprovalDesk.pin_checked`: the approver's PIN was right (:class:`Approved`: the shell carries the
   action out) or wrong (``wrong_pin``). The :data:`MAX_WRONG_PINS`-th wrong PIN in a row locks the member
   out (``locked_out``: the floor raises an alert); a lock lasts until the floor's next staff list (a PIN reset
@@ -183,6 +184,8 @@ class ApprovalDesk:
         p = self.pending
         if p is None:
             return []
+        if member is not None and member.staff_id == p.dealer and member.role not in APPROVING_ROLES:
+            return []  # the asking dealer's own badge back in the reader (it came out for the supervisor's): no news
         why: RefusedWhy | None = None
         if member is None:
             why = RefusedWhy.UNKNOWN_BADGE

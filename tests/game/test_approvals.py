@@ -20,7 +20,7 @@ from controller.game.approvals import (
 from controller.game.notice import Notice
 from controller.game.staff import Member
 
-SUP, PIT, DEALER = Member("S1", "supervisor"), Member("P1", "pit_manager"), Member("D1", "dealer")
+SUP, PIT, DEALER = Member("S1", "supervisor"), Member("P1", "pit_manager"), Member("D2", "dealer")
 TECH = Member("T1", "technician")
 
 
@@ -58,6 +58,12 @@ def test_who_may_not_approve(member: Member | None, has_pin: bool, why: RefusedW
     assert isinstance(refused, ApprovalRefused) and refused.reason is why and refused.staff_as_of == "list-1"
     assert desk.pending is not None and desk.pending.approver is None  # still pending, for another supervisor
     assert desk.view() is not None and desk.view().said == refused.text  # type: ignore[union-attr]
+
+
+def test_the_asking_dealers_own_badge_back_is_no_news() -> None:
+    desk = asked()
+    assert desk.badge(Member("D1", "dealer"), "0004A1B2C3D4E501") == []
+    assert desk.pending is not None and desk.pending.approver is None and desk.said == ""
 
 
 @pytest.mark.parametrize("member", [SUP, PIT], ids=["supervisor", "pit manager"])

@@ -4,6 +4,7 @@ wagers; a truth ``buy_in`` line for each, the same buy-in handed to the table, i
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from hw_sim.money import MoneyConfig
 from hw_sim.players import BUY_IN_UNIT, Bankrolls, ScriptedWagers
 from tests.hw_sim.test_core import converse
 from tests.hw_sim.test_money import run
+from tests.waiting import until
 
 
 def test_a_player_buys_in_on_sitting_down_and_again_when_low() -> None:
@@ -108,6 +110,12 @@ def test_the_line_waits_for_the_table_and_then_sends_in_order(tmp_path: Path) ->
         assert not line.pending and line.sent == 2
         conn.sendall(b'{"t":"money"}\n')  # the table's money lines are read and dropped
         line.readable()
+        assert line.approval is None
+        pending = {"action": "void", "shoe": 1, "coup": 4, "approver": None, "said": ""}
+        conn.sendall(b'{"t":"money","view":{"approval":%s}}\n' % json.dumps(pending).encode())
+        until(lambda: (line.readable(), line.approval)[1] == pending, 5, "the approval kept")
+        conn.sendall(b'{"t":"money","view":[1]}\nnot json\n{"t":"money","view":{}}\n')  # noise: no crash
+        until(lambda: (line.readable(), line.approval)[1] is None, 5, "the approval gone")
         conn.close()
     finally:
         line.close()

@@ -13,7 +13,7 @@ from controller.game.chips import format_uid
 from hw_sim.cli import main
 from hw_sim.core import Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, ScriptedFault
-from hw_sim.money import CardRead, MoneyConfig, MoneyConfigError, staff
+from hw_sim.money import CardRead, MoneyConfig, MoneyConfigError, approvers, staff
 
 
 def run(swap: int, faults: FaultPlan | None = None) -> tuple[ShoeSimulator, list[CardRead]]:
@@ -80,5 +80,8 @@ def test_staff_out_writes_the_dealers_for_the_registry(tmp_path: Path, capsys: p
 
     write_staff(out, 5)
     lines = [json.loads(x) for x in out.read_text().splitlines()]
-    assert [(x["id"], x["role"]) for x in lines] == [("D1", "dealer"), ("D2", "dealer"), ("D3", "dealer")]
-    assert [x["badge"] for x in lines] == [format_uid(uid) for _i, uid in staff(5)]
+    assert [(x["id"], x["role"]) for x in lines] == [
+        ("D1", "dealer"), ("D2", "dealer"), ("D3", "dealer"), ("S1", "supervisor"), ("P1", "pit_manager")
+    ]  # fmt: skip
+    assert [x["badge"] for x in lines[:3]] == [format_uid(uid) for _i, uid in staff(5)]
+    assert [(x["badge"], x["pin"]) for x in lines[3:]] == [(format_uid(u), p) for _i, _r, u, p in approvers(5)]
