@@ -97,6 +97,8 @@ FEED_SIZE = 100
 #: The least seconds between two snapshots on one pit page's stream (the newest is sent; those between are
 #: not): twelve busy tables publish some 100 times a second, which a page cannot draw nor a person read.
 MIN_GAP = 0.25
+#: The records that say who deals at a table (its last one says who is on duty now).
+DUTY_KINDS = (RecordKind.DEALER_IN.value, RecordKind.DEALER_OUT.value)
 #: Big-road columns a tile keeps (the newest): a shoe of ~80 coups takes up to ~50; the page sizes the cells to
 #: the tile and scrolls inside the road (the newest in view) when they would be smaller than legible.
 TILE_COLUMNS = 100
@@ -418,11 +420,17 @@ class Pit:
             lasts = {t: self.archive.coups(t, last=1) for t in tables}
             shoes = {t: self.archive.shoes(t) for t in tables}
             current = {t: self.archive.shoe_records(t, s[-1]) if s else [] for t, s in shoes.items()}
+            # the dealer on duty: the last dealer_in or dealer_out, which may be shoes back (a dealer signed in
+            # before the shoe began, or a table whose pit restarted mid-shift)
+            duty = {t: self.archive.last_record_of_kinds(t, DUTY_KINDS) for t in tables}
             money = self._shift_figures(self.shift)
         with self._lock:
             for table in tables:
                 tile = self.tiles.setdefault(table, _Tile("", table))
                 tile.money = ShiftMoney(self.shift, money.get(table))
+                last_duty = duty[table]
+                if last_duty is not None and body_ok(last_duty.kind, last_duty.body):
+                    tile.follow_record(last_duty.kind, last_duty.body)
                 for kind, body in current[table]:
                     if body_ok(kind, body):
                         tile.follow_record(kind, body)

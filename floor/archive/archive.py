@@ -171,6 +171,10 @@ class Archive:
         ``upto``), table by table in seq order (:meth:`~floor.archive.recall.Recall.of_kinds`)."""
         return self._recall.of_kinds(kinds, table, after, upto)
 
+    def last_record_of_kinds(self, table: str, kinds: Sequence[str]) -> TableRecord | None:
+        """``table``'s newest record of these kinds (:meth:`~floor.archive.recall.Recall.last_of_kinds`)."""
+        return self._recall.last_of_kinds(table, kinds)
+
     def records_between(self, table: str, after: int, upto: int) -> list[TableRecord]:
         """``table``'s records with ``after`` < seq <= ``upto`` (:meth:`~floor.archive.recall.Recall.between`)."""
         return self._recall.between(table, after, upto)

@@ -102,6 +102,21 @@ class Recall:
             cur.close()
             conn.commit()
 
+    def last_of_kinds(self, table: str, kinds: Sequence[str]) -> TableRecord | None:
+        """``table``'s newest archived record of these kinds (by seq), or None (the pit's dealer on duty after
+        its restart: the last ``dealer_in`` or ``dealer_out``, which may be shoes back)."""
+        marks = ", ".join("?" for _ in kinds)
+        with self._store.transaction() as cur:
+            cur.execute(
+                self._store.sql(
+                    f'SELECT {_RECORD_COLUMNS} FROM records WHERE "table" = ? AND kind IN ({marks})'
+                    " ORDER BY seq DESC LIMIT 1"
+                ),
+                (table, *kinds),
+            )
+            row = cur.fetchone()
+        return None if row is None else _record_of(row)
+
     def between(self, table: str, after: int, upto: int) -> list[TableRecord]:
         """``table``'s records with ``after`` < seq <= ``upto``, in seq order, without their signatures (what
         surveillance reads)."""
