@@ -29,6 +29,12 @@ TARGETS = """() => [...document.querySelectorAll('[data-testid="buy-in"] button'
 })"""
 
 
+SEAT_BOXES = """() => [...document.querySelectorAll('[data-testid="seats"] > section')].map((c) => {
+  const r = c.getBoundingClientRect();
+  return [c.dataset.seat, Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
+})"""
+
+
 @pytest.fixture
 def table() -> Table:
     return Table()
@@ -68,6 +74,7 @@ def test_a_buy_in_typed_on_the_screen_reaches_the_table_as_typed(
     try:
         wait_version(page, screen.version)
         assert page.locator('[data-testid="buy-in"]').is_hidden()
+        boxes = page.evaluate(SEAT_BOXES)
         tap(page, "open-buy-in")
         assert page.locator('[data-testid="buy-in"]').is_visible()
         assert text(page, "buy-in-confirm") == "CHOOSE THE SEAT"
@@ -96,6 +103,7 @@ def test_a_buy_in_typed_on_the_screen_reaches_the_table_as_typed(
         assert table.got == [BuyIn(3, 500_000, Tender.CHIPS)]
         assert text(page, "buy-in-said") == "SEAT 3: BUY-IN $5,000 CHIPS SENT TO THE TABLE"
         assert page.locator('[data-testid="buy-in"]').is_hidden()
+        assert page.evaluate(SEAT_BOXES) == boxes  # the answer takes the table name's place: no seat box moves
         page.screenshot(path=str(OUTPUT / f"dealer-buy-in-sent-{width}x{height}.png"))
     finally:
         page.close()

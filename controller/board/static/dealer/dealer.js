@@ -180,9 +180,7 @@
     said.classList.toggle("refused", refused);
     said.hidden = false;
     clearTimeout(saidTimer);
-    saidTimer = setTimeout(() => { said.hidden = true; fitted = null; if (last) draw(last); }, refused ? 15000 : 8000);
-    fitted = null;
-    if (last) draw(last);
+    saidTimer = setTimeout(() => { said.hidden = true; }, refused ? 15000 : 8000);
   }
   async function confirmEntry() {
     const line = { t: "buy_in", seat: entry.seat, cents: entryCents(), tender: entry.tender, player_ref: null };
