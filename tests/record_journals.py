@@ -32,7 +32,16 @@ from controller.game.table import (
 )
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
-from controller.table.loop import BuyInEntry, LoopConfig, PanelPress, PinVerdict, ShoePort, StaffListIn, TableLoop
+from controller.table.loop import (
+    BuyInEntry,
+    LoopConfig,
+    PanelPress,
+    PinVerdict,
+    RateEntry,
+    ShoePort,
+    StaffListIn,
+    TableLoop,
+)
 from controller.table.panel import ButtonAction
 from controller.table.staff_list import StaffListKeeper
 from controller.table.wire import AsciiWire
@@ -259,7 +268,7 @@ def every_approval_journal(path: Path) -> Journal:
     """A journal (open: the caller closes it) with every step of a supervisor's approval (version 4): a void asked,
     a dealer's and an unknown badge refused, a supervisor's three wrong PINs (locked out), refused again, a pit
     manager's right PIN (approved: the coup voided); a void asked and withdrawn; a supervisor dealing who cannot
-    approve their own void."""
+    approve their own void; an uncarded player rated (an anonymous player's visit at seat 3)."""
     journal = Journal.open(path)
     keeper = StaffListKeeper(None, APPROVAL_FLOOR_KEY.public_key(), "casino")
     loop = TableLoop(
@@ -298,5 +307,9 @@ def every_approval_journal(path: Path) -> Journal:
     badge(BADGE_SUP2, True)  # no approval pending: a supervisor signs in to deal (D1 replaced)
     loop.handle(PanelPress(ButtonAction.VOID))  # asked by S2
     badge(BADGE_SUP2, True)  # own_correction
+    loop.handle(PanelPress(ButtonAction.VOID))  # withdrawn
+    loop.handle(RateEntry(3))  # the uncarded player at seat 3 rated ...
+    badge(BADGE_PIT.rjust(16, "0"), True)
+    loop.handle(PinVerdict("P1", True))  # ... approved: an anonymous player's visit at seat 3
     loop.flush()
     return journal

@@ -53,8 +53,8 @@ PINNED = {
         "17010b5a86a5b5545fe7f7258f3f518f6eab6808d62d97a69b0ea9ceb19070b7",
     ),
     "every_approval": (
-        "99561ef7cd747f2c3ffb0419d36451061611b439045144c58546b30610adfc3b",
-        "3fd2c1f778c74adf31407a14eb53f5d394ee80f95fc3ef7913ac0bd732bc6eb1",
+        "81e563782cf8c670b850bc5a708719fb03789f6c9a8b42b1504c095e02479653",
+        "fb78fe7aed74dbdb57229c4233a3355302004840ffa1611e8662f3b0c0a21a77",
     ),
 }
 #: The record version each journal's published digest was taken at.

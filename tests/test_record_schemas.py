@@ -123,7 +123,10 @@ def test_every_approval_kind_is_valid(tmp_path: Path, validator: Draft202012Vali
         assert {k for k, _ in records} >= APPROVAL_KINDS
         whys = {b["why"] for k, b in records if k == "approval_refused"}
         assert whys == {w.value for w in ApprovalWhy} - {"no_pin"}  # every step but a member without a PIN
-        assert [b["approver"] for k, b in records if k == "approval"] == ["P1"]
+        assert [(b["approver"], b["action"]) for k, b in records if k == "approval"] == [
+            ("P1", "void"),
+            ("P1", "rate_uncarded"),
+        ]
         assert problems(validator, journal) == []
 
 

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from controller.displays.dealer import screen_model
 from controller.displays.wording import money
-from controller.feed.messages import FeedError, PinLine, decode_money_reader
+from controller.feed.messages import FeedError, PinLine, RateLine, decode_money_reader
 from controller.game.cash import BuyIn, buy_in_refusal
 from controller.game.wagers import MoneyView
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
@@ -54,7 +54,7 @@ STATIC_FILES: Mapping[str, str] = {
 #: The most a buy-in's request body may be (its one JSON line is about 90 bytes); a PIN's the same.
 MAX_BUY_IN_BODY = 512
 #: What may be posted: the path and the word its refusals start with.
-_POSTS = {"/api/buy-in": "buy-in", "/api/approve": "PIN"}
+_POSTS = {"/api/buy-in": "buy-in", "/api/approve": "PIN", "/api/rate": "rating"}
 
 
 class DealerScreen:
@@ -100,6 +100,8 @@ class DealerScreen:
         self.send_buy_in: Callable[[BuyIn], bool] | None = None
         #: Hands a supervisor's PIN entered here to the table (the money feed's ``send_pin``); None: refused.
         self.send_pin: Callable[[PinLine], bool] | None = None
+        #: Hands the RATE of a seat's uncarded player to the table (the money feed's ``send_rate``); None: refused.
+        self.send_rate: Callable[[RateLine], bool] | None = None
         self._publish()
 
     # -- what the board process hands it ------------------------------------------------------------
@@ -196,10 +198,39 @@ class DealerScreen:
         log.warning("dealer screen: %s", why)
         return status, why
 
+    def enter_rate(self, body: bytes) -> tuple[HTTPStatus, str]:
+        """The RATE of a seat's uncarded player (``body``: the money socket's ``rate`` line): sent to the table,
+        which asks a supervisor, or why not in one line. Counted in :attr:`stats` (``rates_sent``,
+        ``rates_refused``)."""
+        try:
+            rate = decode_money_reader(body)
+        except FeedError as exc:
+            return self._refuse_rate(HTTPStatus.BAD_REQUEST, f"rating refused: {str(exc).removeprefix('rate: ')}")
+        if not isinstance(rate, RateLine):
+            return self._refuse_rate(HTTPStatus.BAD_REQUEST, "rating refused: not a rate line")
+        if self.seats and rate.seat > self.seats:
+            return self._refuse_rate(
+                HTTPStatus.BAD_REQUEST, f"rating refused: seat {rate.seat} is not on this table (seats 1-{self.seats})"
+            )
+        sender = self.send_rate
+        if sender is None or not sender(rate):
+            return self._refuse_rate(HTTPStatus.SERVICE_UNAVAILABLE, "rating NOT sent: the table is not reached; again")
+        self.stats["rates_sent"] += 1
+        said = f"seat {rate.seat}: rating asked: a supervisor approves it"
+        log.info("dealer screen: %s", said)
+        return HTTPStatus.ACCEPTED, said
+
+    def _refuse_rate(self, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
+        self.stats["rates_refused"] += 1
+        log.warning("dealer screen: %s", why)
+        return status, why
+
     def refuse(self, path: str, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
         """A post to ``path`` refused before its body was read (counted as that post's refusals)."""
         if path == "/api/approve":
             return self._refuse_pin(status, why)
+        if path == "/api/rate":
+            return self._refuse_rate(status, why)
         return self._refuse_buy_in(status, why)
 
     def snapshot(self) -> dict[str, Any]:
@@ -279,7 +310,9 @@ class _DealerHandler(BoardHandler):
                 f"{what} refused: {length} bytes (at most {MAX_BUY_IN_BODY})",
             )
         body = self.rfile.read(length)
-        return host.enter_pin(body) if path == "/api/approve" else host.enter_buy_in(body)
+        if path == "/api/approve":
+            return host.enter_pin(body)
+        return host.enter_rate(body) if path == "/api/rate" else host.enter_buy_in(body)
 
 
 def _loopback(address: str) -> bool:

@@ -34,12 +34,14 @@ from controller.feed.messages import (
     FeedError,
     Hello,
     PinLine,
+    RateLine,
     TableMessage,
     Update,
     decode_table,
     encode_ack,
     encode_buy_in,
     encode_pin,
+    encode_rate,
     encode_staff,
 )
 from controller.game.cash import BuyIn
@@ -170,6 +172,12 @@ class FeedClient:
         if not self.money:
             raise ValueError("only a reader of money.sock sends PINs")
         return self._send_now(encode_pin(pin), "pins_sent")
+
+    def send_rate(self, rate: RateLine) -> bool:
+        """Hand the dealer screen's RATE of a seat to the table (``money.sock`` only), now or not at all."""
+        if not self.money:
+            raise ValueError("only a reader of money.sock sends ratings")
+        return self._send_now(encode_rate(rate), "rates_sent")
 
     def _send_now(self, line: bytes, counted: str) -> bool:
         with self._lock:

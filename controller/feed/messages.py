@@ -20,8 +20,10 @@ it); on the money socket only: ``buy_in`` (a buy-in entered for a seat: ``seat``
 ``cents``, ``tender``, ``player_ref`` or null; :func:`decode_money_reader`, :func:`encode_buy_in`; the table
 checks it against its seats before it journals it) and ``approve`` (a supervisor's PIN entered for the approval
 pending, 4 to 12 digits: :class:`PinLine`, :func:`encode_pin`; the table checks it against the staff list's hash
-and never logs it). Anything else a reader sends is refused and counted. The ``money`` line carries the approval
-pending, when one is, under ``view.approval`` (:class:`~controller.game.wagers.ApprovalView`).
+and never logs it) and ``rate`` (the dealer screen's RATE: the uncarded player at ``seat`` to be rated, which a
+supervisor approves: :class:`RateLine`, :func:`encode_rate`). Anything else a reader sends is refused and
+counted. The ``money`` line carries the approval pending, when one is, under ``view.approval``
+(:class:`~controller.game.wagers.ApprovalView`).
 
 The wagers never travel on the public socket: :func:`decode_table` refuses a ``money`` line unless its reader
 asked for the money socket's lines (``money=True``), and the table's server sends them on ``money.sock`` alone.
@@ -57,6 +59,7 @@ __all__ = [
     "Money",
     "PinLine",
     "PinRefused",
+    "RateLine",
     "ReaderMessage",
     "TableMessage",
     "Update",
@@ -69,6 +72,7 @@ __all__ = [
     "encode_metrics",
     "encode_money",
     "encode_pin",
+    "encode_rate",
     "encode_staff",
     "encode_update",
 ]
@@ -135,6 +139,13 @@ class PinLine:
     """A supervisor's PIN entered at the dealer screen for the approval pending (``money.sock``, reader -> table)."""
 
     pin: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class RateLine:
+    """The dealer screen's RATE (``money.sock``, reader -> table): rate the uncarded player at ``seat``."""
+
+    seat: int
 
 
 TableMessage = Hello | Update | Commit | Metrics | Money
@@ -233,6 +244,12 @@ class _PinLine(BaseModel):
     pin: Annotated[str, Field(pattern=r"^[0-9]{4,12}$")]
 
 
+class _RateLine(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    t: Literal["rate"]
+    seat: Annotated[int, Field(ge=1, le=MAX_SEATS)]
+
+
 class _BuyInLine(BaseModel):
     """A buy-in entered for a seat (``money.sock``, reader -> table): :class:`BuyIn`'s fields, bounded."""
 
@@ -285,6 +302,11 @@ def encode_buy_in(buy_in: BuyIn) -> bytes:
 def encode_pin(pin: PinLine) -> bytes:
     """An ``approve`` line (``money.sock``, reader -> table): the PIN entered for the approval pending."""
     return _line({"t": "approve", "pin": pin.pin})
+
+
+def encode_rate(rate: RateLine) -> bytes:
+    """A ``rate`` line (``money.sock``, reader -> table)."""
+    return _line({"t": "rate", "seat": rate.seat})
 
 
 def _object(line: bytes) -> dict[str, Any]:
@@ -366,7 +388,7 @@ def decode_reader(line: bytes) -> ReaderMessage:
     return ack
 
 
-def decode_money_reader(line: bytes) -> BuyIn | PinLine:
+def decode_money_reader(line: bytes) -> BuyIn | PinLine | RateLine:
     """A line from a reader of the money socket (the table reads it): ``buy_in``, bounded (the seat 1-14, the
     amount 1 cent to :data:`~controller.game.cash.MAX_BUY_IN_CENTS`, the tender, the ``player_ref``), or
     ``approve`` (a PIN of 4 to 12 digits: :class:`PinRefused` otherwise, which never says the PIN)."""
@@ -376,6 +398,11 @@ def decode_money_reader(line: bytes) -> BuyIn | PinLine:
             return PinLine(_PinLine.model_validate(value).pin)
         except ValidationError:
             raise PinRefused("approve: a PIN is 4 to 12 digits") from None
+    if value["t"] == "rate":
+        try:
+            return RateLine(_RateLine.model_validate(value).seat)
+        except ValidationError as exc:
+            raise BuyInRefused(f"rate: {_problem(exc)}") from None
     if value["t"] != "buy_in":
         raise FeedError(f"a money reader may only send buy_in or approve, not {str(value['t'])[:40]!r}")
     try:

@@ -48,6 +48,7 @@ from controller.feed.messages import (
     FeedError,
     PinLine,
     PinRefused,
+    RateLine,
     decode_money_reader,
     decode_reader,
     encode_hello,
@@ -137,6 +138,7 @@ class FeedServer:
         on_buy_in: Callable[[BuyIn], None] = lambda buy_in: None,
         on_buy_in_refused: Callable[[str], None] = lambda why: None,
         on_pin: Callable[[str], None] = lambda pin: None,
+        on_rate: Callable[[int], None] = lambda seat: None,
         metrics_text: Callable[[], str] | None = None,
         public_mode: int = 0o666,
         link_mode: int = 0o660,
@@ -158,6 +160,8 @@ class FeedServer:
         self.on_buy_in_refused = on_buy_in_refused
         #: Where a supervisor's PIN a money reader sent goes (the table loop's inbox; never logged).
         self.on_pin = on_pin
+        #: Where the dealer screen's RATE of a seat goes (the table loop's inbox).
+        self.on_rate = on_rate
         self.metrics_text = metrics_text
         self.public_mode = public_mode
         self.link_mode = link_mode
@@ -520,6 +524,10 @@ class FeedServer:
         if isinstance(buy_in, PinLine):
             self.stats["pins"] += 1
             self.on_pin(buy_in.pin)
+            return True
+        if isinstance(buy_in, RateLine):
+            self.stats["rates"] += 1
+            self.on_rate(buy_in.seat)
             return True
         self.stats["buy_ins"] += 1
         self.on_buy_in(buy_in)

@@ -1,7 +1,9 @@
 """What needs a supervisor: an action the dealer asks for waits for a supervisor's badge and PIN. Pure.
 
-The house's rule (``docs/operations.md``, "Supervisor approvals"): the dealer may not void a coup alone. Holding
-VOID *asks* for it; the table does nothing to the coup until a supervisor approves at the dealer's position:
+The house's rule (``docs/operations.md``, "Supervisor approvals"): the dealer may not void a coup alone, nor rate
+an uncarded player (an anonymous player of the seat, :data:`Action.RATE_UNCARDED`: the dealer screen's RATE).
+Holding VOID *asks* for the void; the table does nothing to the coup until a supervisor approves at the dealer's
+position:
 
 1. the supervisor's badge at the dealer's position's reader (during a pending approval that reader's badges are
    the approval's: a badge in is not a dealer swap, the dealer's own badge out and back is no news);
@@ -61,11 +63,11 @@ class Action(Enum):
     """What needs a supervisor's approval (the value is the records' word)."""
 
     VOID = "void"  # void the coup in progress
+    RATE_UNCARDED = "rate_uncarded"  # rate the uncarded player at a seat as an anonymous player of that seat
 
-    @property
-    def text(self) -> str:
+    def text(self, seat: int | None = None) -> str:
         """The action as the dealer's display says it."""
-        return {Action.VOID: "VOID COUP"}[self]
+        return "VOID COUP" if self is Action.VOID else f"RATE SEAT {seat}"
 
 
 class RefusedWhy(Enum):
@@ -91,6 +93,7 @@ class Pending:
     coup: int
     dealer: str | None
     approver: str | None = None
+    seat: int | None = None  # rate_uncarded: the seat
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,7 @@ class ApprovalAsked(Notice):
     coup: int
     action: Action
     dealer: str | None
+    seat: int | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,7 @@ class Approved(Notice):
     role: str
     dealer: str | None
     staff_as_of: str = ""  # the staff list the badge and PIN were checked against
+    seat: int | None = None
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,7 @@ class ApprovalRefused(Notice):
     badge: str | None = None
     wrong_pins: int = 0  # wrong_pin, locked_out: the wrong PINs in a row so far
     staff_as_of: str = ""  # the staff list looked in
+    seat: int | None = None
 
     @property
     def text(self) -> str:
@@ -165,18 +171,19 @@ class ApprovalDesk:
     #: What was said of the pending approval's last step ("" or a refusal's text): the dealer screen shows it.
     said: str = ""
 
-    def ask(self, action: Action, shoe: int, coup: int, dealer: str | None) -> list[Notice]:
+    def ask(self, action: Action, shoe: int, coup: int, dealer: str | None, seat: int | None = None) -> list[Notice]:
         """The dealer asks for ``action``; asking again for the pending one withdraws it. Another action asked
         while one is pending is refused (None of it is kept): the pending one is decided first."""
         p = self.pending
         if p is not None:
-            if p.action is action:
+            if p.action is action and p.seat == seat:
                 self.pending = None
-                return [ApprovalRefused(p.shoe, p.coup, p.action, RefusedWhy.WITHDRAWN, p.dealer, None, 0, self.as_of)]
+                why = RefusedWhy.WITHDRAWN
+                return [ApprovalRefused(p.shoe, p.coup, p.action, why, p.dealer, None, 0, self.as_of, p.seat)]
             return []
-        self.pending = Pending(action, shoe, coup, dealer)
+        self.pending = Pending(action, shoe, coup, dealer, seat=seat)
         self.said = ""
-        return [ApprovalAsked(shoe, coup, action, dealer)]
+        return [ApprovalAsked(shoe, coup, action, dealer, seat)]
 
     def badge(self, member: Member | None, uid: str, has_pin: bool = True) -> list[Notice]:
         """A badge in at the dealer's position while an approval is pending (``member``: whose it is on the
@@ -199,13 +206,13 @@ class ApprovalDesk:
             why = RefusedWhy.NO_PIN
         staff = None if member is None else member.staff_id
         if why is not None:
-            refused = ApprovalRefused(p.shoe, p.coup, p.action, why, staff, uid, 0, self.as_of)
+            refused = ApprovalRefused(p.shoe, p.coup, p.action, why, staff, uid, 0, self.as_of, p.seat)
             self.said = refused.text
             return [refused]
         assert member is not None
         if p.approver == member.staff_id:
             return []  # the reader repeats its cards after a HELLO
-        self.pending = Pending(p.action, p.shoe, p.coup, p.dealer, member.staff_id)
+        self.pending = Pending(p.action, p.shoe, p.coup, p.dealer, member.staff_id, p.seat)
         self._approver_role = member.role
         self.said = ""
         return [PinDue(member.staff_id)]
@@ -218,17 +225,20 @@ class ApprovalDesk:
         if right:
             self.pending = None
             self.wrong_pins.pop(staff_id, None)
-            return [Approved(p.shoe, p.coup, p.action, staff_id, self._approver_role, p.dealer, self.as_of)]
+            role = self._approver_role
+            return [Approved(p.shoe, p.coup, p.action, staff_id, role, p.dealer, self.as_of, p.seat)]
         wrong = self.wrong_pins.get(staff_id, 0) + 1
         if wrong < MAX_WRONG_PINS:
             self.wrong_pins[staff_id] = wrong
-            refused = ApprovalRefused(p.shoe, p.coup, p.action, RefusedWhy.WRONG_PIN, staff_id, None, wrong, self.as_of)
+            why = RefusedWhy.WRONG_PIN
+            refused = ApprovalRefused(p.shoe, p.coup, p.action, why, staff_id, None, wrong, self.as_of, p.seat)
             self.said = refused.text
             return [refused]
         self.wrong_pins.pop(staff_id, None)
         self.locked.add(staff_id)
-        self.pending = Pending(p.action, p.shoe, p.coup, p.dealer)  # another supervisor may approve it
-        refused = ApprovalRefused(p.shoe, p.coup, p.action, RefusedWhy.LOCKED_OUT, staff_id, None, wrong, self.as_of)
+        self.pending = Pending(p.action, p.shoe, p.coup, p.dealer, seat=p.seat)  # another supervisor may approve it
+        why = RefusedWhy.LOCKED_OUT
+        refused = ApprovalRefused(p.shoe, p.coup, p.action, why, staff_id, None, wrong, self.as_of, p.seat)
         self.said = refused.text
         return [refused]
 
@@ -237,7 +247,7 @@ class ApprovalDesk:
         p = self.pending
         if p is None:
             return None
-        return ApprovalView(p.action.value, p.action.text, p.shoe, p.coup, p.dealer, p.approver, self.said)
+        return ApprovalView(p.action.value, p.action.text(p.seat), p.shoe, p.coup, p.dealer, p.approver, self.said)
 
     def drop(self) -> Pending | None:
         """The pending approval ends unasked-for (its coup is over: voided for another reason, a new shoe): no

@@ -736,7 +736,8 @@ ApprovalStep = Annotated[str, _enum(_APPROVAL_STEPS, "an approval's step"), _nam
 
 
 class ApprovalAskedBody(RecordBody):
-    """The dealer asked for an action that needs a supervisor (VOID held): it waits for a badge and a PIN."""
+    """The dealer asked for an action that needs a supervisor (VOID held, RATE on the dealer screen): it waits for a
+    badge and a PIN."""
 
     kind_of = RecordKind.APPROVAL_ASKED
     nullable = frozenset({"dealer"})
@@ -746,6 +747,7 @@ class ApprovalAskedBody(RecordBody):
     coup: Number = Field(description="the coup the action is for")
     action: ActionName
     dealer: StaffId | None = Field(description="the dealer on duty who asked (null: no one signed in)")
+    seat: Seat | None = Field(default=None, description="rate_uncarded: the seat whose player is rated")
 
 
 class ApprovalBody(RecordBody):
@@ -762,6 +764,7 @@ class ApprovalBody(RecordBody):
     role: ApprovingRole
     dealer: StaffId | None = Field(description="the dealer on duty who asked (null: no one signed in)")
     staff_as_of: Text = Field(description="the staff list the badge and PIN were checked against")
+    seat: Seat | None = Field(default=None, description="rate_uncarded: the seat whose player is rated")
 
 
 class ApprovalRefusedBody(RecordBody):
@@ -782,6 +785,7 @@ class ApprovalRefusedBody(RecordBody):
     badge: Badge | None = Field(default=None, description="the badge as read (left out: a PIN's verdict)")
     wrong_pins: Count = Field(description="wrong_pin, locked_out: the wrong PINs in a row so far (else 0)")
     staff_as_of: Text = Field(description="the staff list looked in (the registry's last change)")
+    seat: Seat | None = Field(default=None, description="rate_uncarded: the seat whose player is rated")
 
 
 # -- inputs --------------------------------------------------------------------------------------------------
@@ -902,6 +906,7 @@ class InputBody(RecordBody):
     action: ActionName | None = Field(default=None, description="approval: the action it is for")
     staff_id: StaffId | None = Field(default=None, description="approval (pin): whose PIN was checked")
     right: bool | None = Field(default=None, description="approval (pin): the PIN matched (never the PIN itself)")
+    # approval (ask) of rate_uncarded: the seat is the bet-spot reader's seat field above
 
     @model_validator(mode="after")
     def _its_fields(self, info: ValidationInfo) -> Self:

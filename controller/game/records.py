@@ -572,19 +572,36 @@ def staff_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
 
 #: Each approval record's fields, in order (``docs/schemas/approval.schema.json`` ...).
 APPROVAL_FIELDS: dict[RecordKind, tuple[str, ...]] = {
-    RecordKind.APPROVAL_ASKED: ("shoe", "coup", "action", "dealer"),
-    RecordKind.APPROVAL: ("shoe", "coup", "action", "approver", "role", "dealer", "staff_as_of"),
-    RecordKind.APPROVAL_REFUSED: ("shoe", "coup", "action", "why", "staff_id", "badge", "wrong_pins", "staff_as_of"),
+    RecordKind.APPROVAL_ASKED: ("shoe", "coup", "action", "dealer", "seat"),
+    RecordKind.APPROVAL: ("shoe", "coup", "action", "approver", "role", "dealer", "staff_as_of", "seat"),
+    RecordKind.APPROVAL_REFUSED: (
+        "shoe",
+        "coup",
+        "action",
+        "why",
+        "staff_id",
+        "badge",
+        "wrong_pins",
+        "staff_as_of",
+        "seat",
+    ),
 }
 
 
 def approval_input(
-    step: str, action: Action, staff_id: str | None = None, right: bool | None = None, **facts: Any
+    step: str,
+    action: Action,
+    staff_id: str | None = None,
+    right: bool | None = None,
+    seat: int | None = None,
+    **facts: Any,
 ) -> dict[str, Any]:
     """The journal body of an approval's step that is not a badge (an ``approval`` input, a record only): the
     dealer's ``ask`` (with the press's ``facts``: its ``source``, the shoe's ``seq``), or a ``pin``'s verdict for
     ``staff_id`` (``right``; the PIN itself is never kept)."""
     fields: dict[str, Any] = {"step": step, "action": action.value}
+    if seat is not None:
+        fields["seat"] = seat
     if staff_id is not None:
         fields |= {"staff_id": staff_id, "right": bool(right)}
     return record_body(InputKind.APPROVAL, **fields, **facts)
@@ -592,26 +609,23 @@ def approval_input(
 
 def approval_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
     """The record of an approval asked, given or refused; None for another notice."""
+    seat: dict[str, Any] = {}
+    if isinstance(n, ApprovalAsked | Approved | ApprovalRefused) and n.seat is not None:
+        seat["seat"] = n.seat
     if isinstance(n, ApprovalAsked):
-        asked = ApprovalAskedBody(shoe=n.shoe, coup=n.coup, action=n.action.value, dealer=n.dealer)
-        return RecordKind.APPROVAL_ASKED, asked.to_body()
+        asked = {"shoe": n.shoe, "coup": n.coup, "action": n.action.value, "dealer": n.dealer, **seat}
+        return RecordKind.APPROVAL_ASKED, ApprovalAskedBody.parse(asked).to_body()
     if isinstance(n, Approved):
-        given = ApprovalBody(
-            shoe=n.shoe,
-            coup=n.coup,
-            action=n.action.value,
-            approver=n.approver,
-            role=n.role,
-            dealer=n.dealer,
-            staff_as_of=n.staff_as_of,
-        )
-        return RecordKind.APPROVAL, given.to_body()
+        given: dict[str, Any] = {"shoe": n.shoe, "coup": n.coup, "action": n.action.value, "approver": n.approver}
+        given["role"] = n.role
+        given |= {"dealer": n.dealer, "staff_as_of": n.staff_as_of, **seat}
+        return RecordKind.APPROVAL, ApprovalBody.parse(given).to_body()
     if isinstance(n, ApprovalRefused):
         fields: dict[str, Any] = {"shoe": n.shoe, "coup": n.coup, "action": n.action.value, "why": n.reason.value}
         fields["staff_id"] = n.staff_id
         if n.badge is not None:
             fields["badge"] = n.badge
-        fields |= {"wrong_pins": n.wrong_pins, "staff_as_of": n.staff_as_of}
+        fields |= {"wrong_pins": n.wrong_pins, "staff_as_of": n.staff_as_of, **seat}
         return RecordKind.APPROVAL_REFUSED, ApprovalRefusedBody.parse(fields).to_body()
     return None
 

@@ -35,7 +35,20 @@ from typing import Any
 
 from controller.game.notice import Notice
 
-__all__ = ["LeaveWhy", "PlayerIn", "PlayerOut", "SeatBook", "SeatCard", "player_ref"]
+__all__ = [
+    "ANONYMOUS_PREFIX",
+    "LeaveWhy",
+    "PlayerIn",
+    "PlayerOut",
+    "SeatBook",
+    "SeatCard",
+    "anonymous_player",
+    "player_ref",
+]
+
+#: How an anonymous player's ``player_ref`` begins: an uncarded player a supervisor rated (the dealer screen's
+#: RATE). No card's UID does: the readers report 4- and 7-byte UIDs, which pad to 16 digits with zeros in front.
+ANONYMOUS_PREFIX = "FF"
 
 _HEX = frozenset("0123456789ABCDEF")
 
@@ -43,6 +56,15 @@ _HEX = frozenset("0123456789ABCDEF")
 def _check_uid(uid: str) -> None:
     if len(uid) != 16 or not set(uid) <= _HEX:
         raise ValueError(f"card UID {uid[:20]!r} is not 16 upper-case hex digits")
+
+
+def anonymous_player(shoe: int, coup: int, seat: int) -> str:
+    """The ``player_ref`` of the uncarded player at ``seat`` rated in shoe ``shoe`` at coup ``coup``: ``FF``, the
+    shoe (6 hex digits), the coup (4), the seat (2), ``00``; unique at a table (the floor keys slips by table). It
+    is the UID of the virtual card the rating puts in the seat's reader (a ``seat_card`` input)."""
+    if not (0 < shoe < 1 << 24 and 0 < coup < 1 << 16 and 0 < seat < 256):
+        raise ValueError(f"no anonymous player for shoe {shoe}, coup {coup}, seat {seat}")
+    return f"{ANONYMOUS_PREFIX}{shoe:06X}{coup:04X}{seat:02X}00"
 
 
 def player_ref(uid: str) -> str:

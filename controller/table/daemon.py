@@ -49,6 +49,7 @@ from controller.table.loop import (
     LoopConfig,
     PanelPress,
     PinEntry,
+    RateEntry,
     ShoePort,
     StaffListIn,
     Stop,
@@ -167,6 +168,7 @@ class Daemon:
             on_buy_in=lambda buy_in: inbox.put(BuyInEntry(buy_in)),  # the dealer screen's (the simulator's)
             on_staff=lambda staff: inbox.put(StaffListIn(staff)),  # the floor's signed staff list, via the link
             on_pin=lambda pin: inbox.put(PinEntry(pin)),  # a supervisor's PIN from the dealer screen (never logged)
+            on_rate=lambda seat: inbox.put(RateEntry(seat)),  # the dealer screen's RATE of an uncarded player
             on_buy_in_refused=(lambda _why: metrics.buy_in("refused")) if metrics is not None else (lambda _why: None),
             metrics_text=metrics.exposition if metrics is not None else None,
             money_group=s.feed.money_group or None,  # money.sock: the board's group reads the dealer screen's money

@@ -7,7 +7,7 @@ from __future__ import annotations
 from http import HTTPStatus
 
 from controller.board.dealer import DealerScreen
-from controller.feed.messages import PinLine, encode_pin
+from controller.feed.messages import PinLine, RateLine, encode_pin, encode_rate
 from controller.game.wagers import ApprovalView, MoneyView, Phase
 
 
@@ -60,3 +60,24 @@ def test_a_pin_goes_to_the_table_only_while_one_is_due() -> None:
     table.up = False
     assert s.enter_pin(encode_pin(PinLine("482913")))[0] == HTTPStatus.SERVICE_UNAVAILABLE
     assert s.stats["pins_sent"] == 1 and s.stats["pins_refused"] == 5 and table.got == ["482913"]
+
+
+def test_a_rating_goes_to_the_table_and_a_seat_off_the_table_is_refused() -> None:
+    got: list[int] = []
+    s = DealerScreen(("127.0.0.1", 0), table_name="Baccarat 3", seats=7)
+
+    def send(rate: RateLine) -> bool:
+        got.append(rate.seat)
+        return True
+
+    s.send_rate = send
+    assert s.enter_rate(encode_rate(RateLine(3))) == (
+        HTTPStatus.ACCEPTED,
+        "seat 3: rating asked: a supervisor approves it",
+    )
+    assert s.enter_rate(encode_rate(RateLine(8))) == (
+        HTTPStatus.BAD_REQUEST,
+        "rating refused: seat 8 is not on this table (seats 1-7)",
+    )
+    assert s.enter_rate(b'{"t":"rate","seat":0}')[0] == HTTPStatus.BAD_REQUEST
+    assert got == [3] and s.stats["rates_sent"] == 1 and s.stats["rates_refused"] == 2

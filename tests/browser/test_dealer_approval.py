@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from controller.board.dealer import DealerScreen
+from controller.feed.messages import RateLine
 from controller.game.wagers import ApprovalView
 from tests.board.test_dealer_approval import Table
 from tests.browser.conftest import OUTPUT, inside
@@ -100,3 +101,41 @@ def test_a_supervisor_approves_on_the_screen(
         assert page.locator('[data-testid="approval"]').is_hidden()
     finally:
         page.close()
+
+
+RATE_TARGETS = TARGETS.replace('"approval"', '"rate"')
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_rate_asks_for_the_seat_chosen(browser: Any, width: int, height: int) -> None:
+    got: list[int] = []
+    s = DealerScreen(("127.0.0.1", 0), table_name="Baccarat 3", seats=9)
+
+    def send(rate: RateLine) -> bool:
+        got.append(rate.seat)
+        return True
+
+    s.send_rate = send
+    assert s.start()
+    s.show(nine_seats())
+    page = open_page(browser, s, width, height)
+    try:
+        wait_version(page, s.version)
+        page.locator('[data-testid="open-rate"]').click()
+        assert page.locator('[data-testid="rate"]').is_visible()
+        assert page.locator('[data-testid="rate-confirm"]').is_disabled()
+        page.locator('[data-testid="rate-seat-3"]').click()
+        assert text(page, "rate-confirm") == "RATE SEAT 3: ASK A SUPERVISOR"
+        viewport: dict[str, float] = {"x": 0, "y": 0, "r": width, "b": height}
+        for target in page.evaluate(RATE_TARGETS):
+            assert inside(target, viewport), f"{target['text']!r} is off screen: {target}"
+            assert target["h"] >= 40 and target["w"] >= 40, f"{target['text']!r} is too small for a finger: {target}"
+        OUTPUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUTPUT / f"dealer-rate-{width}x{height}.png"))
+        page.locator('[data-testid="rate-confirm"]').click()
+        page.wait_for_selector('[data-testid="buy-in-said"]:not([hidden])')
+        assert got == [3] and page.locator('[data-testid="rate"]').is_hidden()
+        assert text(page, "buy-in-said") == "SEAT 3: RATING ASKED: A SUPERVISOR APPROVES IT"
+    finally:
+        page.close()
+        s.close()

@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from controller.feed.client import FeedClient
-from controller.feed.messages import PinLine, PinRefused, decode_money_reader, encode_pin
+from controller.feed.messages import (
+    FeedError,
+    PinLine,
+    PinRefused,
+    RateLine,
+    decode_money_reader,
+    encode_pin,
+    encode_rate,
+)
 from controller.feed.server import FeedServer
 from tests.waiting import until
 
@@ -87,3 +95,29 @@ def test_the_dealer_screens_client_sends_a_pin_at_once_or_says_it_could_not(
         client.close()
     with pytest.raises(ValueError, match=r"only a reader of money\.sock"):
         FeedClient(tmp_path / "feed.sock", lambda _m: None).send_pin(PinLine("1234"))
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [(b'{"t":"rate","seat":0}', "rate: seat"), (b'{"t":"rate","seat":"3"}', "rate: seat"), (b'{"t":"rate"}', "rate")],
+    ids=["zero", "text", "none"],
+)
+def test_a_rate_line_out_of_bounds_is_refused_naming_its_field(line: bytes, said: str) -> None:
+    with pytest.raises(FeedError, match=said):
+        decode_money_reader(line)
+
+
+def test_a_rate_line_reaches_the_table(tmp_path: Path) -> None:
+    seats: list[int] = []
+    s = FeedServer(tmp_path, reveal="on_read", on_rate=seats.append)
+    s.start()
+    client = FeedClient(tmp_path / "money.sock", lambda _m: None, name="dealer-money", money=True)
+    client.start()
+    try:
+        until(lambda: client.connected and s.readers == 1, 5, "the dealer screen's connection")
+        assert encode_rate(RateLine(3)) == b'{"t":"rate","seat":3}\n'
+        assert client.send_rate(RateLine(3)) is True
+        until(lambda: seats == [3], 5, "the rating")
+    finally:
+        client.close()
+        s.close()

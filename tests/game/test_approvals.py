@@ -117,3 +117,25 @@ def test_relock_after_a_restart_and_drop_ends_it_unrecorded() -> None:
     assert whys(desk.badge(SUP, "B")) == [RefusedWhy.LOCKED]
     p = desk.drop()
     assert p is not None and (p.shoe, p.coup) == (2, 7) and desk.pending is None
+
+
+def test_an_anonymous_players_ref_is_no_cards() -> None:
+    from controller.game.seats import ANONYMOUS_PREFIX, anonymous_player
+
+    ref = anonymous_player(1, 2, 3)
+    assert ref == "FF00000100020300" and len(ref) == 16 and ref.startswith(ANONYMOUS_PREFIX)
+    assert anonymous_player(1, 2, 4) != ref and anonymous_player(2, 2, 3) != ref
+    for bad in ((0, 1, 1), (1 << 24, 1, 1), (1, 1 << 16, 1), (1, 1, 0)):
+        with pytest.raises(ValueError, match="no anonymous player"):
+            anonymous_player(*bad)
+
+
+def test_a_rating_is_asked_for_a_seat_and_withdrawn_for_the_same_seat_only() -> None:
+    desk = ApprovalDesk(as_of="list-1")
+    [asked_] = desk.ask(Action.RATE_UNCARDED, 1, 5, None, seat=3)
+    assert isinstance(asked_, ApprovalAsked) and asked_.seat == 3
+    assert desk.view() is not None and desk.view().text == "RATE SEAT 3"  # type: ignore[union-attr]
+    assert desk.ask(Action.RATE_UNCARDED, 1, 5, None, seat=4) == []  # another seat waits its turn
+    desk.badge(SUP, "B")
+    [approved] = desk.pin_checked("S1", True)
+    assert isinstance(approved, Approved) and approved.seat == 3 and approved.action is Action.RATE_UNCARDED

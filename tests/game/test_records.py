@@ -163,7 +163,7 @@ def test_the_vocabulary_is_pinned_to_its_version() -> None:
     # Changing a kind or a field changes the shape every journal, history and floor reader relies on:
     # bump RECORD_VERSION and pin the new signature here, in the same commit. (Version 4 is unreleased: its
     # shapes are still being added to: the players at the seats, the buy-ins, the staff; a release freezes it.)
-    assert (RECORD_VERSION, signature()) == (4, "2a827a7e2ded9ed2")
+    assert (RECORD_VERSION, signature()) == (4, "552f90b94cdf68f7")
 
 
 def test_a_version_3_record_and_money_journal_still_read() -> None:

@@ -15,7 +15,16 @@ import pytest
 from controller.game.records import input_body
 from controller.game.table import Alarm, TableRules, TableState
 from controller.journal import Journal
-from controller.table.loop import LoopConfig, PanelPress, PinEntry, ReaderPort, ShoePort, StaffListIn, TableLoop
+from controller.table.loop import (
+    LoopConfig,
+    PanelPress,
+    PinEntry,
+    ReaderPort,
+    ShoePort,
+    StaffListIn,
+    TableLoop,
+    WireBytes,
+)
 from controller.table.loop.resume import locked_out, on_duty
 from controller.table.panel import ButtonAction
 from controller.table.pin_check import PinChecker, check_pin
@@ -267,3 +276,33 @@ def test_the_shoes_own_void_button_asks_too_and_is_acknowledged(table: tuple[Tab
     [ask] = [b for _id, b in t.journal.inputs() if b["kind"] == "approval"]
     assert ask == {"kind": "approval", "step": "ask", "action": "void", "source": "shoe", "seq": 17}
     assert t.journal.last_event(1) == (1, 17)  # its place in the shoe's sequence: acknowledged once committed
+
+
+def test_an_uncarded_player_is_rated_as_an_anonymous_player_once_a_supervisor_approves(
+    table: tuple[Table, Checked],
+) -> None:
+    from controller.game.seats import ANONYMOUS_PREFIX
+    from controller.table.loop import RateEntry
+    from firmware_protocol.spots import CardIn
+
+    t, checker = table
+    t.device.send(CardIn(2, 0x0004A1B2C3D4E777), 0.0)  # a carded player at seat 2
+    t.loop.handle(WireBytes(t.device.poll(0.0), 0.0, device="reader"))
+    t.loop.flush()
+    t.loop.handle(RateEntry(2))  # carded: the card rates them
+    t.loop.handle(RateEntry(12))  # no such seat
+    assert t.loop.approvals.rates_refused == 2 and t.records("approval_asked") == []
+    t.loop.handle(RateEntry(3))
+    t.loop.flush()
+    assert t.records("approval_asked") == [{"shoe": 1, "coup": 1, "action": "rate_uncarded", "dealer": None,
+                                            "seat": 3}]  # fmt: skip
+    money = t.loop.view().money
+    assert money is not None and money.approval is not None and money.approval.text == "RATE SEAT 3"
+    assert [b["seat"] for b in t.records("player_in")] == [2]  # nothing yet
+    t.badge(SUP, True)
+    enter_pin(t.loop, checker, PIN)
+    [approval] = t.records("approval")
+    assert (approval["action"], approval["seat"], approval["approver"]) == ("rate_uncarded", 3, "S1")
+    rated = [b for b in t.records("player_in") if b["seat"] == 3]
+    assert len(rated) == 1 and rated[0]["player_ref"].startswith(ANONYMOUS_PREFIX)
+    assert t.loop.state.seats is not None and 3 in t.loop.state.seats.players()  # a visit: rated from now on

@@ -13,8 +13,12 @@ What the loop hands here, all on its own thread:
   approver's hash; the verdict comes back through the inbox (:meth:`Approvals.verdict`): an ``approval`` input
   (step ``pin``, right or wrong, never the PIN) with its ``approval`` record and then the action itself (a
   ``void`` input, the coup's record), or its ``approval_refused`` record.
-* After every table input (:meth:`Approvals.moot`): an approval whose coup is over (declared, or voided another
-  way, a new shoe) ends without a record; the log says it.
+* The dealer screen's RATE for a seat (:meth:`Approvals.rate`): the uncarded player there is rated as an
+  anonymous player of the seat once a supervisor approves (the loop then puts the rating's virtual card in the
+  seat's reader: a ``seat_card`` input, :func:`~controller.game.seats.anonymous_player`). Refused in one line when
+  the seat is not the table's, has a carded player, no one on the list may approve, or another approval waits.
+* After every table input (:meth:`Approvals.moot`): a void whose coup is over (declared, or voided another way, a
+  new shoe), or a rating whose seat a carded player took, ends without a record; the log says it.
 
 While an approval is pending the displays show CALL SUPERVISOR, then SUPERVISOR PIN (:meth:`Approvals.alarm`),
 and the dealer screen its panel (:meth:`Approvals.view`, on the money line). A PIN refused before it is checked
@@ -64,8 +68,9 @@ class Approvals:
         self.put = put
         self.desk = ApprovalDesk(as_of=staff.roster.as_of)
         self.desk.relock(locked)
-        #: PINs refused before a check, by why: ``none_due``, ``busy``.
+        #: PINs refused before a check, by why: ``none_due``, ``busy``; ratings refused before they asked.
         self.pins_refused: Counter[str] = Counter()
+        self.rates_refused = 0
         self._shown: Alarm | None = None
 
     # -- what the loop asks ------------------------------------------------------------------------------
@@ -150,17 +155,40 @@ class Approvals:
         return approval_input("pin", p.action, event.staff_id, event.right), notices
 
     def moot(self, state: TableState) -> None:
-        """After a table input: an approval whose coup is over, or with nothing left to void, ends unrecorded."""
+        """After a table input: a void whose coup is over (or with nothing left to void), or a rating whose seat a
+        carded player took meanwhile, ends unrecorded."""
         p = self.desk.pending
         if p is None:
             return
-        if (state.shoe_number, state.coup_number) != (p.shoe, p.coup) or (
-            p.action is Action.VOID and not state.voidable
-        ):
+        if p.action is Action.VOID:
+            over = (state.shoe_number, state.coup_number) != (p.shoe, p.coup) or not state.voidable
+            why = "its coup is over"
+        else:
+            over = state.seats is not None and p.seat in state.seats.players()
+            why = f"a carded player sat down at seat {p.seat}"
+        if over:
             self.desk.drop()
-            log.info(
-                "approval of %s at shoe %d coup %d no longer needed: its coup is over", p.action.value, p.shoe, p.coup
-            )
+            log.info("approval of %s at shoe %d coup %d no longer needed: %s", p.action.value, p.shoe, p.coup, why)
+
+    def rate(self, state: TableState, dealer: str | None, seat: int) -> tuple[dict[str, Any], list[Notice]] | None:
+        """The dealer screen's RATE for ``seat``: the ``approval`` input and notices when it asks; None (one line,
+        counted in :attr:`rates_refused`) when the table cannot rate that seat now."""
+        why = None
+        if state.seats is None or not 1 <= seat <= state.seat_count:
+            why = f"seat {seat} is not on this table"
+        elif seat in state.seats.players():
+            why = f"seat {seat} has a carded player: the card rates them"
+        elif self.staff.approvers() == 0:
+            why = "no supervisor or pit manager with a badge and PIN is on the staff list"
+        elif self.desk.pending is not None:
+            why = "another approval is waiting: decide it first"
+        if why is not None:
+            self.rates_refused += 1
+            log.warning("rating refused: %s", why)
+            return None
+        notices = self.desk.ask(Action.RATE_UNCARDED, state.shoe_number, state.coup_number, dealer, seat)
+        log.info("rating of seat %d's uncarded player asked: waiting for a supervisor", seat)
+        return approval_input("ask", Action.RATE_UNCARDED, seat=seat), notices
 
     def new_staff_list(self) -> None:
         """The loop kept a new staff list: the desk counts under it (locks and wrong PINs start again)."""
@@ -184,7 +212,8 @@ class Approvals:
         if self._shown is not None:
             out.append(AlarmCleared(self._shown))
         if now is not None:
-            out.append(AlarmRaised(now, self.desk.said or (self.desk.pending.action.text if self.desk.pending else "")))
+            p = self.desk.pending
+            out.append(AlarmRaised(now, self.desk.said or ("" if p is None else p.action.text(p.seat))))
         self._shown = now
         return out
 

@@ -106,6 +106,13 @@ class PinEntry:
 
 
 @dataclass(frozen=True)
+class RateEntry:
+    """The dealer screen's RATE: the uncarded player at ``seat`` to be rated (a supervisor approves it)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class PinVerdict:
     """The PIN checker's verdict on a PIN entered for ``staff_id`` (:mod:`controller.table.pin_check`)."""
 
@@ -113,7 +120,9 @@ class PinVerdict:
     right: bool
 
 
-LoopEvent = WireBytes | PortState | PanelPress | FloorAck | BuyInEntry | StaffListIn | PinEntry | PinVerdict | Stop
+LoopEvent = (
+    WireBytes | PortState | PanelPress | FloorAck | BuyInEntry | StaffListIn | PinEntry | PinVerdict | RateEntry | Stop
+)
 
 #: How a dropped event that is not a panel press is named: the metrics' ``kind`` label, and the words of the
 #: alarm's detail. A panel press is named by its action's value ("declare", "new_shoe", "void").
@@ -125,6 +134,7 @@ DROPPED_KINDS: dict[type, tuple[str, str]] = {
     StaffListIn: ("staff_list", "staff list"),
     PinEntry: ("pin", "supervisor's PIN entered"),
     PinVerdict: ("pin_verdict", "supervisor's PIN checked"),
+    RateEntry: ("rate", "rating of an uncarded player asked"),
     Stop: ("stop", "stop request"),
 }
 #: The same for the bet-spot reader's port.

@@ -50,6 +50,7 @@ from controller.game.records import (
     record_body,
 )
 from controller.game.rules import Ruleset
+from controller.game.seats import SeatCard, anonymous_player
 from controller.game.staff import BadgeRefused, DealerIn, DutyBook
 from controller.game.table import (
     Alarm,
@@ -78,6 +79,7 @@ from controller.table.loop.inbox import (
     PinEntry,
     PinVerdict,
     PortState,
+    RateEntry,
     StaffListIn,
     Stop,
     WireBytes,
@@ -529,6 +531,10 @@ class TableLoop:
             self.approvals.pin_entered(event.pin)
         elif isinstance(event, PinVerdict):
             self._pin_verdict(event)
+        elif isinstance(event, RateEntry):
+            asked = self.approvals.rate(self.state, self.duty.on_duty, event.seat)
+            if asked is not None:
+                self._approval_step(*asked)
 
     def _pin_verdict(self, event: PinVerdict) -> None:
         """A PIN's verdict: its ``approval`` input and record; the action approved is carried out after it."""
@@ -545,6 +551,10 @@ class TableLoop:
                     self._apply(void, input_body(void, source=Source.PANEL), None, None)
                 finally:
                     self._approved = False
+            elif isinstance(n, Approved) and n.action is Action.RATE_UNCARDED and n.seat is not None:
+                # the rating's virtual card in the seat's reader: the anonymous player's visit (a replayed input)
+                card = SeatCard(n.seat, anonymous_player(n.shoe, n.coup, n.seat), True)
+                self._apply(card, input_body(card), None, None)
 
     def _approval_step(
         self,

@@ -218,6 +218,53 @@
   }
   window.dealer.entry = entry;
 
+  // The RATE dialog: the seat of an uncarded player to rate as an anonymous player of the seat. POST /api/rate sends
+  // the money socket's own rate line; the table asks a supervisor (the approval panel follows), or refuses it.
+  const rating = { seat: null };
+  const rateBox = $("rate");
+  function drawRate() {
+    for (const b of $("rate-seats").children) b.classList.toggle("on", Number(b.dataset.seat) === rating.seat);
+    const confirm = $("rate-confirm");
+    confirm.disabled = rating.seat === null;
+    confirm.textContent = rating.seat === null ? "CHOOSE THE SEAT" : `RATE SEAT ${rating.seat}: ASK A SUPERVISOR`;
+  }
+  function openRate() {
+    const n = Math.max(1, (last && (last.seat_count || last.seats.length)) || 0);
+    const seats = $("rate-seats");
+    seats.replaceChildren();
+    for (let i = 1; i <= n; i++) {
+      const b = el("button", "", String(i));
+      b.type = "button"; b.dataset.seat = String(i); b.dataset.testid = `rate-seat-${i}`;
+      b.addEventListener("click", () => { rating.seat = i; drawRate(); });
+      seats.append(b);
+    }
+    rating.seat = null;
+    $("rate-problem").textContent = "";
+    rateBox.hidden = false;
+    drawRate();
+  }
+  async function confirmRate() {
+    $("rate-confirm").disabled = true;
+    let answer = null;
+    try {
+      const r = await fetch("/api/rate", { method: "POST", headers: { "Content-Type": "application/json" },
+                                           body: JSON.stringify({ t: "rate", seat: rating.seat }) });
+      answer = await r.json();
+    } catch (e) {
+      answer = { error: "rating NOT sent: the dealer screen's server is not answering; again" };
+    }
+    if (answer.ok) {
+      rateBox.hidden = true;
+      say(answer.ok.toUpperCase(), false);
+    } else {
+      $("rate-problem").textContent = String(answer.error || "rating NOT sent").toUpperCase();
+      drawRate();
+    }
+  }
+  $("open-rate").addEventListener("click", openRate);
+  $("rate-cancel").addEventListener("click", () => { rateBox.hidden = true; });
+  $("rate-confirm").addEventListener("click", confirmRate);
+
   // The supervisor's approval: while the table holds a void (or another action) for a supervisor, the snapshot
   // carries it and this panel covers the seats: CALL SUPERVISOR until the badge is read at the dealer's reader,
   // then the PIN pad. The PIN (shown as dots, never kept after it is sent) goes as the money socket's own
