@@ -71,8 +71,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """The tests of a module that share a module-scoped fixture (a floor dealt once, a demo journal, a browser's
     pages) run on one worker, not spread over every worker that would each build it (``--dist loadgroup``: the
     module's name is their group; a test with its own group keeps it; pytest below 9.2, see pyproject.toml).
-    Then ``--serial``'s choice of tests."""
+    A test that starts processes or a browser (``e2e``, ``browser``, ``systemd``) is not measured by coverage
+    (pytest-cov's ``no_cover``): what it tries runs in the processes it starts, which coverage does not follow, and
+    its tracer only slowed the in-process servers such tests also run. Then ``--serial``'s choice of tests."""
     for item in items:
+        if any(item.get_closest_marker(m) is not None for m in ("e2e", "browser", "systemd")):
+            item.add_marker(pytest.mark.no_cover)
         if item.get_closest_marker("xdist_group") is not None:
             continue
         info = getattr(item, "_fixtureinfo", None)

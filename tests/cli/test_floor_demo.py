@@ -141,6 +141,16 @@ def floor_dir(tmp_path: Path) -> Iterator[Path]:
             os.kill(int(line.split(":")[0]), signal.SIGKILL)
 
 
+def slips(module: str, *args: str) -> list[str]:
+    """``shoe-controller slips`` or ``shoe-floor slips`` with ``args``, ``--json --open``: its lines."""
+    done = subprocess.run(
+        [sys.executable, "-m", module, "slips", *args, "--json", "--open"],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.splitlines()
+
+
 @pytest.mark.e2e
 @pytest.mark.timeout(300)  # four whole eight-deck shoes and their floor: some 60 s alone, more on a loaded machine
 @pytest.mark.xdist_group(FLOOR_DEMOS)
@@ -171,6 +181,14 @@ def test_four_tables_dealt_to_the_end_are_archived_record_for_record(floor_dir: 
     )
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert verify.stdout.count(": OK") == 4
+    # Each table's rating slips, from its own journal, are the floor's for that table from what the link published
+    # over MQTT (issue 25's check): the same lines, with the table's name.
+    for table in tables:
+        own = slips("controller.cli", "--journal", str(floor_dir / table / "journal.db"))
+        assert own, f"{table}: no slip (the demo seats carded players at every table)"
+        floors = slips("floor.cli", "--archive", url, "--table", table)
+        assert floors == [json.dumps(json.loads(x) | {"table": table}, sort_keys=True, separators=(",", ":"))
+                          for x in own]  # fmt: skip
     # the command the demo suggests runs as printed, from where the demo was started
     suggested = next(line for line in out.splitlines() if line.split()[:1] == ["try"]).split()[1:]
     history = subprocess.run(suggested, cwd=REPO, capture_output=True, text=True, timeout=60)
