@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from commandline import UsageError
-from commandline.signals import STOP_SIGNALS, raise_system_exit
+from commandline.signals import STOP_SIGNALS, raise_system_exit, stop_deferred
 from controller.config import SpotsSection, default_settings
 from controller.displays.wording import money
 
@@ -70,9 +70,11 @@ def run(args: argparse.Namespace) -> int:
         # puts its own handler in place (and after it restores this one), the default would kill the demo
         # outright and leave the simulator waiting for a controller forever.
         previous = {sig: signal.signal(sig, raise_system_exit) for sig in STOP_SIGNALS}
-        sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        sim: subprocess.Popen[str] | None = None
         board: BoardChild | None = None
         try:
+            with stop_deferred():  # a child started is a child named: the finally below stops it
+                sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             deadline = time.monotonic() + 10
             while not link.exists() or (args.players and not (spots.exists() and chips.exists())):
                 if sim.poll() is not None:
@@ -97,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
             logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
             dealer = args.dealer if args.dealer is not None else DEFAULT_DEALER
-            board = BoardChild(journal, args.scoreboard, dealer if args.players else "")
+            with stop_deferred():
+                board = BoardChild(journal, args.scoreboard, dealer if args.players else "")
 
             def show_scoreboard(d: Daemon) -> None:
                 where = board.wait_address()
@@ -110,8 +113,10 @@ def run(args: argparse.Namespace) -> int:
 
             daemon = Daemon(settings, extra_sinks=[display], on_ready=show_scoreboard)
 
+            running = sim
+
             def stop_when_dealt() -> None:
-                sim.wait()
+                running.wait()
                 time.sleep(1.0)  # let the last frames through
                 if board is not None:  # first the board, or it warns that the table's feed ended
                     board.close()
@@ -132,14 +137,14 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if board is not None:
                 board.close()
-            if sim.poll() is None:
+            if sim is not None and sim.poll() is None:
                 sim.terminate()
                 try:
                     sim.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     sim.kill()
                     sim.wait()
-            for stream in (sim.stdout, sim.stderr):
+            for stream in () if sim is None else (sim.stdout, sim.stderr):
                 if stream is not None:
                     stream.close()
             for sig, handler in previous.items():

@@ -1,4 +1,4 @@
-"""``shoe-controller demo`` as a process: stopping it never leaves its simulator behind."""
+"""``shoe-controller demo`` as a process: stopping it never leaves its simulator or its board behind."""
 
 from __future__ import annotations
 
@@ -34,10 +34,30 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def cmdline(pid: int) -> list[bytes]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return []
+
+
+def running_with(text: str) -> list[int]:
+    """Live processes whose command line names ``text`` (the demo's own directory: its children's)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        pid = int(entry.name) if entry.name.isdigit() else 0
+        if pid and any(text.encode() in part for part in cmdline(pid)) and alive(pid):
+            out.append(pid)
+    return out
+
+
 @pytest.mark.e2e
-def test_sigterm_while_the_simulator_starts_stops_the_simulator_too() -> None:
-    """SIGTERM as soon as the simulator listens (before the daemon's own handler is in place) used to kill
-    the demo outright and leave ``hw_sim.cli`` running, orphaned, waiting for a controller forever."""
+@pytest.mark.parametrize("when", ["simulator", "board"])
+def test_sigterm_while_the_demo_starts_stops_every_child(when: str) -> None:
+    """SIGTERM as soon as the simulator listens (before the daemon's own handler is in place) used to kill the
+    demo outright and leave ``hw_sim.cli`` running, orphaned, waiting for a controller forever; SIGTERM as the
+    board starts could leave the board running (the signal came between its fork and its name), still serving
+    the dealer screen's port."""
     demo = subprocess.Popen(
         [sys.executable, "-m", "controller.cli", "demo", "--pace", "0.5", "--scoreboard", f"127.0.0.1:{free_port()}"],
         cwd=REPO,
@@ -45,32 +65,37 @@ def test_sigterm_while_the_simulator_starts_stops_the_simulator_too() -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    sims: list[int] = []
+    kids: list[int] = []
+    where = ""
     try:
         deadline = time.monotonic() + 60
-        while not sims and time.monotonic() < deadline and demo.poll() is None:
-            sims = children(demo.pid)
-            time.sleep(0.005)
-        assert sims, "the demo did not start its simulator"
-        argvs = [Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") for pid in sims]
-        argv = next(a for a in argvs if b"hw_sim.cli" in a)  # the board may have started too
-        link = Path(os.fsdecode(argv[argv.index(b"--link") + 1]))
-        while not link.exists() and time.monotonic() < deadline:
+        wanted = b"hw_sim.cli" if when == "simulator" else b"board"
+        while time.monotonic() < deadline and demo.poll() is None:
+            kids = children(demo.pid)
+            sim = next((cmdline(p) for p in kids if b"hw_sim.cli" in cmdline(p)), None)
+            if sim and "--link" in [a.decode() for a in sim]:
+                where = str(Path(os.fsdecode(sim[sim.index(b"--link") + 1])).parent)
+            if where and any(wanted in part for p in kids for part in cmdline(p)):
+                break
             time.sleep(0.002)
-        # The simulator listens; the demo is still setting up its daemon (no SIGTERM handler of its own yet).
+        assert where and kids, f"the demo did not start its {when}"
+        if when == "simulator":
+            while not Path(where, "shoe").exists() and time.monotonic() < deadline:
+                time.sleep(0.002)
+        # The simulator listens (or the board has just been started); the demo is still setting up.
         os.kill(demo.pid, signal.SIGTERM)
         demo.wait(timeout=30)
         deadline = time.monotonic() + 15
-        while any(alive(p) for p in sims) and time.monotonic() < deadline:
+        while running_with(where) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not any(alive(p) for p in sims), "the simulator outlived the demo"
+        assert running_with(where) == [], f"a child outlived the demo: {[cmdline(p)[:4] for p in running_with(where)]}"
         assert "Traceback" not in (demo.stderr.read() if demo.stderr else "")
     finally:
         if demo.poll() is None:
             demo.kill()
             demo.wait()
-        for pid in sims:
-            if alive(pid):
+        for pid in running_with(where) if where else kids:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         if demo.stderr:
             demo.stderr.close()
