@@ -208,8 +208,9 @@ class LoopConfig:
     staff: StaffListKeeper | None = None
     #: The dealer on duty at start (the journal's newest dealer_in or dealer_out says it: ``resume.on_duty``).
     duty: DutyBook | None = None
-    #: What waits for a supervisor's badge and PIN (``[staff] approve``; empty: nothing), the PIN checker (None:
-    #: the table's own), and the members the journal says are locked out under the kept list (``resume``).
+    #: What waits for a supervisor's badge and PIN (``[table] supervisor_approves``; empty: nothing), the PIN
+    #: checker (None: the table's own), and the members the journal says are locked out under the kept list
+    #: (``resume.locked_out``).
     approve: frozenset[Action] = DEFAULT_APPROVE
     pin_checker: PinChecker | None = None
     locked_out: tuple[str, ...] = ()
