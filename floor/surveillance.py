@@ -223,7 +223,7 @@ def _locked_out(r: TableRecord, b: ApprovalRefusedBody) -> Alert:
         f"shoe {b.shoe} coup {b.coup}: {b.staff_id} entered a wrong PIN {b.wrong_pins} times in a row approving a"
         f" {b.action}: locked out of approving at this table until the next staff list (a PIN reset)"
     )
-    extra = {k: r.body[k] for k in ("shoe", "coup", "action", "staff_id", "wrong_pins", "staff_as_of") if k in r.body}
+    extra = b.model_dump(mode="json", include={"shoe", "coup", "action", "staff_id", "wrong_pins", "staff_as_of"})
     key = f"{AlertKind.SUPERVISOR_LOCKED_OUT}:{r.table}:{r.seq}"
     return Alert(r.table, r.seq, AlertKind.SUPERVISOR_LOCKED_OUT, detail, record=r.to_dict(), extra=extra, key=key)
 

@@ -21,7 +21,9 @@ import sys
 from collections import deque
 from pathlib import Path
 
+from controller.feed.messages import FeedError, Money, decode_table
 from controller.game.cash import BuyIn
+from controller.game.wagers import ApprovalView
 
 __all__ = ["BuyInLine", "buy_in_line"]
 
@@ -46,7 +48,7 @@ class BuyInLine:
         self._next_try = 0.0
         self.sent = 0
         #: The approval the table's last money line held for a supervisor (None: none).
-        self.approval: dict[str, object] | None = None
+        self.approval: ApprovalView | None = None
         self._inbox = bytearray()
 
     @property
@@ -99,15 +101,14 @@ class BuyInLine:
             self._read_money(line)
 
     def _read_money(self, line: bytes) -> None:
-        """Keep the approval of a money line; a line that is not one is dropped, never a crash."""
+        """Keep the approval of a money line (read as the dealer screen reads it: bounded and validated); a line
+        that is not one is dropped, never a crash."""
         try:
-            value = json.loads(line)
-        except ValueError:
+            message = decode_table(line, money=True)
+        except FeedError:
             return
-        if not isinstance(value, dict) or value.get("t") != "money" or not isinstance(value.get("view"), dict):
-            return
-        approval = value["view"].get("approval")
-        self.approval = approval if isinstance(approval, dict) else None
+        if isinstance(message, Money):
+            self.approval = message.view.approval
 
     def close(self) -> None:
         if self._sock is not None:

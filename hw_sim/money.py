@@ -52,6 +52,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import partial
 
+from controller.feed.messages import PinLine, encode_pin
+from controller.game.approvals import MAX_WRONG_PINS
 from controller.game.cards import RANKS, Card
 from controller.game.cash import BuyIn, Tender
 from controller.game.chips import ChipRegistry, format_uid
@@ -62,7 +64,7 @@ from controller.game.errors import RulesViolation
 from controller.game.payouts import Outcome
 from controller.game.rules import COMMISSION, Ruleset
 from controller.game.settlement import CommissionLedger, Settlement, TableLimits, Wager, settle
-from controller.game.wagers import MAX_SEATS, Spot
+from controller.game.wagers import MAX_SEATS, ApprovalView, Spot
 from hw_sim.chipset import DENOMINATIONS, ChipSet, ForeignKind
 from hw_sim.faults import Fault, FaultPlan, ScriptedFault
 from hw_sim.players import Bankrolls, Counting, Players, ScriptedBets, ScriptedWagers, refusals
@@ -191,7 +193,7 @@ def approvers(seed: int) -> tuple[tuple[str, str, int, str], ...]:
 
 def approve_line(pin: str) -> bytes:
     """A supervisor's PIN as the table's ``money.sock`` takes it (one line)."""
-    return b'{"t":"approve","pin":"%s"}\n' % pin.encode()
+    return encode_pin(PinLine(pin))
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,7 +406,7 @@ class MoneyTable:
 
     # -- the people ----------------------------------------------------------------------------------
 
-    def approval_shown(self, approval: dict[str, object] | None, now: float) -> None:
+    def approval_shown(self, approval: ApprovalView | None, now: float) -> None:
         """What the dealer screen shows of a pending approval (the money line's ``approval``; None: nothing): the
         supervisor answers it. A badge is due: the dealer takes theirs out of the dealer's position's reader, the
         supervisor (the pit manager when the supervisor is locked out) shows theirs, and the dealer's goes back.
@@ -413,15 +415,12 @@ class MoneyTable:
         if approval is None or not self.config.dealer_swap:
             self._approval_step = None
             return
-        step = (approval.get("shoe"), approval.get("coup"), approval.get("approver"), approval.get("said"))
+        step = (approval.shoe, approval.coup, approval.approver, approval.said)
         if step == self._approval_step:
             return
         self._approval_step = step
-        said = str(approval.get("said") or "")
-        approver = approval.get("approver")
+        approver = approval.approver
         if approver is None:
-            if "LOCKED OUT" in said:
-                self._locked_out.add("S1")
             who = next((a for a in self.approvers if a[0] not in self._locked_out), None)
             if who is None:
                 return  # everyone locked out: the void waits (a pit manager on the floor resets a PIN)
@@ -438,7 +437,7 @@ class MoneyTable:
                 reads.append(CardRead(at + 3 * APPROVER_STEP, 0, dealer))
             self._queue(*reads)
             if staff_id == "S1" and self._fault(Fault.WRONG_PIN, 0):
-                self._wrong_pins_left = 3
+                self._wrong_pins_left = MAX_WRONG_PINS
                 self.truth.write(
                     "fault", now, kind=Fault.WRONG_PIN.value, shoe=self.shoe, coup=self.coup, staff_id=staff_id
                 )
@@ -451,6 +450,8 @@ class MoneyTable:
         if not right:
             self._wrong_pins_left -= 1
             pin = f"{(int(pin) + 1) % 10**6:06d}"
+            if self._wrong_pins_left == 0:  # the last wrong PIN the table allows: it locks them out
+                self._locked_out.add(staff_id)
         self.truth.write("approval_pin", now, shoe=self.shoe, coup=self.coup, staff_id=staff_id, right=right)
         self._pins.append(approve_line(pin))
 

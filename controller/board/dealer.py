@@ -53,8 +53,12 @@ STATIC_FILES: Mapping[str, str] = {
 }
 #: The most a buy-in's request body may be (its one JSON line is about 90 bytes); a PIN's the same.
 MAX_BUY_IN_BODY = 512
-#: What may be posted: the path and the word its refusals start with.
-_POSTS = {"/api/buy-in": "buy-in", "/api/approve": "PIN", "/api/rate": "rating"}
+#: What may be posted: the path, the word its refusals start with, and the counter of its refusals (stats).
+_POSTS = {
+    "/api/buy-in": ("buy-in", "buy_ins_refused"),
+    "/api/approve": ("PIN", "pins_refused"),
+    "/api/rate": ("rating", "rates_refused"),
+}
 
 
 class DealerScreen:
@@ -169,7 +173,11 @@ class DealerScreen:
         return HTTPStatus.ACCEPTED, said
 
     def _refuse_buy_in(self, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
-        self.stats["buy_ins_refused"] += 1
+        return self._refuse("buy_ins_refused", status, why)
+
+    def _refuse(self, counter: str, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
+        """A post refused: counted in :attr:`stats` under ``counter``, said in one line."""
+        self.stats[counter] += 1
         log.warning("dealer screen: %s", why)
         return status, why
 
@@ -194,9 +202,7 @@ class DealerScreen:
         return HTTPStatus.ACCEPTED, "PIN sent to the table: checking"
 
     def _refuse_pin(self, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
-        self.stats["pins_refused"] += 1
-        log.warning("dealer screen: %s", why)
-        return status, why
+        return self._refuse("pins_refused", status, why)
 
     def enter_rate(self, body: bytes) -> tuple[HTTPStatus, str]:
         """The RATE of a seat's uncarded player (``body``: the money socket's ``rate`` line): sent to the table,
@@ -221,17 +227,11 @@ class DealerScreen:
         return HTTPStatus.ACCEPTED, said
 
     def _refuse_rate(self, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
-        self.stats["rates_refused"] += 1
-        log.warning("dealer screen: %s", why)
-        return status, why
+        return self._refuse("rates_refused", status, why)
 
     def refuse(self, path: str, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
         """A post to ``path`` refused before its body was read (counted as that post's refusals)."""
-        if path == "/api/approve":
-            return self._refuse_pin(status, why)
-        if path == "/api/rate":
-            return self._refuse_rate(status, why)
-        return self._refuse_buy_in(status, why)
+        return self._refuse(_POSTS[path][1], status, why)
 
     def snapshot(self) -> dict[str, Any]:
         """The latest published snapshot (decoded; for tests and tools)."""
@@ -276,8 +276,8 @@ class _DealerHandler(BoardHandler):
     server_version = "shoe-controller-dealer"
 
     def do_POST(self) -> None:
-        """``POST /api/buy-in`` or ``/api/approve`` from the screen's own machine (see the module's notes);
-        nothing else is posted."""
+        """``POST /api/buy-in``, ``/api/approve`` or ``/api/rate`` from the screen's own machine (see the module's
+        notes); nothing else is posted."""
         host = self.server.host
         assert isinstance(host, DealerScreen)
         path = self.path.split("?", 1)[0]
@@ -289,7 +289,7 @@ class _DealerHandler(BoardHandler):
         self._send(status, body, "application/json")
 
     def _post(self, host: DealerScreen, path: str) -> tuple[HTTPStatus, str]:
-        what = _POSTS[path]
+        what = _POSTS[path][0]
         if not _loopback(str(self.client_address[0])):
             return host.refuse(
                 path, HTTPStatus.FORBIDDEN, f"{what} refused: only the dealer screen's own machine enters one"

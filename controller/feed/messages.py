@@ -60,6 +60,7 @@ __all__ = [
     "PinLine",
     "PinRefused",
     "RateLine",
+    "RateRefused",
     "ReaderMessage",
     "TableMessage",
     "Update",
@@ -93,6 +94,10 @@ class FeedError(ValueError):
 
 class PinRefused(FeedError):
     """An ``approve`` line whose PIN is not 4 to 12 digits (the message never holds what was sent)."""
+
+
+class RateRefused(FeedError):
+    """A ``rate`` line whose seat is out of shape or bounds."""
 
 
 class BuyInRefused(FeedError):
@@ -390,8 +395,9 @@ def decode_reader(line: bytes) -> ReaderMessage:
 
 def decode_money_reader(line: bytes) -> BuyIn | PinLine | RateLine:
     """A line from a reader of the money socket (the table reads it): ``buy_in``, bounded (the seat 1-14, the
-    amount 1 cent to :data:`~controller.game.cash.MAX_BUY_IN_CENTS`, the tender, the ``player_ref``), or
-    ``approve`` (a PIN of 4 to 12 digits: :class:`PinRefused` otherwise, which never says the PIN)."""
+    amount 1 cent to :data:`~controller.game.cash.MAX_BUY_IN_CENTS`, the tender, the ``player_ref``: else
+    :class:`BuyInRefused`), ``approve`` (a PIN of 4 to 12 digits: else :class:`PinRefused`, which never says the
+    PIN) or ``rate`` (a seat 1-14: else :class:`RateRefused`)."""
     value = _object(line)
     if value["t"] == "approve":
         try:
@@ -402,9 +408,9 @@ def decode_money_reader(line: bytes) -> BuyIn | PinLine | RateLine:
         try:
             return RateLine(_RateLine.model_validate(value).seat)
         except ValidationError as exc:
-            raise BuyInRefused(f"rate: {_problem(exc)}") from None
+            raise RateRefused(f"rate: {_problem(exc)}") from None
     if value["t"] != "buy_in":
-        raise FeedError(f"a money reader may only send buy_in or approve, not {str(value['t'])[:40]!r}")
+        raise FeedError(f"a money reader may only send buy_in, approve or rate, not {str(value['t'])[:40]!r}")
     try:
         got = _BuyInLine.model_validate(value)
     except ValidationError as exc:

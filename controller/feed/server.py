@@ -49,6 +49,7 @@ from controller.feed.messages import (
     PinLine,
     PinRefused,
     RateLine,
+    RateRefused,
     decode_money_reader,
     decode_reader,
     encode_hello,
@@ -485,7 +486,7 @@ class FeedServer:
             line = bytes(r.inbox[:end])
             del r.inbox[: end + 1]
             if r.money:
-                if not self._take_buy_in(r, line):
+                if not self._take_money_line(r, line):
                     return
                 continue
             try:
@@ -501,14 +502,14 @@ class FeedServer:
             self.stats["acks"] += 1
             self.on_ack(message)
 
-    def _take_buy_in(self, r: _Reader, line: bytes) -> bool:
-        """A money reader's line: a buy-in or a supervisor's PIN handed on; one out of bounds refused in one line
-        (counted); any other line refused and the reader dropped (False)."""
+    def _take_money_line(self, r: _Reader, line: bytes) -> bool:
+        """A money reader's line: a buy-in, a supervisor's PIN or a rating handed on; one out of bounds refused in
+        one line (counted); any other line refused and the reader dropped (False)."""
         try:
             buy_in = decode_money_reader(line)
-        except PinRefused as exc:
+        except (PinRefused, RateRefused) as exc:
             self.stats["refused_lines"] += 1
-            log.warning("feed: refused a PIN: %s", exc)
+            log.warning("feed: refused a %s: %s", "PIN" if isinstance(exc, PinRefused) else "rating", exc)
             return True
         except BuyInRefused as exc:
             self.stats["refused_lines"] += 1

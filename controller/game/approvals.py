@@ -94,6 +94,7 @@ class Pending:
     dealer: str | None
     approver: str | None = None
     seat: int | None = None  # rate_uncarded: the seat
+    role: str = ""  # the approver's role on the list
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,6 @@ class ApprovalDesk:
     pending: Pending | None = None
     wrong_pins: dict[str, int] = field(default_factory=dict)
     locked: set[str] = field(default_factory=set)
-    _approver_role: str = ""
     #: What was said of the pending approval's last step ("" or a refusal's text): the dealer screen shows it.
     said: str = ""
 
@@ -212,8 +212,7 @@ class ApprovalDesk:
         assert member is not None
         if p.approver == member.staff_id:
             return []  # the reader repeats its cards after a HELLO
-        self.pending = Pending(p.action, p.shoe, p.coup, p.dealer, member.staff_id, p.seat)
-        self._approver_role = member.role
+        self.pending = Pending(p.action, p.shoe, p.coup, p.dealer, member.staff_id, p.seat, member.role)
         self.said = ""
         return [PinDue(member.staff_id)]
 
@@ -225,8 +224,7 @@ class ApprovalDesk:
         if right:
             self.pending = None
             self.wrong_pins.pop(staff_id, None)
-            role = self._approver_role
-            return [Approved(p.shoe, p.coup, p.action, staff_id, role, p.dealer, self.as_of, p.seat)]
+            return [Approved(p.shoe, p.coup, p.action, staff_id, p.role, p.dealer, self.as_of, p.seat)]
         wrong = self.wrong_pins.get(staff_id, 0) + 1
         if wrong < MAX_WRONG_PINS:
             self.wrong_pins[staff_id] = wrong

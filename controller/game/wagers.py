@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import Enum
 from fractions import Fraction
 from typing import Any
@@ -274,15 +274,7 @@ class ApprovalView:
     said: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "action": self.action,
-            "text": self.text,
-            "shoe": self.shoe,
-            "coup": self.coup,
-            "dealer": self.dealer,
-            "approver": self.approver,
-            "said": self.said,
-        }
+        return asdict(self)
 
 
 # -- notices (what the book reports; the records are built from them, controller.game.records) -------------

@@ -9,7 +9,7 @@ flood of PINs costs one check at a time and never a queue. The PIN is never logg
 verdict names the staff id and right or wrong, nothing else.
 
 A hash that is not an Argon2 hash, or a PIN checked with argon2-cffi missing (the ``[table]`` extra has it),
-is wrong: no approval is given on a check that could not be made (logged once each).
+is wrong: no approval is given on a check that could not be made (logged each time).
 """
 
 from __future__ import annotations

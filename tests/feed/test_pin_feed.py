@@ -109,7 +109,8 @@ def test_a_rate_line_out_of_bounds_is_refused_naming_its_field(line: bytes, said
 
 def test_a_rate_line_reaches_the_table(tmp_path: Path) -> None:
     seats: list[int] = []
-    s = FeedServer(tmp_path, reveal="on_read", on_rate=seats.append)
+    buy_ins_refused: list[str] = []
+    s = FeedServer(tmp_path, reveal="on_read", on_rate=seats.append, on_buy_in_refused=buy_ins_refused.append)
     s.start()
     client = FeedClient(tmp_path / "money.sock", lambda _m: None, name="dealer-money", money=True)
     client.start()
@@ -118,6 +119,14 @@ def test_a_rate_line_reaches_the_table(tmp_path: Path) -> None:
         assert encode_rate(RateLine(3)) == b'{"t":"rate","seat":3}\n'
         assert client.send_rate(RateLine(3)) is True
         until(lambda: seats == [3], 5, "the rating")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(str(tmp_path / "money.sock"))
+        try:
+            sock.sendall(b'{"t":"rate","seat":99}\n' + encode_rate(RateLine(5)))  # out of bounds: refused, not a buy-in
+            until(lambda: seats == [3, 5], 5, "the next rating on the same connection")
+        finally:
+            sock.close()
+        assert s.stats["refused_lines"] == 1 and s.stats["rates"] == 2 and buy_ins_refused == []
     finally:
         client.close()
         s.close()

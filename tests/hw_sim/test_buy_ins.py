@@ -4,14 +4,14 @@ wagers; a truth ``buy_in`` line for each, the same buy-in handed to the table, i
 
 from __future__ import annotations
 
-import json
 import socket
 from pathlib import Path
 
 import pytest
 
-from controller.feed.messages import decode_money_reader, encode_buy_in
+from controller.feed.messages import decode_money_reader, encode_buy_in, encode_money
 from controller.game.cash import BuyIn, Tender
+from controller.game.wagers import ApprovalView, MoneyView, Phase
 from hw_sim.buy_in_line import BuyInLine, buy_in_line
 from hw_sim.cli import main
 from hw_sim.core import DealerMode, ShoeSimulator, SimConfig
@@ -111,10 +111,14 @@ def test_the_line_waits_for_the_table_and_then_sends_in_order(tmp_path: Path) ->
         conn.sendall(b'{"t":"money"}\n')  # the table's money lines are read and dropped
         line.readable()
         assert line.approval is None
-        pending = {"action": "void", "shoe": 1, "coup": 4, "approver": None, "said": ""}
-        conn.sendall(b'{"t":"money","view":{"approval":%s}}\n' % json.dumps(pending).encode())
+        pending = ApprovalView("void", "VOID COUP", 1, 4, "D1", None, "")
+        conn.sendall(encode_money(MoneyView(Phase.LOCKED, approval=pending)))
         until(lambda: (line.readable(), line.approval)[1] == pending, 5, "the approval kept")
-        conn.sendall(b'{"t":"money","view":[1]}\nnot json\n{"t":"money","view":{}}\n')  # noise: no crash
+        # noise is dropped, never a crash, and changes nothing: the table's next money line does
+        conn.sendall(b'{"t":"money","view":[1]}\nnot json\n{"t":"money","view":{}}\n')
+        line.readable()
+        assert line.approval == pending
+        conn.sendall(encode_money(MoneyView(Phase.LOCKED)))
         until(lambda: (line.readable(), line.approval)[1] is None, 5, "the approval gone")
         conn.close()
     finally:

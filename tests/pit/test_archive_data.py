@@ -27,16 +27,7 @@ BODIES: list[tuple[str, dict[str, Any]]] = [
 
 
 def archive_with_junk(tmp_path: Path) -> str:
-    url = f"sqlite:///{tmp_path}/archive.db"
-    prev, records = GENESIS_HASH, []
-    for seq, (kind, body) in enumerate(BODIES, 1):
-        at = "2026-11-30T12:00:00.000Z"
-        link = record_hash(prev, seq, at, kind, 1, seq, None, canonical_json(body))
-        records.append(TableRecord("T1", seq, kind, at, 1, seq, None, body, prev, link))
-        prev = link
-    with Archive(url) as archive:
-        assert archive.store(records)[0] == len(records)
-    return url
+    return archive_of(tmp_path, BODIES)
 
 
 def test_a_table_page_leaves_out_what_is_not_of_its_shape_and_draws_the_rest(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["Approvals"]
 
-#: What asks a supervisor by default (``[staff] approve``).
+#: What asks a supervisor by default (``[table] supervisor_approves``).
 DEFAULT_APPROVE = frozenset({Action.VOID})
 
 

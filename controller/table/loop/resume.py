@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from controller.game.bodies import ApprovalRefusedBody
 from controller.game.edges import EdgeWatch
 from controller.game.records import KEPT_ACROSS_SHOES, InputKind, RecordKind
 from controller.game.replay import ShoeStart, replay, replay_edges
@@ -77,12 +78,9 @@ def locked_out(journal: LockJournal, as_of: str) -> tuple[str, ...]:
     after = 0 if found is None else found[0]
     out: list[str] = []
     for r in journal.records(after=after):
-        if r.kind != RecordKind.APPROVAL_REFUSED:
-            continue
-        body = r.data()
-        staff = body.get("staff_id")
-        if body.get("why") == "locked_out" and body.get("staff_as_of") == as_of and isinstance(staff, str):
-            out.append(staff)
+        refused = ApprovalRefusedBody.read(r.data()) if r.kind == RecordKind.APPROVAL_REFUSED else None
+        if refused is not None and refused.why == "locked_out" and refused.staff_as_of == as_of and refused.staff_id:
+            out.append(refused.staff_id)
     return tuple(dict.fromkeys(out))
 
 
