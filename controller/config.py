@@ -216,8 +216,10 @@ def _side_bets(value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
-#: What may wait for a supervisor's approval (``[table] supervisor_approves``; controller.game.approvals).
-APPROVABLE = ("void",)
+#: What may wait for a supervisor's approval (``[table] supervisor_approves``; controller.game.approvals.
+#: Approvable): ``void`` (VOID held, or NEW SHOE pressed, with a coup in progress), ``close_box`` (NEW SHOE pressed
+#: while a commission box still owes: it closes uncollected).
+APPROVABLE = ("void", "close_box")
 
 
 def _approvable(value: object) -> tuple[str, ...]:

@@ -1,7 +1,10 @@
 """What needs a supervisor: an action the dealer asks for waits for a supervisor's badge and PIN. Pure.
 
-The house's rule (``docs/operations.md``, "Supervisor approvals"): the dealer may not void a coup alone, nor rate
-an uncarded player (an anonymous player of the seat, :data:`Action.RATE_UNCARDED`: the dealer screen's RATE).
+The house's rule (``docs/operations.md``, "Supervisor approvals"): the dealer may not void a coup alone, nor close
+a commission box uncollected (:data:`Action.NEW_SHOE`: NEW SHOE pressed while a coup is in progress, which voids
+it, or while a box still owes, which closes it with what it owes unpaid), nor rate an uncarded player (an
+anonymous player of the seat, :data:`Action.RATE_UNCARDED`: the dealer screen's RATE). A table is configured
+with what it asks for (:class:`Approvable`).
 Holding VOID *asks* for the void; the table does nothing to the coup until a supervisor approves at the dealer's
 position:
 
@@ -33,9 +36,10 @@ Nothing here reads a PIN: the desk sees staff ids, roles and verdicts only.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
+from controller.game.notation import money_text
 from controller.game.notice import Notice
 from controller.game.staff import Member
 from controller.game.wagers import ApprovalView
@@ -44,6 +48,7 @@ __all__ = [
     "APPROVING_ROLES",
     "MAX_WRONG_PINS",
     "Action",
+    "Approvable",
     "ApprovalAsked",
     "ApprovalDesk",
     "ApprovalRefused",
@@ -64,10 +69,23 @@ class Action(Enum):
 
     VOID = "void"  # void the coup in progress
     RATE_UNCARDED = "rate_uncarded"  # rate the uncarded player at a seat as an anonymous player of that seat
+    NEW_SHOE = "new_shoe"  # a new shoe that voids the coup in progress or closes a commission box uncollected
 
-    def text(self, seat: int | None = None) -> str:
-        """The action as the dealer's display says it."""
-        return "VOID COUP" if self is Action.VOID else f"RATE SEAT {seat}"
+    def text(self, seat: int | None = None, cents: int | None = None) -> str:
+        """The action as the dealer's display says it (``cents``: what a new shoe closes uncollected)."""
+        if self is Action.VOID:
+            return "VOID COUP"
+        if self is Action.RATE_UNCARDED:
+            return f"RATE SEAT {seat}"
+        return f"NEW SHOE: {money_text(cents)} UNCOLLECTED" if cents else "NEW SHOE: VOID COUP"
+
+
+class Approvable(Enum):
+    """What a table may be configured to ask a supervisor for (``[table] supervisor_approves``); a rating of an
+    uncarded player always asks."""
+
+    VOID = "void"  # VOID held with a coup in progress, or NEW SHOE pressed then (which voids it)
+    CLOSE_BOX = "close_box"  # NEW SHOE pressed while a commission box still owes (it closes uncollected)
 
 
 class RefusedWhy(Enum):
@@ -95,6 +113,11 @@ class Pending:
     approver: str | None = None
     seat: int | None = None  # rate_uncarded: the seat
     role: str = ""  # the approver's role on the list
+    cents: int | None = None  # new_shoe: what it closes uncollected (0: nothing, it voids the coup)
+
+    @property
+    def text(self) -> str:
+        return self.action.text(self.seat, self.cents)
 
 
 @dataclass(frozen=True)
@@ -106,6 +129,7 @@ class ApprovalAsked(Notice):
     action: Action
     dealer: str | None
     seat: int | None = None
+    cents: int | None = None  # new_shoe: what it closes uncollected
 
 
 @dataclass(frozen=True)
@@ -171,9 +195,18 @@ class ApprovalDesk:
     #: What was said of the pending approval's last step ("" or a refusal's text): the dealer screen shows it.
     said: str = ""
 
-    def ask(self, action: Action, shoe: int, coup: int, dealer: str | None, seat: int | None = None) -> list[Notice]:
-        """The dealer asks for ``action``; asking again for the pending one withdraws it. Another action asked
-        while one is pending is refused (None of it is kept): the pending one is decided first."""
+    def ask(
+        self,
+        action: Action,
+        shoe: int,
+        coup: int,
+        dealer: str | None,
+        seat: int | None = None,
+        cents: int | None = None,
+    ) -> list[Notice]:
+        """The dealer asks for ``action`` (``seat``: a rating's; ``cents``: what a new shoe closes uncollected);
+        asking again for the pending one withdraws it. Another action asked while one is pending is refused (None
+        of it is kept): the pending one is decided first."""
         p = self.pending
         if p is not None:
             if p.action is action and p.seat == seat:
@@ -181,9 +214,9 @@ class ApprovalDesk:
                 why = RefusedWhy.WITHDRAWN
                 return [ApprovalRefused(p.shoe, p.coup, p.action, why, p.dealer, None, 0, self.as_of, p.seat)]
             return []
-        self.pending = Pending(action, shoe, coup, dealer, seat=seat)
+        self.pending = Pending(action, shoe, coup, dealer, seat=seat, cents=cents)
         self.said = ""
-        return [ApprovalAsked(shoe, coup, action, dealer, seat)]
+        return [ApprovalAsked(shoe, coup, action, dealer, seat, cents)]
 
     def badge(self, member: Member | None, uid: str, has_pin: bool = True) -> list[Notice]:
         """A badge in at the dealer's position while an approval is pending (``member``: whose it is on the
@@ -212,7 +245,7 @@ class ApprovalDesk:
         assert member is not None
         if p.approver == member.staff_id:
             return []  # the reader repeats its cards after a HELLO
-        self.pending = Pending(p.action, p.shoe, p.coup, p.dealer, member.staff_id, p.seat, member.role)
+        self.pending = replace(p, approver=member.staff_id, role=member.role)
         self.said = ""
         return [PinDue(member.staff_id)]
 
@@ -234,7 +267,7 @@ class ApprovalDesk:
             return [refused]
         self.wrong_pins.pop(staff_id, None)
         self.locked.add(staff_id)
-        self.pending = Pending(p.action, p.shoe, p.coup, p.dealer, seat=p.seat)  # another supervisor may approve it
+        self.pending = replace(p, approver=None, role="")  # another supervisor may approve it
         why = RefusedWhy.LOCKED_OUT
         refused = ApprovalRefused(p.shoe, p.coup, p.action, why, staff_id, None, wrong, self.as_of, p.seat)
         self.said = refused.text
@@ -245,7 +278,7 @@ class ApprovalDesk:
         p = self.pending
         if p is None:
             return None
-        return ApprovalView(p.action.value, p.action.text(p.seat), p.shoe, p.coup, p.dealer, p.approver, self.said)
+        return ApprovalView(p.action.value, p.text, p.shoe, p.coup, p.dealer, p.approver, self.said)
 
     def drop(self) -> Pending | None:
         """The pending approval ends unasked-for (its coup is over: voided for another reason, a new shoe): no

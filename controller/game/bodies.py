@@ -736,8 +736,8 @@ ApprovalStep = Annotated[str, _enum(_APPROVAL_STEPS, "an approval's step"), _nam
 
 
 class ApprovalAskedBody(RecordBody):
-    """The dealer asked for an action that needs a supervisor (VOID held, RATE on the dealer screen): it waits for a
-    badge and a PIN."""
+    """The dealer asked for an action that needs a supervisor (VOID held, NEW SHOE pressed with a coup in progress or
+    a commission box owing, RATE on the dealer screen): it waits for a badge and a PIN."""
 
     kind_of = RecordKind.APPROVAL_ASKED
     nullable = frozenset({"dealer"})
@@ -748,6 +748,9 @@ class ApprovalAskedBody(RecordBody):
     action: ActionName
     dealer: StaffId | None = Field(description="the dealer on duty who asked (null: no one signed in)")
     seat: Seat | None = Field(default=None, description="rate_uncarded: the seat whose player is rated")
+    uncollected_cents: Cents | None = Field(
+        default=None, description="new_shoe: what the commission boxes would close uncollected (0: it voids a coup)"
+    )
 
 
 class ApprovalBody(RecordBody):

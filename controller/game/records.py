@@ -614,6 +614,8 @@ def approval_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
         seat["seat"] = n.seat
     if isinstance(n, ApprovalAsked):
         asked = {"shoe": n.shoe, "coup": n.coup, "action": n.action.value, "dealer": n.dealer, **seat}
+        if n.cents is not None:
+            asked["uncollected_cents"] = n.cents
         return RecordKind.APPROVAL_ASKED, ApprovalAskedBody.parse(asked).to_body()
     if isinstance(n, Approved):
         given: dict[str, Any] = {"shoe": n.shoe, "coup": n.coup, "action": n.action.value, "approver": n.approver}

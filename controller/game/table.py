@@ -602,6 +602,11 @@ class TableState:
         cards = self.coup.player_cards + self.coup.banker_cards
         return bool(cards or self.dummy_hand or any(a.halts_coup for a in self.alarms))
 
+    @property
+    def uncollected_cents(self) -> int:
+        """What NEW SHOE now would close uncollected in the commission boxes (0 without a bet-spot reader)."""
+        return 0 if self.money is None else self.money.uncollected()
+
     def _void(self) -> list[Notice]:
         if not self.voidable:
             return []

@@ -1049,6 +1049,10 @@ class WagerBook:
         self._collected, self._due = {}, {}  # the readings (and what they count) stay: the chips are still there
         return out
 
+    def uncollected(self) -> int:
+        """What a new shoe now would close uncollected (cents): every box's owed less what was taken of it."""
+        return sum(max(0, owed - self._collected.get(seat, 0)) for seat, owed in self.ledger.balances().items())
+
     def _close(self, shoe: int, seat: int, why: BoxWhy) -> BoxClosed:
         owed = self.ledger.collect(seat)
         collected = self._collected.pop(seat, 0)

@@ -31,7 +31,7 @@ from commandline.signals import STOP_SIGNALS, raise_system_exit
 from controller.chipfile import load_chips
 from controller.config import Settings
 from controller.feed.server import FeedServer, FeedServerError
-from controller.game.approvals import Action
+from controller.game.approvals import Approvable
 from controller.game.chips import ChipRegistry
 from controller.game.composition import Composition
 from controller.game.edges import EdgeWatch, price
@@ -200,7 +200,7 @@ class Daemon:
                 clock_status=read_clock_status if s.service.clock_check else None,
                 staff=staff,
                 duty=on_duty(self.journal),
-                approve=frozenset(Action(a) for a in s.table.supervisor_approves),
+                approve=frozenset(Approvable(a) for a in s.table.supervisor_approves),
                 locked_out=locked_out(self.journal, staff.roster.as_of),
             ),
         )

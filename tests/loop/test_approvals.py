@@ -306,3 +306,157 @@ def test_an_uncarded_player_is_rated_as_an_anonymous_player_once_a_supervisor_ap
     rated = [b for b in t.records("player_in") if b["seat"] == 3]
     assert len(rated) == 1 and rated[0]["player_ref"].startswith(ANONYMOUS_PREFIX)
     assert t.loop.state.seats is not None and 3 in t.loop.state.seats.players()  # a visit: rated from now on
+
+
+# -- NEW SHOE: a void by another button, and the commission boxes closed uncollected --------------------------
+
+
+@pytest.fixture
+def box_table(tmp_path: Path, pin_hash: str) -> Iterator[tuple[Table, Checked]]:
+    """A table whose Banker commission goes into the seats' boxes (collected at the shoe's end)."""
+    from tests.game.money import table_rules
+
+    loop, journal, checker = open_table(tmp_path, table_rules())
+    device = ShoeSession(0xBE7, dialect=READER)
+    device.start(0.0)
+    loop.handle(StaffListIn(staff_list(pin_hash)))
+    try:
+        yield Table(loop, journal, device, [0.0]), checker
+    finally:
+        journal.close()
+
+
+def starts(t: Table) -> list[dict[str, object]]:
+    return [b for b in t.records("shoe") if b["event"] == "start"]
+
+
+def new_shoe(loop: TableLoop) -> None:
+    loop.handle(PanelPress(ButtonAction.NEW_SHOE))
+    loop.flush()
+
+
+def banker_wins_seat_1(t: Table) -> None:
+    """Seat 1 wins $100 on Banker: $5 commission into its box."""
+    from controller.game.table import DeclarePressed
+    from controller.game.wagers import Spot, SpotSeen
+    from tests.game.money import BANKER_NATURAL, Chips
+
+    t.loop._apply(SpotSeen(1, Spot.BANKER, Chips()(2500, 2500, 2500, 2500)), {"kind": "spot"}, None, None)
+    deal(t.loop, *BANKER_NATURAL)
+    t.loop._apply(DeclarePressed(), input_body(DeclarePressed()), None, None)
+    t.loop.flush()
+
+
+def test_new_shoe_with_a_coup_in_progress_asks_as_void_does(table: tuple[Table, Checked]) -> None:
+    """NEW SHOE voids the coup in progress: it is no way round the void's supervisor."""
+    t, checker = table
+    t.badge(D1, True)
+    new_shoe(t.loop)  # the first shoe: nothing to void, no box: it starts
+    assert len(starts(t)) == 1
+    deal(t.loop, "9H", "KD")
+    new_shoe(t.loop)
+    assert coups(t) == [] and len(starts(t)) == 1  # asked, nothing done
+    assert t.records("approval_asked") == [
+        {"shoe": 1, "coup": 1, "action": "new_shoe", "dealer": "D1", "uncollected_cents": 0}
+    ]
+    money = t.loop.view().money
+    assert money is not None and money.approval is not None and money.approval.text == "NEW SHOE: VOID COUP"
+    t.badge(SUP, True)
+    enter_pin(t.loop, checker, PIN)
+    assert [b["action"] for b in t.records("approval")] == ["new_shoe"]
+    [voided] = coups(t)
+    assert voided["void"] is True and voided["cards"] == ["9H", "KD"]
+    assert [s["shoe"] for s in starts(t)] == [1, 2]
+    assert t.loop.state.shoe_number == 2 and t.loop.view().money.approval is None  # type: ignore[union-attr]
+
+
+def test_new_shoe_with_a_box_owing_asks_and_closes_it_uncollected_once_approved(
+    box_table: tuple[Table, Checked],
+) -> None:
+    t, checker = box_table
+    t.badge(D1, True)
+    new_shoe(t.loop)
+    banker_wins_seat_1(t)
+    assert t.loop.state.uncollected_cents == 500
+    new_shoe(t.loop)
+    [asked] = t.records("approval_asked")
+    assert (asked["action"], asked["uncollected_cents"]) == ("new_shoe", 500)
+    assert t.records("commission") == [] and len(starts(t)) == 1
+    money = t.loop.view().money
+    assert money is not None and money.approval is not None and money.approval.text == "NEW SHOE: $5 UNCOLLECTED"
+    assert Alarm.SUPERVISOR_CALLED in t.loop.view().alarms
+    t.badge(SUP, True)
+    enter_pin(t.loop, checker, PIN)
+    [box] = t.records("commission")
+    assert (box["seat"], box["owed"], box["collected"], box["uncollected"]) == (1, 500, 0, 500)
+    assert [s["shoe"] for s in starts(t)] == [1, 2]
+    inputs = [b["kind"] for _id, b in t.journal.inputs()]
+    assert inputs.count("new_shoe") == 2  # the approved press journaled once, as an unapproved one is
+
+
+def test_chips_on_a_box_not_asked_for_are_no_collection_and_new_shoe_again_withdraws(
+    box_table: tuple[Table, Checked],
+) -> None:
+    from controller.game.wagers import Spot, SpotSeen
+    from tests.game.money import Chips
+
+    t, _checker = box_table
+    new_shoe(t.loop)
+    banker_wins_seat_1(t)
+    new_shoe(t.loop)  # asked: $5 owing
+    assert t.loop.approvals.desk.pending is not None
+    fee = Chips(0xE005_0000_0000_0000)(500)
+    for chips in (fee, Chips(0xE006_0000_0000_0000)()):  # the box paid on its spot, and taken
+        t.loop._apply(SpotSeen(1, Spot.COMMISSION, chips), {"kind": "spot"}, None, None)
+    t.loop.flush()
+    # The shoe has not ended, so the box was not asked for: the chips on its spot are no collection.
+    assert t.loop.approvals.desk.pending is not None
+    new_shoe(t.loop)  # pressed again: withdrawn
+    assert t.records("approval_refused")[-1]["why"] == "withdrawn"
+
+
+def test_a_box_collected_while_the_new_shoe_waits_lets_the_request_lapse(box_table: tuple[Table, Checked]) -> None:
+    from controller.game.shoe import ShoePhase
+    from controller.game.table import CutCardOut, DeclarePressed
+    from controller.game.wagers import Spot, SpotSeen
+    from tests.game.money import PLAYER_NATURAL, Chips
+
+    t, _checker = box_table
+    new_shoe(t.loop)
+    t.loop._apply(CutCardOut(), input_body(CutCardOut()), None, None)  # the last coups of the shoe
+    banker_wins_seat_1(t)
+    deal(t.loop, *PLAYER_NATURAL)  # the one more coup after the cut card's
+    t.loop._apply(DeclarePressed(), input_body(DeclarePressed()), None, None)
+    t.loop.flush()
+    assert t.loop.state.shoe.phase is ShoePhase.CLOSED  # the shoe ended: the box is asked for (COLLECT)
+    new_shoe(t.loop)
+    assert t.loop.approvals.desk.pending is not None
+    chips = Chips(0xE007_0000_0000_0000)
+    t.loop._apply(SpotSeen(1, Spot.COMMISSION, chips(500)), {"kind": "spot"}, None, None)
+    t.loop._apply(SpotSeen(1, Spot.COMMISSION, chips()), {"kind": "spot"}, None, None)
+    t.loop.flush()
+    assert t.loop.state.uncollected_cents == 0
+    assert t.loop.approvals.desk.pending is None  # nothing left to approve: lapsed, no record
+    assert Alarm.SUPERVISOR_CALLED not in t.loop.view().alarms
+    new_shoe(t.loop)  # and NEW SHOE now starts the shoe
+    [box] = t.records("commission")
+    assert (box["owed"], box["collected"], box["uncollected"]) == (500, 500, 0)
+    assert [s["shoe"] for s in starts(t)] == [1, 2]
+
+
+@pytest.mark.parametrize(("approve", "asks"), [({"void"}, False), ({"close_box"}, True), (set(), False)])
+def test_what_the_table_is_configured_to_ask_for(tmp_path: Path, pin_hash: str, approve: set[str], asks: bool) -> None:
+    from controller.game.approvals import Approvable
+    from tests.game.money import table_rules
+
+    loop, journal, _checker = open_table(tmp_path, table_rules(), approve=frozenset(Approvable(a) for a in approve))
+    try:
+        loop.handle(StaffListIn(staff_list(pin_hash)))
+        t = Table(loop, journal, ShoeSession(0xBE7, dialect=READER), [0.0])
+        new_shoe(loop)
+        banker_wins_seat_1(t)
+        new_shoe(loop)  # a box owes $5
+        assert (loop.approvals.desk.pending is not None) is asks
+        assert len(starts(t)) == (1 if asks else 2)
+    finally:
+        journal.close()

@@ -7,6 +7,10 @@ What the loop hands here, all on its own thread:
   someone on it who can approve) and a void would void something, the press asks instead of voiding: an
   ``approval`` input (step ``ask``, acknowledged to the shoe as its press) with its ``approval_asked`` record.
   VOID held again withdraws it.
+* NEW SHOE pressed (:meth:`Approvals.new_shoe_pressed`, the same way in): a new shoe voids the coup in progress
+  and closes every commission box with what it still owes uncollected; when it would do either and the table
+  asks for that (``void``, ``close_box``), the press asks (action ``new_shoe``, with what it would leave
+  uncollected) and NEW SHOE again withdraws it.
 * A badge at the dealer's position while an approval is pending (:meth:`Approvals.badge`): the approval's, not
   a dealer swap (the ``dealer_card`` input carries its ``approval_refused`` record, or none when the PIN is due).
 * A PIN from the dealer screen (:meth:`Approvals.pin_entered`): handed to the :class:`PinChecker` with the
@@ -18,7 +22,8 @@ What the loop hands here, all on its own thread:
   seat's reader: a ``seat_card`` input, :func:`~controller.game.seats.anonymous_player`). Refused in one line when
   the seat is not the table's, has a carded player, no one on the list may approve, or another approval waits.
 * After every table input (:meth:`Approvals.moot`): a void whose coup is over (declared, or voided another way, a
-  new shoe), or a rating whose seat a carded player took, ends without a record; the log says it.
+  new shoe), a new shoe that would now neither void a coup nor close a box uncollected (the boxes were taken
+  meanwhile), or a rating whose seat a carded player took, ends without a record; the log says it.
 
 While an approval is pending the displays show CALL SUPERVISOR, then SUPERVISOR PIN (:meth:`Approvals.alarm`),
 and the dealer screen its panel (:meth:`Approvals.view`, on the money line). A PIN refused before it is checked
@@ -32,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from controller.game.approvals import Action, ApprovalDesk, ApprovalRefused, Approved, PinDue
+from controller.game.approvals import Action, Approvable, ApprovalDesk, ApprovalRefused, Approved, PinDue
 from controller.game.notice import Notice
 from controller.game.records import approval_input
 from controller.game.staff import badge_key
@@ -47,7 +52,7 @@ log = logging.getLogger(__name__)
 __all__ = ["Approvals"]
 
 #: What asks a supervisor by default (``[table] supervisor_approves``).
-DEFAULT_APPROVE = frozenset({Action.VOID})
+DEFAULT_APPROVE = frozenset(Approvable)
 
 
 class Approvals:
@@ -58,7 +63,7 @@ class Approvals:
         staff: StaffListKeeper,
         put: Callable[[LoopEvent], None],
         *,
-        actions: Iterable[Action] = DEFAULT_APPROVE,
+        actions: Iterable[Approvable] = DEFAULT_APPROVE,
         checker: PinChecker | None = None,
         locked: Iterable[str] = (),
     ) -> None:
@@ -75,10 +80,41 @@ class Approvals:
 
     # -- what the loop asks ------------------------------------------------------------------------------
 
-    def needed(self, action: Action, state: TableState) -> bool:
+    def needed(self, action: Approvable, state: TableState) -> bool:
         """Whether ``action`` waits for a supervisor now: configured, the table has a dealer screen (a bet-spot
         reader: the PIN is entered there) and its staff list someone who can approve."""
         return action in self.actions and state.money is not None and self.staff.approvers() > 0
+
+    def new_shoe_needs(self, state: TableState) -> int | None:
+        """What NEW SHOE now needs a supervisor for: None (nothing: it starts the shoe), else what it would close
+        uncollected in the commission boxes (cents; 0: it voids the coup in progress and no box owes)."""
+        uncollected = state.uncollected_cents if self.needed(Approvable.CLOSE_BOX, state) else 0
+        if uncollected or (state.voidable and self.needed(Approvable.VOID, state)):
+            return uncollected
+        return None
+
+    def new_shoe_pressed(
+        self, state: TableState, dealer: str | None, facts: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[Notice]] | None:
+        """NEW SHOE pressed (on the panel or the shoe): the ``approval`` input and notices when it asks (or
+        withdraws); None: the press starts the new shoe."""
+        pending = self.desk.pending
+        cents = self.new_shoe_needs(state)
+        if pending is None and cents is None:
+            return None
+        notices = self.desk.ask(Action.NEW_SHOE, state.shoe_number, state.coup_number, dealer, cents=cents)
+        if not notices:
+            return None  # another action is pending: the press is the dealer's as ever
+        if pending is None:
+            log.info(
+                "NEW SHOE asked at shoe %d coup %d (uncollected %d cents): waiting for a supervisor",
+                state.shoe_number,
+                state.coup_number,
+                cents or 0,
+            )
+        else:
+            log.info("NEW SHOE withdrawn at shoe %d", pending.shoe)
+        return approval_input("ask", Action.NEW_SHOE, **facts), notices
 
     def void_held(
         self, state: TableState, dealer: str | None, facts: dict[str, Any]
@@ -86,7 +122,7 @@ class Approvals:
         """VOID held (on the panel or the shoe: ``facts`` are the press's ``source`` and ``seq``): the ``approval``
         input and notices when it asks (or withdraws); None: the press voids."""
         pending = self.desk.pending
-        if pending is None and not (state.voidable and self.needed(Action.VOID, state)):
+        if pending is None and not (state.voidable and self.needed(Approvable.VOID, state)):
             return None
         notices = self.desk.ask(Action.VOID, state.shoe_number, state.coup_number, dealer)
         if not notices:
@@ -163,6 +199,9 @@ class Approvals:
         if p.action is Action.VOID:
             over = (state.shoe_number, state.coup_number) != (p.shoe, p.coup) or not state.voidable
             why = "its coup is over"
+        elif p.action is Action.NEW_SHOE:
+            over = state.shoe_number != p.shoe or self.new_shoe_needs(state) is None
+            why = "the shoe is new, or it would void no coup and leave no box uncollected now"
         else:
             over = state.seats is not None and p.seat in state.seats.players()
             why = f"a carded player sat down at seat {p.seat}"
@@ -213,7 +252,7 @@ class Approvals:
             out.append(AlarmCleared(self._shown))
         if now is not None:
             p = self.desk.pending
-            out.append(AlarmRaised(now, self.desk.said or ("" if p is None else p.action.text(p.seat))))
+            out.append(AlarmRaised(now, self.desk.said or ("" if p is None else p.text)))
         self._shown = now
         return out
 

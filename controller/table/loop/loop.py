@@ -37,7 +37,7 @@ from typing import Any, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from controller.game.approvals import Action, Approved
+from controller.game.approvals import Action, Approvable, Approved
 from controller.game.cash import buy_in_refusal
 from controller.game.edges import EdgeWatch
 from controller.game.records import (
@@ -211,7 +211,7 @@ class LoopConfig:
     #: What waits for a supervisor's badge and PIN (``[table] supervisor_approves``; empty: nothing), the PIN
     #: checker (None: the table's own), and the members the journal says are locked out under the kept list
     #: (``resume.locked_out``).
-    approve: frozenset[Action] = DEFAULT_APPROVE
+    approve: frozenset[Approvable] = DEFAULT_APPROVE
     pin_checker: PinChecker | None = None
     locked_out: tuple[str, ...] = ()
 
@@ -545,11 +545,11 @@ class TableLoop:
         body, notices = decided
         self._approval_step(body, notices)
         for n in notices:
-            if isinstance(n, Approved) and n.action is Action.VOID:
-                void = VoidPressed()
-                self._approved = True  # the void itself, exactly as an unapproved table journals it
+            if isinstance(n, Approved) and n.action in (Action.VOID, Action.NEW_SHOE):
+                press = VoidPressed() if n.action is Action.VOID else NewShoePressed()
+                self._approved = True  # the press itself, exactly as an unapproved table journals it
                 try:
-                    self._apply(void, input_body(void, source=Source.PANEL), None, None)
+                    self._apply(press, input_body(press, source=Source.PANEL), None, None)
                 finally:
                     self._approved = False
             elif isinstance(n, Approved) and n.action is Action.RATE_UNCARDED and n.seat is not None:
@@ -647,9 +647,12 @@ class TableLoop:
         False when the journal refused it (:meth:`WriteAhead.refuse`): neither applied nor kept. ``notices``: what
         a record-only input gave rise to without a transition (a buy-in's), its records derived with it."""
         self.idle.clear()  # until the flush
-        if isinstance(table_input, VoidPressed) and not self._approved:  # a void may need a supervisor
+        if isinstance(table_input, VoidPressed | NewShoePressed) and not self._approved:  # may need a supervisor
             facts: dict[str, Any] = {k: body[k] for k in ("source", "seq") if k in body}
-            asked = self.approvals.void_held(self.state, self.duty.on_duty, facts)
+            if isinstance(table_input, VoidPressed):
+                asked = self.approvals.void_held(self.state, self.duty.on_duty, facts)
+            else:
+                asked = self.approvals.new_shoe_pressed(self.state, self.duty.on_duty, facts)
             if asked is not None:
                 return self._approval_step(*asked, session, number, device)
         if self.commit.refuse(body):
