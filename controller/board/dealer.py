@@ -17,6 +17,10 @@ page shows it: CALL SUPERVISOR until the supervisor's badge is read at the deale
 The PIN goes as ``POST /api/approve`` (``{"t":"approve","pin":"..."}``, the money socket's own line) under the
 same rules, straight to the table (:attr:`DealerScreen.send_pin`), which checks it; the board never keeps or
 logs it. Refusals are counted (``pins_refused``); the table's verdict comes back on the money view.
+
+When the coup is halted by an unreadable card the table can take keyed (the money view's ``keyable``), the page
+offers KEY CARD: the dealer picks the card lying face up and ``POST /api/key`` (``{"t":"key","card":"5S"}``)
+hands it to the table, which asks a supervisor as for a void (:attr:`DealerScreen.send_key`).
 """
 
 from __future__ import annotations
@@ -35,8 +39,9 @@ from urllib.parse import urlsplit
 
 from controller.displays.dealer import screen_model
 from controller.displays.wording import money
-from controller.feed.messages import FeedError, PinLine, RateLine, decode_money_reader
+from controller.feed.messages import FeedError, KeyLine, PinLine, RateLine, decode_money_reader
 from controller.game.cash import BuyIn, buy_in_refusal
+from controller.game.notation import card_text
 from controller.game.wagers import MoneyView
 from eventstream import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, Board, BoardHandler, BoardServer, load_static
 
@@ -58,6 +63,7 @@ _POSTS = {
     "/api/buy-in": ("buy-in", "buy_ins_refused"),
     "/api/approve": ("PIN", "pins_refused"),
     "/api/rate": ("rating", "rates_refused"),
+    "/api/key": ("card keyed", "keys_refused"),
 }
 
 
@@ -106,6 +112,9 @@ class DealerScreen:
         self.send_pin: Callable[[PinLine], bool] | None = None
         #: Hands the RATE of a seat's uncarded player to the table (the money feed's ``send_rate``); None: refused.
         self.send_rate: Callable[[RateLine], bool] | None = None
+        #: Hands the card keyed for an unreadable coup card to the table (the money feed's ``send_key``); None:
+        #: refused.
+        self.send_key: Callable[[KeyLine], bool] | None = None
         self._publish()
 
     # -- what the board process hands it ------------------------------------------------------------
@@ -229,6 +238,32 @@ class DealerScreen:
     def _refuse_rate(self, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
         return self._refuse("rates_refused", status, why)
 
+    def enter_key(self, body: bytes) -> tuple[HTTPStatus, str]:
+        """The card keyed for an unreadable coup card (``body``: the money socket's ``key`` line): sent to the
+        table, which asks a supervisor, or why not in one line. Counted in :attr:`stats` (``keys_sent``,
+        ``keys_refused``)."""
+        try:
+            key = decode_money_reader(body)
+        except FeedError as exc:
+            return self._refuse(
+                "keys_refused", HTTPStatus.BAD_REQUEST, f"card refused: {str(exc).removeprefix('key: ')}"
+            )
+        if not isinstance(key, KeyLine):
+            return self._refuse("keys_refused", HTTPStatus.BAD_REQUEST, "card refused: not a key line")
+        with self._lock:
+            keyable = self._view is not None and self._view.keyable
+        if not keyable:
+            why = "card refused: no coup waits for an unreadable card"
+            return self._refuse("keys_refused", HTTPStatus.CONFLICT, why)
+        sender = self.send_key
+        if sender is None or not sender(key):
+            why = "card NOT sent: the table is not reached; again"
+            return self._refuse("keys_refused", HTTPStatus.SERVICE_UNAVAILABLE, why)
+        self.stats["keys_sent"] += 1
+        said = f"{card_text(key.card)} keyed: a supervisor approves it"
+        log.info("dealer screen: %s", said)
+        return HTTPStatus.ACCEPTED, said
+
     def refuse(self, path: str, status: HTTPStatus, why: str) -> tuple[HTTPStatus, str]:
         """A post to ``path`` refused before its body was read (counted as that post's refusals)."""
         return self._refuse(_POSTS[path][1], status, why)
@@ -276,8 +311,8 @@ class _DealerHandler(BoardHandler):
     server_version = "shoe-controller-dealer"
 
     def do_POST(self) -> None:
-        """``POST /api/buy-in``, ``/api/approve`` or ``/api/rate`` from the screen's own machine (see the module's
-        notes); nothing else is posted."""
+        """``POST /api/buy-in``, ``/api/approve``, ``/api/rate`` or ``/api/key`` from the screen's own machine (see
+        the module's notes); nothing else is posted."""
         host = self.server.host
         assert isinstance(host, DealerScreen)
         path = self.path.split("?", 1)[0]
@@ -312,6 +347,8 @@ class _DealerHandler(BoardHandler):
         body = self.rfile.read(length)
         if path == "/api/approve":
             return host.enter_pin(body)
+        if path == "/api/key":
+            return host.enter_key(body)
         return host.enter_rate(body) if path == "/api/rate" else host.enter_buy_in(body)
 
 

@@ -88,6 +88,7 @@ class BoardProcess(Companion):
             self.dealer.send_buy_in = self.money_feed.send_buy_in  # the buy-ins entered at the screen
             self.dealer.send_pin = self.money_feed.send_pin  # a supervisor's PIN entered at the screen
             self.dealer.send_rate = self.money_feed.send_rate  # the screen's RATE of an uncarded player
+            self.dealer.send_key = self.money_feed.send_key  # the screen's unreadable coup card, keyed
 
     def _on_money(self, message: TableMessage) -> None:
         """On the money feed's thread: each money line is the whole view; the screen publishes it at once."""

@@ -213,7 +213,16 @@ def screen_model(
         state = "money"
     told = game_part(shoe, coup, last, None if view is None else view.phase)
     if view is None:
-        return {"state": state, "phase": "", "phase_text": "", "reader_up": True, "seats": [], "approval": None, **told}
+        return {
+            "state": state,
+            "phase": "",
+            "phase_text": "",
+            "reader_up": True,
+            "seats": [],
+            "approval": None,
+            "keyable": False,
+            **told,
+        }
     return {
         "state": state,
         "phase": view.phase.value,
@@ -221,5 +230,6 @@ def screen_model(
         "reader_up": view.reader_up,
         "seats": _all_seats(view, seats),
         "approval": None if view.approval is None else view.approval.to_dict(),
+        "keyable": view.keyable,  # an unreadable coup card may be keyed: KEY CARD is offered
         **told,
     }

@@ -33,6 +33,7 @@ from controller.feed.messages import (
     MAX_LINE,
     FeedError,
     Hello,
+    KeyLine,
     PinLine,
     RateLine,
     TableMessage,
@@ -40,6 +41,7 @@ from controller.feed.messages import (
     decode_table,
     encode_ack,
     encode_buy_in,
+    encode_key,
     encode_pin,
     encode_rate,
     encode_staff,
@@ -178,6 +180,13 @@ class FeedClient:
         if not self.money:
             raise ValueError("only a reader of money.sock sends ratings")
         return self._send_now(encode_rate(rate), "rates_sent")
+
+    def send_key(self, key: KeyLine) -> bool:
+        """Hand the dealer screen's card keyed for an unreadable coup card to the table (``money.sock`` only), now
+        or not at all."""
+        if not self.money:
+            raise ValueError("only a reader of money.sock sends cards keyed")
+        return self._send_now(encode_key(key), "keys_sent")
 
     def _send_now(self, line: bytes, counted: str) -> bool:
         with self._lock:

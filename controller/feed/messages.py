@@ -21,7 +21,9 @@ it); on the money socket only: ``buy_in`` (a buy-in entered for a seat: ``seat``
 checks it against its seats before it journals it) and ``approve`` (a supervisor's PIN entered for the approval
 pending, 4 to 12 digits: :class:`PinLine`, :func:`encode_pin`; the table checks it against the staff list's hash
 and never logs it) and ``rate`` (the dealer screen's RATE: the uncarded player at ``seat`` to be rated, which a
-supervisor approves: :class:`RateLine`, :func:`encode_rate`). Anything else a reader sends is refused and
+supervisor approves: :class:`RateLine`, :func:`encode_rate`) and ``key`` (the dealer screen's correction of an
+unreadable coup card: the ``card`` lying face up, which a supervisor approves: :class:`KeyLine`,
+:func:`encode_key`). Anything else a reader sends is refused and
 counted. The ``money`` line carries the approval pending, when one is, under ``view.approval``
 (:class:`~controller.game.wagers.ApprovalView`).
 
@@ -55,6 +57,8 @@ __all__ = [
     "Commit",
     "FeedError",
     "Hello",
+    "KeyLine",
+    "KeyRefused",
     "Metrics",
     "Money",
     "PinLine",
@@ -70,6 +74,7 @@ __all__ = [
     "encode_ack",
     "encode_buy_in",
     "encode_hello",
+    "encode_key",
     "encode_metrics",
     "encode_money",
     "encode_pin",
@@ -98,6 +103,10 @@ class PinRefused(FeedError):
 
 class RateRefused(FeedError):
     """A ``rate`` line whose seat is out of shape or bounds."""
+
+
+class KeyRefused(FeedError):
+    """A ``key`` line whose card is no card token."""
 
 
 class BuyInRefused(FeedError):
@@ -151,6 +160,14 @@ class RateLine:
     """The dealer screen's RATE (``money.sock``, reader -> table): rate the uncarded player at ``seat``."""
 
     seat: int
+
+
+@dataclass(frozen=True)
+class KeyLine:
+    """The dealer screen's correction of an unreadable coup card (``money.sock``, reader -> table): ``card``, the
+    card's token (``9H``), to take the unread card's place once a supervisor approves."""
+
+    card: str
 
 
 TableMessage = Hello | Update | Commit | Metrics | Money
@@ -221,6 +238,7 @@ class _MoneyLine(BaseModel):
     misreads: Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)]
     ghost_reads: Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)]
     approval: _ApprovalLine | None = None
+    keyable: Annotated[bool, Field(strict=True)] = False
 
     def view(self) -> MoneyView:
         return MoneyView(
@@ -238,6 +256,7 @@ class _MoneyLine(BaseModel):
             misreads=self.misreads,
             ghost_reads=self.ghost_reads,
             approval=None if self.approval is None else ApprovalView(**dict(self.approval)),
+            keyable=self.keyable,
         )
 
 
@@ -253,6 +272,12 @@ class _RateLine(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
     t: Literal["rate"]
     seat: Annotated[int, Field(ge=1, le=MAX_SEATS)]
+
+
+class _KeyLine(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    t: Literal["key"]
+    card: Annotated[str, Field(pattern=r"^(A|[2-9]|T|J|Q|K)[SHDC]$")]
 
 
 class _BuyInLine(BaseModel):
@@ -312,6 +337,11 @@ def encode_pin(pin: PinLine) -> bytes:
 def encode_rate(rate: RateLine) -> bytes:
     """A ``rate`` line (``money.sock``, reader -> table)."""
     return _line({"t": "rate", "seat": rate.seat})
+
+
+def encode_key(key: KeyLine) -> bytes:
+    """A ``key`` line (``money.sock``, reader -> table)."""
+    return _line({"t": "key", "card": key.card})
 
 
 def _object(line: bytes) -> dict[str, Any]:
@@ -393,11 +423,11 @@ def decode_reader(line: bytes) -> ReaderMessage:
     return ack
 
 
-def decode_money_reader(line: bytes) -> BuyIn | PinLine | RateLine:
+def decode_money_reader(line: bytes) -> BuyIn | PinLine | RateLine | KeyLine:
     """A line from a reader of the money socket (the table reads it): ``buy_in``, bounded (the seat 1-14, the
     amount 1 cent to :data:`~controller.game.cash.MAX_BUY_IN_CENTS`, the tender, the ``player_ref``: else
     :class:`BuyInRefused`), ``approve`` (a PIN of 4 to 12 digits: else :class:`PinRefused`, which never says the
-    PIN) or ``rate`` (a seat 1-14: else :class:`RateRefused`)."""
+    PIN), ``rate`` (a seat 1-14: else :class:`RateRefused`) or ``key`` (a card token: else :class:`KeyRefused`)."""
     value = _object(line)
     if value["t"] == "approve":
         try:
@@ -409,8 +439,13 @@ def decode_money_reader(line: bytes) -> BuyIn | PinLine | RateLine:
             return RateLine(_RateLine.model_validate(value).seat)
         except ValidationError as exc:
             raise RateRefused(f"rate: {_problem(exc)}") from None
+    if value["t"] == "key":
+        try:
+            return KeyLine(_KeyLine.model_validate(value).card)
+        except ValidationError as exc:
+            raise KeyRefused(f"key: {_problem(exc)}") from None
     if value["t"] != "buy_in":
-        raise FeedError(f"a money reader may only send buy_in, approve or rate, not {str(value['t'])[:40]!r}")
+        raise FeedError(f"a money reader may only send buy_in, approve, rate or key, not {str(value['t'])[:40]!r}")
     try:
         got = _BuyInLine.model_validate(value)
     except ValidationError as exc:

@@ -46,6 +46,8 @@ from controller.feed.messages import (
     MAX_LINE,
     BuyInRefused,
     FeedError,
+    KeyLine,
+    KeyRefused,
     PinLine,
     PinRefused,
     RateLine,
@@ -140,6 +142,7 @@ class FeedServer:
         on_buy_in_refused: Callable[[str], None] = lambda why: None,
         on_pin: Callable[[str], None] = lambda pin: None,
         on_rate: Callable[[int], None] = lambda seat: None,
+        on_key: Callable[[str], None] = lambda card: None,
         metrics_text: Callable[[], str] | None = None,
         public_mode: int = 0o666,
         link_mode: int = 0o660,
@@ -163,6 +166,8 @@ class FeedServer:
         self.on_pin = on_pin
         #: Where the dealer screen's RATE of a seat goes (the table loop's inbox).
         self.on_rate = on_rate
+        #: Where the dealer screen's card keyed for an unreadable coup card goes (the table loop's inbox).
+        self.on_key = on_key
         self.metrics_text = metrics_text
         self.public_mode = public_mode
         self.link_mode = link_mode
@@ -507,9 +512,10 @@ class FeedServer:
         one line (counted); any other line refused and the reader dropped (False)."""
         try:
             buy_in = decode_money_reader(line)
-        except (PinRefused, RateRefused) as exc:
+        except (PinRefused, RateRefused, KeyRefused) as exc:
             self.stats["refused_lines"] += 1
-            log.warning("feed: refused a %s: %s", "PIN" if isinstance(exc, PinRefused) else "rating", exc)
+            what = {PinRefused: "PIN", RateRefused: "rating", KeyRefused: "card keyed"}[type(exc)]
+            log.warning("feed: refused a %s: %s", what, exc)
             return True
         except BuyInRefused as exc:
             self.stats["refused_lines"] += 1
@@ -529,6 +535,10 @@ class FeedServer:
         if isinstance(buy_in, RateLine):
             self.stats["rates"] += 1
             self.on_rate(buy_in.seat)
+            return True
+        if isinstance(buy_in, KeyLine):
+            self.stats["keys"] += 1
+            self.on_key(buy_in.card)
             return True
         self.stats["buy_ins"] += 1
         self.on_buy_in(buy_in)

@@ -2,9 +2,10 @@
 
 The house's rule (``docs/operations.md``, "Supervisor approvals"): the dealer may not void a coup alone, nor close
 a commission box uncollected (:data:`Action.NEW_SHOE`: NEW SHOE pressed while a coup is in progress, which voids
-it, or while a box still owes, which closes it with what it owes unpaid), nor rate an uncarded player (an
-anonymous player of the seat, :data:`Action.RATE_UNCARDED`: the dealer screen's RATE). A table is configured
-with what it asks for (:class:`Approvable`).
+it, or while a box still owes, which closes it with what it owes unpaid), nor key an unreadable coup card
+(:data:`Action.KEY_CARD`: the misread's correction, the card lying face up keyed on the dealer screen), nor rate
+an uncarded player (an anonymous player of the seat, :data:`Action.RATE_UNCARDED`: the dealer screen's RATE).
+A table is configured with what it asks for (:class:`Approvable`).
 Holding VOID *asks* for the void; the table does nothing to the coup until a supervisor approves at the dealer's
 position:
 
@@ -39,7 +40,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from controller.game.notation import money_text
+from controller.game.notation import card_text, money_text
 from controller.game.notice import Notice
 from controller.game.staff import Member
 from controller.game.wagers import ApprovalView
@@ -70,13 +71,17 @@ class Action(Enum):
     VOID = "void"  # void the coup in progress
     RATE_UNCARDED = "rate_uncarded"  # rate the uncarded player at a seat as an anonymous player of that seat
     NEW_SHOE = "new_shoe"  # a new shoe that voids the coup in progress or closes a commission box uncollected
+    KEY_CARD = "key_card"  # an unreadable coup card keyed by the dealer: it takes the unread card's place
 
-    def text(self, seat: int | None = None, cents: int | None = None) -> str:
-        """The action as the dealer's display says it (``cents``: what a new shoe closes uncollected)."""
+    def text(self, seat: int | None = None, cents: int | None = None, card: str | None = None) -> str:
+        """The action as the dealer's display says it (``cents``: what a new shoe closes uncollected; ``card``: the
+        card keyed, its token)."""
         if self is Action.VOID:
             return "VOID COUP"
         if self is Action.RATE_UNCARDED:
             return f"RATE SEAT {seat}"
+        if self is Action.KEY_CARD:
+            return f"KEY CARD {card_text(card) if card else ''}".rstrip()
         return f"NEW SHOE: {money_text(cents)} UNCOLLECTED" if cents else "NEW SHOE: VOID COUP"
 
 
@@ -114,10 +119,11 @@ class Pending:
     seat: int | None = None  # rate_uncarded: the seat
     role: str = ""  # the approver's role on the list
     cents: int | None = None  # new_shoe: what it closes uncollected (0: nothing, it voids the coup)
+    card: str | None = None  # key_card: the card keyed (its token)
 
     @property
     def text(self) -> str:
-        return self.action.text(self.seat, self.cents)
+        return self.action.text(self.seat, self.cents, self.card)
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,7 @@ class ApprovalAsked(Notice):
     dealer: str | None
     seat: int | None = None
     cents: int | None = None  # new_shoe: what it closes uncollected
+    card: str | None = None  # key_card: the card keyed
 
 
 @dataclass(frozen=True)
@@ -151,6 +158,7 @@ class Approved(Notice):
     dealer: str | None
     staff_as_of: str = ""  # the staff list the badge and PIN were checked against
     seat: int | None = None
+    card: str | None = None  # key_card: the card keyed
 
 
 @dataclass(frozen=True)
@@ -203,9 +211,11 @@ class ApprovalDesk:
         dealer: str | None,
         seat: int | None = None,
         cents: int | None = None,
+        card: str | None = None,
     ) -> list[Notice]:
-        """The dealer asks for ``action`` (``seat``: a rating's; ``cents``: what a new shoe closes uncollected);
-        asking again for the pending one withdraws it. Another action asked while one is pending is refused (None
+        """The dealer asks for ``action`` (``seat``: a rating's; ``cents``: what a new shoe closes uncollected;
+        ``card``: the card keyed); asking again for the pending one withdraws it (a card keyed again too: the
+        dealer keys it afresh). Another action asked while one is pending is refused (None
         of it is kept): the pending one is decided first."""
         p = self.pending
         if p is not None:
@@ -214,9 +224,9 @@ class ApprovalDesk:
                 why = RefusedWhy.WITHDRAWN
                 return [ApprovalRefused(p.shoe, p.coup, p.action, why, p.dealer, None, 0, self.as_of, p.seat)]
             return []
-        self.pending = Pending(action, shoe, coup, dealer, seat=seat, cents=cents)
+        self.pending = Pending(action, shoe, coup, dealer, seat=seat, cents=cents, card=card)
         self.said = ""
-        return [ApprovalAsked(shoe, coup, action, dealer, seat, cents)]
+        return [ApprovalAsked(shoe, coup, action, dealer, seat, cents, card)]
 
     def badge(self, member: Member | None, uid: str, has_pin: bool = True) -> list[Notice]:
         """A badge in at the dealer's position while an approval is pending (``member``: whose it is on the
@@ -257,7 +267,7 @@ class ApprovalDesk:
         if right:
             self.pending = None
             self.wrong_pins.pop(staff_id, None)
-            return [Approved(p.shoe, p.coup, p.action, staff_id, p.role, p.dealer, self.as_of, p.seat)]
+            return [Approved(p.shoe, p.coup, p.action, staff_id, p.role, p.dealer, self.as_of, p.seat, p.card)]
         wrong = self.wrong_pins.get(staff_id, 0) + 1
         if wrong < MAX_WRONG_PINS:
             self.wrong_pins[staff_id] = wrong
@@ -279,6 +289,13 @@ class ApprovalDesk:
         if p is None:
             return None
         return ApprovalView(p.action.value, p.text, p.shoe, p.coup, p.dealer, p.approver, self.said)
+
+    def withdraw(self) -> list[Notice]:
+        """The pending approval withdrawn (the dealer asked for something else that needs a supervisor first)."""
+        p = self.pending
+        if p is None:
+            return []
+        return self.ask(p.action, p.shoe, p.coup, p.dealer, p.seat, p.cents, p.card)
 
     def drop(self) -> Pending | None:
         """The pending approval ends unasked-for (its coup is over: voided for another reason, a new shoe): no

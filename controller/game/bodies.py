@@ -751,6 +751,7 @@ class ApprovalAskedBody(RecordBody):
     uncollected_cents: Cents | None = Field(
         default=None, description="new_shoe: what the commission boxes would close uncollected (0: it voids a coup)"
     )
+    card: CardToken | None = Field(default=None, description="key_card: the card the dealer keyed")
 
 
 class ApprovalBody(RecordBody):
@@ -768,6 +769,7 @@ class ApprovalBody(RecordBody):
     dealer: StaffId | None = Field(description="the dealer on duty who asked (null: no one signed in)")
     staff_as_of: Text = Field(description="the staff list the badge and PIN were checked against")
     seat: Seat | None = Field(default=None, description="rate_uncarded: the seat whose player is rated")
+    card: CardToken | None = Field(default=None, description="key_card: the card keyed, placed in the coup")
 
 
 class ApprovalRefusedBody(RecordBody):
@@ -803,6 +805,7 @@ class SnapshotSpot(_Part):
 #: The fields each input kind must carry (the others are facts it may carry).
 INPUT_REQUIRED: dict[InputKind, tuple[str, ...]] = {
     InputKind.CARD: ("card",),
+    InputKind.CARD_KEYED: ("card",),
     InputKind.LINK: ("up",),
     InputKind.SHOE_PROTOCOL: ("version",),
     InputKind.LINE_NOISE: ("noisy",),
@@ -830,8 +833,8 @@ _Hex = Annotated[str, Field(pattern=r"^([0-9a-f]{2})*$", max_length=2 * MAX_RECO
 
 
 class InputBody(RecordBody):
-    """Something that reached the table. Table inputs (replayed after a restart): card, unreadable, cut_card,
-    declare, void, new_shoe, link, shoe_rebooted, shoe_protocol, line_noise, and the bet-spot reader's spot,
+    """Something that reached the table. Table inputs (replayed after a restart): card, unreadable, card_keyed,
+    cut_card, declare, void, new_shoe, link, shoe_rebooted, shoe_protocol, line_noise, and the bet-spot reader's spot,
     spots_snapshot, reader_link, seat_card. A record only: hello, status, journal_fault, noise, message,
     reader_hello, reader_status, reader_message, snapshot_refused, dealer_card, clock, a seat's buy_in, and a
     step of a supervisor approval (approval).

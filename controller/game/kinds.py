@@ -52,6 +52,7 @@ class InputKind(StrEnum):
     # table inputs, replayed
     CARD = "card"
     UNREADABLE = "unreadable"
+    CARD_KEYED = "card_keyed"  # an unreadable coup card keyed by the dealer, a supervisor approved (version 4)
     CUT_CARD = "cut_card"
     DECLARE = "declare"
     VOID = "void"
@@ -107,6 +108,7 @@ _REPLAYED = frozenset(
     {
         InputKind.CARD,
         InputKind.UNREADABLE,
+        InputKind.CARD_KEYED,
         InputKind.CUT_CARD,
         InputKind.DECLARE,
         InputKind.VOID,

@@ -79,6 +79,7 @@ from controller.game.table import (
     AlarmRaised,
     BurnCard,
     CardDrawn,
+    CardKeyed,
     CardsSetAside,
     CoupDeclared,
     CoupVoided,
@@ -120,6 +121,7 @@ RECORD_VERSION = 4
 _KIND_OF_INPUT: dict[type, InputKind] = {
     CardDrawn: InputKind.CARD,
     UnreadableCard: InputKind.UNREADABLE,
+    CardKeyed: InputKind.CARD_KEYED,
     CutCardOut: InputKind.CUT_CARD,
     DeclarePressed: InputKind.DECLARE,
     VoidPressed: InputKind.VOID,
@@ -150,6 +152,7 @@ KEPT_ACROSS_SHOES: tuple[InputKind, ...] = (InputKind.LINK, InputKind.LINE_NOISE
 #: The fields each input carries besides ``kind`` (the facts about where it came from are open).
 _INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
     InputKind.CARD: ("card",),
+    InputKind.CARD_KEYED: ("card",),
     InputKind.LINK: ("up",),
     InputKind.SHOE_PROTOCOL: ("version",),
     InputKind.LINE_NOISE: ("noisy",),
@@ -195,7 +198,7 @@ def input_kind(table_input: TableInput) -> InputKind:
 def input_body(table_input: TableInput, **facts: Any) -> dict[str, Any]:
     """The journal body of a table input, with ``facts`` (source, seq, detail, raw ...) beside its fields."""
     body: dict[str, Any] = {"kind": input_kind(table_input).value}
-    if isinstance(table_input, CardDrawn):
+    if isinstance(table_input, CardDrawn | CardKeyed):
         body["card"] = table_input.card.token
     elif isinstance(table_input, LinkChanged):
         body["up"] = table_input.up
@@ -246,6 +249,8 @@ def input_from_body(body: Mapping[str, Any]) -> TableInput | None:
     try:
         if cls is CardDrawn:
             return CardDrawn(Card.parse(str(body["card"])))
+        if cls is CardKeyed:
+            return CardKeyed(Card.parse(str(body["card"])))
         if cls is LinkChanged:
             return LinkChanged(bool(body["up"]))
         if cls is ShoeProtocol:
@@ -616,11 +621,15 @@ def approval_record(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
         asked = {"shoe": n.shoe, "coup": n.coup, "action": n.action.value, "dealer": n.dealer, **seat}
         if n.cents is not None:
             asked["uncollected_cents"] = n.cents
+        if n.card is not None:
+            asked["card"] = n.card
         return RecordKind.APPROVAL_ASKED, ApprovalAskedBody.parse(asked).to_body()
     if isinstance(n, Approved):
         given: dict[str, Any] = {"shoe": n.shoe, "coup": n.coup, "action": n.action.value, "approver": n.approver}
         given["role"] = n.role
         given |= {"dealer": n.dealer, "staff_as_of": n.staff_as_of, **seat}
+        if n.card is not None:
+            given["card"] = n.card
         return RecordKind.APPROVAL, ApprovalBody.parse(given).to_body()
     if isinstance(n, ApprovalRefused):
         fields: dict[str, Any] = {"shoe": n.shoe, "coup": n.coup, "action": n.action.value, "why": n.reason.value}

@@ -200,6 +200,11 @@ class Shoe:
             if self._burn_left == 0:
                 self._phase = ShoePhase.DEALING
 
+    def identify(self, card: Card) -> InventoryCheck:
+        """An unreadable coup card (counted by :meth:`draw_unknown`) is now known: counted as ``card``."""
+        self._inventory[card] += 1
+        return InventoryCheck(card, self._inventory[card], self.decks)
+
     def cut_card(self) -> None:
         """The cut card came out: the current coup (or the next, between coups) is last, or one more."""
         if self.cut_card_out:

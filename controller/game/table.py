@@ -6,7 +6,10 @@ the dealer-error procedures:
 
 * **misdraw** - a card drawn when none is due is set aside for the dummy hand (house rule) and alarmed;
 * **early declare** - declare pressed while a third card is still due is refused and alarmed;
-* **unreadable** or **foreign** card during a coup halts the coup until the dealer voids it;
+* **unreadable** or **foreign** card during a coup halts the coup until the dealer voids it; an unreadable coup
+  card may instead be **keyed** (:class:`CardKeyed`: the dealer keys the card lying face up, a supervisor
+  approves, and it takes the unreadable card's place: the coup goes on). An unreadable first card locks the
+  bets as a read one does: the betting window closed when it left the shoe;
 * **void** (held button) voids the coup in progress; **new shoe** starts the burn procedure;
 * the **cut card** ends the shoe after the current coup, or one more, by house rule;
 * with a bet-spot reader (``TableRules.money``), the **money**: the reader's inputs go to the table's
@@ -38,6 +41,7 @@ from controller.game.wagers import (
     MAX_SEATS,
     MoneyRules,
     MoneyView,
+    Phase,
     ReaderLinkChanged,
     SpotSeen,
     SpotsSnapshot,
@@ -58,6 +62,14 @@ class CardDrawn:
 @dataclass(frozen=True, slots=True)
 class UnreadableCard:
     pass
+
+
+@dataclass(frozen=True, slots=True)
+class CardKeyed:
+    """An unreadable coup card corrected: ``card`` as the dealer keyed it (a supervisor approved) takes the unread
+    card's place in the halted coup (:attr:`TableState.keyable`)."""
+
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +119,7 @@ class LineNoise:
 TableInput = (
     CardDrawn
     | UnreadableCard
+    | CardKeyed
     | CutCardOut
     | DeclarePressed
     | VoidPressed
@@ -131,7 +144,7 @@ class Alarm(Enum):
 
     MISDRAW = "MISDRAW"  # a card drawn when none was due; set aside for the dummy hand
     EARLY_DECLARE = "DECLARE TOO EARLY"  # declare pressed while a third card is due
-    UNREADABLE = "UNREADABLE CARD"  # a coup card passed the reader unidentified: void the coup
+    UNREADABLE = "UNREADABLE CARD"  # a coup card passed the reader unidentified: key it or void the coup
     FOREIGN_CARD = "FOREIGN CARD"  # over-count: void the coup, call the supervisor
     FOREIGN_BURN_CARD = "FOREIGN CARD BURNED"  # over-count among the burn cards: call the supervisor
     NOTHING_TO_DECLARE = "NOTHING TO DECLARE"
@@ -423,6 +436,8 @@ class TableState:
             return self._card(event.card)
         if isinstance(event, UnreadableCard):
             return self._unreadable()
+        if isinstance(event, CardKeyed):
+            return self._keyed(event.card)
         if isinstance(event, DeclarePressed):
             return self._declare()
         if isinstance(event, VoidPressed):
@@ -530,15 +545,25 @@ class TableState:
         if check.foreign:
             self.dummy_hand.append(card)
             return self._foreign(check)
-        out += self._clear(*self._TRANSIENT)
+        return out + self._place(card)
+
+    def _lock(self) -> list[Notice]:
+        """The coup's first card left the shoe (read or not): the betting window closes, once."""
+        if self.money is None or self.coup.cards_dealt or self.money.phase is Phase.LOCKED:
+            return []
+        locked = self.money.first_card(self.shoe_number, self.coup_number)
+        out = list(locked)
+        if self.seats is not None:
+            playing = {n.seat for n in locked if isinstance(n, WagersLocked | WagerRefused)}
+            out += self.seats.locked(self.shoe_number, self.coup_number, playing)
+        return out
+
+    def _place(self, card: Card) -> list[Notice]:
+        """A coup card, read or keyed, into the position due."""
+        out = self._clear(*self._TRANSIENT)
         position = self.coup.due
         assert position is not None
-        if self.money is not None and self.coup.cards_dealt == 0:
-            locked = self.money.first_card(self.shoe_number, self.coup_number)  # the betting window closes
-            out += locked
-            if self.seats is not None:
-                playing = {n.seat for n in locked if isinstance(n, WagersLocked | WagerRefused)}
-                out += self.seats.locked(self.shoe_number, self.coup_number, playing)
+        out += self._lock()
         due_next = self.coup.deal(card)
         out.append(CardPlaced(card, position, due_next))
         if due_next is None:
@@ -562,7 +587,31 @@ class TableState:
         self.shoe.draw_unknown()
         if self.coup.due is None:
             return self._raise(Alarm.MISDRAW, "unreadable card drawn when none was due; set aside")
-        return self._raise(Alarm.UNREADABLE, "a coup card was not identified: hold VOID to void the coup")
+        if any(a.halts_coup for a in self.alarms):  # drawn while halted: set aside, as a read card would be
+            return self._raise(Alarm.MISDRAW, "unreadable card drawn while the coup is halted; set aside")
+        out = self._lock()
+        # (the words are the journal's since version 1: a table that keys cards says so on its dealer screen)
+        return out + self._raise(Alarm.UNREADABLE, "a coup card was not identified: hold VOID to void the coup")
+
+    @property
+    def keyable(self) -> bool:
+        """Whether a keyed card would correct the coup now: it is halted by an unreadable coup card alone (a card
+        is due at a position, and no other alarm halts it: a foreign card, a shoe reboot are voided)."""
+        halting = [a for a in self.alarms if a.halts_coup]
+        return self.shoe.phase is ShoePhase.DEALING and halting == [Alarm.UNREADABLE] and self.coup.due is not None
+
+    def _keyed(self, card: Card) -> list[Notice]:
+        """The unreadable coup card keyed (:class:`CardKeyed`): counted as that card, placed where it was due; a
+        keyed card over the shoe's count is a foreign card (the coup stays halted: void it). Nothing when there is
+        nothing to correct (the shell asks only when there is, so a replay sees the same)."""
+        if not self.keyable:
+            return []
+        check = self.shoe.identify(card)
+        out = self._clear(Alarm.UNREADABLE)
+        if check.foreign:
+            self.dummy_hand.append(card)
+            return out + self._foreign(check)
+        return out + self._place(card)
 
     def _declare(self) -> list[Notice]:
         if self.shoe.phase is not ShoePhase.DEALING or any(a.halts_coup for a in self.alarms):

@@ -245,6 +245,8 @@ class MoneyView:
     ghost_reads: int = 0
     #: What waits for a supervisor's approval (None: nothing; the table loop adds it: the dealer screen shows it).
     approval: ApprovalView | None = None
+    #: An unreadable coup card may be keyed now (the table loop sets it: the dealer screen offers KEY CARD).
+    keyable: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -256,6 +258,8 @@ class MoneyView:
         }
         if self.approval is not None:
             out["approval"] = self.approval.to_dict()
+        if self.keyable:
+            out["keyable"] = True
         return out
 
 

@@ -46,6 +46,7 @@ from controller.table.loop import (
     BuyInEntry,
     FloorAck,
     Inbox,
+    KeyEntry,
     LoopConfig,
     PanelPress,
     PinEntry,
@@ -169,6 +170,7 @@ class Daemon:
             on_staff=lambda staff: inbox.put(StaffListIn(staff)),  # the floor's signed staff list, via the link
             on_pin=lambda pin: inbox.put(PinEntry(pin)),  # a supervisor's PIN from the dealer screen (never logged)
             on_rate=lambda seat: inbox.put(RateEntry(seat)),  # the dealer screen's RATE of an uncarded player
+            on_key=lambda card: inbox.put(KeyEntry(card)),  # the dealer screen's unreadable card, keyed
             on_buy_in_refused=(lambda _why: metrics.buy_in("refused")) if metrics is not None else (lambda _why: None),
             metrics_text=metrics.exposition if metrics is not None else None,
             money_group=s.feed.money_group or None,  # money.sock: the board's group reads the dealer screen's money

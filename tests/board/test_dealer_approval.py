@@ -81,3 +81,29 @@ def test_a_rating_goes_to_the_table_and_a_seat_off_the_table_is_refused() -> Non
     )
     assert s.enter_rate(b'{"t":"rate","seat":0}')[0] == HTTPStatus.BAD_REQUEST
     assert got == [3] and s.stats["rates_sent"] == 1 and s.stats["rates_refused"] == 2
+
+
+def test_a_card_keyed_goes_to_the_table_only_while_an_unreadable_card_can_be_keyed() -> None:
+    from controller.feed.messages import KeyLine, encode_key
+
+    got: list[str] = []
+    s = DealerScreen(("127.0.0.1", 0), table_name="Baccarat 3", seats=7)
+
+    def send(key: KeyLine) -> bool:
+        got.append(key.card)
+        return True
+
+    s.send_key = send
+    s.show(MoneyView(Phase.LOCKED))
+    assert s.snapshot()["keyable"] is False
+    assert s.enter_key(encode_key(KeyLine("5S"))) == (
+        HTTPStatus.CONFLICT,
+        "card refused: no coup waits for an unreadable card",
+    )
+    s.show(MoneyView(Phase.LOCKED, keyable=True))
+    assert s.snapshot()["keyable"] is True
+    assert s.enter_key(encode_key(KeyLine("5S"))) == (HTTPStatus.ACCEPTED, "5♠ keyed: a supervisor approves it")
+    for bad in (b'{"t":"key","card":"1S"}', b'{"t":"key","card":"5s"}', b'{"t":"key","card":"5S","x":1}'):
+        status, said = s.enter_key(bad)
+        assert status == HTTPStatus.BAD_REQUEST and said.startswith("card refused:"), said
+    assert got == ["5S"] and s.stats["keys_sent"] == 1 and s.stats["keys_refused"] == 4

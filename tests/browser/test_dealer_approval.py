@@ -139,3 +139,64 @@ def test_rate_asks_for_the_seat_chosen(browser: Any, width: int, height: int) ->
     finally:
         page.close()
         s.close()
+
+
+KEY_TARGETS = TARGETS.replace('"approval"', '"key"')
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_key_card_is_offered_for_an_unreadable_card_and_sends_the_card_chosen(
+    browser: Any, width: int, height: int
+) -> None:
+    from controller.feed.messages import KeyLine
+
+    got: list[str] = []
+    s = DealerScreen(("127.0.0.1", 0), table_name="Baccarat 3", seats=9)
+
+    def send(key: KeyLine) -> bool:
+        got.append(key.card)
+        return True
+
+    s.send_key = send
+    assert s.start()
+    s.show(nine_seats())
+    page = open_page(browser, s, width, height)
+    try:
+        wait_version(page, s.version)
+        assert page.locator('[data-testid="open-key"]').is_hidden()  # nothing to key
+        s.show(replace(nine_seats(), keyable=True))  # the coup halted by an unreadable card
+        wait_version(page, s.version)
+        OUTPUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUTPUT / f"dealer-key-offered-{width}x{height}.png"))
+        button = page.locator('[data-testid="open-key"]').bounding_box()
+        buy_in = page.locator('[data-testid="open-buy-in"]').bounding_box()
+        assert button is not None and buy_in is not None and button["x"] + button["width"] <= width
+        assert button["height"] == buy_in["height"]  # as big a target as the header's other buttons
+        page.locator('[data-testid="open-key"]').click()
+        assert page.locator('[data-testid="key"]').is_visible()
+        assert text(page, "key-confirm") == "CHOOSE THE CARD"
+        page.locator('[data-testid="key-rank-T"]').click()
+        page.locator('[data-testid="key-suit-H"]').click()
+        assert text(page, "key-confirm") == "KEY 10\u2665: ASK A SUPERVISOR"
+        viewport: dict[str, float] = {"x": 0, "y": 0, "r": width, "b": height}
+        for target in page.evaluate(KEY_TARGETS):
+            assert inside(target, viewport), f"{target['text']!r} is off screen: {target}"
+            assert target["h"] >= 40 and target["w"] >= 40, f"{target['text']!r} is too small for a finger: {target}"
+        OUTPUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUTPUT / f"dealer-key-{width}x{height}.png"))
+        page.locator('[data-testid="key-confirm"]').click()
+        page.wait_for_selector('[data-testid="buy-in-said"]:not([hidden])')
+        assert got == ["TH"] and page.locator('[data-testid="key"]').is_hidden()
+        assert text(page, "buy-in-said") == "10\u2665 KEYED: A SUPERVISOR APPROVES IT"
+        asked = ApprovalView("key_card", "KEY CARD 10\u2665", 1, 12, "D1", None, "")
+        s.show(replace(nine_seats(), keyable=True, approval=asked))
+        wait_version(page, s.version)
+        assert text(page, "approval-title") == "KEY CARD 10\u2665"
+        assert text(page, "approval-foot") == "KEY ANOTHER CARD TO CHANGE IT; HOLD VOID TO VOID THE COUP INSTEAD"
+        s.show(nine_seats())  # placed (or voided): nothing to key
+        wait_version(page, s.version)
+        assert page.locator('[data-testid="open-key"]').is_hidden()
+        assert page.locator('[data-testid="approval"]').is_hidden()
+    finally:
+        page.close()
+        s.close()

@@ -56,7 +56,7 @@ def test_a_buy_in_out_of_bounds_is_refused_naming_its_field(line: bytes, said: s
 
 
 def test_a_money_reader_may_send_only_buy_ins() -> None:
-    with pytest.raises(FeedError, match="may only send buy_in, approve or rate, not 'ack'") as caught:
+    with pytest.raises(FeedError, match="may only send buy_in, approve, rate or key, not 'ack'") as caught:
         decode_money_reader(b'{"t":"ack"}')
     assert not isinstance(caught.value, BuyInRefused)
 

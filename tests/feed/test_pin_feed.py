@@ -130,3 +130,29 @@ def test_a_rate_line_reaches_the_table(tmp_path: Path) -> None:
     finally:
         client.close()
         s.close()
+
+
+def test_a_key_line_reaches_the_table_and_one_that_is_no_card_is_refused_and_counted(tmp_path: Path) -> None:
+    from controller.feed.messages import KeyLine, encode_key
+
+    cards: list[str] = []
+    s = FeedServer(tmp_path, reveal="on_read", on_key=cards.append)
+    s.start()
+    client = FeedClient(tmp_path / "money.sock", lambda _m: None, name="dealer-money", money=True)
+    client.start()
+    try:
+        until(lambda: client.connected and s.readers == 1, 5, "the dealer screen's connection")
+        assert encode_key(KeyLine("QD")) == b'{"t":"key","card":"QD"}\n'
+        assert client.send_key(KeyLine("QD")) is True
+        until(lambda: cards == ["QD"], 5, "the card keyed")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(str(tmp_path / "money.sock"))
+        try:
+            sock.sendall(b'{"t":"key","card":"ZZ"}\n' + encode_key(KeyLine("2C")))  # no card: refused, reads on
+            until(lambda: cards == ["QD", "2C"], 5, "the next card keyed on the same connection")
+        finally:
+            sock.close()
+        assert s.stats["refused_lines"] == 1 and s.stats["keys"] == 2
+    finally:
+        client.close()
+        s.close()

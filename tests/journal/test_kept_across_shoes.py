@@ -24,6 +24,7 @@ from controller.game.seats import SeatCard
 from controller.game.table import (
     Alarm,
     CardDrawn,
+    CardKeyed,
     CutCardOut,
     DeclarePressed,
     Due,
@@ -62,7 +63,10 @@ SAMPLES: dict[InputKind, TableInput] = {
     ),
     InputKind.READER_LINK: ReaderLinkChanged(up=False),
     InputKind.SEAT_CARD: SeatCard(4, "00000000A1B2C3D4", True),
+    InputKind.CARD_KEYED: CardKeyed(Card.parse("9D")),
 }
+#: What a sample needs before it to be effective (a card keyed corrects an unreadable coup card only).
+BEFORE: dict[InputKind, TableInput] = {InputKind.CARD_KEYED: UnreadableCard()}
 
 
 def mid_coup() -> TableState:
@@ -82,6 +86,8 @@ def test_the_samples_are_one_effective_input_of_every_replayed_kind() -> None:
     for kind, sample in SAMPLES.items():
         assert input_kind(sample) is kind
         state = mid_coup()
+        if kind in BEFORE:
+            state.apply(BEFORE[kind])
         before = state.view()
         state.apply(sample)
         assert state.view() != before, kind  # not a no-op: what NEW SHOE then keeps or resets is visible
@@ -91,6 +97,8 @@ def test_a_new_shoe_keeps_the_effect_of_exactly_the_kinds_listed() -> None:
     kept = set()
     for kind, sample in SAMPLES.items():
         state = mid_coup()
+        if kind in BEFORE:
+            state.apply(BEFORE[kind])
         state.apply(sample)
         state.apply(NewShoePressed())
         # the spots' readings go into the new shoe's start record (WagerBook.carried), not through a kept kind

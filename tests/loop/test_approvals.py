@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.game.cards import Card
 from controller.game.records import input_body
 from controller.game.table import Alarm, TableRules, TableState
 from controller.journal import Journal
@@ -460,3 +461,71 @@ def test_what_the_table_is_configured_to_ask_for(tmp_path: Path, pin_hash: str, 
         assert len(starts(t)) == (1 if asks else 2)
     finally:
         journal.close()
+
+
+# -- an unreadable coup card keyed: the misread's correction ------------------------------------------------
+
+
+def test_an_unreadable_card_keyed_waits_for_a_supervisor_and_is_placed_once_approved(
+    table: tuple[Table, Checked], tmp_path: Path
+) -> None:
+    from controller.game.table import Due, UnreadableCard
+    from controller.table.loop import KeyEntry
+
+    t, checker = table
+    t.badge(D1, True)
+    deal(t.loop, "9H", "KD")
+    t.loop.handle(KeyEntry("5S"))  # nothing is halted: refused, one line and a count
+    assert t.loop.approvals.keys_refused == 1 and t.records("approval_asked") == []
+    t.loop._apply(UnreadableCard(), input_body(UnreadableCard()), None, None)
+    t.loop.flush()
+    t.loop.handle(KeyEntry("4C"))
+    t.loop.handle(KeyEntry("5S"))  # keyed afresh: the first withdrawn
+    t.loop.flush()
+    asked = t.records("approval_asked")
+    assert [(b["action"], b["card"]) for b in asked] == [("key_card", "4C"), ("key_card", "5S")]
+    assert [(b["why"], b["staff_id"]) for b in t.records("approval_refused")] == [("withdrawn", "D1")]
+    money = t.loop.view().money
+    assert money is not None and money.approval is not None and money.approval.text == "KEY CARD 5♠"
+    t.badge(D1, False)
+    t.badge(D1, True)  # the dealer's own badge back: no news, and a dealer may not approve
+    assert t.loop.state.view().player == (Card.parse("9H"),)  # nothing placed yet
+    t.badge(SUP, True)
+    enter_pin(t.loop, checker, PIN)
+    [approval] = t.records("approval")
+    assert (approval["action"], approval["card"], approval["approver"]) == ("key_card", "5S", "S1")
+    view = t.loop.state.view()
+    assert view.player == (Card.parse("9H"), Card.parse("5S")) and view.due is Due.DEAL  # Banker's second
+    assert Alarm.UNREADABLE not in t.loop.view().alarms
+    [keyed] = [b for _id, b in t.journal.inputs() if b["kind"] == "card_keyed"]
+    assert keyed == {"kind": "card_keyed", "card": "5S", "source": "panel"}
+    # A restart replays the keyed card as any card: the coup stands where it was.
+    t.journal.close()
+    loop, journal, _checker = open_table(tmp_path)
+    try:
+        assert loop.replay() > 0
+        assert loop.state.view().player == (Card.parse("9H"), Card.parse("5S")) and loop.state.due is Due.DEAL
+    finally:
+        journal.close()
+
+
+def test_a_void_held_while_a_card_keyed_waits_withdraws_it_and_asks(table: tuple[Table, Checked]) -> None:
+    from controller.game.table import UnreadableCard
+    from controller.table.loop import KeyEntry
+
+    t, _checker = table
+    deal(t.loop, "9H")
+    t.loop._apply(UnreadableCard(), input_body(UnreadableCard()), None, None)
+    t.loop.handle(KeyEntry("5S"))
+    t.loop.flush()
+    assert t.loop.approvals.desk.pending is not None
+    t.loop.handle(KeyEntry("5S"))  # the same card again: it waits already (no withdrawal, no count)
+    assert t.loop.approvals.keys_refused == 0 and t.records("approval_refused") == []
+    hold_void(t.loop)  # the void asks instead: the card keyed is withdrawn (a pending approval is no way round)
+    assert [b["action"] for b in t.records("approval_asked")] == ["key_card", "void"]
+    assert [(b["action"], b["why"]) for b in t.records("approval_refused")] == [("key_card", "withdrawn")]
+    assert coups(t) == []
+    t.loop.approvals.actions = frozenset()  # the dealer voids alone now
+    hold_void(t.loop)  # VOID again: its request withdrawn, and (asked for nothing now) no void either
+    hold_void(t.loop)
+    assert t.loop.approvals.desk.pending is None and coups(t)[0]["void"] is True

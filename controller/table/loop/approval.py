@@ -21,9 +21,14 @@ What the loop hands here, all on its own thread:
   anonymous player of the seat once a supervisor approves (the loop then puts the rating's virtual card in the
   seat's reader: a ``seat_card`` input, :func:`~controller.game.seats.anonymous_player`). Refused in one line when
   the seat is not the table's, has a carded player, no one on the list may approve, or another approval waits.
+* The dealer screen's card keyed for an unreadable coup card (:meth:`Approvals.key_card`): the misread's
+  correction. The card takes the unread card's place once a supervisor approves (the loop then applies a
+  ``card_keyed`` input, a replayed one: :class:`~controller.game.table.CardKeyed`). Refused in one line when the
+  coup is not halted by an unreadable card alone, no one on the list may approve, or another approval waits.
 * After every table input (:meth:`Approvals.moot`): a void whose coup is over (declared, or voided another way, a
-  new shoe), a new shoe that would now neither void a coup nor close a box uncollected (the boxes were taken
-  meanwhile), or a rating whose seat a carded player took, ends without a record; the log says it.
+  new shoe), a card keyed whose coup is no longer halted by its unreadable card, a new shoe that would now
+  neither void a coup nor close a box uncollected (the boxes were taken meanwhile), or a rating whose seat a
+  carded player took, ends without a record; the log says it.
 
 While an approval is pending the displays show CALL SUPERVISOR, then SUPERVISOR PIN (:meth:`Approvals.alarm`),
 and the dealer screen its panel (:meth:`Approvals.view`, on the money line). A PIN refused before it is checked
@@ -37,7 +42,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from controller.game.approvals import Action, Approvable, ApprovalDesk, ApprovalRefused, Approved, PinDue
+from controller.game.approvals import Action, Approvable, ApprovalDesk, ApprovalRefused, Approved, Pending, PinDue
 from controller.game.notice import Notice
 from controller.game.records import approval_input
 from controller.game.staff import badge_key
@@ -76,6 +81,7 @@ class Approvals:
         #: PINs refused before a check, by why: ``none_due``, ``busy``; ratings refused before they asked.
         self.pins_refused: Counter[str] = Counter()
         self.rates_refused = 0
+        self.keys_refused = 0
         self._shown: Alarm | None = None
 
     # -- what the loop asks ------------------------------------------------------------------------------
@@ -100,12 +106,11 @@ class Approvals:
         withdraws); None: the press starts the new shoe."""
         pending = self.desk.pending
         cents = self.new_shoe_needs(state)
-        if pending is None and cents is None:
-            return None
-        notices = self.desk.ask(Action.NEW_SHOE, state.shoe_number, state.coup_number, dealer, cents=cents)
-        if not notices:
-            return None  # another action is pending: the press is the dealer's as ever
-        if pending is None:
+        if (pending is None or pending.action is not Action.NEW_SHOE) and cents is None:
+            return None  # the press starts the new shoe (another approval pending lapses with its coup)
+        notices = self._instead(pending, Action.NEW_SHOE)
+        notices += self.desk.ask(Action.NEW_SHOE, state.shoe_number, state.coup_number, dealer, cents=cents)
+        if pending is None or pending.action is not Action.NEW_SHOE:
             log.info(
                 "NEW SHOE asked at shoe %d coup %d (uncollected %d cents): waiting for a supervisor",
                 state.shoe_number,
@@ -122,16 +127,24 @@ class Approvals:
         """VOID held (on the panel or the shoe: ``facts`` are the press's ``source`` and ``seq``): the ``approval``
         input and notices when it asks (or withdraws); None: the press voids."""
         pending = self.desk.pending
-        if pending is None and not (state.voidable and self.needed(Approvable.VOID, state)):
-            return None
-        notices = self.desk.ask(Action.VOID, state.shoe_number, state.coup_number, dealer)
-        if not notices:
-            return None  # another action is pending: the press is the dealer's as ever
-        if pending is None:
+        needed = state.voidable and self.needed(Approvable.VOID, state)
+        if (pending is None or pending.action is not Action.VOID) and not needed:
+            return None  # the press voids (another approval pending lapses with its coup)
+        notices = self._instead(pending, Action.VOID)
+        notices += self.desk.ask(Action.VOID, state.shoe_number, state.coup_number, dealer)
+        if pending is None or pending.action is not Action.VOID:
             log.info("VOID asked at shoe %d coup %d: waiting for a supervisor", state.shoe_number, state.coup_number)
         else:
             log.info("VOID withdrawn at shoe %d coup %d", pending.shoe, pending.coup)
         return approval_input("ask", Action.VOID, **facts), notices
+
+    def _instead(self, pending: Pending | None, action: Action) -> list[Notice]:
+        """A press that needs a supervisor while another action waits for one: that one is withdrawn (its
+        ``approval_refused`` record), so that no approval pending is a way round another."""
+        if pending is None or pending.action is action:
+            return []
+        log.info("approval of %s withdrawn: %s asked instead", pending.action.value, action.value)
+        return self.desk.withdraw()
 
     def badge(self, uid: str, present: bool) -> list[Notice] | None:
         """A badge at the dealer's position: the approval's notices while one is pending (an ``[]`` for a badge
@@ -199,6 +212,9 @@ class Approvals:
         if p.action is Action.VOID:
             over = (state.shoe_number, state.coup_number) != (p.shoe, p.coup) or not state.voidable
             why = "its coup is over"
+        elif p.action is Action.KEY_CARD:
+            over = (state.shoe_number, state.coup_number) != (p.shoe, p.coup) or not state.keyable
+            why = "its coup is no longer halted by an unreadable card"
         elif p.action is Action.NEW_SHOE:
             over = state.shoe_number != p.shoe or self.new_shoe_needs(state) is None
             why = "the shoe is new, or it would void no coup and leave no box uncollected now"
@@ -228,6 +244,42 @@ class Approvals:
         notices = self.desk.ask(Action.RATE_UNCARDED, state.shoe_number, state.coup_number, dealer, seat)
         log.info("rating of seat %d's uncarded player asked: waiting for a supervisor", seat)
         return approval_input("ask", Action.RATE_UNCARDED, seat=seat), notices
+
+    def keyable(self, state: TableState) -> bool:
+        """Whether the dealer screen may key the unreadable coup card now (KEY CARD is offered): the coup is halted
+        by it alone, someone on the list may approve, and no other approval waits."""
+        p = self.desk.pending
+        return (
+            state.keyable
+            and state.money is not None
+            and self.staff.approvers() > 0
+            and (p is None or p.action is Action.KEY_CARD)
+        )
+
+    def key_card(self, state: TableState, dealer: str | None, card: str) -> tuple[dict[str, Any], list[Notice]] | None:
+        """The dealer screen's ``card`` keyed for the unreadable coup card: the ``approval`` input and notices when
+        it asks; None (one line, counted in :attr:`keys_refused`) when the table cannot take it now."""
+        why = None
+        if not state.keyable:
+            why = "the coup is not halted by an unreadable card (alone)"
+        elif self.staff.approvers() == 0 or state.money is None:
+            why = "no supervisor or pit manager with a badge and PIN is on the staff list (or no dealer screen)"
+        elif self.desk.pending is not None and self.desk.pending.action is not Action.KEY_CARD:
+            why = "another approval is waiting: decide it first"
+        if why is not None:
+            self.keys_refused += 1
+            log.warning("card keyed refused: %s", why)
+            return None
+        pending = self.desk.pending
+        if pending is not None and pending.card == card:
+            log.info("card %s keyed again: it waits for a supervisor already", card)
+            return None
+        notices: list[Notice] = []
+        if pending is not None:  # keyed afresh: the first card keyed is withdrawn
+            notices += self.desk.ask(Action.KEY_CARD, pending.shoe, pending.coup, pending.dealer, card=pending.card)
+        notices += self.desk.ask(Action.KEY_CARD, state.shoe_number, state.coup_number, dealer, card=card)
+        log.info("card %s keyed for the unreadable card at shoe %d coup %d", card, state.shoe_number, state.coup_number)
+        return approval_input("ask", Action.KEY_CARD, card=card), notices
 
     def new_staff_list(self) -> None:
         """The loop kept a new staff list: the desk counts under it (locks and wrong PINs start again)."""

@@ -113,6 +113,14 @@ class RateEntry:
 
 
 @dataclass(frozen=True)
+class KeyEntry:
+    """The dealer screen's correction of an unreadable coup card: ``card``, the token of the card lying face up (a
+    supervisor approves it; its shape checked by the feed)."""
+
+    card: str
+
+
+@dataclass(frozen=True)
 class PinVerdict:
     """The PIN checker's verdict on a PIN entered for ``staff_id`` (:mod:`controller.table.pin_check`)."""
 
@@ -121,7 +129,17 @@ class PinVerdict:
 
 
 LoopEvent = (
-    WireBytes | PortState | PanelPress | FloorAck | BuyInEntry | StaffListIn | PinEntry | PinVerdict | RateEntry | Stop
+    WireBytes
+    | PortState
+    | PanelPress
+    | FloorAck
+    | BuyInEntry
+    | StaffListIn
+    | PinEntry
+    | PinVerdict
+    | RateEntry
+    | KeyEntry
+    | Stop
 )
 
 #: How a dropped event that is not a panel press is named: the metrics' ``kind`` label, and the words of the
@@ -135,6 +153,7 @@ DROPPED_KINDS: dict[type, tuple[str, str]] = {
     PinEntry: ("pin", "supervisor's PIN entered"),
     PinVerdict: ("pin_verdict", "supervisor's PIN checked"),
     RateEntry: ("rate", "rating of an uncarded player asked"),
+    KeyEntry: ("key", "unreadable card keyed"),
     Stop: ("stop", "stop request"),
 }
 #: The same for the bet-spot reader's port.

@@ -38,6 +38,7 @@ from typing import Any, Literal, Protocol
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from controller.game.approvals import Action, Approvable, Approved
+from controller.game.cards import Card
 from controller.game.cash import buy_in_refusal
 from controller.game.edges import EdgeWatch
 from controller.game.records import (
@@ -54,6 +55,7 @@ from controller.game.seats import SeatCard, anonymous_player
 from controller.game.staff import BadgeRefused, DealerIn, DutyBook
 from controller.game.table import (
     Alarm,
+    CardKeyed,
     DeclarePressed,
     Due,
     NewShoePressed,
@@ -74,6 +76,7 @@ from controller.table.loop.inbox import (
     Device,
     FloorAck,
     Inbox,
+    KeyEntry,
     LoopEvent,
     PanelPress,
     PinEntry,
@@ -341,6 +344,8 @@ class TableLoop:
         pending = self.approvals.view()
         if pending is not None and view.money is not None:
             view = replace(view, money=replace(view.money, approval=pending))
+        if view.money is not None and self.approvals.keyable(self.state):
+            view = replace(view, money=replace(view.money, keyable=True))
         return view
 
     def assume_link_down(self, detail: str) -> None:
@@ -536,6 +541,10 @@ class TableLoop:
             asked = self.approvals.rate(self.state, self.duty.on_duty, event.seat)
             if asked is not None:
                 self._approval_step(*asked)
+        elif isinstance(event, KeyEntry):
+            asked = self.approvals.key_card(self.state, self.duty.on_duty, event.card)
+            if asked is not None:
+                self._approval_step(*asked)
 
     def _pin_verdict(self, event: PinVerdict) -> None:
         """A PIN's verdict: its ``approval`` input and record; the action approved is carried out after it."""
@@ -552,6 +561,9 @@ class TableLoop:
                     self._apply(press, input_body(press, source=Source.PANEL), None, None)
                 finally:
                     self._approved = False
+            elif isinstance(n, Approved) and n.action is Action.KEY_CARD and n.card is not None:
+                keyed = CardKeyed(Card.parse(n.card))  # the card in the unread card's place (a replayed input)
+                self._apply(keyed, input_body(keyed, source=Source.PANEL), None, None)
             elif isinstance(n, Approved) and n.action is Action.RATE_UNCARDED and n.seat is not None:
                 # the rating's virtual card in the seat's reader: the anonymous player's visit (a replayed input)
                 card = SeatCard(n.seat, anonymous_player(n.shoe, n.coup, n.seat), True)

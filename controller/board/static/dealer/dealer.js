@@ -136,6 +136,9 @@
     notice.hidden = !text || (snap.state === "offline" && snap.seats.length > 0);
     if (snap.seats.length) layout(seats, snap);
     drawApproval(snap.state === "money" ? snap.approval : null);
+    const keyable = snap.state === "money" && Boolean(snap.keyable);
+    $("open-key").hidden = !keyable;
+    if (!keyable) keyBox.hidden = true;
     document.body.dataset.version = String(snap.version);
     window.dealer.draws += 1;
     window.dealer.lastDrawMs = performance.now() - t0;
@@ -265,11 +268,75 @@
   $("rate-cancel").addEventListener("click", () => { rateBox.hidden = true; });
   $("rate-confirm").addEventListener("click", confirmRate);
 
+  // KEY CARD: offered while the coup is halted by an unreadable card the table can take keyed (snap.keyable). The
+  // dealer picks the card lying face up; POST /api/key sends the money socket's own key line, and the table asks a
+  // supervisor (the approval panel follows) or refuses it.
+  const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
+  const SUITS = [["S", "\u2660"], ["H", "\u2665"], ["D", "\u2666"], ["C", "\u2663"]];
+  const keying = { rank: null, suit: null };
+  const keyBox = $("key");
+  function keyedText() {
+    const symbol = SUITS.find((s) => s[0] === keying.suit);
+    return (keying.rank === "T" ? "10" : keying.rank) + (symbol ? symbol[1] : "");
+  }
+  function drawKey() {
+    for (const b of $("key-ranks").children) b.classList.toggle("on", b.dataset.rank === keying.rank);
+    for (const b of $("key-suits").children) b.classList.toggle("on", b.dataset.suit === keying.suit);
+    const confirm = $("key-confirm");
+    confirm.disabled = keying.rank === null || keying.suit === null;
+    confirm.textContent = confirm.disabled ? "CHOOSE THE CARD" : `KEY ${keyedText()}: ASK A SUPERVISOR`;
+  }
+  function choices(box, items, name, pick) {
+    box.replaceChildren();
+    for (const [value, label] of items) {
+      const b = el("button", "", label);
+      b.type = "button"; b.dataset[name] = value; b.dataset.testid = `key-${name}-${value}`;
+      b.addEventListener("click", () => { keying[name] = value; pick(); });
+      box.append(b);
+    }
+  }
+  choices($("key-ranks"), RANKS.map((r) => [r, r === "T" ? "10" : r]), "rank", drawKey);
+  choices($("key-suits"), SUITS, "suit", drawKey);
+  function openKey() {
+    Object.assign(keying, { rank: null, suit: null });
+    $("key-problem").textContent = "";
+    keyBox.hidden = false;
+    drawKey();
+  }
+  async function confirmKey() {
+    $("key-confirm").disabled = true;
+    let answer = null;
+    try {
+      const r = await fetch("/api/key", { method: "POST", headers: { "Content-Type": "application/json" },
+                                          body: JSON.stringify({ t: "key", card: keying.rank + keying.suit }) });
+      answer = await r.json();
+    } catch (e) {
+      answer = { error: "card NOT sent: the dealer screen's server is not answering; again" };
+    }
+    if (answer.ok) {
+      keyBox.hidden = true;
+      say(answer.ok.toUpperCase(), false);
+    } else {
+      $("key-problem").textContent = String(answer.error || "card NOT sent").toUpperCase();
+      drawKey();
+    }
+  }
+  $("open-key").addEventListener("click", openKey);
+  $("key-cancel").addEventListener("click", () => { keyBox.hidden = true; });
+  $("key-confirm").addEventListener("click", confirmKey);
+
   // The supervisor's approval: while the table holds a void (or another action) for a supervisor, the snapshot
   // carries it and this panel covers the seats: CALL SUPERVISOR until the badge is read at the dealer's reader,
   // then the PIN pad. The PIN (shown as dots, never kept after it is sent) goes as the money socket's own
   // "approve" line to POST /api/approve; the table checks it, and the next snapshot says what came of it.
   const approvalBox = $("approval");
+  // How the dealer takes each request back (the table's rule: asking again withdraws it).
+  const APPROVAL_FOOT = {
+    void: "HOLD VOID AGAIN TO WITHDRAW",
+    new_shoe: "PRESS NEW SHOE AGAIN TO WITHDRAW",
+    rate_uncarded: "RATE THE SEAT AGAIN TO WITHDRAW",
+    key_card: "KEY ANOTHER CARD TO CHANGE IT; HOLD VOID TO VOID THE COUP INSTEAD",
+  };
   const pin = { digits: "", key: "", said: "" };
   function drawPin() {
     $("approval-pin").textContent = pin.digits ? "\u25cf".repeat(pin.digits.length) : "\u00a0";
@@ -290,6 +357,7 @@
       : "CALL A SUPERVISOR: BADGE AT THE DEALER'S READER";
     $("approval-said").textContent = a.said || "";
     $("approval-pin-entry").hidden = !a.approver;
+    $("approval-foot").textContent = APPROVAL_FOOT[a.action] || "";
     drawPin();
   }
   async function sendPin() {
