@@ -53,7 +53,7 @@ from hw_sim.buy_in_line import BuyInLine
 from hw_sim.chipset import ChipSet
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
-from hw_sim.money import MoneyConfig, MoneyConfigError, approvers, staff
+from hw_sim.money import MoneyConfig, MoneyConfigError, SplitCash, approvers, staff
 from hw_sim.players import BetsError, Counting, parse_amount, parse_bets
 from hw_sim.reader_feed import ReaderFeed
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
@@ -208,6 +208,12 @@ def build_parser() -> argparse.ArgumentParser:
     money.add_argument(
         "--staff-out", type=Path, metavar="FILE", help="write the dealers and their badges here (JSON lines)"
     )
+    money.add_argument(
+        "--split-cash",
+        metavar="UID:DOLLARS:COUP",
+        help="a carded player (card UID, hex) sits down on the seat after the --players' at COUP of the first shoe"
+        " and buys in DOLLARS in cash: run at several tables with one UID, the player who splits cash across them",
+    )
     spots = money.add_mutually_exclusive_group()
     spots.add_argument("--spots-link", type=Path, metavar="PATH", help="the bet-spot reader on a second pty here")
     spots.add_argument("--spots-tcp", type=_tcp, metavar="HOST:PORT", help="the bet-spot reader on this TCP port")
@@ -283,6 +289,8 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
         raise UsageError("--uncarded: leaves some of the --players without a card; give --players N")
     if args.buy_ins is not None and args.players is None:
         raise UsageError("--buy-ins: the players buy in (--players N)")
+    if args.split_cash is not None and args.players is None:
+        raise UsageError("--split-cash: the split-cash player sits after the --players' (--players N)")
     if args.dealer_swap and args.players is None and args.bets is None:
         raise UsageError("--dealer-swap: the badges go through the bet-spot reader (--players N or --bets FILE)")
     if args.players is None and args.bets is None:
@@ -336,10 +344,21 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
             counter=_counter(args.counter),
             uncarded=args.uncarded,
             dealer_swap=args.dealer_swap,
+            split_cash=_split_cash(args.split_cash),
         )
     except MoneyConfigError as exc:
-        key = {"leave_after_coups": "leave-after", "limits": "unit"}.get(exc.key, exc.key)
+        key = {"leave_after_coups": "leave-after", "limits": "unit", "split_cash": "split-cash"}.get(exc.key, exc.key)
         raise UsageError(f"--{key}: {exc.reason}") from None
+
+
+def _split_cash(text: str | None) -> SplitCash | None:
+    """``--split-cash UID:DOLLARS:COUP`` (UsageError naming the problem)."""
+    if text is None:
+        return None
+    parts = text.split(":")
+    if len(parts) != 3 or not re.fullmatch(r"[0-9A-Fa-f]{1,16}", parts[0]) or not all(p.isdigit() for p in parts[1:]):
+        raise UsageError(f"--split-cash: UID:DOLLARS:COUP (a hex card UID, whole dollars, a coup), not {text[:40]!r}")
+    return SplitCash(int(parts[0], 16), int(parts[1]) * 100, int(parts[2]))
 
 
 def _counter(text: str | None) -> Counting | None:

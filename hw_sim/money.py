@@ -61,7 +61,7 @@ from controller.game.coup import Coup
 from controller.game.edges import price
 from controller.game.errors import RulesViolation
 from controller.game.payouts import Outcome
-from controller.game.rules import COMMISSION, Ruleset
+from controller.game.rules import COMMISSION, Bet, Ruleset
 from controller.game.settlement import CommissionLedger, Settlement, TableLimits, Wager, settle
 from controller.game.wagers import MAX_SEATS, ApprovalView, Spot
 from hw_sim.chipset import DENOMINATIONS, ChipSet, ForeignKind
@@ -69,7 +69,16 @@ from hw_sim.faults import Fault, FaultPlan, ScriptedFault
 from hw_sim.players import Bankrolls, Counting, Players, ScriptedBets, ScriptedWagers, refusals
 from hw_sim.truth import TruthLog
 
-__all__ = ["MAX_READS", "CardRead", "MoneyConfig", "MoneyConfigError", "MoneyTable", "ReadKind", "SpotRead"]
+__all__ = [
+    "MAX_READS",
+    "CardRead",
+    "MoneyConfig",
+    "MoneyConfigError",
+    "MoneyTable",
+    "ReadKind",
+    "SplitCash",
+    "SpotRead",
+]
 
 #: Reads waiting for the reader device at most (older ones are dropped and counted: it is not draining).
 MAX_READS = 4096
@@ -84,6 +93,18 @@ class MoneyConfigError(ValueError):
         super().__init__(f"{key}: {reason}")
         self.key = key
         self.reason = reason
+
+
+@dataclass(frozen=True)
+class SplitCash:
+    """The split-cash player (``--split-cash UID:DOLLARS:COUP``): a carded player, card ``uid``, who sits down on
+    the seat after the ``--players``' at coup ``coup`` of the first shoe, buys in ``cents`` in cash at once and
+    bets the table minimum on Banker every coup after. Run at several tables with the same card, it is the player
+    who splits their cash across tables in one gaming day (the floor's cash log adds it up: docs/floor.md)."""
+
+    uid: int
+    cents: int
+    coup: int
 
 
 @dataclass(frozen=True)
@@ -106,6 +127,13 @@ class MoneyConfig:
     #: A dealer's badge at the dealer's position, the dealer swapped for the next every this many coups
     #: (``--dealer-swap``; 0: no staff badges). The dealers are :func:`staff` of the seed.
     dealer_swap: int = 0
+    #: The split-cash player (None: none).
+    split_cash: SplitCash | None = None
+
+    @property
+    def split_seat(self) -> int:
+        """The split-cash player's seat: the one after the ``players``'."""
+        return self.players + 1
 
     def __post_init__(self) -> None:
         if not 1 <= self.seats <= MAX_SEATS:
@@ -137,6 +165,14 @@ class MoneyConfig:
             raise MoneyConfigError("uncarded", f"0-{self.players} (of the --players), not {self.uncarded}")
         if self.counter is not None and not self.rules.offers(self.counter.bet):
             raise MoneyConfigError("counter", f"the table does not offer {self.counter.bet.value}")
+        s = self.split_cash
+        if s is not None:
+            if self.bets is not None or self.split_seat > self.seats:
+                raise MoneyConfigError("split_cash", f"needs --players and a seat after theirs (at most {self.seats})")
+            if not 0 < s.uid < 1 << 64 or s.cents < self.limits.minimum_cents or s.cents % DENOMINATIONS[-1]:
+                raise MoneyConfigError("split_cash", "a card UID, and cash of at least the table minimum in chips")
+            if s.coup < 1:
+                raise MoneyConfigError("split_cash", f"the coup is 1 or later, not {s.coup}")
 
 
 class ReadKind(Enum):
@@ -328,6 +364,7 @@ class MoneyTable:
                 intended = self.bettors.wagers(self.shoe, coup, price(Composition(tuple(self.seen)), self.rules))
             else:
                 intended = self.bettors.wagers(self.shoe, coup)
+            self._split_player(intended, now)
             if not intended and not self._left_losers:
                 return False
         self._steps.append(partial(self._place, intended))
@@ -530,6 +567,25 @@ class MoneyTable:
                 ref = format_uid(uid)
                 self.truth.write("player_in", now, shoe=self.shoe, coup=self.coup, seat=seat, player_ref=ref)
                 self._queue(CardRead(now, seat, uid))
+
+    def _split_player(self, intended: dict[int, tuple[Wager, ...]], now: float) -> None:
+        """The split-cash player (``split_cash``): from their coup of the first shoe, at their seat, with their
+        card; the cash bought in at once on sitting down (a truth ``buy_in`` and a line for the table's
+        money.sock, as the dealer screen enters it), then the table minimum on Banker each coup."""
+        s = self.config.split_cash
+        if s is None or self.bankrolls is None or (self.shoe, self.coup) < (1, s.coup):
+            return
+        seat = self.config.split_seat
+        if seat not in self.cards:
+            self.cards[seat] = s.uid
+            ref = format_uid(s.uid)
+            self.truth.write("player_in", now, shoe=self.shoe, coup=self.coup, seat=seat, player_ref=ref)
+            self._queue(CardRead(now, seat, s.uid))
+            self.bankrolls.bought(seat, s.cents)
+            self._buy_ins.append(BuyIn(seat, s.cents, Tender.CASH, ref))
+            fields = {"shoe": self.shoe, "coup": self.coup, "seat": seat, "cents": s.cents}
+            self.truth.write("buy_in", now, **fields, tender=Tender.CASH.value, player_ref=ref, split_cash=True)
+        intended[seat] = (Wager(Bet.BANKER, self.limits.minimum_cents),)
 
     def _dealer_badge(self, now: float) -> None:
         """Before a coup's wagers (``dealer_swap``): the first dealer signs in; after ``dealer_swap`` coups the

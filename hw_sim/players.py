@@ -276,6 +276,10 @@ class Bankrolls:
         self._chips[seat] = (have or 0) + cents
         return cents
 
+    def bought(self, seat: int, cents: int) -> None:
+        """A buy-in decided elsewhere (the split-cash player's): ``cents`` more in front of the seat's player."""
+        self._chips[seat] = self._chips.get(seat, 0) + cents
+
     def won(self, seat: int, net_cents: int) -> None:
         """A settlement (or a commission box paid, negative) moved the seat's chips."""
         if seat in self._chips:

@@ -57,6 +57,12 @@ def _bets(tmp_path: Path, *lines: str) -> str:
         (["--players", "2", "--counter", "two:tie"], "--counter: SEAT:WAGER[:FACTOR]"),
         (["--players", "2", "--counter", "2:tie:500"], "--counter: the counter's factor is 0-100"),
         (["--players", "2", "--counter", "2:panda_8", "--side-bets", "player_pair"], "--counter: the table does not"),
+        (["--split-cash", "E0040150C0000077:4000:2"], "--split-cash: the split-cash player sits after the --players'"),
+        (["--players", "2", "--split-cash", "E0040150C0000077:4000"], "--split-cash: UID:DOLLARS:COUP"),
+        (["--players", "2", "--split-cash", "XYZ:4000:2"], "--split-cash: UID:DOLLARS:COUP"),
+        (["--players", "9", "--split-cash", "77:4000:2"], "--split-cash: needs --players and a seat after theirs"),
+        (["--players", "2", "--split-cash", "77:10:2"], "--split-cash: a card UID, and cash of at least the table"),
+        (["--players", "2", "--split-cash", "77:4000:0"], "--split-cash: the coup is 1 or later, not 0"),
     ],
 )
 def test_bad_money_arguments_exit_2_with_one_line(
