@@ -74,6 +74,9 @@ def _file_bytes(path: str) -> float:
 
 #: What became of a buy-in entered for a seat (``shoe_buy_ins{outcome}``).
 BUY_IN_OUTCOMES = ("taken", "refused", "not_kept")
+#: What the dealer screen sends that the table may refuse before an approval asks
+#: (``shoe_approval_requests_refused{what}``): a PIN with none due or while one is checked, a rating, a card keyed.
+APPROVAL_REQUESTS = ("pin_none_due", "pin_busy", "rate", "key")
 
 
 class TableMetrics:
@@ -128,6 +131,23 @@ class TableMetrics:
         )
         for outcome in BUY_IN_OUTCOMES:
             self.buy_ins.labels(outcome=outcome)  # each at 0 from the start, so a rate can be taken at once
+        self.approvals = Counter(
+            "shoe_approval_steps",
+            "Steps of what needs a supervisor, by action (void, new_shoe, key_card, rate_uncarded) and outcome: asked,"
+            " approved, or why a step was refused (unknown_badge, not_supervisor, own_correction, locked, wrong_pin,"
+            " locked_out, no_pin, withdrawn).",
+            ["action", "outcome"],
+            registry=r,
+        )
+        self.approval_requests_refused = Counter(
+            "shoe_approval_requests_refused",
+            "What the dealer screen sent for an approval that the table refused before any step (a PIN with none"
+            " due or while one is checked, a rating or a card keyed the table cannot take now), by what.",
+            ["what"],
+            registry=r,
+        )
+        for what in APPROVAL_REQUESTS:
+            self.approval_requests_refused.labels(what=what)
         if journal_path is not None:
             path = os.fspath(journal_path)
             self.journal_bytes.set_function(lambda: _file_bytes(path))
@@ -162,6 +182,14 @@ class TableMetrics:
     def buy_in(self, outcome: str) -> None:
         """A buy-in entered for a seat was ``taken``, ``refused`` or ``not_kept`` (:data:`BUY_IN_OUTCOMES`)."""
         self.buy_ins.labels(outcome=outcome).inc()
+
+    def approval(self, action: str, outcome: str) -> None:
+        """A step of an approval: ``asked``, ``approved``, or a refusal's why (the records' words)."""
+        self.approvals.labels(action=action, outcome=outcome).inc()
+
+    def approval_request_refused(self, what: str) -> None:
+        """A request from the dealer screen refused before it asked (:data:`APPROVAL_REQUESTS`)."""
+        self.approval_requests_refused.labels(what=what).inc()
 
     def committed(self, seconds: float) -> None:
         self.commit_seconds.observe(seconds)

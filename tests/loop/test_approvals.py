@@ -529,3 +529,30 @@ def test_a_void_held_while_a_card_keyed_waits_withdraws_it_and_asks(table: tuple
     hold_void(t.loop)  # VOID again: its request withdrawn, and (asked for nothing now) no void either
     hold_void(t.loop)
     assert t.loop.approvals.desk.pending is None and coups(t)[0]["void"] is True
+
+
+def test_every_step_and_every_request_refused_is_in_the_tables_metrics(tmp_path: Path, pin_hash: str) -> None:
+    from controller.metrics import TableMetrics
+
+    metrics = TableMetrics()
+    loop, journal, checker = open_table(tmp_path, metrics=metrics)
+    device = ShoeSession(0xBE7, dialect=READER)
+    device.start(0.0)
+    try:
+        loop.handle(StaffListIn(staff_list(pin_hash)))
+        t = Table(loop, journal, device, [0.0])
+        t.badge(D1, True)
+        loop.handle(PinEntry(PIN))  # none due
+        deal(loop, "9H", "KD")
+        hold_void(loop)
+        t.badge(D1, False)
+        t.badge(SUP, True)
+        enter_pin(loop, checker, OTHER_PIN)
+        enter_pin(loop, checker, PIN)
+        text = metrics.exposition()
+        for action, outcome, n in (("void", "asked", 1), ("void", "wrong_pin", 1), ("void", "approved", 1)):
+            assert f'shoe_approval_steps_total{{action="{action}",outcome="{outcome}"}} {n}.0' in text, text
+        assert 'shoe_approval_requests_refused_total{what="pin_none_due"} 1.0' in text
+        assert 'shoe_approval_requests_refused_total{what="key"} 0.0' in text  # at 0 from the start
+    finally:
+        journal.close()

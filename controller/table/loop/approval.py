@@ -40,9 +40,18 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
-from controller.game.approvals import Action, Approvable, ApprovalDesk, ApprovalRefused, Approved, Pending, PinDue
+from controller.game.approvals import (
+    Action,
+    Approvable,
+    ApprovalAsked,
+    ApprovalDesk,
+    ApprovalRefused,
+    Approved,
+    Pending,
+    PinDue,
+)
 from controller.game.notice import Notice
 from controller.game.records import approval_input
 from controller.game.staff import badge_key
@@ -60,6 +69,14 @@ __all__ = ["Approvals"]
 DEFAULT_APPROVE = frozenset(Approvable)
 
 
+class ApprovalMetrics(Protocol):
+    """What the approvals report to the health metrics (controller.metrics.TableMetrics)."""
+
+    def approval(self, action: str, outcome: str) -> None: ...
+
+    def approval_request_refused(self, what: str) -> None: ...
+
+
 class Approvals:
     """The loop's approvals: the desk, the PIN checker, and what is said and counted."""
 
@@ -71,8 +88,10 @@ class Approvals:
         actions: Iterable[Approvable] = DEFAULT_APPROVE,
         checker: PinChecker | None = None,
         locked: Iterable[str] = (),
+        metrics: ApprovalMetrics | None = None,
     ) -> None:
         self.staff = staff
+        self.metrics = metrics
         self.actions = frozenset(actions)
         self.checker = checker if checker is not None else PinChecker()
         self.put = put
@@ -119,7 +138,7 @@ class Approvals:
             )
         else:
             log.info("NEW SHOE withdrawn at shoe %d", pending.shoe)
-        return approval_input("ask", Action.NEW_SHOE, **facts), notices
+        return approval_input("ask", Action.NEW_SHOE, **facts), self._counted(notices)
 
     def void_held(
         self, state: TableState, dealer: str | None, facts: dict[str, Any]
@@ -136,7 +155,23 @@ class Approvals:
             log.info("VOID asked at shoe %d coup %d: waiting for a supervisor", state.shoe_number, state.coup_number)
         else:
             log.info("VOID withdrawn at shoe %d coup %d", pending.shoe, pending.coup)
-        return approval_input("ask", Action.VOID, **facts), notices
+        return approval_input("ask", Action.VOID, **facts), self._counted(notices)
+
+    def _counted(self, notices: list[Notice]) -> list[Notice]:
+        """Each step among ``notices`` to the metrics (``shoe_approval_steps``); the notices as they were."""
+        if self.metrics is not None:
+            for n in notices:
+                if isinstance(n, ApprovalAsked):
+                    self.metrics.approval(n.action.value, "asked")
+                elif isinstance(n, Approved):
+                    self.metrics.approval(n.action.value, "approved")
+                elif isinstance(n, ApprovalRefused):
+                    self.metrics.approval(n.action.value, n.reason.value)
+        return notices
+
+    def _refused_request(self, what: str) -> None:
+        if self.metrics is not None:
+            self.metrics.approval_request_refused(what)
 
     def _instead(self, pending: Pending | None, action: Action) -> list[Notice]:
         """A press that needs a supervisor while another action waits for one: that one is withdrawn (its
@@ -165,7 +200,7 @@ class Approvals:
                 log.warning("approval: badge %s refused: %s", shown, n.reason.value)
             elif isinstance(n, PinDue):
                 log.info("approval: %s's badge read; the PIN is due", n.staff_id)
-        return notices
+        return self._counted(notices)
 
     def pin_entered(self, pin: str) -> None:
         """A PIN from the dealer screen: checked on the worker thread, or refused (one line, counted)."""
@@ -186,6 +221,7 @@ class Approvals:
 
     def _refuse_pin(self, why: str, line: str) -> None:
         self.pins_refused[why] += 1
+        self._refused_request(f"pin_{why}")
         log.warning("PIN refused: %s", line)
 
     def verdict(self, event: PinVerdict) -> tuple[dict[str, Any], list[Notice]] | None:
@@ -201,7 +237,7 @@ class Approvals:
                 log.info("approval: %s approved %s at shoe %d coup %d", n.approver, n.action.value, n.shoe, n.coup)
             elif isinstance(n, ApprovalRefused):
                 log.warning("approval: %s's PIN refused: %s", n.staff_id, n.reason.value)
-        return approval_input("pin", p.action, event.staff_id, event.right), notices
+        return approval_input("pin", p.action, event.staff_id, event.right), self._counted(notices)
 
     def moot(self, state: TableState) -> None:
         """After a table input: a void whose coup is over (or with nothing left to void), or a rating whose seat a
@@ -239,11 +275,12 @@ class Approvals:
             why = "another approval is waiting: decide it first"
         if why is not None:
             self.rates_refused += 1
+            self._refused_request("rate")
             log.warning("rating refused: %s", why)
             return None
         notices = self.desk.ask(Action.RATE_UNCARDED, state.shoe_number, state.coup_number, dealer, seat)
         log.info("rating of seat %d's uncarded player asked: waiting for a supervisor", seat)
-        return approval_input("ask", Action.RATE_UNCARDED, seat=seat), notices
+        return approval_input("ask", Action.RATE_UNCARDED, seat=seat), self._counted(notices)
 
     def keyable(self, state: TableState) -> bool:
         """Whether the dealer screen may key the unreadable coup card now (KEY CARD is offered): the coup is halted
@@ -268,6 +305,7 @@ class Approvals:
             why = "another approval is waiting: decide it first"
         if why is not None:
             self.keys_refused += 1
+            self._refused_request("key")
             log.warning("card keyed refused: %s", why)
             return None
         pending = self.desk.pending
@@ -279,7 +317,7 @@ class Approvals:
             notices += self.desk.ask(Action.KEY_CARD, pending.shoe, pending.coup, pending.dealer, card=pending.card)
         notices += self.desk.ask(Action.KEY_CARD, state.shoe_number, state.coup_number, dealer, card=card)
         log.info("card %s keyed for the unreadable card at shoe %d coup %d", card, state.shoe_number, state.coup_number)
-        return approval_input("ask", Action.KEY_CARD, card=card), notices
+        return approval_input("ask", Action.KEY_CARD, card=card), self._counted(notices)
 
     def new_staff_list(self) -> None:
         """The loop kept a new staff list: the desk counts under it (locks and wrong PINs start again)."""

@@ -151,6 +151,10 @@ class LoopMetrics(CommitMetrics, Protocol):
 
     def buy_in(self, outcome: str) -> None: ...
 
+    def approval(self, action: str, outcome: str) -> None: ...
+
+    def approval_request_refused(self, what: str) -> None: ...
+
 
 class Pruner(Protocol):
     """The journal's retention on the loop (controller.journal.Retention): one bounded step at a quiet time."""
@@ -289,7 +293,12 @@ class TableLoop:
         #: What needs a supervisor (controller.table.loop.approval); True while the approved action is applied.
         self._approved = False
         self.approvals = Approvals(
-            self.staff, self.put, actions=config.approve, checker=config.pin_checker, locked=config.locked_out
+            self.staff,
+            self.put,
+            actions=config.approve,
+            checker=config.pin_checker,
+            locked=config.locked_out,
+            metrics=config.metrics,
         )
         self.clock = config.clock
         self.watchdog = config.watchdog
