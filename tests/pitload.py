@@ -32,6 +32,7 @@ from floor_protocol.state import Counts, JournalMarks, Roads, TableStateMessage
 from floor_protocol.topics import Leaf, table_topic
 from mqttloop import NetworkLoop
 from tests.processes import dealing_data
+from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +40,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def demo_journal(path: Path, shoes: int = 1, seed: int | None = None) -> Path:
     """A real journal: ``shoes`` shoes dealt by the demo (simulated shoe, real table loop); ``seed`` fixes its
     shuffles and players (a test that needs something particular in the journal names one that has it)."""
+    # its board on ports of its own (the defaults are one demo's: two tests' demos at once would share them)
     demo = [sys.executable, "-m", "controller.cli", "demo", "--pace", "fast"]
+    demo += ["--scoreboard", f"127.0.0.1:{free_port()}", "--dealer", f"127.0.0.1:{free_port()}"]
     if seed is not None:
         demo += ["--seed", str(seed)]
     with dealing_data():

@@ -221,6 +221,7 @@ def screen_model(
             "seats": [],
             "approval": None,
             "keyable": False,
+            "refusal": None,
             **told,
         }
     return {
@@ -231,5 +232,7 @@ def screen_model(
         "seats": _all_seats(view, seats),
         "approval": None if view.approval is None else view.approval.to_dict(),
         "keyable": view.keyable,  # an unreadable coup card may be keyed: KEY CARD is offered
+        # what the table last refused of the screen's, and how many so far: the page says it when the count moves
+        "refusal": {"n": view.refusals, "text": view.refusal} if view.refusals else None,
         **told,
     }

@@ -239,6 +239,8 @@ class _MoneyLine(BaseModel):
     ghost_reads: Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)]
     approval: _ApprovalLine | None = None
     keyable: Annotated[bool, Field(strict=True)] = False
+    refusal: Annotated[str, Field(strict=True, max_length=120)] = ""
+    refusals: Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)] = 0
 
     def view(self) -> MoneyView:
         return MoneyView(
@@ -257,6 +259,8 @@ class _MoneyLine(BaseModel):
             ghost_reads=self.ghost_reads,
             approval=None if self.approval is None else ApprovalView(**dict(self.approval)),
             keyable=self.keyable,
+            refusal=self.refusal,
+            refusals=self.refusals,
         )
 
 

@@ -247,6 +247,10 @@ class MoneyView:
     approval: ApprovalView | None = None
     #: An unreadable coup card may be keyed now (the table loop sets it: the dealer screen offers KEY CARD).
     keyable: bool = False
+    #: What the table last refused of the dealer screen's (a rating, a card keyed, a PIN it did not check), in
+    #: the screen's words, and how many it has refused (the screen says a refusal once, when the count moves).
+    refusal: str = ""
+    refusals: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -260,6 +264,8 @@ class MoneyView:
             out["approval"] = self.approval.to_dict()
         if self.keyable:
             out["keyable"] = True
+        if self.refusals:
+            out |= {"refusal": self.refusal, "refusals": self.refusals}
         return out
 
 

@@ -107,3 +107,11 @@ def test_a_card_keyed_goes_to_the_table_only_while_an_unreadable_card_can_be_key
         status, said = s.enter_key(bad)
         assert status == HTTPStatus.BAD_REQUEST and said.startswith("card refused:"), said
     assert got == ["5S"] and s.stats["keys_sent"] == 1 and s.stats["keys_refused"] == 4
+
+
+def test_the_snapshot_carries_what_the_table_refused() -> None:
+    s = screen(Table())
+    s.show(MoneyView(Phase.LOCKED))
+    assert s.snapshot()["refusal"] is None
+    s.show(MoneyView(Phase.LOCKED, refusal="RATING REFUSED: SEAT 12 IS NOT ON THIS TABLE", refusals=2))
+    assert s.snapshot()["refusal"] == {"n": 2, "text": "RATING REFUSED: SEAT 12 IS NOT ON THIS TABLE"}

@@ -200,3 +200,33 @@ def test_key_card_is_offered_for_an_unreadable_card_and_sends_the_card_chosen(
     finally:
         page.close()
         s.close()
+
+
+def test_a_refusal_of_the_tables_is_said_once_when_it_comes(browser: Any, screen: DealerScreen) -> None:
+    told = replace(nine_seats(), refusal="RATING REFUSED: SEAT 2 IS CARDED", refusals=3)
+    screen.show(told)  # refused before the page opened: not said again
+    page = open_page(browser, screen, 800, 480)
+    try:
+        wait_version(page, screen.version)
+        assert page.locator('[data-testid="buy-in-said"]').is_hidden()
+        before = page.locator('[data-testid="seats"]').bounding_box()
+        assert before is not None
+        screen.show(replace(told, refusal="CARD REFUSED: ANOTHER APPROVAL WAITS", refusals=4))
+        wait_version(page, screen.version)
+        said = page.locator('[data-testid="buy-in-said"]')
+        assert said.is_visible() and said.text_content() == "CARD REFUSED: ANOTHER APPROVAL WAITS"
+        # whole on the Pi's screen, not cut short, and the header (so every seat box) where it was
+        assert said.evaluate("e => e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight")
+        seats = page.locator('[data-testid="seats"]').bounding_box()
+        assert seats is not None and seats["y"] == before["y"]
+        assert "refused" in (said.get_attribute("class") or "")
+        OUTPUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUTPUT / "dealer-refused-800x480.png"))
+        # while the approval panel covers the page, the table's refusal (a PIN it did not check) is said on it
+        busy = replace(told, approval=replace(ASKED, approver="S1"), refusal="PIN REFUSED: CHECKING THE LAST: WAIT",
+                       refusals=5)  # fmt: skip
+        screen.show(busy)
+        wait_version(page, screen.version)
+        assert text(page, "approval-problem") == "PIN REFUSED: CHECKING THE LAST: WAIT"
+    finally:
+        page.close()

@@ -173,3 +173,18 @@ def test_a_mispay_keeps_the_wager_s_row_with_the_alarm_beside_it() -> None:
     assert got == [("TAKE BACK $20", "take", "MISPAY"), ("TAKE $25", "take", "MISPAY")]
     assert all(s["alarm"] == "" for seat in screen_model(nine_seats())["seats"] if seat["seat"] != 4
                for s in seat["spots"])  # fmt: skip
+
+
+def test_the_shells_parts_of_the_money_view_cross_the_feed_whole() -> None:
+    """What the table loop adds to the book's view (the approval pending, KEY CARD offered, the last refusal)
+    reaches the dealer screen as the table sent it."""
+    from dataclasses import replace
+
+    from controller.game.wagers import ApprovalView, MoneyView, Phase
+
+    asked = ApprovalView("key_card", "KEY CARD 5♠", 2, 7, "D1", "S1", "WRONG PIN (1 OF 3)")
+    view = MoneyView(Phase.LOCKED, approval=asked, keyable=True, refusal="CARD REFUSED: NO", refusals=4)
+    message = decode_table(encode_money(view).rstrip(b"\n"), money=True)
+    assert isinstance(message, Money) and message.view == view
+    plain = decode_table(encode_money(replace(view, approval=None, keyable=False, refusals=0, refusal="")), money=True)
+    assert isinstance(plain, Money) and plain.view == MoneyView(Phase.LOCKED)

@@ -556,3 +556,19 @@ def test_every_step_and_every_request_refused_is_in_the_tables_metrics(tmp_path:
         assert 'shoe_approval_requests_refused_total{what="key"} 0.0' in text  # at 0 from the start
     finally:
         journal.close()
+
+
+def test_what_the_table_refuses_of_the_dealer_screen_is_told_on_the_money_view(table: tuple[Table, Checked]) -> None:
+    from controller.table.loop import KeyEntry, RateEntry
+
+    t, _checker = table
+    assert t.loop.view().money is not None and t.loop.view().money.refusals == 0  # type: ignore[union-attr]
+    t.loop.handle(KeyEntry("5S"))  # nothing halted
+    money = t.loop.view().money
+    assert money is not None and money.refusals == 1
+    assert money.refusal == "CARD REFUSED: NO CARD TO KEY"
+    t.loop.handle(RateEntry(12))
+    t.loop.handle(PinEntry(PIN))
+    money = t.loop.view().money
+    assert money is not None and (money.refusals, money.refusal) == (3, "PIN REFUSED: NO PIN DUE")
+    assert money.to_dict()["refusals"] == 3  # on the money line to the dealer screen

@@ -67,6 +67,9 @@ __all__ = ["Approvals"]
 
 #: What asks a supervisor by default (``[table] supervisor_approves``).
 DEFAULT_APPROVE = frozenset(Approvable)
+#: The dealer screen's words for a request refused (short: the screen's header has room for about 36 letters).
+_NO_APPROVER = "no supervisor on the list"
+_ANOTHER_WAITS = "another approval waits"
 
 
 class ApprovalMetrics(Protocol):
@@ -101,6 +104,10 @@ class Approvals:
         self.pins_refused: Counter[str] = Counter()
         self.rates_refused = 0
         self.keys_refused = 0
+        #: What the table last refused of the dealer screen's, in the screen's words, and how many so far (the
+        #: money view carries both: the screen says each refusal once).
+        self.refusal = ""
+        self.refusals = 0
         self._shown: Alarm | None = None
 
     # -- what the loop asks ------------------------------------------------------------------------------
@@ -169,9 +176,12 @@ class Approvals:
                     self.metrics.approval(n.action.value, n.reason.value)
         return notices
 
-    def _refused_request(self, what: str) -> None:
+    def _refused_request(self, what: str, said: str) -> None:
+        """A request from the dealer screen refused before it asked: counted, and told to the screen."""
         if self.metrics is not None:
             self.metrics.approval_request_refused(what)
+        self.refusal = said.upper()[:120]
+        self.refusals += 1
 
     def _instead(self, pending: Pending | None, action: Action) -> list[Notice]:
         """A press that needs a supervisor while another action waits for one: that one is withdrawn (its
@@ -206,22 +216,23 @@ class Approvals:
         """A PIN from the dealer screen: checked on the worker thread, or refused (one line, counted)."""
         p = self.desk.pending
         if p is None or p.approver is None:
-            self._refuse_pin("none_due", "no approval waits for a PIN")
+            self._refuse_pin("none_due", "no approval waits for a PIN", "no PIN due")
             return
         pin_hash = self.staff.pin_hash(p.approver)
         if pin_hash is None:  # the list changed under the approval: no PIN is on it now
-            self._refuse_pin("none_due", f"no PIN on the staff list for {p.approver}")
+            self._refuse_pin("none_due", f"no PIN on the staff list for {p.approver}", "no PIN on the list")
             return
         if not self.checker.submit(p.approver, pin_hash, pin, self._checked):
-            self._refuse_pin("busy", "a PIN is being checked")
+            self._refuse_pin("busy", "a PIN is being checked", "checking the last: wait")
 
     def _checked(self, staff_id: str, right: bool) -> None:
         """On the checker's thread: the verdict into the loop's inbox."""
         self.put(PinVerdict(staff_id, right))
 
-    def _refuse_pin(self, why: str, line: str) -> None:
+    def _refuse_pin(self, why: str, line: str, said: str) -> None:
+        """A PIN refused before a check: ``line`` for the log, ``said`` for the dealer screen."""
         self.pins_refused[why] += 1
-        self._refused_request(f"pin_{why}")
+        self._refused_request(f"pin_{why}", f"PIN refused: {said}")
         log.warning("PIN refused: %s", line)
 
     def verdict(self, event: PinVerdict) -> tuple[dict[str, Any], list[Notice]] | None:
@@ -264,18 +275,18 @@ class Approvals:
     def rate(self, state: TableState, dealer: str | None, seat: int) -> tuple[dict[str, Any], list[Notice]] | None:
         """The dealer screen's RATE for ``seat``: the ``approval`` input and notices when it asks; None (one line,
         counted in :attr:`rates_refused`) when the table cannot rate that seat now."""
-        why = None
+        why = said = None
         if state.seats is None or not 1 <= seat <= state.seat_count:
-            why = f"seat {seat} is not on this table"
+            why, said = f"seat {seat} is not on this table", f"no seat {seat}"
         elif seat in state.seats.players():
-            why = f"seat {seat} has a carded player: the card rates them"
+            why, said = f"seat {seat} has a carded player: the card rates them", f"seat {seat} is carded"
         elif self.staff.approvers() == 0:
-            why = "no supervisor or pit manager with a badge and PIN is on the staff list"
+            why, said = "no supervisor or pit manager with a badge and PIN is on the staff list", _NO_APPROVER
         elif self.desk.pending is not None:
-            why = "another approval is waiting: decide it first"
+            why, said = "another approval is waiting: decide it first", _ANOTHER_WAITS
         if why is not None:
             self.rates_refused += 1
-            self._refused_request("rate")
+            self._refused_request("rate", f"rating refused: {said}")
             log.warning("rating refused: %s", why)
             return None
         notices = self.desk.ask(Action.RATE_UNCARDED, state.shoe_number, state.coup_number, dealer, seat)
@@ -296,16 +307,17 @@ class Approvals:
     def key_card(self, state: TableState, dealer: str | None, card: str) -> tuple[dict[str, Any], list[Notice]] | None:
         """The dealer screen's ``card`` keyed for the unreadable coup card: the ``approval`` input and notices when
         it asks; None (one line, counted in :attr:`keys_refused`) when the table cannot take it now."""
-        why = None
+        why = said = None
         if not state.keyable:
-            why = "the coup is not halted by an unreadable card (alone)"
+            why, said = "the coup is not halted by an unreadable card (alone)", "no card to key"
         elif self.staff.approvers() == 0 or state.money is None:
             why = "no supervisor or pit manager with a badge and PIN is on the staff list (or no dealer screen)"
+            said = _NO_APPROVER
         elif self.desk.pending is not None and self.desk.pending.action is not Action.KEY_CARD:
-            why = "another approval is waiting: decide it first"
+            why, said = "another approval is waiting: decide it first", _ANOTHER_WAITS
         if why is not None:
             self.keys_refused += 1
-            self._refused_request("key")
+            self._refused_request("key", f"card refused: {said}")
             log.warning("card keyed refused: %s", why)
             return None
         pending = self.desk.pending

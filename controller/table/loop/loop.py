@@ -355,6 +355,9 @@ class TableLoop:
             view = replace(view, money=replace(view.money, approval=pending))
         if view.money is not None and self.approvals.keyable(self.state):
             view = replace(view, money=replace(view.money, keyable=True))
+        if view.money is not None and self.approvals.refusals:
+            told = replace(view.money, refusal=self.approvals.refusal, refusals=self.approvals.refusals)
+            view = replace(view, money=told)
         return view
 
     def assume_link_down(self, detail: str) -> None:

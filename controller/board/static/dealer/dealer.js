@@ -136,6 +136,7 @@
     notice.hidden = !text || (snap.state === "offline" && snap.seats.length > 0);
     if (snap.seats.length) layout(seats, snap);
     drawApproval(snap.state === "money" ? snap.approval : null);
+    tellRefusal(snap.state === "money" ? snap.refusal : null);
     const keyable = snap.state === "money" && Boolean(snap.keyable);
     $("open-key").hidden = !keyable;
     if (!keyable) keyBox.hidden = true;
@@ -175,6 +176,17 @@
     $("buy-in-problem").textContent = "";
     dialog.hidden = false;
     drawEntry();
+  }
+  // What the table refused of this screen's (a rating, a card keyed, a PIN it did not check): said once, when the
+  // table's count of refusals moves (not the one it had when the page opened), over the approval panel if it shows.
+  let refusalsSeen = null;
+  function tellRefusal(r) {
+    const n = r ? r.n : 0;
+    if (refusalsSeen !== null && n > refusalsSeen && r) {
+      if (!approvalBox.hidden) $("approval-problem").textContent = r.text;
+      else say(r.text, true);
+    }
+    refusalsSeen = n;
   }
   let saidTimer = null;
   function say(text, refused) {
