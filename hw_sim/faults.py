@@ -20,7 +20,8 @@ The rate's unit depends on the fault (see :data:`UNIT`):
   neighbouring spot, then right again), per read of a spot holding chips; the players' ``late_bet``
   (chips added to a locked spot: a past-post) and ``pulled_bet`` (chips taken off a locked spot), per seat
   and coup; ``unknown_chip`` (a chip of no range, retired or stolen in a stack placed), per stack; the
-  dealer's ``underpay`` and ``overpay`` per winning wager and ``loser_not_taken`` per losing wager.
+  dealer's ``underpay`` and ``overpay`` per winning wager and ``loser_not_taken`` per losing wager;
+  ``card_left`` (a leaving player's card left in the seat's reader), per carded player leaving.
   These are scripted by coup: ``{"at_coup": 3, "fault": "late_bet", "shoe": 1, "seat": 2}`` (shoe 1 and
   any seat when not given; a fault that finds nothing to hit at that coup, an ``underpay`` at a coup
   without a winner, happens at the first coup of the shoe after it where it can).
@@ -68,6 +69,7 @@ class Fault(Enum):
     OVERPAY = "overpay"
     LOSER_NOT_TAKEN = "loser_not_taken"
     # the staff at the table (hw_sim/money.py, ``--dealer-swap``)
+    CARD_LEFT = "card_left"  # a leaving player's card stays in the seat's reader (hw_sim/money.py)
     UNKNOWN_BADGE = "unknown_badge"
     WRONG_PIN = "wrong_pin"  # the supervisor types a wrong PIN three times (locked out): the pit manager approves
 
@@ -89,6 +91,7 @@ MONEY_FAULTS = READ_FAULTS | frozenset(
         Fault.UNDERPAY,
         Fault.OVERPAY,
         Fault.LOSER_NOT_TAKEN,
+        Fault.CARD_LEFT,
     }
 )
 #: Faults of the staff's badges (``--dealer-swap``), scripted by coup as the money's are.
@@ -101,6 +104,7 @@ UNIT: dict[Fault, str] = (
     | {f: "spot read" for f in READ_FAULTS}
     | {Fault.LATE_BET: "seat and coup", Fault.PULLED_BET: "seat and coup", Fault.UNKNOWN_CHIP: "stack placed"}
     | {Fault.UNDERPAY: "winning wager", Fault.OVERPAY: "winning wager", Fault.LOSER_NOT_TAKEN: "losing wager"}
+    | {Fault.CARD_LEFT: "carded player leaving"}
     | {Fault.UNKNOWN_BADGE: "coup (with --dealer-swap)", Fault.WRONG_PIN: "void approved (with --dealer-swap)"}
 )
 

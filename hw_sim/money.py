@@ -320,6 +320,7 @@ class MoneyTable:
         self._wrong_pins_left = 0  # the wrong_pin fault: wrong PINs still to type
         self._pins: list[bytes] = []  # approve lines for the table's money.sock
         self._visits: dict[int, int] = {}  # the visits each seat has had (a new player, a new card)
+        self._cards_left: set[int] = set()  # seats whose leaving player left their card in the reader (card_left)
 
     # -- the core's side -------------------------------------------------------------------------------
 
@@ -553,20 +554,36 @@ class MoneyTable:
         carded = range(1, self.config.players - self.config.uncarded + 1)
         for seat in carded:
             held = self.cards.get(seat)
-            if held is not None and seat not in seated:
-                del self.cards[seat]
+            if held is not None and seat not in seated and seat not in self._cards_left:
                 ref = format_uid(held)
+                if self._fault(Fault.CARD_LEFT, seat):  # the player goes; the card stays in the reader
+                    self._cards_left.add(seat)
+                    expect = f"player_out (card_left) after {self.config.leave_after_coups} locks without a wager"
+                    self.truth.write("fault", now, kind=Fault.CARD_LEFT.value, shoe=self.shoe, coup=self.coup,
+                                     seat=seat, player_ref=ref, expect=expect)  # fmt: skip
+                    continue
+                del self.cards[seat]
                 self.truth.write(
                     "player_out", now, shoe=self.shoe, coup=self.coup, seat=seat, player_ref=ref, reason="card_out"
                 )
                 self._queue(CardRead(now, seat, None))
+            elif held is not None and seat in seated and seat in self._cards_left:
+                # the seat's next player: the card left there is taken out (the table ended its visit long ago)
+                self._cards_left.discard(seat)
+                del self.cards[seat]
+                self._queue(CardRead(now, seat, None))
+                self._seat_card_in(seat, now)
             elif held is None and seat in seated:
-                visit = self._visits[seat] = self._visits.get(seat, 0) + 1
-                uid = random.Random(f"{self._seed}:card:{seat}:{visit}").getrandbits(32) or 1  # a 4-byte UID
-                self.cards[seat] = uid
-                ref = format_uid(uid)
-                self.truth.write("player_in", now, shoe=self.shoe, coup=self.coup, seat=seat, player_ref=ref)
-                self._queue(CardRead(now, seat, uid))
+                self._seat_card_in(seat, now)
+
+    def _seat_card_in(self, seat: int, now: float) -> None:
+        """The seat's new player puts their card in its reader (a 4-byte UID drawn from the seed and the visit)."""
+        visit = self._visits[seat] = self._visits.get(seat, 0) + 1
+        uid = random.Random(f"{self._seed}:card:{seat}:{visit}").getrandbits(32) or 1
+        self.cards[seat] = uid
+        ref = format_uid(uid)
+        self.truth.write("player_in", now, shoe=self.shoe, coup=self.coup, seat=seat, player_ref=ref)
+        self._queue(CardRead(now, seat, uid))
 
     def _split_player(self, intended: dict[int, tuple[Wager, ...]], now: float) -> None:
         """The split-cash player (``split_cash``): from their coup of the first shoe, at their seat, with their

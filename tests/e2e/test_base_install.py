@@ -15,7 +15,8 @@ import pytest
 
 from commandline.extras import LIBRARIES
 
-pytestmark = pytest.mark.e2e
+# the module's venv and its pip install (the first test's setup): two minutes on a busy machine, more than the default
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())

@@ -330,8 +330,9 @@ def test_each_fault_shows_in_the_truth() -> None:
         (8, "dropped_read", 1),
         (9, "duplicate_read", 2),
         (10, "ghost_read", 4),
+        (1, "card_left", 5),  # seat 5's player, the leaver: their card stays behind when they go
     )
-    sim = run(MoneyConfig(players=4), faults=script)
+    sim = run(MoneyConfig(players=5), faults=script)
     faults = {e["kind"]: e for e in sim.truth.of("fault")}
     assert set(faults) == {f.value for f in MONEY_FAULTS}
     assert sim.money is not None

@@ -149,3 +149,29 @@ def test_carded_players_through_the_real_table_every_visit_journaled_once_as_the
     assert any(e == "player_out" for e, _s, _r in said)  # the leaver took the card out
     assert journaled == said
     assert {b["reason"] for kind, b in bodies if kind == "player_out"} == {"card_out"}
+
+
+@pytest.mark.e2e
+def test_a_card_left_in_a_reader_ends_its_visit_with_a_note_and_the_next_player_is_rated_apart(tmp_path: Path) -> None:
+    """``--fault card_left=1``: the leaver goes without their card; the real table ends the visit once the seat has
+    been without a wager ``leave_after_coups`` locks running (player_out ``seat_empty`` with its note), and the next
+    shoe's player at that seat (the old card taken out, theirs put in) has a visit of their own."""
+    shoe, spots, chips, truth, journal = (tmp_path / n for n in ("shoe", "spots", "chips.toml", "t.jsonl", "j.db"))
+    config = tmp_path / "config.toml"
+    config.write_text(f'[spots]\nchips = "{chips}"\n')
+    sim_args = ["--link", str(shoe), "--spots-link", str(spots), "--chips-out", str(chips), "--truth", str(truth)]
+    sim_args += ["--players", "6", "--uncarded", "1", "--pace", "0.05", "--decks", "1", "--shoes", "2", "--seed", "3"]
+    _deal_through_the_daemon(tmp_path, [*sim_args, "--fault", "card_left=1"], config, journal)
+    events = [json.loads(line) for line in truth.read_text().splitlines()]
+    left = [e for e in events if e["event"] == "fault" and e["kind"] == "card_left"]
+    assert left, "no player left a card behind"
+    with Journal.open(journal, read_only=True) as j:
+        bodies = [(r.kind, json.loads(r.body)) for r in j.records() if r.kind in ("player_in", "player_out")]
+    ended = [b for kind, b in bodies if kind == "player_out" and b["reason"] == "seat_empty"]
+    assert [(b["seat"], b["player_ref"]) for b in ended] == [(e["seat"], e["player_ref"]) for e in left]
+    assert all("card left in seat" in b["note"] for b in ended)
+    ins = [(e["seat"], e["player_ref"]) for e in events if e["event"] == "player_in"]
+    assert Counter(ins) == Counter((b["seat"], b["player_ref"]) for kind, b in bodies if kind == "player_in")
+    for e in [e for e in left if e["shoe"] == 1]:  # the seat's next player (the next shoe's) has a visit of their own
+        later = [ref for seat, ref in ins[ins.index((e["seat"], e["player_ref"])) + 1 :] if seat == e["seat"]]
+        assert later and later[0] != e["player_ref"]
