@@ -30,7 +30,8 @@ from itertools import islice
 
 from harness import common_args, header, out, verdict
 
-from controller.game.edges import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD, AdvantageFlags, CoupEdges
+from controller.game.edges import AdvantageFlags, CoupEdges
+from controller.game.flag_limits import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD
 from controller.game.records import RecordKind
 from controller.game.rules import BUILTIN_RULESETS, Ruleset
 from hw_sim.counting import dealt_shoes

@@ -19,7 +19,6 @@ from typing import Any
 from commandline import Parser, UsageError
 from commandline.exits import run_command
 from commandline.extras import missing_extra, run_needing
-from controller import __version__
 from controller.userfile import one_line
 
 #: Subcommand modules, in the order ``--help`` lists them.
@@ -43,12 +42,14 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command's, or ``only`` that command's (its module alone imported: a
+    table's board or link process does not load the daemon's libraries to parse its own arguments)."""
     parser = Parser(prog="shoe-controller", description="Baccarat table controller.")
-    parser.add_argument("--version", action="version", version=f"shoe-controller {__version__}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if only is None else (only,):
         try:
             module = importlib.import_module(f"controller.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -61,6 +62,19 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module.register(sub)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, read only when asked for (controller.__version__)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **_kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any) -> None:
+        import controller
+
+        print(f"shoe-controller {controller.__version__}")  # on stdout, as argparse's own version action
+        parser.exit()
 
 
 def _needs_extra(sub: Any, command: str, line: str) -> None:
@@ -76,13 +90,23 @@ def _needs_extra(sub: Any, command: str, line: str) -> None:
     p.set_defaults(handler=handler)
 
 
+def command_of(argv: list[str]) -> str | None:
+    """The command module ``argv`` names first (None: an option comes first, ``--help``, ``--version``, or no
+    known command: the whole parser says what is wrong)."""
+    if not argv or argv[0].startswith("-") or "_" in argv[0]:  # the commands' names are written with "-"
+        return None
+    name = argv[0].replace("-", "_")
+    return name if name in COMMAND_MODULES else None
+
+
 def main(argv: list[str] | None = None) -> int:
     return run_command("shoe-controller", lambda: _main(argv))
 
 
 def _main(argv: list[str] | None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        given = sys.argv[1:] if argv is None else argv
+        args = build_parser(command_of(given)).parse_args(given)
         return run_needing(f"shoe-controller {args.command}", "table", lambda: int(args.handler(args)))
     except UsageError as exc:
         print(one_line(str(exc)), file=sys.stderr)

@@ -45,7 +45,7 @@ from pydantic import (
     model_validator,
 )
 
-from controller.game.edges import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD
+from controller.game.flag_limits import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD
 from controller.game.rules import (
     DEFAULT_RULESET,
     RULESET_NAMES,

@@ -58,7 +58,6 @@ from controller.game.cash import BuyIn, Tender
 from controller.game.chips import ChipRegistry, format_uid
 from controller.game.composition import Composition
 from controller.game.coup import Coup
-from controller.game.edges import price
 from controller.game.errors import RulesViolation
 from controller.game.payouts import Outcome
 from controller.game.rules import COMMISSION, Bet, Ruleset
@@ -362,6 +361,8 @@ class MoneyTable:
                 self.bettors.new_shoe(self.shoe)
                 self._seat_cards(now)
             if isinstance(self.bettors, Players) and self.bettors.counter is not None:
+                from controller.game.edges import price  # a counter's alone: the odds engine (numpy) is heavy
+
                 intended = self.bettors.wagers(self.shoe, coup, price(Composition(tuple(self.seen)), self.rules))
             else:
                 intended = self.bettors.wagers(self.shoe, coup)

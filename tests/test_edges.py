@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from controller.cli import main
 from controller.game.cards import DECK, Card
 from controller.game.composition import Composition
-from controller.game.edges import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD, AdvantageFlags, CoupEdges, EdgeWatch
+from controller.game.edges import AdvantageFlags, CoupEdges, EdgeWatch
+from controller.game.flag_limits import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD
 from controller.game.odds import enumerate_odds, exact_odds
 from controller.game.records import input_body
 from controller.game.rules import COMMISSION, EZ, Bet, Ruleset

@@ -177,3 +177,33 @@ def enroll():
     assert floor_imports(source) == ["floor.archive", "demo.floor"]
     assert floor_imports(source, front_end=True) == ["floor.archive"]
     assert len(CONTROLLER) >= 60 and DEMO_FRONT_END in CONTROLLER
+
+
+@pytest.mark.e2e  # a fresh interpreter per command line
+@pytest.mark.parametrize("command", ["board", "link"])
+def test_a_companions_command_line_loads_its_own_command_and_no_odds_engine(command: str) -> None:
+    """``shoe-controller board ...`` builds its own command's parser alone (controller.cli ``command_of``): not
+    the daemon's panel nor the odds engine (numpy), which every process start of the board and the link paid for
+    (0.4 s of CPU each, twice what the command needs), nor the record classes' models."""
+    code = "import json, sys\nfrom controller.cli import main\ntry:\n"
+    code += f"    main([{command!r}, '--help'])\nexcept SystemExit:\n    pass\n"
+    code += "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and f"usage: shoe-controller {command}" in result.stdout, result.stderr
+    found = json.loads(result.stderr.splitlines()[-1])
+    assert problems(found, DEVICES) == []
+    assert problems(found, ("numpy", "controller.game.odds", "controller.game.bodies", "controller.table")) == []
+    assert f"controller.commands.{command}" in found and "controller.commands.demo" not in found
+
+
+def test_the_command_line_names_the_command_it_builds_alone() -> None:
+    from controller.cli import build_parser, command_of
+
+    assert [command_of(a) for a in (["board", "--help"], ["check-config", "t.toml"], ["--version"], [])] == [
+        "board",
+        "check_config",
+        None,
+        None,
+    ]
+    assert command_of(["check_config"]) is None and command_of(["nonsense"]) is None  # the whole parser says why
+    assert build_parser("board").parse_args(["board", "--config", "t.toml"]).command == "board"

@@ -32,6 +32,7 @@ from typing import Any
 
 from controller.game.cards import RANKS, Card
 from controller.game.composition import Composition
+from controller.game.flag_limits import DEFAULT_MARGIN, DEFAULT_STEP, DEFAULT_THRESHOLD
 from controller.game.odds import exact_odds
 from controller.game.records import RecordKind, advantage_body, ruleset_from_body
 from controller.game.rules import Bet, Ruleset
@@ -145,10 +146,9 @@ def shoe_edges(
 #: The defaults of the flags (``[surveillance]``; docs/configuration.md gives the figures behind them,
 #: benchmarks/bench_advantage_flags.py measures them): a wager is flagged at +1 % player EV, cleared only when it
 #: no longer favours the player (1 % below that: EV under 0), and raised again in the same shoe (its flag up or
-#: not) only when it has grown 10 % of the stake past the edge it was last raised at.
-DEFAULT_THRESHOLD = 0.01
-DEFAULT_MARGIN = 0.01
-DEFAULT_STEP = 0.10
+#: not) only when it has grown 10 % of the stake past the edge it was last raised at: DEFAULT_THRESHOLD,
+#: DEFAULT_MARGIN and DEFAULT_STEP, written in controller.game.flag_limits (the configuration reads them there,
+#: without this module's odds engine).
 
 
 @dataclass
