@@ -48,6 +48,8 @@ class BuyInLine:
         self.sent = 0
         #: The approval the table's last money line held for a supervisor (None: none).
         self.approval: ApprovalView | None = None
+        #: The table's last money line offered KEY CARD (an unreadable coup card may be keyed).
+        self.keyable = False
         self._inbox = bytearray()
 
     @property
@@ -110,6 +112,7 @@ class BuyInLine:
         view = value.get("view") if isinstance(value, dict) and value.get("t") == "money" else None
         if not isinstance(view, dict) or "phase" not in view:  # not a money line's whole view
             return
+        self.keyable = view.get("keyable") is True
         approval = view.get("approval")
         try:
             self.approval = None if approval is None else ApprovalView(**approval)
@@ -137,3 +140,4 @@ class BuyInLine:
         sys.stderr.flush()
         self.close()
         self.approval = None
+        self.keyable = False

@@ -52,6 +52,7 @@ from floor_protocol.addresses import AddressError, parse_host_port
 from hw_sim.buy_in_line import BuyInLine
 from hw_sim.chipset import ChipSet
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
+from hw_sim.dealer import PromptDealer
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
 from hw_sim.money import MoneyConfig, MoneyConfigError, SplitCash, approvers, staff
 from hw_sim.players import BetsError, Counting, parse_amount, parse_bets
@@ -68,6 +69,8 @@ CHUNK_GAP = 0.002
 TICK = 0.05
 #: After the last shoe, the bet-spot reader's last reports wait this long at most for their ACKs.
 READER_LINGER = 2.0
+#: ``--key-cards``: how long the dealer waits for the table to offer KEY CARD before voiding the coup instead.
+KEY_WAIT = 10.0
 #: Largest ``--script`` read (a script is a few lines; a larger file is refused rather than read whole).
 MAX_SCRIPT_BYTES = 1024 * 1024
 
@@ -209,6 +212,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--staff-out", type=Path, metavar="FILE", help="write the dealers and their badges here (JSON lines)"
     )
     money.add_argument(
+        "--key-cards",
+        action="store_true",
+        help="the dealer keys an unreadable coup card on the dealer screen for the supervisor to approve (the"
+        " table's KEY CARD), instead of voiding the coup; needs --buy-ins (and --dealer-swap for the supervisor)",
+    )
+    money.add_argument(
         "--split-cash",
         metavar="UID:DOLLARS:COUP",
         help="a carded player (card UID, hex) sits down on the seat after the --players' at COUP of the first shoe"
@@ -278,6 +287,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
             firmware_version=args.firmware_version,
             order=order,
             money=money,
+            key_cards=args.key_cards,
         )
     except ConfigError as exc:
         raise UsageError(f"--{exc.key.replace('_', '-')}: {exc.reason}") from None
@@ -289,6 +299,8 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
         raise UsageError("--uncarded: leaves some of the --players without a card; give --players N")
     if args.buy_ins is not None and args.players is None:
         raise UsageError("--buy-ins: the players buy in (--players N)")
+    if args.key_cards and args.buy_ins is None:
+        raise UsageError("--key-cards: the card is keyed on the dealer screen, the table's money.sock (--buy-ins)")
     if args.split_cash is not None and args.players is None:
         raise UsageError("--split-cash: the split-cash player sits after the --players' (--players N)")
     if args.dealer_swap and args.players is None and args.bets is None:
@@ -489,6 +501,7 @@ def run(
     with a bet-spot reader, between its transport and the reader, which powers on with the shoe; with
     ``buy_ins``, the players' buy-ins to the table's money.sock)."""
     first_seen: float | None = None
+    keying: float | None = None  # --key-cards: since when an unreadable card waits to be keyed
     was_disconnected = False
     finished_at: float | None = None
     while True:
@@ -546,6 +559,8 @@ def run(
         if buy_ins is not None:
             if set(readable) & set(buy_ins.read_fds()):
                 buy_ins.readable()
+            if isinstance(sim.dealer, PromptDealer):
+                keying = _key_card(sim, buy_ins, keying, now)
             if sim.money is not None:
                 sim.money.approval_shown(buy_ins.approval, now)  # the supervisor answers the dealer screen
                 buy_ins.send_lines(sim.money.take_pins(), now)
@@ -553,6 +568,27 @@ def run(
     transport.flush()
     if reader is not None:
         reader[1].flush()
+
+
+def _key_card(sim: ShoeSimulator, buy_ins: BuyInLine, since: float | None, now: float) -> float | None:
+    """``--key-cards``: the unreadable card the dealer stopped at, keyed once the table offers KEY CARD (a ``key``
+    line on money.sock, a truth ``card_keyed`` line), or given up for a void after :data:`KEY_WAIT` seconds without
+    the offer. Returns since when a card waits (None: none)."""
+    assert isinstance(sim.dealer, PromptDealer)
+    card = sim.dealer.key_due
+    if card is None:
+        return None
+    since = now if since is None else since
+    if buy_ins.keyable:
+        buy_ins.send_lines([b'{"t":"key","card":"%s"}\n' % card.token.encode()], now)  # not the feed's encoder
+        sim.dealer.key_sent()
+        sim.truth.write("card_keyed", now, shoe=sim.shoe_number, coup=sim.dealer.current_coup, card=card.token)
+        return None
+    if now - since > KEY_WAIT:
+        sim.dealer.give_up_key()
+        sim.truth.write("key_given_up", now, shoe=sim.shoe_number, coup=sim.dealer.current_coup, card=card.token)
+        return None
+    return since
 
 
 def _run_reader(feed: ReaderFeed, line: Transport, readable: set[int], writable: set[int], now: float) -> None:

@@ -108,6 +108,7 @@ class SimConfig:
     repeat_session_id: bool = False  # every boot draws the same id (a fixed-seed firmware; against the spec)
     order: tuple[Card, ...] | None = None  # every shoe's first cards, in this order (the rest shuffled)
     money: MoneyConfig | None = None  # players at the table (hw_sim/money.py); None: cards only, as ever
+    key_cards: bool = False  # the prompt dealer keys an unreadable coup card on the dealer screen (hw_sim/dealer.py)
 
     def __post_init__(self) -> None:
         try:
@@ -171,7 +172,7 @@ class ShoeSimulator(SessionDevice):
         self.stage = FaultStage(config.faults.rates, random.Random(f"{config.seed}:wire"), self.truth)
         self.binary = config.dialect is Dialect.BINARY
         self.dealer: SelfDealer | PromptDealer = (
-            PromptDealer()
+            PromptDealer(key_cards=config.key_cards)
             if config.dealer_mode is DealerMode.PROMPT
             else SelfDealer(one_more_coup=config.one_more_coup)
         )

@@ -146,11 +146,15 @@ _THIRD = {Due.PLAYER_THIRD: "P3", Due.BANKER_THIRD: "B3"}
 
 
 class PromptDealer:
-    """A dealer who follows the controller's PROMPT (binary dialect)."""
+    """A dealer who follows the controller's PROMPT (binary dialect). ``key_cards``: an unreadable coup card is keyed
+    on the dealer screen for a supervisor to approve (the table's KEY CARD), not voided: the dealer stops at it,
+    and the command line sends the card (:attr:`key_due`) once the table offers KEY CARD; if it never does,
+    :meth:`give_up_key` and the dealer holds VOID as ever."""
 
-    def __init__(self) -> None:
+    def __init__(self, key_cards: bool = False) -> None:
         self.misdraw_armed = False
         self.early_declare_armed = False
+        self.key_cards = key_cards
         self.new_shoe()
 
     def new_shoe(self) -> None:
@@ -164,6 +168,9 @@ class PromptDealer:
         self._empty = False
         self.table_declared = False
         self._void_held = False  # VOID held for the halted coup: it waits for the void (a supervisor's approval)
+        self._unread: Card | None = None  # key_cards: the unreadable coup card to key, its face seen
+        self._key_sent = False  # ... sent to the table, waiting for the approval
+        self._keyed = False  # a keyed card was placed in the initial deal: the rest of the four are due
 
     @property
     def current_coup(self) -> int:
@@ -182,7 +189,23 @@ class PromptDealer:
             self.table_declared = True
         if due is not Due.HALTED:
             self._void_held = False  # the coup was voided (or the prompt moved on): a new halt is a new void
+            if self._unread is not None and self._key_sent:  # the keyed card was placed: the coup goes on
+                self._unread, self._key_sent = None, False
+                self._keyed = self.coup_cards < 4
         self._pending = due
+
+    @property
+    def key_due(self) -> Card | None:
+        """The unreadable card to key now (None: none, or it was sent)."""
+        return None if self._key_sent else self._unread
+
+    def key_sent(self) -> None:
+        """The card was sent to the table: the dealer waits for the supervisor's approval."""
+        self._key_sent = True
+
+    def give_up_key(self) -> None:
+        """The table did not offer KEY CARD (no supervisor on its list, or no dealer screen): void the coup."""
+        self._unread, self._key_sent = None, False
 
     def take_table_declared(self) -> bool:
         """Whether the table declared a coup by itself since the last call."""
@@ -195,6 +218,8 @@ class PromptDealer:
         self._run_left = 0
 
     def _acceptable(self, due: Due) -> bool:
+        if due is Due.DEAL and self._keyed:
+            return self.coup_cards < 4  # a keyed card was placed: the rest of the initial four
         if due is Due.DEAL or due is Due.BURN:
             return self.coup_cards == 0
         if due in _THIRD:
@@ -219,6 +244,8 @@ class PromptDealer:
             return Draw(Role.COUP)
         if not ready or self._pending is None:
             return None
+        if self._pending is Due.HALTED and self._unread is not None:
+            return None  # the card is being keyed: the halt is kept for a void if the table never offers KEY CARD
         due, self._pending = self._pending, None
         if due is Due.SHOE_CLOSED and self._burned and self.coups_declared == 0 and self.coup_cards == 0:
             # The burn went wrong (the exposed card was unreadable): the controller wants NEW SHOE again.
@@ -227,7 +254,8 @@ class PromptDealer:
         if not self._acceptable(due):
             return None
         if due is Due.DEAL:
-            self._run_left = 3
+            self._run_left = 3 - self.coup_cards  # after a keyed card: the rest of the initial four
+            self._keyed = False
             self.coup_cards += 1
             return Draw(Role.COUP)
         if due is Due.BURN:
@@ -261,7 +289,11 @@ class PromptDealer:
         """Prompt dealers do not track the rules themselves."""
 
     def on_unreadable(self, card: Card, role: Role) -> None:
-        """Nothing to do: the controller will say what is due."""
+        """The controller will say what is due; with ``key_cards`` the dealer stops at an unreadable coup card (the
+        shoe flags it) to key it."""
+        if self.key_cards and role is Role.COUP:
+            self._unread, self._key_sent = card, False
+            self._run_left = 0
 
     def on_cut_card(self) -> None:
         """The controller decides when the shoe closes."""

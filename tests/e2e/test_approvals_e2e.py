@@ -77,3 +77,49 @@ def test_each_halted_coup_is_voided_once_a_supervisor_approves(harness: Harness)
     assert [(k, b["staff_id"]) for k, b in records if k in ("dealer_in", "dealer_out")] == said
     data = harness.journal.read_bytes()
     assert not any(f'"{pin}"'.encode() in data for pin in pins.values())
+
+
+def test_an_unreadable_card_keyed_on_the_dealer_screen_is_placed_once_a_supervisor_approves(harness: Harness) -> None:
+    """``shoe-sim --key-cards``: at each unreadable coup card the dealer stops, keys the card on the dealer screen
+    once the table offers KEY CARD, and the supervisor approves; no coup is voided, every coup the table declared
+    has the cards the simulator dealt (the keyed ones where the reader failed), and the keyed cards are journaled
+    as card_keyed inputs after their approvals."""
+    options = money_table(harness, decks=1, commission="payout")
+    config = harness.tmp / "config.toml"
+    config.write_text(config.read_text() + f'[floor]\nfloor_public_key = "{TEST_FLOOR_PUBLIC}"\n')
+    entries = [StaffEntry(id=i, role="dealer", badge=format_uid(uid)) for i, uid in staff(SEED)]
+    entries += [
+        StaffEntry(id=i, role=role, badge=format_uid(uid), pin_hash=hash_secret(pin))  # type: ignore[arg-type]
+        for i, role, uid, pin in approvers(SEED)
+    ]
+    listed = StaffList.signed(TEST_FLOOR_KEY, "casino", "2026-12-03T06:00:00.000Z", tuple(entries))
+    staff_list_path(harness.journal).write_text(listed.to_json())
+    script = harness.tmp / "faults.jsonl"
+    script.write_text(
+        json.dumps({"at_card": 16, "fault": "unreadable"}) + "\n" + json.dumps({"at_card": 34, "fault": "unreadable"})
+    )
+    harness.start_sim(
+        "--decks", "1", "--spots-link", str(harness.tmp / "spots"), "--players", "3", "--shoes", "1",
+        "--dealer-swap", "3", "--buy-ins", str(harness.tmp / "money.sock"), "--script", str(script), "--key-cards",
+        pace="0.03", seed=SEED,
+    )  # fmt: skip
+    harness.start_daemon(*options)
+    harness.wait_daemon_log("ready in")
+    assert harness.wait_sim(timeout=240) == 0
+    assert harness.stop_daemon() == 0
+    truth = harness.truth_events()
+    unread = [e["card"] for e in truth if e["event"] == "fault" and e["kind"] == "unreadable"]
+    assert len(unread) == 2
+    assert [e["card"] for e in truth if e["event"] == "card_keyed"] == unread
+    assert not [e for e in truth if e["event"] == "key_given_up"]
+    with Journal.open(harness.journal, read_only=True) as journal:
+        records = [(r.kind, json.loads(r.body)) for r in journal.records()]
+    assert not [b for k, b in records if k == "coup" and b["void"]]  # no coup voided
+    assert [(b["action"], b["card"]) for k, b in records if k == "approval_asked"] == [("key_card", c) for c in unread]
+    assert [(b["action"], b["card"]) for k, b in records if k == "approval"] == [("key_card", c) for c in unread]
+    keyed = [b["card"] for k, b in records if k == "input" and b["kind"] == "card_keyed"]
+    assert keyed == unread
+    # every coup the simulator settled is the table's, card for card (the keyed ones in the unread cards' places)
+    dealt = [(e["coup"], e["player"], e["banker"]) for e in truth if e["event"] == "settle"]
+    declared = [(b["coup"], b["player"], b["banker"]) for k, b in records if k == "coup" and b["declared"]]
+    assert declared == dealt and len(dealt) >= 5

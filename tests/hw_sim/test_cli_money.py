@@ -57,6 +57,7 @@ def _bets(tmp_path: Path, *lines: str) -> str:
         (["--players", "2", "--counter", "two:tie"], "--counter: SEAT:WAGER[:FACTOR]"),
         (["--players", "2", "--counter", "2:tie:500"], "--counter: the counter's factor is 0-100"),
         (["--players", "2", "--counter", "2:panda_8", "--side-bets", "player_pair"], "--counter: the table does not"),
+        (["--players", "2", "--key-cards"], "--key-cards: the card is keyed on the dealer screen"),
         (["--split-cash", "E0040150C0000077:4000:2"], "--split-cash: the split-cash player sits after the --players'"),
         (["--players", "2", "--split-cash", "E0040150C0000077:4000"], "--split-cash: UID:DOLLARS:COUP"),
         (["--players", "2", "--split-cash", "XYZ:4000:2"], "--split-cash: UID:DOLLARS:COUP"),
