@@ -54,7 +54,7 @@ from hw_sim.chipset import ChipSet
 from hw_sim.core import ConfigError, DealerMode, Dialect, ShoeSimulator, SimConfig
 from hw_sim.dealer import PromptDealer
 from hw_sim.faults import Fault, FaultPlan, FaultSpecError, ScriptedFault, parse_rate, parse_script
-from hw_sim.money import MoneyConfig, MoneyConfigError, SplitCash, approvers, staff
+from hw_sim.money import MoneyConfig, MoneyConfigError, SplitCash, approvers, key_line, staff
 from hw_sim.players import BetsError, Counting, parse_amount, parse_bets
 from hw_sim.reader_feed import ReaderFeed
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
@@ -580,7 +580,7 @@ def _key_card(sim: ShoeSimulator, buy_ins: BuyInLine, since: float | None, now: 
         return None
     since = now if since is None else since
     if buy_ins.keyable:
-        buy_ins.send_lines([b'{"t":"key","card":"%s"}\n' % card.token.encode()], now)  # not the feed's encoder
+        buy_ins.send_lines([key_line(card.token)], now)
         sim.dealer.key_sent()
         sim.truth.write("card_keyed", now, shoe=sim.shoe_number, coup=sim.dealer.current_coup, card=card.token)
         return None

@@ -230,6 +230,11 @@ def approve_line(pin: str) -> bytes:
     return b'{"t":"approve","pin":"%s"}\n' % pin.encode()  # not encode_pin: the feed needs cryptography
 
 
+def key_line(card: str) -> bytes:
+    """A card keyed on the dealer screen (its token) as the table's ``money.sock`` takes it (one line)."""
+    return b'{"t":"key","card":"%s"}\n' % card.encode()  # not encode_key, for the same reason
+
+
 @dataclass(frozen=True, slots=True)
 class CardRead:
     """What the card reader of seat ``seat`` holds from ``at`` on: the card ``uid``, or none (seat 0: the dealer's

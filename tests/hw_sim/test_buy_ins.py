@@ -9,13 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from controller.feed.messages import decode_money_reader, encode_buy_in, encode_money
+from controller.feed.messages import (
+    KeyLine,
+    PinLine,
+    decode_money_reader,
+    encode_buy_in,
+    encode_key,
+    encode_money,
+    encode_pin,
+)
 from controller.game.cash import BuyIn, Tender
 from controller.game.wagers import ApprovalView, MoneyView, Phase
 from hw_sim.buy_in_line import BuyInLine, buy_in_line
 from hw_sim.cli import main
 from hw_sim.core import DealerMode, ShoeSimulator, SimConfig
-from hw_sim.money import MoneyConfig
+from hw_sim.money import MoneyConfig, approve_line, key_line
 from hw_sim.players import BUY_IN_UNIT, Bankrolls, ScriptedWagers
 from tests.hw_sim.test_core import converse
 from tests.hw_sim.test_money import run
@@ -89,6 +97,17 @@ def test_the_simulators_line_is_the_one_the_table_reads() -> None:
     for b in [BuyIn(3, 500_000, Tender.CASH), BuyIn(9, 100, Tender.MARKER, "E0040150C0000007")]:
         assert buy_in_line(b) == encode_buy_in(b)
         assert decode_money_reader(buy_in_line(b).rstrip(b"\n")) == b
+    # the supervisor's PIN and the card keyed: the feed's own lines, which the simulator writes without its encoders
+    assert approve_line("482913") == encode_pin(PinLine("482913"))
+    assert key_line("TH") == encode_key(KeyLine("TH")) and decode_money_reader(key_line("TH")) == KeyLine("TH")
+
+
+def test_the_keyable_offer_is_read_from_the_money_line_and_forgotten_when_it_goes() -> None:
+    line = BuyInLine(Path("/nonexistent/money.sock"))
+    line._read_money(encode_money(MoneyView(Phase.LOCKED, keyable=True)).rstrip(b"\n"))
+    assert line.keyable is True
+    line._read_money(encode_money(MoneyView(Phase.LOCKED)).rstrip(b"\n"))
+    assert line.keyable is False
 
 
 def test_the_line_waits_for_the_table_and_then_sends_in_order(tmp_path: Path) -> None:

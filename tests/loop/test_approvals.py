@@ -5,6 +5,7 @@ supervisor out, over a restart too; the PIN is never journaled; a table without 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Iterator
@@ -96,9 +97,12 @@ def open_table(path: Path, rules: TableRules = RULES, **config: object) -> tuple
     return loop, journal, checker
 
 
-@pytest.fixture
-def table(tmp_path: Path, pin_hash: str) -> Iterator[tuple[Table, Checked]]:
-    loop, journal, checker = open_table(tmp_path)
+@contextlib.contextmanager
+def listed_table(
+    path: Path, pin_hash: str, rules: TableRules = RULES, **config: object
+) -> Iterator[tuple[Table, Checked]]:
+    """A table (``open_table``) that has verified the staff list, the reader's device session started."""
+    loop, journal, checker = open_table(path, rules, **config)
     device = ShoeSession(0xBE7, dialect=READER)
     device.start(0.0)
     loop.handle(StaffListIn(staff_list(pin_hash)))
@@ -106,6 +110,12 @@ def table(tmp_path: Path, pin_hash: str) -> Iterator[tuple[Table, Checked]]:
         yield Table(loop, journal, device, [0.0]), checker
     finally:
         journal.close()
+
+
+@pytest.fixture
+def table(tmp_path: Path, pin_hash: str) -> Iterator[tuple[Table, Checked]]:
+    with listed_table(tmp_path, pin_hash) as made:
+        yield made
 
 
 def deal(loop: TableLoop, *tokens: str) -> None:
@@ -317,14 +327,8 @@ def box_table(tmp_path: Path, pin_hash: str) -> Iterator[tuple[Table, Checked]]:
     """A table whose Banker commission goes into the seats' boxes (collected at the shoe's end)."""
     from tests.game.money import table_rules
 
-    loop, journal, checker = open_table(tmp_path, table_rules())
-    device = ShoeSession(0xBE7, dialect=READER)
-    device.start(0.0)
-    loop.handle(StaffListIn(staff_list(pin_hash)))
-    try:
-        yield Table(loop, journal, device, [0.0]), checker
-    finally:
-        journal.close()
+    with listed_table(tmp_path, pin_hash, table_rules()) as made:
+        yield made
 
 
 def starts(t: Table) -> list[dict[str, object]]:
@@ -450,17 +454,13 @@ def test_what_the_table_is_configured_to_ask_for(tmp_path: Path, pin_hash: str, 
     from controller.game.approvals import Approvable
     from tests.game.money import table_rules
 
-    loop, journal, _checker = open_table(tmp_path, table_rules(), approve=frozenset(Approvable(a) for a in approve))
-    try:
-        loop.handle(StaffListIn(staff_list(pin_hash)))
-        t = Table(loop, journal, ShoeSession(0xBE7, dialect=READER), [0.0])
-        new_shoe(loop)
+    asked = frozenset(Approvable(a) for a in approve)
+    with listed_table(tmp_path, pin_hash, table_rules(), approve=asked) as (t, _checker):
+        new_shoe(t.loop)
         banker_wins_seat_1(t)
-        new_shoe(loop)  # a box owes $5
-        assert (loop.approvals.desk.pending is not None) is asks
+        new_shoe(t.loop)  # a box owes $5
+        assert (t.loop.approvals.desk.pending is not None) is asks
         assert len(starts(t)) == (1 if asks else 2)
-    finally:
-        journal.close()
 
 
 # -- an unreadable coup card keyed: the misread's correction ------------------------------------------------
@@ -535,27 +535,20 @@ def test_every_step_and_every_request_refused_is_in_the_tables_metrics(tmp_path:
     from controller.metrics import TableMetrics
 
     metrics = TableMetrics()
-    loop, journal, checker = open_table(tmp_path, metrics=metrics)
-    device = ShoeSession(0xBE7, dialect=READER)
-    device.start(0.0)
-    try:
-        loop.handle(StaffListIn(staff_list(pin_hash)))
-        t = Table(loop, journal, device, [0.0])
+    with listed_table(tmp_path, pin_hash, metrics=metrics) as (t, checker):
         t.badge(D1, True)
-        loop.handle(PinEntry(PIN))  # none due
-        deal(loop, "9H", "KD")
-        hold_void(loop)
+        t.loop.handle(PinEntry(PIN))  # none due
+        deal(t.loop, "9H", "KD")
+        hold_void(t.loop)
         t.badge(D1, False)
         t.badge(SUP, True)
-        enter_pin(loop, checker, OTHER_PIN)
-        enter_pin(loop, checker, PIN)
-        text = metrics.exposition()
-        for action, outcome, n in (("void", "asked", 1), ("void", "wrong_pin", 1), ("void", "approved", 1)):
-            assert f'shoe_approval_steps_total{{action="{action}",outcome="{outcome}"}} {n}.0' in text, text
-        assert 'shoe_approval_requests_refused_total{what="pin_none_due"} 1.0' in text
-        assert 'shoe_approval_requests_refused_total{what="key"} 0.0' in text  # at 0 from the start
-    finally:
-        journal.close()
+        enter_pin(t.loop, checker, OTHER_PIN)
+        enter_pin(t.loop, checker, PIN)
+    text = metrics.exposition()
+    for action, outcome, n in (("void", "asked", 1), ("void", "wrong_pin", 1), ("void", "approved", 1)):
+        assert f'shoe_approval_steps_total{{action="{action}",outcome="{outcome}"}} {n}.0' in text, text
+    assert 'shoe_approval_requests_refused_total{what="pin_none_due"} 1.0' in text
+    assert 'shoe_approval_requests_refused_total{what="key"} 0.0' in text  # at 0 from the start
 
 
 def test_what_the_table_refuses_of_the_dealer_screen_is_told_on_the_money_view(table: tuple[Table, Checked]) -> None:

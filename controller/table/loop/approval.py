@@ -100,10 +100,9 @@ class Approvals:
         self.put = put
         self.desk = ApprovalDesk(as_of=staff.roster.as_of)
         self.desk.relock(locked)
-        #: PINs refused before a check, by why: ``none_due``, ``busy``; ratings refused before they asked.
-        self.pins_refused: Counter[str] = Counter()
-        self.rates_refused = 0
-        self.keys_refused = 0
+        #: Requests from the dealer screen refused before they asked, by what (the metrics' words: ``pin_none_due``,
+        #: ``pin_busy``, ``rate``, ``key``).
+        self.requests_refused: Counter[str] = Counter()
         #: What the table last refused of the dealer screen's, in the screen's words, and how many so far (the
         #: money view carries both: the screen says each refusal once).
         self.refusal = ""
@@ -176,8 +175,24 @@ class Approvals:
                     self.metrics.approval(n.action.value, n.reason.value)
         return notices
 
-    def _refused_request(self, what: str, said: str) -> None:
-        """A request from the dealer screen refused before it asked: counted, and told to the screen."""
+    @property
+    def pins_refused(self) -> Counter[str]:
+        """PINs refused before a check, by why: ``none_due``, ``busy``."""
+        return Counter({w[4:]: n for w, n in self.requests_refused.items() if w.startswith("pin_")})
+
+    @property
+    def rates_refused(self) -> int:
+        return self.requests_refused["rate"]
+
+    @property
+    def keys_refused(self) -> int:
+        return self.requests_refused["key"]
+
+    def _refused_request(self, what: str, line: str, said: str) -> None:
+        """A request from the dealer screen refused before it asked: ``line`` for the log, ``said`` for the screen;
+        counted here and in the metrics."""
+        log.warning("%s", line)
+        self.requests_refused[what] += 1
         if self.metrics is not None:
             self.metrics.approval_request_refused(what)
         self.refusal = said.upper()[:120]
@@ -231,9 +246,7 @@ class Approvals:
 
     def _refuse_pin(self, why: str, line: str, said: str) -> None:
         """A PIN refused before a check: ``line`` for the log, ``said`` for the dealer screen."""
-        self.pins_refused[why] += 1
-        self._refused_request(f"pin_{why}", f"PIN refused: {said}")
-        log.warning("PIN refused: %s", line)
+        self._refused_request(f"pin_{why}", f"PIN refused: {line}", f"PIN refused: {said}")
 
     def verdict(self, event: PinVerdict) -> tuple[dict[str, Any], list[Notice]] | None:
         """The PIN checker's verdict: the ``approval`` input and its notices (an :class:`Approved` among them:
@@ -285,9 +298,7 @@ class Approvals:
         elif self.desk.pending is not None:
             why, said = "another approval is waiting: decide it first", _ANOTHER_WAITS
         if why is not None:
-            self.rates_refused += 1
-            self._refused_request("rate", f"rating refused: {said}")
-            log.warning("rating refused: %s", why)
+            self._refused_request("rate", f"rating refused: {why}", f"rating refused: {said}")
             return None
         notices = self.desk.ask(Action.RATE_UNCARDED, state.shoe_number, state.coup_number, dealer, seat)
         log.info("rating of seat %d's uncarded player asked: waiting for a supervisor", seat)
@@ -316,17 +327,13 @@ class Approvals:
         elif self.desk.pending is not None and self.desk.pending.action is not Action.KEY_CARD:
             why, said = "another approval is waiting: decide it first", _ANOTHER_WAITS
         if why is not None:
-            self.keys_refused += 1
-            self._refused_request("key", f"card refused: {said}")
-            log.warning("card keyed refused: %s", why)
+            self._refused_request("key", f"card keyed refused: {why}", f"card refused: {said}")
             return None
         pending = self.desk.pending
         if pending is not None and pending.card == card:
             log.info("card %s keyed again: it waits for a supervisor already", card)
             return None
-        notices: list[Notice] = []
-        if pending is not None:  # keyed afresh: the first card keyed is withdrawn
-            notices += self.desk.ask(Action.KEY_CARD, pending.shoe, pending.coup, pending.dealer, card=pending.card)
+        notices = self.desk.withdraw()  # keyed afresh: the first card keyed is withdrawn (nothing when none waits)
         notices += self.desk.ask(Action.KEY_CARD, state.shoe_number, state.coup_number, dealer, card=card)
         log.info("card %s keyed for the unreadable card at shoe %d coup %d", card, state.shoe_number, state.coup_number)
         return approval_input("ask", Action.KEY_CARD, card=card), self._counted(notices)
