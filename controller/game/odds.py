@@ -39,12 +39,13 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -337,10 +338,10 @@ def _priced_matrix(rules: Ruleset) -> tuple[FloatArray, FloatArray]:
     matrices = _priced_by_key.get(key)
     if matrices is None:
         table = _six_card_table()
-        columns: list[list[float]] = [
-            [float(o.winner is w) for o in table.outcomes] for w in (Winner.BANKER, Winner.PLAYER, Winner.TIE)
+        columns: list[list[Fraction]] = [
+            [Fraction(o.winner is w) for o in table.outcomes] for w in (Winner.BANKER, Winner.PLAYER, Winner.TIE)
         ]
-        pays = [[float(payoff(bet, o, rules)) for o in table.outcomes] for bet in OUTCOME_BETS]
+        pays = [[payoff(bet, o, rules) for o in table.outcomes] for bet in OUTCOME_BETS]
         matrices = (_weighted(table, columns + pays), _weighted(table, [[x * x for x in column] for column in pays]))
         if len(_priced_by_key) >= _PRICED_LIMIT:
             _priced_by_key.clear()
@@ -350,14 +351,26 @@ def _priced_matrix(rules: Ruleset) -> tuple[FloatArray, FloatArray]:
     return matrices
 
 
-def _weighted(table: _SixCardTable, columns: list[list[float]]) -> FloatArray:
-    """Per multiset, the ordering-weighted sum of each column's value per outcome."""
-    priced = np.array(columns, dtype=np.float64).T
-    matrix = np.empty((len(table.orderings), priced.shape[1]), dtype=np.float64)
-    for start in range(0, len(table.orderings), _PRICE_SLICE):  # small float temporaries, not one of 8 MB
+def _weighted(table: _SixCardTable, columns: list[list[Fraction]]) -> FloatArray:
+    """Per multiset, the ordering-weighted sum of each column's value per outcome: summed exactly in integers
+    (each column scaled by its values' common denominator), then divided once, so that the matrix is the same
+    to the last bit on every machine (a float matrix product's summation order is the BLAS kernel's, chosen by
+    the CPU: the journal's ``ev`` once differed in its last digits from one machine to another)."""
+    scales = [math.lcm(*(x.denominator for x in column)) for column in columns]
+    scaled = np.array(
+        [[int(x * scale) for x in column] for column, scale in zip(columns, scales, strict=True)], dtype=np.int64
+    ).T
+    matrix = np.empty((len(table.orderings), scaled.shape[1]), dtype=np.float64)
+    for start in range(0, len(table.orderings), _PRICE_SLICE):  # small temporaries, not one of 8 MB
         rows = slice(start, start + _PRICE_SLICE)
-        matrix[rows] = table.orderings[rows].astype(np.float64) @ priced
+        matrix[rows] = table.orderings[rows].astype(np.int64) @ scaled
+    matrix /= np.array(scales, dtype=np.float64)
     return matrix
+
+
+def _weighted_sum(weights: FloatArray, matrix: FloatArray) -> FloatArray:
+    """``weights @ matrix``, summed row after row in one fixed order (not by BLAS, whose order is the CPU's)."""
+    return cast(FloatArray, (weights[:, np.newaxis] * matrix).sum(axis=0))
 
 
 _REPEATS = np.arange(MAX_COUP_CARDS, dtype=np.float64)
@@ -388,8 +401,8 @@ def exact_odds(comp: Composition, rules: Ruleset) -> OddsReport:
     weights = f[0] * f[1] * f[2] * f[3] * f[4] * f[5]
     weights /= float(_falling(n, MAX_COUP_CARDS))
     priced, squared = _priced_matrix(rules)
-    sums = weights @ priced
-    second = weights @ squared
+    sums = _weighted_sum(weights, priced)
+    second = _weighted_sum(weights, squared)
     pair = sum(k * (k - 1) for k in comp.counts) / (n * (n - 1))
     pair_ev = pair * float(rules.pair_pays) - (1.0 - pair)
     evs = dict(zip(OUTCOME_BETS, sums[3:].tolist(), strict=True))
