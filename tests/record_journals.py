@@ -1,7 +1,7 @@
 """Journals in which every record kind the table writes happens, built the same way every time (a fixed
 wall clock, fixed inputs): every kind but the money's and the players' over a table without a reader, every
 money kind and reader input over a table with one, the players at the seats (version 4) over one, the cash and
-the staff at the table (version 4).
+the staff at the table, and the chip tray (version 4).
 ``tests/test_record_schemas.py`` checks them against the schemas; ``tests/test_record_bytes.py`` pins their
 bytes (bodies, hashes, the published records)."""
 
@@ -30,6 +30,7 @@ from controller.game.table import (
     UnreadableCard,
     VoidPressed,
 )
+from controller.game.tray import TrayLinkChanged
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
 from controller.table.loop import (
@@ -48,6 +49,7 @@ from controller.table.wire import AsciiWire
 from floor_protocol.staff import StaffEntry, StaffList
 from tests.game.money import Chips, cards, every_money_kind, money, table_rules
 from tests.game.test_records import EVERY_INPUT
+from tests.game.tray_coups import tray_rules, tray_shoe
 
 WALL = "2026-11-30T12:00:00+00:00"
 
@@ -311,5 +313,32 @@ def every_approval_journal(path: Path) -> Journal:
     loop.handle(RateEntry(3))  # the uncarded player at seat 3 rated ...
     badge(BADGE_PIT.rjust(16, "0"), True)
     loop.handle(PinVerdict("P1", True))  # ... approved: an anonymous player's visit at seat 3
+    loop.flush()
+    return journal
+
+
+def every_tray_journal(path: Path) -> Journal:
+    """A journal (open: the caller closes it) with the chip tray's record kinds and inputs (version 4): a shoe of
+    tests/game/tray_coups.py (the tray anchored, a coup paid from it, a chip palmed and the variance recounted
+    and confirmed), the tray's link down and up, its HELLO, STATUS and another message, and the next shoe's
+    start carrying the tray's book."""
+    journal = Journal.open(path)
+    loop = TableLoop(
+        TableState(tray_rules()),
+        journal,
+        [ShoePort(AsciiWire(), lambda data: None)],
+        config=LoopConfig(wall=lambda: WALL),
+    )
+    events: list[TableInput] = [*tray_shoe(), TrayLinkChanged(up=False), TrayLinkChanged(up=True), NewShoePressed()]
+    for event in events:
+        loop._apply(event, input_body(event), None, None)
+    for body in [
+        record_body(
+            InputKind.TRAY_HELLO, firmware_version="1", serial_number="T1", protocol_version=1, session_id=7, tubes=8
+        ),
+        record_body(InputKind.TRAY_STATUS, flags=["lid_open"]),
+        record_body(InputKind.TRAY_MESSAGE, seq=3, message="count_request"),
+    ]:
+        loop._apply(None, body, None, None)
     loop.flush()
     return journal

@@ -28,6 +28,7 @@ from tests.record_journals import (
     every_money_journal,
     every_player_journal,
     every_staff_journal,
+    every_tray_journal,
 )
 
 #: sha256 of every record's stored body text and hash, and of every record as published (``for_floor``).
@@ -59,6 +60,10 @@ PINNED = {
         "81e563782cf8c670b850bc5a708719fb03789f6c9a8b42b1504c095e02479653",
         "fb78fe7aed74dbdb57229c4233a3355302004840ffa1611e8662f3b0c0a21a77",
     ),
+    "every_tray": (
+        "c4646076ee326ef0a82bc69f47827945ea08998d1a1e726cd1f33fbb8333c9fb",
+        "07cf09cee1d764ca841f9d5a96981901c3dca8cb114243b6c93983a8e79c0784",
+    ),
 }
 #: The record version each journal's published digest was taken at.
 PINNED_AT = {
@@ -68,6 +73,7 @@ PINNED_AT = {
     "every_cash": 4,
     "every_staff": 4,
     "every_approval": 4,
+    "every_tray": 4,
 }
 
 
@@ -90,6 +96,7 @@ def digests(journal: Journal, v: int = RECORD_VERSION) -> tuple[str, str]:
         ("every_cash", every_cash_journal),
         ("every_staff", every_staff_journal),
         ("every_approval", every_approval_journal),
+        ("every_tray", every_tray_journal),
     ],
     ids=[
         "every_kind",
@@ -98,6 +105,7 @@ def digests(journal: Journal, v: int = RECORD_VERSION) -> tuple[str, str]:
         "every_cash",
         "every_staff",
         "every_approval",
+        "every_tray",
     ],  # the same on every xdist worker (a function's repr is its address)
 )
 def test_the_journal_and_the_wire_are_byte_for_byte_what_they_were(

@@ -13,7 +13,15 @@ from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
 from controller.game.approvals import RefusedWhy as ApprovalWhy
-from controller.game.records import APPROVAL_FIELDS, MONEY_FIELDS, PLAYER_FIELDS, STAFF_FIELDS, InputKind, RecordKind
+from controller.game.records import (
+    APPROVAL_FIELDS,
+    MONEY_FIELDS,
+    PLAYER_FIELDS,
+    STAFF_FIELDS,
+    TRAY_FIELDS,
+    InputKind,
+    RecordKind,
+)
 from controller.game.table import (
     Alarm,
 )
@@ -25,6 +33,7 @@ from tests.record_journals import (
     every_money_journal,
     every_player_journal,
     every_staff_journal,
+    every_tray_journal,
 )
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "docs" / "schemas"
@@ -66,8 +75,10 @@ def test_the_schemas_name_exactly_the_kinds_and_alarms_the_code_has() -> None:
 def test_every_kind_the_vocabulary_builds_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
     with every_kind_journal(tmp_path / "j.db") as journal:
         kinds = {r.kind for r in journal.records()}
-        # every other kind was written (the buy-ins are every_cash_journal's, the staff's every_staff_journal's)
+        # every other kind was written (the buy-ins are every_cash_journal's, the staff's every_staff_journal's,
+        # the tray's every_tray_journal's)
         others = MONEY_KINDS | PLAYER_KINDS | STAFF_KINDS | APPROVAL_KINDS | {RecordKind.BUY_IN.value}
+        others |= {k.value for k in TRAY_FIELDS}
         assert kinds == {k.value for k in RecordKind} - others
         assert problems(validator, journal) == []
 
@@ -127,6 +138,17 @@ def test_every_approval_kind_is_valid(tmp_path: Path, validator: Draft202012Vali
             ("P1", "void"),
             ("P1", "rate_uncarded"),
         ]
+        assert problems(validator, journal) == []
+
+
+def test_every_tray_kind_and_input_is_valid(tmp_path: Path, validator: Draft202012Validator) -> None:
+    with every_tray_journal(tmp_path / "j.db") as journal:
+        records = [(r.kind, json.loads(r.body)) for r in journal.records()]
+        assert {k for k, _ in records} >= {k.value for k in TRAY_FIELDS}
+        inputs = {b["kind"] for k, b in records if k == "input"}
+        assert inputs >= {"tube", "tray_snapshot", "tray_link", "tray_still", "tray_hello", "tray_status"}
+        assert [b["variance_cents"] for k, b in records if k == "tray_variance"] == [-500]
+        assert any("tray" in b for k, b in records if k == "shoe" and b["event"] == "start")
         assert problems(validator, journal) == []
 
 

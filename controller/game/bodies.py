@@ -38,6 +38,7 @@ from controller.game.rules import Bet, CommissionCollection
 from controller.game.seats import LeaveWhy
 from controller.game.staff import OutWhy, RefusedWhy
 from controller.game.table import Alarm
+from controller.game.tray import MAX_TUBES
 from controller.game.wagers import MAX_SEATS, BoxWhy, MispayKind, Spot
 from floor_protocol.admission import INT_MAX, MAX_RECORD_BYTES
 
@@ -414,6 +415,9 @@ class ShoeBody(RecordBody):
     )
     players: Annotated[list[CarriedPlayer], Field(max_length=_MAX_ITEMS)] = Field(
         default_factory=list, description="a start's cards kept in the seats' readers (absent: none; version 4)"
+    )
+    tray: CarriedTray | None = Field(
+        default=None, description="a start's chip tray book, kept into the shoe (a table with a tray reader)"
     )
 
     @model_validator(mode="after")
@@ -793,6 +797,78 @@ class ApprovalRefusedBody(RecordBody):
     seat: Seat | None = Field(default=None, description="rate_uncarded: the seat whose player is rated")
 
 
+# -- the chip tray (a tray reader; version 4) -----------------------------------------------------------------
+
+Tube = Annotated[int, Field(ge=1, le=MAX_TUBES, description="a tube of the chip tray (1-16)")]
+SignedCents = Annotated[int, Field(ge=-_MAX_CENTS, le=_MAX_CENTS)]
+
+
+class DenominationBody(_Part):
+    """A count of one denomination (a change: the count may be negative)."""
+
+    cents: Annotated[int, Field(ge=1, le=_MAX_CENTS)] = Field(description="the denomination")
+    count: Annotated[int, Field(ge=-INT_MAX, le=INT_MAX)] = Field(description="chips of it (a change: + more)")
+
+
+Denominations = Annotated[list[DenominationBody], Field(max_length=_MAX_ITEMS)]
+
+
+class TrayCountBody(RecordBody):
+    """A coup's reconciliation: the chip tray's count held to the tray it must hold (controller.game.tray)."""
+
+    kind_of = RecordKind.TRAY_COUNT
+    schema_title = "The body of a tray_count record: the chip tray's count held to the expected tray after a coup"
+
+    shoe: Number
+    coup: Number = Field(description="the last coup declared since the last count (the coup due, when anchored)")
+    expected_cents: Cents = Field(description="what the tray must hold: the anchor plus every flow since")
+    counted_cents: Cents = Field(description="what the tray's reader counted, chips in play only")
+    flow_cents: SignedCents = Field(
+        description="what the coups since the last count moved into the tray (- out): losers and commission "
+        "in, payouts and chips sold out"
+    )
+    variance_cents: SignedCents = Field(
+        description="this count's own variance: counted - expected, less what it was at the last count"
+    )
+    denominations: Denominations = Field(description="the count per denomination, highest first")
+    anchored: bool = Field(default=False, description="the tray's first count: the expected tray begins here")
+
+
+class TrayVarianceBody(RecordBody):
+    """A variance a full recount confirmed: the tray short (variance below 0) or over after a coup."""
+
+    kind_of = RecordKind.TRAY_VARIANCE
+    schema_title = "The body of a tray_variance record: the chip tray short or over after a coup, a recount confirmed"
+
+    shoe: Number
+    coup: Number
+    variance_cents: SignedCents = Field(description="- short, + over")
+    expected_cents: Cents
+    counted_cents: Cents
+    changed: Denominations = Field(description="how each denomination's count moved since the last count")
+
+
+class CarriedTube(_Part):
+    tube: Tube
+    chips: Chips
+
+
+class CarriedTray(_Part):
+    """The chip tray's book a shoe keeps into the next (controller.game.tray.TrayBook.carried)."""
+
+    counted: bool
+    expected_cents: Cents | None
+    discrepancy_cents: SignedCents
+    flow_cents: SignedCents
+    due: Annotated[list[Number], Field(min_length=2, max_length=2)] | None
+    denominations: Denominations
+    recount: bool
+    recounted: bool
+    misreads: Count
+    alarm: Text | None
+    tubes: Annotated[list[CarriedTube], Field(max_length=MAX_TUBES)]
+
+
 # -- inputs --------------------------------------------------------------------------------------------------
 
 
@@ -800,6 +876,11 @@ class SnapshotSpot(_Part):
     seat: Seat = Field(description="a bet-spot reader's seat")
     spot: SpotName
     chips: Chips = Field(description="the chips the spot holds, as the registry resolved them")
+
+
+class SnapshotTube(_Part):
+    tube: Tube
+    chips: Chips = Field(description="the chips the tube holds, as the registry resolved them")
 
 
 #: The fields each input kind must carry (the others are facts it may carry).
@@ -827,6 +908,12 @@ INPUT_REQUIRED: dict[InputKind, tuple[str, ...]] = {
     InputKind.READER_MESSAGE: ("message",),
     InputKind.SNAPSHOT_REFUSED: ("snapshot", "detail"),
     InputKind.CLOCK: ("synchronised", "max_error_us", "detail"),
+    InputKind.TUBE: ("tube", "chips"),
+    InputKind.TRAY_SNAPSHOT: ("tubes",),
+    InputKind.TRAY_LINK: ("up",),
+    InputKind.TRAY_HELLO: ("firmware_version", "serial_number", "protocol_version", "session_id"),
+    InputKind.TRAY_STATUS: ("flags",),
+    InputKind.TRAY_MESSAGE: ("message",),
 }
 _Flags = Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=64)]
 _Hex = Annotated[str, Field(pattern=r"^([0-9a-f]{2})*$", max_length=2 * MAX_RECORD_BYTES)]
@@ -912,6 +999,12 @@ class InputBody(RecordBody):
     action: ActionName | None = Field(default=None, description="approval: the action it is for")
     staff_id: StaffId | None = Field(default=None, description="approval (pin): whose PIN was checked")
     right: bool | None = Field(default=None, description="approval (pin): the PIN matched (never the PIN itself)")
+    tube: Tube | None = None
+    tubes: Annotated[list[SnapshotTube], Field(max_length=MAX_TUBES)] | int | None = Field(
+        default=None,
+        description="a tray_snapshot's tubes (every tube not listed is empty), or how many tubes a tray's HELLO "
+        "says it has",
+    )
     # approval (ask) of rate_uncarded: the seat is the bet-spot reader's seat field above
 
     @model_validator(mode="after")
@@ -954,6 +1047,8 @@ BODIES: dict[RecordKind, type[RecordBody]] = {
         ApprovalAskedBody,
         ApprovalBody,
         ApprovalRefusedBody,
+        TrayCountBody,
+        TrayVarianceBody,
     )
 }
 

@@ -44,6 +44,9 @@ class RecordKind(StrEnum):
     APPROVAL_ASKED = "approval_asked"  # the dealer asked for an action a supervisor must approve (VOID held)
     APPROVAL = "approval"  # a supervisor approved it with badge and PIN: the action was carried out
     APPROVAL_REFUSED = "approval_refused"  # a step refused (badge, role, own, wrong PIN, locked), or withdrawn
+    # the chip tray (a tray reader; controller.game.tray; version 4)
+    TRAY_COUNT = "tray_count"  # a coup's reconciliation: the tray's count held to the expected tray
+    TRAY_VARIANCE = "tray_variance"  # ... and a variance a recount confirmed: the tray short or over, by coup
 
 
 class InputKind(StrEnum):
@@ -65,6 +68,10 @@ class InputKind(StrEnum):
     SPOTS_SNAPSHOT = "spots_snapshot"  # the reader's full snapshot (every spot not listed is empty)
     READER_LINK = "reader_link"  # the reader's link came up or went down
     SEAT_CARD = "seat_card"  # a seat's player-card reader: a card came in or went out (version 4)
+    TUBE = "tube"  # the chip tray's reader: what one tube holds now (its chips resolved, as a spot's; version 4)
+    TRAY_SNAPSHOT = "tray_snapshot"  # the tray's full count (every tube not listed is empty)
+    TRAY_LINK = "tray_link"  # the tray's link came up or went down (TRAY DOWN)
+    TRAY_STILL = "tray_still"  # no tube report for the settle time: the moment a count may be made
     # a record only
     HELLO = "hello"  # the shoe's HELLO: firmware, serial number, protocol version, session id
     STATUS = "status"  # the shoe's STATUS flags
@@ -78,6 +85,9 @@ class InputKind(StrEnum):
     READER_MESSAGE = "reader_message"  # another message from the reader, by its type's name
     SNAPSHOT_REFUSED = "snapshot_refused"  # a reader's snapshot that did not hold together: no table input
     DEALER_CARD = "dealer_card"  # a card came in or went out at the dealer's position (a badge; version 4)
+    TRAY_HELLO = "tray_hello"  # the chip tray's HELLO (version 4)
+    TRAY_STATUS = "tray_status"  # the chip tray's STATUS flags
+    TRAY_MESSAGE = "tray_message"  # another message from the tray, by its type's name
     # a buy-in entered at a seat (on money.sock: the dealer screen's entry, the simulator's; version 4): it
     # changes nothing of the game, so nothing replays it; its buy_in record is derived with the shoe and coup
     BUY_IN = "buy_in"
@@ -121,5 +131,9 @@ _REPLAYED = frozenset(
         InputKind.SPOTS_SNAPSHOT,
         InputKind.READER_LINK,
         InputKind.SEAT_CARD,
+        InputKind.TUBE,
+        InputKind.TRAY_SNAPSHOT,
+        InputKind.TRAY_LINK,
+        InputKind.TRAY_STILL,
     }
 )

@@ -67,7 +67,7 @@ from controller.game.bodies import (
     WagerBody,
 )
 from controller.game.cards import Card
-from controller.game.cash import BuyIn, BuyInTaken
+from controller.game.cash import BuyIn, BuyInTaken, Tender
 from controller.game.chips import Chip, ChipStatus, SpotChips, format_uid, parse_uid
 from controller.game.kinds import InputKind as InputKind  # the vocabulary's names, here as always
 from controller.game.kinds import RecordKind as RecordKind
@@ -97,6 +97,7 @@ from controller.game.table import (
     UnreadableCard,
     VoidPressed,
 )
+from controller.game.tray import TrayCounted, TrayLinkChanged, TraySnapshot, TrayStill, TrayVarianceFound, TubeSeen
 from controller.game.wagers import (
     BoxClosed,
     GhostRead,
@@ -134,6 +135,10 @@ _KIND_OF_INPUT: dict[type, InputKind] = {
     SpotsSnapshot: InputKind.SPOTS_SNAPSHOT,
     ReaderLinkChanged: InputKind.READER_LINK,
     SeatCard: InputKind.SEAT_CARD,
+    TubeSeen: InputKind.TUBE,
+    TraySnapshot: InputKind.TRAY_SNAPSHOT,
+    TrayLinkChanged: InputKind.TRAY_LINK,
+    TrayStill: InputKind.TRAY_STILL,
 }
 _INPUT_OF_KIND = {kind: cls for cls, kind in _KIND_OF_INPUT.items()}
 
@@ -147,7 +152,12 @@ REPLAYED_KINDS: frozenset[str] = frozenset(k.value for k in _INPUT_OF_KIND)
 #: ``tests/journal/test_kept_across_shoes.py`` checks the list against what the state machine keeps, and both uses.
 #: The reader's link is one of them; the spots' readings are not: a new shoe forgets them, and the reader's
 #: next snapshot (long before the burn is done) tells them again (:class:`~controller.game.wagers.WagerBook`).
-KEPT_ACROSS_SHOES: tuple[InputKind, ...] = (InputKind.LINK, InputKind.LINE_NOISE, InputKind.READER_LINK)
+KEPT_ACROSS_SHOES: tuple[InputKind, ...] = (
+    InputKind.LINK,
+    InputKind.LINE_NOISE,
+    InputKind.READER_LINK,
+    InputKind.TRAY_LINK,
+)
 
 #: The fields each input carries besides ``kind`` (the facts about where it came from are open).
 _INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
@@ -160,6 +170,9 @@ _INPUT_FIELDS: dict[InputKind, tuple[str, ...]] = {
     InputKind.SPOTS_SNAPSHOT: ("spots",),
     InputKind.READER_LINK: ("up",),
     InputKind.SEAT_CARD: ("seat", "uid", "present"),
+    InputKind.TUBE: ("tube", "chips"),
+    InputKind.TRAY_SNAPSHOT: ("tubes",),
+    InputKind.TRAY_LINK: ("up",),
 }
 
 #: A chip in a spot input's ``chips``: its UID (16 hex digits), denomination and registry status, so that a
@@ -216,6 +229,12 @@ def input_body(table_input: TableInput, **facts: Any) -> dict[str, Any]:
         body["up"] = table_input.up
     elif isinstance(table_input, SeatCard):
         body |= {"seat": table_input.seat, "uid": table_input.uid, "present": table_input.present}
+    elif isinstance(table_input, TubeSeen):
+        body |= {"tube": table_input.tube, "chips": _chips_body(table_input.chips)}
+    elif isinstance(table_input, TraySnapshot):
+        body["tubes"] = [{"tube": tube, "chips": _chips_body(chips)} for tube, chips in table_input.tubes]
+    elif isinstance(table_input, TrayLinkChanged):
+        body["up"] = table_input.up
     return InputBody.build(_with_facts(body, facts))
 
 
@@ -270,6 +289,12 @@ def input_from_body(body: Mapping[str, Any]) -> TableInput | None:
             if not isinstance(present, bool):
                 raise ValueError(f"present {present!r:.20}")
             return SeatCard(_seat_from(body["seat"]), str(body["uid"]), present)
+        if cls is TubeSeen:
+            return TubeSeen(_seat_from(body["tube"]), _chips_from(body["chips"]))
+        if cls is TraySnapshot:
+            return TraySnapshot(tuple((_seat_from(t["tube"]), _chips_from(t["chips"])) for t in body["tubes"]))
+        if cls is TrayLinkChanged:
+            return TrayLinkChanged(bool(body["up"]))
     except (KeyError, ValueError, TypeError) as exc:
         raise ValueError(f"{kind.value} input without a good field: {exc}") from None
     return cls()  # type: ignore[no-any-return]
@@ -373,6 +398,8 @@ def derived_records(
                 start["spots"] = [dict(item) for item in n.spots]
             if n.players:  # cards in the seats' readers: the visits the new shoe keeps
                 start["players"] = [dict(item) for item in n.players]
+            if n.tray is not None:  # a table with a tray reader: the tray's book the new shoe keeps
+                start["tray"] = dict(n.tray)
             out.append((RecordKind.SHOE, ShoeBody.parse(start).to_body()))
         elif isinstance(n, BuyInTaken):
             out.append((RecordKind.BUY_IN, buy_in_body(n)))
@@ -417,6 +444,21 @@ MONEY_FIELDS: dict[RecordKind, tuple[str, ...]] = {
     RecordKind.COMMISSION: ("shoe", "seat", "owed", "collected", "uncollected", "over_collected", "why"),
     RecordKind.MISREAD: ("shoe", "coup", "seat", "bet", "locked_cents"),
     RecordKind.GHOST_READ: ("seat", "spot", "uid", "owner_seat", "owner_spot"),
+}
+
+#: The chip tray's records (controller.game.tray; version 4).
+TRAY_FIELDS: dict[RecordKind, tuple[str, ...]] = {
+    RecordKind.TRAY_COUNT: (
+        "shoe",
+        "coup",
+        "expected_cents",
+        "counted_cents",
+        "flow_cents",
+        "variance_cents",
+        "denominations",
+        "anchored",
+    ),
+    RecordKind.TRAY_VARIANCE: ("shoe", "coup", "variance_cents", "expected_cents", "counted_cents", "changed"),
 }
 
 
@@ -471,6 +513,26 @@ def _money_body(n: Notice) -> tuple[RecordKind, dict[str, Any]] | None:
             "net": o.net_cents,
             "commission_owed": o.commission_owed_cents,
             "box": n.box_cents,
+        }
+    if isinstance(n, TrayCounted):
+        body = {
+            "shoe": n.shoe,
+            "coup": n.coup,
+            "expected_cents": n.expected_cents,
+            "counted_cents": n.counted_cents,
+            "flow_cents": n.flow_cents,
+            "variance_cents": n.variance_cents,
+            "denominations": [d.to_dict() for d in n.denominations],
+        }
+        return RecordKind.TRAY_COUNT, body | ({"anchored": True} if n.anchored else {})
+    if isinstance(n, TrayVarianceFound):
+        return RecordKind.TRAY_VARIANCE, {
+            "shoe": n.shoe,
+            "coup": n.coup,
+            "variance_cents": n.variance_cents,
+            "expected_cents": n.expected_cents,
+            "counted_cents": n.counted_cents,
+            "changed": [d.to_dict() for d in n.changed],
         }
     if isinstance(n, WagerRefused):
         body = {"shoe": n.shoe, "coup": n.coup, "seat": n.seat, "bet": n.spot.value, "cents": n.cents}
@@ -656,6 +718,20 @@ def buy_in_input(b: BuyIn, **facts: Any) -> dict[str, Any]:
     return record_body(InputKind.BUY_IN, **fields, **facts)
 
 
+def buy_in_from_input(body: Mapping[str, Any]) -> BuyIn | None:
+    """The buy-in a ``buy_in`` input body carries (None for another kind, or one this version cannot read): what
+    a replay hands :meth:`~controller.game.table.TableState.buy_in` again, for the chip tray's flows."""
+    if body.get("kind") != InputKind.BUY_IN:
+        return None
+    seat, cents, tender, ref = body.get("seat"), body.get("cents"), body.get("tender"), body.get("player_ref")
+    if isinstance(seat, bool) or not isinstance(seat, int) or isinstance(cents, bool) or not isinstance(cents, int):
+        return None
+    try:
+        return BuyIn(seat, cents, Tender(str(tender)), ref if isinstance(ref, str) else None)
+    except ValueError:
+        return None
+
+
 def buy_in_body(n: BuyInTaken) -> dict[str, Any]:
     """The ``buy_in`` record of a buy-in taken at a seat (:data:`BUY_IN_FIELDS`)."""
     return BuyInBody(
@@ -759,7 +835,7 @@ def signature() -> str:
         "fields:" + ";".join(f"{k.value}={','.join(v)}" for k, v in sorted(_INPUT_FIELDS.items())),
         "sources:" + ",".join(s.value for s in Source),
         "coup:" + ",".join(COUP_FIELDS),
-        "shoe_start:event,shoe,decks,rules,spots,players;rules:"
+        "shoe_start:event,shoe,decks,rules,spots,players,tray;rules:"
         + ",".join(RULES_FIELDS)
         + ";pays:"
         + ",".join(PAYS_FIELDS),
@@ -770,6 +846,7 @@ def signature() -> str:
         "buy_in:" + ",".join(BUY_IN_FIELDS),
         "staff:" + ";".join(f"{k.value}={','.join(v)}" for k, v in STAFF_FIELDS.items()),
         "approvals:" + ";".join(f"{k.value}={','.join(v)}" for k, v in APPROVAL_FIELDS.items()),
+        "tray:" + ";".join(f"{k.value}={','.join(v)}" for k, v in TRAY_FIELDS.items()),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.game.edges import EdgeWatch
-from controller.game.records import KEPT_ACROSS_SHOES, InputKind, RecordKind, input_from_body
+from controller.game.records import KEPT_ACROSS_SHOES, InputKind, RecordKind, buy_in_from_input, input_from_body
 from controller.game.table import LineNoise, LinkChanged, TableRules, TableState
+from controller.game.tray import TrayLinkChanged
 from controller.game.wagers import ReaderLinkChanged
 
 
@@ -40,6 +41,10 @@ class ShoeStart:
     spots: tuple[Mapping[str, Any], ...] = ()
     #: The cards in the seats' readers the shoe kept (its start record's ``players``).
     players: tuple[Mapping[str, Any], ...] = ()
+    #: The chip tray's link (a table without a tray reader ignores it), and the tray's book the shoe kept (its
+    #: start record's ``tray``).
+    tray_up: bool = True
+    tray: Mapping[str, Any] | None = None
 
     @classmethod
     def of(
@@ -49,6 +54,7 @@ class ShoeStart:
         ids: Mapping[InputKind, int | None] | None = None,
         spots: Iterable[Mapping[str, Any]] = (),
         players: Iterable[Mapping[str, Any]] = (),
+        tray: Mapping[str, Any] | None = None,
     ) -> ShoeStart:
         """From the shoe's number and, for each kind in :data:`~controller.game.records.KEPT_ACROSS_SHOES`, the
         last input body of that kind before its start (None when there was none) and, in ``ids``, the record
@@ -56,6 +62,7 @@ class ShoeStart:
         journaled again raised nothing), for their order."""
         assert set(kept) == set(KEPT_ACROSS_SHOES), f"the kinds a new shoe keeps are {KEPT_ACROSS_SHOES}"
         link, line_noise, reader = kept[InputKind.LINK], kept[InputKind.LINE_NOISE], kept[InputKind.READER_LINK]
+        tray_link = kept[InputKind.TRAY_LINK]
         known = ids or {}
         order = tuple(sorted(KEPT_ACROSS_SHOES, key=lambda k: known.get(k) or 0))
         return cls(
@@ -66,6 +73,8 @@ class ShoeStart:
             reader_up=reader is None or bool(reader.get("up", True)),
             spots=tuple(spots),
             players=tuple(players),
+            tray_up=tray_link is None or bool(tray_link.get("up", True)),
+            tray=tray,
         )
 
 
@@ -84,7 +93,7 @@ def replay(rules: TableRules, bodies: Iterable[Mapping[str, Any]], start: ShoeSt
     if start is None:
         state = TableState(rules)
     else:
-        state = TableState.at_shoe_start(rules, start.number, start.spots, start.players)
+        state = TableState.at_shoe_start(rules, start.number, start.spots, start.players, start.tray)
         for kind in start.order:  # in the order they came: the alarms stand in the order they were raised
             if kind is InputKind.LINK and not start.link_up:
                 state.apply(LinkChanged(False))
@@ -92,12 +101,16 @@ def replay(rules: TableRules, bodies: Iterable[Mapping[str, Any]], start: ShoeSt
                 state.apply(LineNoise(True))
             elif kind is InputKind.READER_LINK and not start.reader_up:
                 state.apply(ReaderLinkChanged(False))
+            elif kind is InputKind.TRAY_LINK and not start.tray_up:
+                state.apply(TrayLinkChanged(False))
     applied = 0
     for body in bodies:
         table_input = input_from_body(body)
         if table_input is not None:
             state.apply(table_input)
             applied += 1
+        elif state.tray is not None and (buy_in := buy_in_from_input(body)) is not None:
+            state.buy_in(buy_in)  # a record only, but the chips it sold left the tray
     return Replayed(state, applied)
 
 

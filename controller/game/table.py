@@ -17,7 +17,10 @@ the dealer-error procedures:
   locks the bets, the declare settles them, a void unlocks them, the shoe's end and NEW SHOE open and close
   the commission boxes). Without one, ``money`` is None and nothing here knows a wager;
 * with it, the **seats** (:class:`~controller.game.seats.SeatBook`): the players' cards at the seats' card
-  readers open and end visits; at each lock a seat without a wager counts toward a card left in a reader.
+  readers open and end visits; at each lock a seat without a wager counts toward a card left in a reader;
+* with a chip tray's reader (``TableRules.tray``), the **tray** (:class:`~controller.game.tray.TrayBook`): the
+  tray's inputs go to it, and the money's notices (each wager settled, commission collected, chips sold at a
+  buy-in) move the tray it must hold; once the tray is still after a payout its count is held to that.
 
 Every transition lives in :meth:`TableState.apply`; an input the rules refuse still produces a notice
 (the daemon turns it into an alarm) and never corrupts the state. What the LEDs, the shoe's PROMPT and the
@@ -37,8 +40,10 @@ from controller.game.coup import Coup, CoupResult, Position, Winner
 from controller.game.notice import Notice as Notice
 from controller.game.seats import SeatBook, SeatCard
 from controller.game.shoe import BurnRule, CardUse, CutCardRule, InventoryCheck, Shoe, ShoePhase
+from controller.game.tray import TrayBook, TrayLinkChanged, TraySnapshot, TrayStill, TrayView, TubeSeen
 from controller.game.wagers import (
     MAX_SEATS,
+    CommissionTaken,
     MoneyRules,
     MoneyView,
     Phase,
@@ -47,6 +52,7 @@ from controller.game.wagers import (
     SpotsSnapshot,
     WagerBook,
     WagerRefused,
+    WagerSettled,
     WagersLocked,
 )
 
@@ -132,6 +138,10 @@ TableInput = (
     | SpotsSnapshot
     | ReaderLinkChanged
     | SeatCard
+    | TubeSeen
+    | TraySnapshot
+    | TrayLinkChanged
+    | TrayStill
 )
 
 
@@ -216,6 +226,8 @@ class TableView(TwoHands):
     #: The seats with a player's visit open, and each one's player_ref (the seats' card readers). Not in
     #: :meth:`to_dict` (the feed) yet: no screen shows it so far.
     players: tuple[tuple[int, str], ...] = ()
+    #: The chip tray (None: the table has no tray reader).
+    tray: TrayView | None = None
 
     @property
     def lamps(self) -> frozenset[Lamp]:
@@ -232,23 +244,27 @@ class TableView(TwoHands):
         return frozenset(lit)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "shoe": self.shoe_number,
-            "coup": self.coup_number,
-            "due": self.due.value,
-            "player": [c.token for c in self.player],
-            "banker": [c.token for c in self.banker],
-            "player_total": self.player_total,
-            "banker_total": self.banker_total,
-            "result": self.result.to_dict() if self.result else None,
-            "alarms": [a.name.lower() for a in self.alarms],
-            "cards_remaining": self.cards_remaining,
-            "cut_card_out": self.cut_card_out,
-            "last_coup": self.last_coup,
-            "burn_left": self.burn_left,
-            "dummy_hand": [c.token for c in self.dummy_hand],
-            "lamps": sorted(lamp.value for lamp in self.lamps),
-        } | ({} if self.money is None else {"money": self.money.to_dict()})
+        return (
+            {
+                "shoe": self.shoe_number,
+                "coup": self.coup_number,
+                "due": self.due.value,
+                "player": [c.token for c in self.player],
+                "banker": [c.token for c in self.banker],
+                "player_total": self.player_total,
+                "banker_total": self.banker_total,
+                "result": self.result.to_dict() if self.result else None,
+                "alarms": [a.name.lower() for a in self.alarms],
+                "cards_remaining": self.cards_remaining,
+                "cut_card_out": self.cut_card_out,
+                "last_coup": self.last_coup,
+                "burn_left": self.burn_left,
+                "dummy_hand": [c.token for c in self.dummy_hand],
+                "lamps": sorted(lamp.value for lamp in self.lamps),
+            }
+            | ({} if self.money is None else {"money": self.money.to_dict()})
+            | ({} if self.tray is None else {"tray": self.tray.to_dict()})
+        )
 
 
 _WIN_LAMP = {Winner.PLAYER: Lamp.PLAYER_WIN, Winner.BANKER: Lamp.BANKER_WIN, Winner.TIE: Lamp.TIE}
@@ -265,6 +281,8 @@ class ShoeStarted(Notice):
     spots: tuple[dict[str, Any], ...] = ()
     #: The cards in the seats' readers the new shoe keeps (:meth:`~controller.game.seats.SeatBook.carried`).
     players: tuple[dict[str, Any], ...] = ()
+    #: The chip tray's book the new shoe keeps (a table with a tray reader: :meth:`TrayBook.carried`).
+    tray: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -348,6 +366,8 @@ class TableRules:
     auto_declare: bool = False
     #: The money rules when the table has a bet-spot reader (None: no reader, the table knows no wager).
     money: MoneyRules | None = None
+    #: Whether the table has a chip tray's reader (``[tray] port``): the tray is counted coup by coup.
+    tray: bool = False
 
 
 class TableState:
@@ -368,6 +388,8 @@ class TableState:
         #: The players at the seats (None without a bet-spot reader, whose board has the card readers).
         m = self.rules.money
         self.seats: SeatBook | None = None if m is None else SeatBook(m.seats, m.leave_after_coups)
+        #: The chip tray (None without a tray reader).
+        self.tray: TrayBook | None = TrayBook() if self.rules.tray else None
 
     @classmethod
     def at_shoe_start(
@@ -376,12 +398,16 @@ class TableState:
         shoe_number: int,
         spots: Sequence[Mapping[str, Any]] = (),
         players: Sequence[Mapping[str, Any]] = (),
+        tray: Mapping[str, Any] | None = None,
     ) -> TableState:
         """The state right after NEW SHOE started shoe ``shoe_number`` (no alarm, the links aside): where a
         replay can begin instead of at the journal's first input, since a new shoe resets everything else
         (the money's book too: :meth:`WagerBook.at_shoe_start`; a replay then applies the kept link inputs).
-        ``players`` are the cards the seats' readers held then (the shoe's start record's ``players``)."""
+        ``players`` are the cards the seats' readers held then (the shoe's start record's ``players``), ``tray``
+        the chip tray's book (its ``tray``)."""
         state = cls(rules)
+        if rules.tray:
+            state.tray = TrayBook.at_shoe_start(tray)
         state.shoe_number = shoe_number
         m = rules.money
         if m is not None:
@@ -427,11 +453,38 @@ class TableState:
             dummy_hand=tuple(self.dummy_hand),
             money=None if self.money is None else self.money.view(),
             players=() if self.seats is None else tuple(self.seats.players().items()),
+            tray=None if self.tray is None else self.tray.view(),
         )
 
     # -- the one transition ------------------------------------------------------------------------
     def apply(self, event: TableInput) -> list[Notice]:
         """Apply one input; return what happened. Never raises for a rules problem: it alarms."""
+        out = self._apply(event)
+        if self.tray is not None:
+            self._tray_flows(out)
+        return out
+
+    def _tray_flows(self, notices: Sequence[Notice]) -> None:
+        """What the money's notices move of the chip tray (each wager settled, commission collected, chips sold),
+        and the coups declared, whose reconciliation is then due."""
+        tray = self.tray
+        assert tray is not None
+        for n in notices:
+            if isinstance(n, WagerSettled):
+                tray.settled(n)
+            elif isinstance(n, CommissionTaken):
+                tray.commission(n)
+            elif isinstance(n, BuyInTaken):
+                tray.sold(n)
+            elif isinstance(n, CoupDeclared):
+                tray.declared(n.shoe_number, n.coup_number)
+
+    @property
+    def payout_over(self) -> bool:
+        """Whether no spot waits for the dealer to pay, take or collect it (always, without a bet-spot reader)."""
+        return self.money is None or not self.money.paying()
+
+    def _apply(self, event: TableInput) -> list[Notice]:
         if isinstance(event, CardDrawn):
             return self._card(event.card)
         if isinstance(event, UnreadableCard):
@@ -466,6 +519,10 @@ class TableState:
             return [] if self.money is None else self.money.apply(event)
         if isinstance(event, SeatCard):
             return [] if self.seats is None else self.seats.card(event, self.shoe_number, self.coup_number)
+        if isinstance(event, TubeSeen | TraySnapshot | TrayLinkChanged | TrayStill):
+            if self.tray is None:
+                return []
+            return self.tray.apply(event, shoe=self.shoe_number, coup=self.coup_number, payout_over=self.payout_over)
         if isinstance(event, ShoeProtocol):
             if event.version == 1:
                 return self._clear(Alarm.SHOE_PROTOCOL_V2)
@@ -490,7 +547,10 @@ class TableState:
         ref = event.player_ref
         if ref is None and self.seats is not None:
             ref = self.seats.players().get(event.seat)
-        return [BuyInTaken(self.shoe_number, self.coup_number, event.seat, event.cents, event.tender, ref)]
+        out: list[Notice] = [BuyInTaken(self.shoe_number, self.coup_number, event.seat, event.cents, event.tender, ref)]
+        if self.tray is not None:
+            self._tray_flows(out)
+        return out
 
     # -- helpers ---------------------------------------------------------------------------------
     def _raise(self, alarm: Alarm, detail: str, card: Card | None = None) -> list[Notice]:
@@ -695,11 +755,15 @@ class TableState:
             if self.seats is not None:
                 self.seats.shoe_started()
                 players = self.seats.carried()
-            out.append(ShoeStarted(self.shoe_number, self.rules.decks, self.money.carried(), players))
+            kept = ShoeStarted(self.shoe_number, self.rules.decks, self.money.carried(), players, self._tray_kept())
+            out.append(kept)
             out += closed
         else:
-            out.append(ShoeStarted(self.shoe_number, self.rules.decks))
+            out.append(ShoeStarted(self.shoe_number, self.rules.decks, tray=self._tray_kept()))
         return out
+
+    def _tray_kept(self) -> dict[str, Any] | None:
+        return None if self.tray is None else self.tray.carried()
 
     def _cut_card(self) -> list[Notice]:
         if self.shoe.cut_card_out or self.shoe.phase is ShoePhase.CLOSED:

@@ -1081,6 +1081,14 @@ class WagerBook:
         return out
 
     # -- the view -----------------------------------------------------------------------------------------
+    def paying(self) -> bool:
+        """Whether a spot still waits for the dealer: a settled spot not yet paid or taken (its payout check not
+        passed) while the payout is on, or a due commission box not yet collected. The chip tray is counted only
+        when nothing does (:class:`~controller.game.tray.TrayBook`)."""
+        if self.phase in (Phase.PAYOUT, Phase.COLLECTION) and any(not c.passed for c in self._checks.values()):
+            return True
+        return any(seat not in self._collected for seat in self._due)
+
     def view(self) -> MoneyView:
         """The money now (cached until the book changes: the table asks for it at every input)."""
         if self._view is None:

@@ -214,31 +214,34 @@ class Queries:
                 return int(cause), int(data["shoe"])
         return None
 
-    def shoe_start_spots(self, cause: int) -> list[dict[str, Any]]:
-        """The bet spots' readings the shoe started by input ``cause`` kept (its start record's ``spots``; empty
-        for a table without a reader, or a journal written before they were carried)."""
+    def _shoe_start(self, cause: int) -> dict[str, Any]:
+        """The start record's body of the shoe input ``cause`` started (empty when there is none)."""
         rows = self._store.conn.execute(
             f"SELECT body FROM records WHERE kind = '{RecordKind.SHOE}' AND cause = ?", (cause,)
         )
         for (body,) in rows:
             data = json.loads(body)
-            if data.get("event") == "start":
-                spots = data.get("spots", [])
-                return [dict(item) for item in spots] if isinstance(spots, list) else []
-        return []
+            if isinstance(data, dict) and data.get("event") == "start":
+                return data
+        return {}
+
+    def shoe_start_spots(self, cause: int) -> list[dict[str, Any]]:
+        """The bet spots' readings the shoe started by input ``cause`` kept (its start record's ``spots``; empty
+        for a table without a reader, or a journal written before they were carried)."""
+        spots = self._shoe_start(cause).get("spots", [])
+        return [dict(item) for item in spots] if isinstance(spots, list) else []
 
     def shoe_start_players(self, cause: int) -> list[dict[str, Any]]:
         """The cards in the seats' readers the shoe started by input ``cause`` kept (its start record's
         ``players``; empty when none, or for a journal written before version 4)."""
-        rows = self._store.conn.execute(
-            f"SELECT body FROM records WHERE kind = '{RecordKind.SHOE}' AND cause = ?", (cause,)
-        )
-        for (body,) in rows:
-            data = json.loads(body)
-            if data.get("event") == "start":
-                players = data.get("players", [])
-                return [dict(item) for item in players] if isinstance(players, list) else []
-        return []
+        players = self._shoe_start(cause).get("players", [])
+        return [dict(item) for item in players] if isinstance(players, list) else []
+
+    def shoe_start_tray(self, cause: int) -> dict[str, Any] | None:
+        """The chip tray's book the shoe started by input ``cause`` kept (its start record's ``tray``; None for a
+        table without a tray reader)."""
+        tray = self._shoe_start(cause).get("tray")
+        return dict(tray) if isinstance(tray, dict) else None
 
     def shoe_starts(self) -> list[int]:
         """Input ids that started a shoe (their derived ``shoe`` record says ``"event": "start"``), oldest first."""

@@ -99,6 +99,10 @@ class JournalReader:
         """The cards in the seats' readers kept by the shoe that input ``cause`` started (``players``)."""
         return self._queries.shoe_start_players(cause)
 
+    def shoe_start_tray(self, cause: int) -> dict[str, Any] | None:
+        """The chip tray's book kept by the shoe that input ``cause`` started (its start record's ``tray``)."""
+        return self._queries.shoe_start_tray(cause)
+
     def shoe_starts(self) -> list[int]:
         """Input ids that started a shoe, oldest first."""
         return self._queries.shoe_starts()

@@ -30,6 +30,7 @@ from tests.record_journals import (
     every_money_journal,
     every_player_journal,
     every_staff_journal,
+    every_tray_journal,
 )
 
 
@@ -47,6 +48,7 @@ def test_every_record_reads_back_to_the_body_the_journal_holds(tmp_path: Path) -
         every_cash_journal,
         every_staff_journal,
         every_approval_journal,
+        every_tray_journal,
     ):
         with build(tmp_path / f"{build.__name__}.db") as journal:
             for record in journal.records():

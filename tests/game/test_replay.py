@@ -86,10 +86,11 @@ def test_the_link_and_the_line_as_they_were_at_the_shoe_start_are_restored() -> 
         InputKind.LINK: {"kind": "link", "up": False},
         InputKind.LINE_NOISE: {"kind": "line_noise", "noisy": True},
         InputKind.READER_LINK: None,  # a table without a bet-spot reader
+        InputKind.TRAY_LINK: None,  # ... and without a chip tray's reader
     }
     assert ShoeStart.of(4, down) == ShoeStart(4, link_up=False, line_noisy=True)
     noisy_first = ShoeStart.of(4, down, {InputKind.LINK: 9, InputKind.LINE_NOISE: 7})
-    assert noisy_first.order == (InputKind.READER_LINK, InputKind.LINE_NOISE, InputKind.LINK)
+    assert noisy_first.order == (InputKind.READER_LINK, InputKind.TRAY_LINK, InputKind.LINE_NOISE, InputKind.LINK)
     # the alarms stand in the order they were raised, as on the live table
     assert replay(RULES, [], noisy_first).state.view().alarms == (Alarm.NOISY_LINE, Alarm.LINK_DOWN)
     none = dict.fromkeys(KEPT_ACROSS_SHOES)

@@ -38,6 +38,7 @@ from controller.game.table import (
     UnreadableCard,
     VoidPressed,
 )
+from controller.game.tray import TrayLinkChanged, TraySnapshot, TrayStill, TubeSeen
 from controller.game.wagers import ReaderLinkChanged, Spot, SpotSeen, SpotsSnapshot
 from controller.journal import Journal
 from controller.table.loop import ShoePort, TableLoop, resume
@@ -64,9 +65,17 @@ SAMPLES: dict[InputKind, TableInput] = {
     InputKind.READER_LINK: ReaderLinkChanged(up=False),
     InputKind.SEAT_CARD: SeatCard(4, "00000000A1B2C3D4", True),
     InputKind.CARD_KEYED: CardKeyed(Card.parse("9D")),
+    InputKind.TUBE: TubeSeen(3, SpotChips((Chip("E004000000000003", 10000, ChipStatus.IN_PLAY),))),
+    InputKind.TRAY_SNAPSHOT: TraySnapshot(((1, SpotChips((Chip("E004000000000004", 500, ChipStatus.IN_PLAY),))),)),
+    InputKind.TRAY_LINK: TrayLinkChanged(up=False),
+    InputKind.TRAY_STILL: TrayStill(),
 }
-#: What a sample needs before it to be effective (a card keyed corrects an unreadable coup card only).
-BEFORE: dict[InputKind, TableInput] = {InputKind.CARD_KEYED: UnreadableCard()}
+#: What a sample needs before it to be effective (a card keyed corrects an unreadable coup card only; the tray
+#: still counts a tray its reader has counted).
+BEFORE: dict[InputKind, TableInput] = {
+    InputKind.CARD_KEYED: UnreadableCard(),
+    InputKind.TRAY_STILL: SAMPLES[InputKind.TRAY_SNAPSHOT],
+}
 
 
 def mid_coup() -> TableState:
@@ -105,7 +114,9 @@ def test_a_new_shoe_keeps_the_effect_of_exactly_the_kinds_listed() -> None:
         carried = state.money.carried() if state.money is not None else ()
         # ... and so do the cards in the seats' readers (SeatBook.carried)
         players = state.seats.carried() if state.seats is not None else ()
-        if state.view() != TableState.at_shoe_start(RULES, state.shoe_number, carried, players).view():
+        # ... and so does the chip tray's book (TrayBook.carried)
+        tray = state.tray.carried() if state.tray is not None else None
+        if state.view() != TableState.at_shoe_start(RULES, state.shoe_number, carried, players, tray).view():
             kept.add(kind)
     assert kept == set(KEPT_ACROSS_SHOES)
     assert len(KEPT_ACROSS_SHOES) == len(set(KEPT_ACROSS_SHOES))
@@ -134,6 +145,9 @@ class AskedJournal:
 
     def shoe_start_players(self, cause: int) -> list[dict[str, Any]]:
         return []
+
+    def shoe_start_tray(self, cause: int) -> dict[str, Any] | None:
+        return None
 
     def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None:
         self.asked.append((kind, before))

@@ -38,7 +38,7 @@ from tests.console import Result, run_main
 from tests.floor_link.floorside import signed_ack
 
 #: With a bet-spot reader's book (idle unless a test feeds it): the reader's link is kept across shoes too.
-RULES = TableRules(decks=1, money=MoneyRules())
+RULES = TableRules(decks=1, money=MoneyRules(), tray=True)
 NOW = datetime.now(UTC).replace(microsecond=0)
 
 

@@ -35,6 +35,8 @@ class ReplayJournal(Protocol):
 
     def shoe_start_players(self, cause: int) -> list[dict[str, Any]]: ...
 
+    def shoe_start_tray(self, cause: int) -> dict[str, Any] | None: ...
+
     def last_input(self, kind: InputKind, *, before: int) -> dict[str, Any] | None: ...
 
     def standing_since(self, kind: InputKind, *, before: int) -> int | None: ...
@@ -104,7 +106,12 @@ def resume(journal: ReplayJournal, rules: TableRules, edges: EdgeWatch | None = 
         kept = {kind: journal.last_input(kind, before=after) for kind in KEPT_ACROSS_SHOES}
         ids = {kind: journal.standing_since(kind, before=after) for kind in KEPT_ACROSS_SHOES}
         start = ShoeStart.of(
-            number, kept, ids, spots=journal.shoe_start_spots(after), players=journal.shoe_start_players(after)
+            number,
+            kept,
+            ids,
+            spots=journal.shoe_start_spots(after),
+            players=journal.shoe_start_players(after),
+            tray=journal.shoe_start_tray(after),
         )
     replayed = replay(rules, (body for _id, body in journal.inputs(after=after)), start)
     watch = None
