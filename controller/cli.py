@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "edges",
     "settle",
     "slips",
+    "tray",
     "journal",
     "check_config",
     "selftest",

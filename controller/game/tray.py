@@ -72,8 +72,8 @@ __all__ = [
 #: The most tubes a tray may have (the tray's protocol says the same: ``firmware_protocol.tray``).
 MAX_TUBES = 16
 
-#: Tender that takes chips out of the tray (the cash or the marker goes to the drop box or the pit).
-_SOLD = frozenset({Tender.CASH, Tender.MARKER})
+#: The tenders that take chips out of the tray (the cash or the marker goes to the drop box or the pit).
+SOLD = frozenset({Tender.CASH, Tender.MARKER})
 
 
 # -- the inputs (table inputs: journaled and replayed) -------------------------------------------------------
@@ -238,7 +238,7 @@ class TrayBook:
 
     def sold(self, notice: BuyInTaken) -> None:
         """A buy-in: chips sold for cash or a marker leave the tray (chips tendered move nothing of it)."""
-        if notice.tender in _SOLD:
+        if notice.tender in SOLD:
             self.flow -= notice.cents
 
     # -- the tray's inputs -----------------------------------------------------------------------------
