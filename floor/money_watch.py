@@ -3,13 +3,14 @@
 A :class:`MoneyWatch` is a surveillance :class:`~floor.surveillance.Watch`: it reads every table's records
 once floor-wide (in the surveillance step's transaction, under its compare-and-set) and
 
-* raises an alert, with the record behind it, for each **past-post** (chips added to or swapped on a locked
-  wager before the declare), **pulled bet** (chips taken from one), **mispay** (an underpay, an overpay, a
-  losing wager left on the layout) and **foreign chip** (a chip the registry does not count: unknown, retired,
-  or reported **stolen**, the most urgent of all, its own kind). The table journals no record of its own for
-  a foreign chip: the bet-spot reader's ``spot`` and ``spots_snapshot`` inputs carry every chip with its
-  registry status, and a chip is alerted when it comes onto a spot, once while it lies there (the watch
-  remembers, per table, the foreign chips each spot holds);
+* raises an alert, with the record behind it, for each **past-post** (chips added to or swapped on a locked wager
+  before the declare), **pulled bet** (chips taken from one), **mispay** (an underpay, an overpay, a losing wager
+  left on the layout), **tray variance** (the chip tray's count after a coup short or over what it must hold, a
+  recount confirmed: the table's ``tray_variance`` record) and **foreign chip** (a chip the registry does not
+  count: unknown, retired, or reported **stolen**, the most urgent of all, its own kind). The table journals no
+  record of its own for a foreign chip: the bet-spot reader's ``spot`` and ``spots_snapshot`` inputs carry every
+  chip with its registry status, and a chip is alerted when it comes onto a spot, once while it lies there (the
+  watch remembers, per table, the foreign chips each spot holds);
 * counts, per table and quarter-hour UTC bucket (:func:`floor.shifts.bucket_of` of the record's ``at``), the
   past-posts, pulled bets, mispays and the cents they were wrong by, the foreign and stolen chips, the wagers
   locked and the coups dealt (``money_faults``): :func:`fault_rates` adds them up per shift of any
@@ -29,7 +30,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from controller.game.bodies import ChipBody, CoupBody, InputBody, MispayBody, PastPostBody, PulledBetBody, SnapshotSpot
+from controller.game.bodies import (
+    ChipBody,
+    CoupBody,
+    InputBody,
+    MispayBody,
+    PastPostBody,
+    PulledBetBody,
+    SnapshotSpot,
+    TrayVarianceBody,
+)
 from controller.game.chips import ChipStatus
 from controller.game.notation import WAGER_WORDS, money_text
 from controller.game.records import InputKind, RecordKind, TableRecord
@@ -150,6 +160,17 @@ def _mispay(r: TableRecord, b: MispayBody) -> Alert:
     return Alert(r.table, r.seq, AlertKind.MISPAY, detail, record=r.to_dict(), extra=extra, key=_key(r))
 
 
+def _tray_variance(r: TableRecord, b: TrayVarianceBody) -> Alert:
+    word = "SHORT" if b.variance_cents < 0 else "over"
+    changed = ", ".join(f"{d.count:+d} x {money_text(d.cents)}" for d in b.changed) or "no denomination moved"
+    detail = (
+        f"Table {r.table}: the chip tray {money_text(abs(b.variance_cents))} {word} after coup {b.coup} of shoe"
+        f" {b.shoe} (counted {money_text(b.counted_cents)}, it must hold {money_text(b.expected_cents)}; since the"
+        f" last count {changed}): count the tray with a supervisor and review the coup's video"
+    )
+    return Alert(r.table, r.seq, AlertKind.TRAY_VARIANCE, detail, record=r.to_dict(), extra=dict(r.body), key=_key(r))
+
+
 def _foreign_chip(r: TableRecord, seat: int, spot: str, chip: ChipBody) -> Alert:
     status, uid = chip.status, chip.uid
     on = f"seat {seat} {_spot(spot)}"
@@ -228,6 +249,8 @@ def scan_money(state: MoneyState, records: Sequence[TableRecord]) -> MoneyScan:
             out.alerts.append(_mispay(r, mispay))
             count(r, "mispays")
             count(r, "mispay_cents", mispay_cents(mispay))
+        elif r.kind == RecordKind.TRAY_VARIANCE and (tray := TrayVarianceBody.read(r.body)) is not None:
+            out.alerts.append(_tray_variance(r, tray))
         elif r.kind == RecordKind.WAGER:
             count(r, "wagers")
         elif r.kind == RecordKind.COUP and (coup := CoupBody.read(r.body)) is not None and not coup.set_aside:

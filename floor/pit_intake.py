@@ -75,6 +75,7 @@ _MONEY = frozenset(
         RecordKind.PULLED_BET,
         RecordKind.WAGER_REFUSED,
         RecordKind.BUY_IN,  # the cash log's alerts name one
+        RecordKind.TRAY_VARIANCE,
     }
 )
 _MAX_NAME = 100

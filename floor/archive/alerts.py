@@ -46,6 +46,9 @@ class AlertKind:
     FOREIGN_CHIP = "foreign_chip"  # an unknown or retired chip came onto a spot (the reader's spot input)
     STOLEN_CHIP = "stolen_chip"  # a chip reported stolen came onto a spot: the most urgent of the money's alerts
     MONEY_FAULTS = "money_faults"  # a table's past-posts or mispays this shift far above the floor's rate
+    # the chip tray (controller/game/tray.py): the table's count of its tray, after a coup, short or over what it
+    # must hold, a recount confirmed (the table's tray_variance record)
+    TRAY_VARIANCE = RecordKind.TRAY_VARIANCE.value
     # the cash log (floor/cash_watch.py): a player's cash in this gaming day, across the tables, reached the
     # floor's warning level ($8,000), or passed the currency transaction report's ($10,000); once per player and day
     CASH_APPROACHING = "cash_approaching_ctr"

@@ -72,7 +72,7 @@
   const KINDS = { advantage: "Advantage", advantage_cleared: "Advantage cleared", repeated_shoe: "Repeated shoe",
     broken_link: "Broken chain", gap: "Missing records", conflict: "Conflicting record", forged: "Forged record",
     dealer_errors: "Dealer errors", past_post: "Past-post", pulled_bet: "Pulled bet", mispay: "Mispay",
-    foreign_chip: "Foreign chip", stolen_chip: "STOLEN CHIP", money_faults: "Money faults this shift",
+    foreign_chip: "Foreign chip", stolen_chip: "STOLEN CHIP", money_faults: "Money faults this shift", tray_variance: "Tray short or over",
     cash_approaching_ctr: "Cash in nearing a CTR", ctr_due: "CTR due (cash in)",
     betting_with_the_count: "Betting with the count", hold_outside_interval: "Win outside its 95 % interval",
     clock_unsynchronised: "Clock not synchronised", supervisor_locked_out: "Supervisor locked out (wrong PIN)", key_enrolled: "Key enrolled", key_rotated: "Key rotated",

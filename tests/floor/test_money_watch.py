@@ -411,3 +411,23 @@ def test_a_record_of_any_shape_is_read_without_a_crash(records: list[tuple[str, 
     assert len(state.foreign) <= 256 and MoneyState.from_json(state.to_json()) == state
     assert MoneyState.from_json("{not json") == MoneyState() == MoneyState.from_json('{"foreign": 3}')
     assert all(a.detail.startswith("Table T1 ") for a in result.alerts)
+
+
+def test_a_tray_variance_is_one_alert_naming_the_coup_the_amount_and_the_denominations(archive_url: str) -> None:
+    with Archive(archive_url) as archive:
+        s = money_surveillance(archive)
+        t = MoneyChain("T5")
+        t.new_shoe()
+        t.declared()
+        body = {"shoe": t.shoe, "coup": 1, "expected_cents": 57500, "counted_cents": 57000, "flow_cents": 0}
+        t.add("tray_count", body | {"variance_cents": -500, "denominations": [{"cents": 500, "count": 19}]})
+        short = t.add("tray_variance", {"shoe": t.shoe, "coup": 1, "variance_cents": -500, "expected_cents": 57500,
+                                        "counted_cents": 57000, "changed": [{"cents": 500, "count": -1}]})  # fmt: skip
+        items = archive_in_steps(archive, s, t.records, step=2)
+        assert [(i.kind, i.seq) for i in items] == [(AlertKind.TRAY_VARIANCE, short.seq)]
+        assert items[0].detail == (
+            "Table T5: the chip tray $5 SHORT after coup 1 of shoe 1 (counted $570, it must hold $575; since the last"
+            " count -1 x $5): count the tray with a supervisor and review the coup's video"
+        )
+        assert items[0].extra == short.body and items[0].record == short.to_dict()
+        assert archive_in_steps(archive, s, t.records) == []  # read once
