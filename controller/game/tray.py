@@ -222,6 +222,9 @@ class TrayBook:
     recounted: bool = False
     misreads: int = 0
     alarm: str | None = None
+    #: Each tube's chips in play, summed when the tube is reported (a count then costs the tubes, not the chips).
+    _tube_cents: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
+    _tube_denominations: dict[int, Counter[int]] = field(default_factory=dict, repr=False, compare=False)
 
     # -- what the table state tells it -----------------------------------------------------------------
     def settled(self, notice: WagerSettled) -> None:
@@ -249,7 +252,7 @@ class TrayBook:
             self._set(event.tube, event.chips.chips)
             return []
         if isinstance(event, TraySnapshot):
-            self.tubes = {}
+            self.tubes, self._tube_cents, self._tube_denominations = {}, {}, {}
             for tube, chips in event.tubes:
                 self._set(tube, chips.chips)
             self.counted = True
@@ -270,20 +273,25 @@ class TrayBook:
     def _set(self, tube: int, chips: tuple[Chip, ...]) -> None:
         if chips:
             self.tubes[tube] = chips
+            counts = _denominations(chips)
+            self._tube_denominations[tube] = counts
+            self._tube_cents[tube] = sum(cents * n for cents, n in counts.items())
         else:
             self.tubes.pop(tube, None)
+            self._tube_denominations.pop(tube, None)
+            self._tube_cents.pop(tube, None)
 
     # -- the count -------------------------------------------------------------------------------------
     @property
     def counted_cents(self) -> int:
         """The tray as its reader counts it now: the chips in play in every tube."""
-        return sum(c.cents for chips in self.tubes.values() for c in chips if c.counts)
+        return sum(self._tube_cents.values())
 
     def denominations(self) -> dict[int, int]:
         """The count now per denomination (cents: chips), chips in play only."""
         out: Counter[int] = Counter()
-        for chips in self.tubes.values():
-            out.update(_denominations(chips))
+        for counts in self._tube_denominations.values():
+            out.update(counts)
         return dict(out)
 
     def ready(self, payout_over: bool) -> bool:

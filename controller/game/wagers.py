@@ -1082,11 +1082,13 @@ class WagerBook:
 
     # -- the view -----------------------------------------------------------------------------------------
     def paying(self) -> bool:
-        """Whether a spot still waits for the dealer: a settled spot not yet paid or taken (its payout check not
-        passed) while the payout is on, or a due commission box not yet collected. The chip tray is counted only
-        when nothing does (:class:`~controller.game.tray.TrayBook`)."""
-        if self.phase in (Phase.PAYOUT, Phase.COLLECTION) and any(not c.passed for c in self._checks.values()):
-            return True
+        """Whether a spot still waits for the dealer: a winner not yet paid or a loser not yet taken (its payout
+        check not passed) while the payout is on, or a due commission box not yet collected. The chip tray is counted
+        only when nothing does (:class:`~controller.game.tray.TrayBook`)."""
+        if self.phase in (Phase.PAYOUT, Phase.COLLECTION) and any(
+            not c.passed and c.outcome.outcome is not Outcome.PUSH for c in self._checks.values()
+        ):
+            return True  # a push waits for nobody: the player may take it back or leave it to ride
         return any(seat not in self._collected for seat in self._due)
 
     def view(self) -> MoneyView:

@@ -24,7 +24,7 @@ from controller.game.tray import (
     TubeSeen,
 )
 from controller.game.wagers import Spot, SpotSeen
-from tests.game.money import BANKER_NATURAL, PLAYER_NATURAL, Chips, cards, money, plus, table_rules
+from tests.game.money import BANKER_NATURAL, NATURAL_TIE, PLAYER_NATURAL, Chips, cards, money, plus, table_rules
 from tests.game.tray_coups import FLOAT_CENTS, tray_rules, tray_shoe
 
 
@@ -184,3 +184,15 @@ def test_the_tray_replayed_from_the_journal_equals_the_live_one(cut: int, new_sh
     assert _replayed(events, rules).view() == live.view()
     again = _replayed(events, rules).tray
     assert again is not None and live.tray is not None and again.carried() == live.tray.carried()
+
+
+def test_a_push_taken_back_waits_for_nobody_the_tray_is_counted() -> None:
+    chips = Chips()
+    events = tray_shoe()[:3]  # anchored
+    bet = chips(2500)
+    events += [SpotSeen(1, Spot.PLAYER, bet), *cards(NATURAL_TIE), DeclarePressed()]
+    events += [SpotSeen(1, Spot.PLAYER, SpotChips())]  # the player takes the push back
+    state, _ = run(events)
+    assert state.payout_over
+    [count] = [n for n in state.apply(TrayStill()) if isinstance(n, TrayCounted)]
+    assert (count.coup, count.flow_cents, count.variance_cents) == (1, 0, 0)
