@@ -92,6 +92,7 @@ __all__ = [
     "SpotsSection",
     "SurveillanceSection",
     "TableSection",
+    "TraySection",
     "default_settings",
     "format_cents",
     "load_config",
@@ -821,6 +822,21 @@ class SpotsSection(_Section):
         return self.port is not None
 
 
+class TraySection(_Section):
+    """``[tray]``: the RFID chip tray (the dealer's float, ``docs/tray.md``). Off unless ``port`` is set; then the
+    chip registry (``[spots] chips``) is required: the tray reports UIDs and the registry values them."""
+
+    port: Annotated[str | None, PlainValidator(_optional_port)] = None
+    baud: Annotated[int, PlainValidator(_one_of(STANDARD_BAUDS))] = 115200
+    link_timeout: Annotated[float, PlainValidator(_seconds(0, 60))] = 3.0
+    settle_seconds: Annotated[float, PlainValidator(_seconds(0.1, 30, lo_inclusive=True))] = 2.0
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the table has a chip tray."""
+        return self.port is not None
+
+
 class Settings(_Section):
     """The whole configuration, validated and frozen. ``Settings()`` is the default configuration."""
 
@@ -838,6 +854,13 @@ class Settings(_Section):
     floor: FloorSection = Field(default_factory=FloorSection)
     surveillance: SurveillanceSection = Field(default_factory=SurveillanceSection)
     spots: SpotsSection = Field(default_factory=SpotsSection)
+    tray: TraySection = Field(default_factory=TraySection)
+
+    @model_validator(mode="after")
+    def _tray_with_chips(self) -> Settings:
+        if self.tray.port is not None and self.spots.chips is None:
+            raise _KeyedError("tray.port", "a chip tray needs the chip registry: set spots.chips")
+        return self
 
     def table_rules(self) -> TableRules:
         """The house rules :class:`~controller.game.table.TableState` needs (with the money rules when the
@@ -849,6 +872,7 @@ class Settings(_Section):
             cut_card_rule=CutCardRule(t.cut_card),
             auto_declare=t.auto_declare,
             money=self.money_rules(),
+            tray=self.tray.enabled,
         )
 
     def table_limits(self) -> TableLimits:
@@ -898,9 +922,10 @@ class Settings(_Section):
         pin_factory: str | None = None,
         feed_dir: str | Path | None = None,
         spots: str | None = None,
+        tray: str | None = None,
     ) -> Settings:
         """These settings with the command line's ``--port``, ``--dialect``, ``--journal``, ``--pin-factory``,
-        ``--feed-dir`` and ``--spots`` (the bet-spot reader's port).
+        ``--feed-dir``, ``--spots`` (the bet-spot reader's port) and ``--tray`` (the chip tray's).
 
         ``None`` keeps the file's value. An override is validated like the file's key; a bad one raises
         :class:`ConfigError` naming the option. Changing the dialect also changes the baud rate unless
@@ -911,9 +936,11 @@ class Settings(_Section):
         gpio = _override(self.gpio, {"pin_factory": ("--pin-factory", pin_factory)}, "gpio")
         feed = _override(self.feed, {"dir": ("--feed-dir", feed_dir)}, "feed")
         spots_section = _override(self.spots, {"port": ("--spots", spots)}, "spots")
-        return self.model_copy(
-            update={"shoe": shoe, "journal": journal_section, "gpio": gpio, "feed": feed, "spots": spots_section}
-        )
+        tray_section = _override(self.tray, {"port": ("--tray", tray)}, "tray")
+        if tray_section.port is not None and spots_section.chips is None:
+            raise ConfigError("--tray", "a chip tray needs the chip registry: set spots.chips", key="tray.port")
+        update = {"shoe": shoe, "journal": journal_section, "gpio": gpio, "feed": feed, "spots": spots_section}
+        return self.model_copy(update={**update, "tray": tray_section})
 
     def with_scoreboard(
         self, *, bind: str | None = None, reveal: str | None = None, enabled: bool | None = None
@@ -981,6 +1008,7 @@ class Settings(_Section):
             f"scoreboard: {board if self.scoreboard.enabled else 'off'}",
             f"floor:      {self._floor_summary()}",
             f"spots:      {self._spots_summary()}",
+            f"tray:       {self._tray_summary()}",
         ]
 
     def feed_dir(self) -> Path:
@@ -996,6 +1024,12 @@ class Settings(_Section):
             f"{sp.port} at {sp.baud} baud, {sp.seats} seats, chips {sp.chips}, side bets "
             f"{format_cents(lim.side_minimum_cents)}-{format_cents(lim.side_maximum_cents)}"
         )
+
+    def _tray_summary(self) -> str:
+        tr = self.tray
+        if not tr.enabled:
+            return "off (no chip tray)"
+        return f"{tr.port} at {tr.baud} baud, chips {self.spots.chips}, settle {tr.settle_seconds:g} s"
 
     def _floor_summary(self) -> str:
         f = self.floor

@@ -12,7 +12,8 @@ the HTTP server runs on prometheus_client's own thread and reads the values when
 ``shoe_events_dropped_total{kind}``    events the table loop's full queue dropped (the loop was stalled), by
                                        kind: the panel press's action (``declare``, ``new_shoe``, ``void``),
                                        ``link`` (a shoe port report), ``shoe_bytes``, ``floor_ack``, ``stop``,
-                                       and with a bet-spot reader ``reader_link``, ``reader_bytes``
+                                       and with a bet-spot reader ``reader_link``, ``reader_bytes`` (with a
+                                       chip tray ``tray_link``, ``tray_bytes``)
 ``shoe_journal_commit_seconds``        histogram: one journal transaction (the group commit before the ACK)
 ``shoe_card_to_led_seconds``           histogram: a card's bytes read from the port -> every sink updated (LEDs
                                        first: the panel is the first sink)
@@ -24,6 +25,17 @@ the HTTP server runs on prometheus_client's own thread and reads the values when
 ``shoe_spots_snapshots_total{outcome}`` the reader's full snapshots: ``journaled`` (it changed what the wager
                                        book knew) or ``ignored`` (it did not: counted, not journaled)
 ``shoe_spots_link_up``                 1 while the reader's link is up, 0 while READER DOWN shows
+``shoe_tray_frames_total``             frames from the chip tray the table took (only with a tray)
+``shoe_tray_frames_rejected_total``    the tray's frames its decoder rejected, by the decoder's reason
+``{reason}``
+``shoe_tray_snapshots_total{outcome}`` the tray's full counts: ``applied``, or ``refused`` (they did not hold
+                                       together: not applied, another asked for)
+``shoe_tray_link_up``                  1 while the tray's link is up, 0 while TRAY DOWN shows
+``shoe_tray_counts_total``             the tray's reconciliations (its count held to the expected tray)
+``shoe_tray_variances_total``          variances a recount confirmed, by ``direction``: ``short`` or ``over``
+``{direction}``
+``shoe_tray_variance_cents_total``     their amounts in cents, by ``direction`` (``short``, ``over``)
+``{direction}``
 ====================================== ===========================================================================
 
 The table process has no network: it sends :meth:`TableMetrics.exposition` on its feed every second, and the
@@ -122,6 +134,28 @@ class TableMetrics:
         self.spots_link_up = Gauge(
             "shoe_spots_link_up", "1 while the bet-spot reader's link is up, 0 while READER DOWN shows.", registry=r
         )
+        self.tray_frames = Counter("shoe_tray_frames", "Frames from the chip tray taken.", registry=r)
+        self.tray_rejected = Counter(
+            "shoe_tray_frames_rejected", "The chip tray's frames rejected, by reason.", ["reason"], registry=r
+        )
+        self.tray_snapshots = Counter(
+            "shoe_tray_snapshots", "The chip tray's full counts: applied or refused.", ["outcome"], registry=r
+        )
+        self.tray_link_up = Gauge(
+            "shoe_tray_link_up", "1 while the chip tray's link is up, 0 while TRAY DOWN shows.", registry=r
+        )
+        self.tray_counts = Counter(
+            "shoe_tray_counts", "The chip tray's reconciliations: its count held to the expected tray.", registry=r
+        )
+        self.tray_variances = Counter(
+            "shoe_tray_variances", "Tray variances a recount confirmed, short or over.", ["direction"], registry=r
+        )
+        self.tray_variance_cents = Counter(
+            "shoe_tray_variance_cents",
+            "The amounts of the tray variances a recount confirmed, in cents, short or over.",
+            ["direction"],
+            registry=r,
+        )
         self.buy_ins = Counter(
             "shoe_buy_ins",
             "Buy-ins entered for a seat (the dealer screen's): taken (journaled), refused (out of bounds or not a"
@@ -178,6 +212,28 @@ class TableMetrics:
 
     def spots_link(self, up: bool) -> None:
         self.spots_link_up.set(1 if up else 0)
+
+    def tray_frame(self) -> None:
+        """A frame from the chip tray was taken."""
+        self.tray_frames.inc()
+
+    def tray_frame_rejected(self, reason: str) -> None:
+        self.tray_rejected.labels(reason=reason).inc()
+
+    def tray_snapshot(self, applied: bool) -> None:
+        """A full count from the tray: ``applied``, or refused (it did not hold together)."""
+        self.tray_snapshots.labels(outcome="applied" if applied else "refused").inc()
+
+    def tray_link(self, up: bool) -> None:
+        self.tray_link_up.set(1 if up else 0)
+
+    def tray_count(self, variance_cents: int) -> None:
+        """A reconciliation of the tray; ``variance_cents`` the variance a recount confirmed (0: none)."""
+        self.tray_counts.inc()
+        if variance_cents:
+            direction = "short" if variance_cents < 0 else "over"
+            self.tray_variances.labels(direction=direction).inc()
+            self.tray_variance_cents.labels(direction=direction).inc(abs(variance_cents))
 
     def buy_in(self, outcome: str) -> None:
         """A buy-in entered for a seat was ``taken``, ``refused`` or ``not_kept`` (:data:`BUY_IN_OUTCOMES`)."""

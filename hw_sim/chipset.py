@@ -39,6 +39,7 @@ BLOCK = 0x10000
 DENOMINATIONS: tuple[int, ...] = (500_000, 100_000, 50_000, 10_000, 2_500, 500, 100, 25)
 #: Where each denomination's block sits (bits 24-31 of the UID's low half).
 _BLOCK_OF: dict[int, int] = {cents: 0x01 + i for i, cents in enumerate(sorted(DENOMINATIONS))}
+_DENOMINATION_OF: dict[int, int] = {block: cents for cents, block in _BLOCK_OF.items()}
 #: The retired chips: a block of $25 chips withdrawn after a chip change (256 of them).
 RETIRED_BLOCK, RETIRED_CENTS, RETIRED_COUNT = 0x80, 2_500, 0x100
 #: The chips reported stolen: three single $500 chips.
@@ -81,6 +82,8 @@ class ChipSet:
     def __init__(self) -> None:
         self._next: dict[int, int] = dict.fromkeys(DENOMINATIONS, 0)
         self._next_unknown = 0
+        #: UIDs the rack must not hand out: the chips lying in the dealer's chip tray (:mod:`hw_sim.tray`).
+        self.held: set[int] = set()
 
     @staticmethod
     def ranges() -> tuple[ChipRange, ...]:
@@ -117,12 +120,32 @@ class ChipSet:
 
     def take(self, cents: int) -> tuple[int, ...]:
         """A stack making ``cents`` from the rack: the fewest chips, each with a UID not handed out lately."""
-        out: list[int] = []
-        for d in chips_for(cents):
-            serial = self._next[d]
-            self._next[d] = (serial + 1) % BLOCK
-            out.append(_uid(_BLOCK_OF[d], serial))
-        return tuple(out)
+        return tuple(self.one(d) for d in chips_for(cents))
+
+    def one(self, cents: int) -> int:
+        """One chip of the denomination ``cents`` from the rack (a chip in the tray, :attr:`held`, is skipped)."""
+        while True:
+            serial = self._next[cents]
+            self._next[cents] = (serial + 1) % BLOCK
+            uid = _uid(_BLOCK_OF[cents], serial)
+            if uid not in self.held:
+                return uid
+
+    @staticmethod
+    def float_chip(cents: int, index: int) -> int:
+        """The ``index``-th chip of the tray's starting float of denomination ``cents``: from the top of the
+        denomination's block down (the rack hands out from the bottom up: the float's chips are the players' only
+        after the rack has come round a whole block)."""
+        if not 0 <= index < BLOCK:
+            raise ValueError(f"float chip {index} outside the block")
+        return _uid(_BLOCK_OF[cents], BLOCK - 1 - index)
+
+    @staticmethod
+    def denomination(uid: int) -> int | None:
+        """The denomination (cents) of a chip in play of this set, None for any other UID."""
+        if uid >> 32 != UID_PREFIX >> 32 or (uid >> 16) & 0xFF:
+            return None
+        return _DENOMINATION_OF.get((uid >> 24) & 0xFF)
 
     def foreign(self, kind: ForeignKind, rng: random.Random) -> int:
         """One foreign chip's UID: ``unknown`` (in no range), ``retired`` or ``stolen`` (from the registry)."""

@@ -8,6 +8,7 @@
              [--side-bets NAMES] [--unit D] [--minimum D] [--maximum D] [--seats N] [--leave-after N]
              [--chips-out FILE] [--spots-link PATH | --spots-tcp HOST:PORT] [--buy-ins PATH]
              [--dealer-swap K [--staff-out FILE]]
+             [--tray-link PATH | --tray-tcp HOST:PORT] [--float FILE] [--tray-still SECONDS]
     shoe-sim --chips-out FILE        (write the chip registry and exit)
 
 Prints one line saying where it listens, then runs until every shoe is dealt (and, in the binary
@@ -60,6 +61,8 @@ from hw_sim.reader_feed import ReaderFeed
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, MAX_DECKS, MIN_DECKS, OrderError, check_order, shoe_size
 from hw_sim.spot_reader import SpotReader
 from hw_sim.transport import PtyTransport, TcpTransport, TransportError
+from hw_sim.tray import DEFAULT_STILL, MAX_FLOAT_BYTES, FloatError, TrayConfig, parse_float
+from hw_sim.tray_device import TrayDevice, TrayFeed
 from hw_sim.truth import TruthLog
 
 PROG = "shoe-sim"
@@ -226,6 +229,17 @@ def build_parser() -> argparse.ArgumentParser:
     spots = money.add_mutually_exclusive_group()
     spots.add_argument("--spots-link", type=Path, metavar="PATH", help="the bet-spot reader on a second pty here")
     spots.add_argument("--spots-tcp", type=_tcp, metavar="HOST:PORT", help="the bet-spot reader on this TCP port")
+    tray = money.add_mutually_exclusive_group()
+    tray.add_argument("--tray-link", type=Path, metavar="PATH", help="the dealer's chip tray on a pty here")
+    tray.add_argument("--tray-tcp", type=_tcp, metavar="HOST:PORT", help="the chip tray on this TCP port")
+    money.add_argument("--float", type=Path, metavar="FILE", help='the tray\'s starting float (TOML: "25.00" = 60 ...)')
+    money.add_argument(
+        "--tray-still",
+        type=_seconds,
+        default=DEFAULT_STILL,
+        metavar="SECONDS",
+        help=f"with a tray the dealer holds still this long after each payout, times --pace (default {DEFAULT_STILL})",
+    )
     money.add_argument(
         "--buy-ins",
         type=Path,
@@ -269,6 +283,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
     decks = args.decks if MIN_DECKS <= args.decks <= MAX_DECKS else MAX_DECKS  # a bad --decks is named below
     order = None if args.order is None else read_order(args.order, decks)
     money = money_from_args(args)
+    tray = tray_from_args(args)
     try:
         return SimConfig(
             dialect=Dialect(args.dialect),
@@ -288,6 +303,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
             order=order,
             money=money,
             key_cards=args.key_cards,
+            tray=tray,
         )
     except ConfigError as exc:
         raise UsageError(f"--{exc.key.replace('_', '-')}: {exc.reason}") from None
@@ -361,6 +377,29 @@ def money_from_args(args: argparse.Namespace) -> MoneyConfig | None:
     except MoneyConfigError as exc:
         key = {"leave_after_coups": "leave-after", "limits": "unit", "split_cash": "split-cash"}.get(exc.key, exc.key)
         raise UsageError(f"--{key}: {exc.reason}") from None
+
+
+def tray_from_args(args: argparse.Namespace) -> TrayConfig | None:
+    """The chip tray from ``--tray-link``/``--tray-tcp``, ``--float`` and ``--tray-still`` (None: no tray)."""
+    attached = args.tray_link is not None or args.tray_tcp is not None
+    if not attached:
+        if args.float is not None:
+            raise UsageError("--float: the float of the chip tray (--tray-link PATH or --tray-tcp HOST:PORT)")
+        return None
+    which = "--tray-link" if args.tray_link is not None else "--tray-tcp"
+    if args.players is None and args.bets is None:
+        raise UsageError(f"{which}: the chip tray needs players at the table (--players N or --bets FILE)")
+    counts = None
+    if args.float is not None:
+        try:
+            text = read_text(args.float, limit=MAX_FLOAT_BYTES)
+        except UserFileError as exc:
+            raise UsageError(f"--float {exc}") from None
+        try:
+            counts = tuple(sorted(parse_float(text, str(args.float)).items()))
+        except FloatError as exc:
+            raise UsageError(f"--float {exc}") from None
+    return TrayConfig(float_counts=counts, still=args.tray_still)
 
 
 def _split_cash(text: str | None) -> SplitCash | None:
@@ -496,6 +535,7 @@ def run(
     settle: float,
     reader: tuple[ReaderFeed, Transport] | None = None,
     buy_ins: BuyInLine | None = None,
+    tray: tuple[TrayFeed, Transport] | None = None,
 ) -> None:
     """The real-time loop: move bytes between the transport and the core until the core is finished (and,
     with a bet-spot reader, between its transport and the reader, which powers on with the shoe; with
@@ -512,6 +552,7 @@ def run(
             feed = reader[0] if reader is not None else None
             owed = feed is not None and (feed.reader.unacked or feed.pending)
             owed = owed or (buy_ins is not None and buy_ins.pending)
+            owed = owed or (tray is not None and (tray[0].device.unacked > 0 or tray[0].pending))
             if now - finished_at > READER_LINGER or not owed:
                 break
         if not sim.started:
@@ -523,11 +564,20 @@ def run(
                 first_seen = None
         if reader is not None and sim.started and not reader[0].started:
             reader[0].start(now)
-        deadlines = [d for d in (sim.next_deadline(), reader[0].next_deadline() if reader else None) if d is not None]
+        if tray is not None and sim.started and not tray[0].started:
+            tray[0].start(now)
+        due = (
+            sim.next_deadline(),
+            reader[0].next_deadline() if reader else None,
+            tray[0].next_deadline() if tray else None,
+        )
+        deadlines = [d for d in due if d is not None]
         timeout = TICK if not deadlines else min(max(min(deadlines) - now, 0.0), TICK)
         rfds, wfds = transport.read_fds(), transport.write_fds()
         if reader is not None:
             rfds, wfds = rfds + reader[1].read_fds(), wfds + reader[1].write_fds()
+        if tray is not None:
+            rfds, wfds = rfds + tray[1].read_fds(), wfds + tray[1].write_fds()
         if buy_ins is not None:
             rfds = rfds + buy_ins.read_fds()
             if buy_ins.pending:
@@ -542,6 +592,8 @@ def run(
             transport.flush()
         if reader is not None:
             _run_reader(reader[0], reader[1], set(readable), set(writable), now)
+        if tray is not None:
+            _run_reader(tray[0], tray[1], set(readable), set(writable), now)
         items = sim.poll(now)
         if sim.disconnected and not was_disconnected:
             transport.drop_client()
@@ -556,6 +608,10 @@ def run(
             out = reader[0].poll(now)
             if out:
                 reader[1].write(out)
+        if tray is not None:
+            out = tray[0].poll(now)
+            if out:
+                tray[1].write(out)
         if buy_ins is not None:
             if set(readable) & set(buy_ins.read_fds()):
                 buy_ins.readable()
@@ -568,6 +624,8 @@ def run(
     transport.flush()
     if reader is not None:
         reader[1].flush()
+    if tray is not None:
+        tray[1].flush()
 
 
 def _key_card(sim: ShoeSimulator, buy_ins: BuyInLine, since: float | None, now: float) -> float | None:
@@ -591,7 +649,9 @@ def _key_card(sim: ShoeSimulator, buy_ins: BuyInLine, since: float | None, now: 
     return since
 
 
-def _run_reader(feed: ReaderFeed, line: Transport, readable: set[int], writable: set[int], now: float) -> None:
+def _run_reader(
+    feed: ReaderFeed | TrayFeed, line: Transport, readable: set[int], writable: set[int], now: float
+) -> None:
     if readable & set(line.read_fds()):
         data = line.read()
         if data:
@@ -638,6 +698,11 @@ def main(argv: list[str] | None = None) -> int:
         spots = PtyTransport(args.spots_link)
     elif args.spots_tcp is not None:
         spots = TcpTransport(*args.spots_tcp)
+    tray_line: Transport | None = None
+    if args.tray_link is not None:
+        tray_line = PtyTransport(args.tray_link)
+    elif args.tray_tcp is not None:
+        tray_line = TcpTransport(*args.tray_tcp)
     try:
         stream = _TruthFile(args.truth) if args.truth else None
     except UserFileError as exc:
@@ -659,6 +724,17 @@ def main(argv: list[str] | None = None) -> int:
             where = "--spots-link" if args.spots_link is not None else "--spots-tcp"
             print(one_line(f"{PROG}: error: {where} {str(exc).split(' ', 1)[1]}"), file=sys.stderr)
             return 2
+    if tray_line is not None:
+        try:
+            tray_line.open()
+        except TransportError as exc:
+            transport.close()
+            if spots is not None:
+                spots.close()
+            truth.close()
+            where = "--tray-link" if args.tray_link is not None else "--tray-tcp"
+            print(one_line(f"{PROG}: error: {where} {str(exc).split(' ', 1)[1]}"), file=sys.stderr)
+            return 2
     note = None if config.order is None else order_note(config.order, config)
     if note is not None:
         print(note, file=sys.stderr, flush=True)
@@ -670,6 +746,9 @@ def main(argv: list[str] | None = None) -> int:
         feed = ReaderFeed(sim.money, SpotReader(seed=config.seed, seats=seats))
         sim.reader_settled = lambda: feed.settled
         reader = (feed, spots)
+    tray: tuple[TrayFeed, Transport] | None = None
+    if tray_line is not None and sim.tray is not None:
+        tray = (TrayFeed(sim.tray, TrayDevice(seed=config.seed)), tray_line)
     try:
         print(
             f"{PROG}: listening on {transport.describe()}, {config.dialect.value} dialect, {config.decks} decks, "
@@ -678,9 +757,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         if reader is not None:
             print(f"{PROG}: bet-spot reader on {reader[1].describe()}, {len(reader[0].reader.seats)} seats", flush=True)
+        if tray is not None:
+            tubes = sum(1 for n in tray[0].tray.float_counts.values() if n)
+            print(
+                f"{PROG}: chip tray on {tray[1].describe()}, {tray[0].device.tubes} tubes ({tubes} filled),"
+                f" float {tray[0].tray.cents // 100}.{tray[0].tray.cents % 100:02d}",
+                flush=True,
+            )
         line = BuyInLine(args.buy_ins) if args.buy_ins is not None and sim.money is not None else None
         try:
-            run(sim, transport, args.settle, reader, line)
+            run(sim, transport, args.settle, reader, line, tray)
         finally:
             if line is not None:
                 line.close()
@@ -698,6 +784,8 @@ def main(argv: list[str] | None = None) -> int:
         transport.close()
         if spots is not None:
             spots.close()
+        if tray_line is not None:
+            tray_line.close()
         with contextlib.suppress(_TruthWriteError):
             truth.close()
     return 0

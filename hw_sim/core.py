@@ -55,6 +55,7 @@ from hw_sim.faults import (
 )
 from hw_sim.money import MoneyConfig, MoneyTable
 from hw_sim.shoe import DEFAULT_CUT_FROM_BACK, OrderError, ShoeEmpty, ShoeModel, check_order, validate_shoe
+from hw_sim.tray import ChipTray, TrayConfig, default_float
 from hw_sim.truth import TruthLog
 
 #: After chips move, the dealer waits at most this long for the table to hear the bet-spot reader ...
@@ -109,6 +110,7 @@ class SimConfig:
     order: tuple[Card, ...] | None = None  # every shoe's first cards, in this order (the rest shuffled)
     money: MoneyConfig | None = None  # players at the table (hw_sim/money.py); None: cards only, as ever
     key_cards: bool = False  # the prompt dealer keys an unreadable coup card on the dealer screen (hw_sim/dealer.py)
+    tray: TrayConfig | None = None  # the dealer's chip tray (hw_sim/tray.py); None: no tray, as ever
 
     def __post_init__(self) -> None:
         try:
@@ -132,6 +134,8 @@ class SimConfig:
             raise ConfigError("disconnect_for", "must be positive")
         if self.linger is not None and self.linger < 0:
             raise ConfigError("linger", "cannot be negative")
+        if self.tray is not None and self.money is None:
+            raise ConfigError("tray", "the chip tray needs players at the table (--players N or --bets FILE)")
 
     @property
     def dealer_mode(self) -> DealerMode:
@@ -209,6 +213,25 @@ class ShoeSimulator(SessionDevice):
             if config.money is not None
             else None
         )
+        if self.money is not None and config.tray is not None:
+            t = config.tray
+            counts = dict(t.float_counts) if t.float_counts is not None else default_float(self.money.limits)
+            self.money.tray = ChipTray(
+                counts,
+                self.money.chips,
+                self.money.registry,
+                self.truth,
+                config.faults,
+                config.seed,
+                still=t.still * config.pace,  # scaled by the pace, as the dealer's other moves
+                debounce=t.debounce,
+                flicker=t.flicker,
+            )
+
+    @property
+    def tray(self) -> ChipTray | None:
+        """The dealer's chip tray (None: no tray)."""
+        return self.money.tray if self.money is not None else None
 
     # -- power, link ---------------------------------------------------------------------------------
 
@@ -231,6 +254,8 @@ class ShoeSimulator(SessionDevice):
             shoes=self.config.shoes,
             dealer=self.config.dealer_mode.value,
         )
+        if self.tray is not None:
+            self.tray.open(now)
         if self.binary:
             self._boot(now)
         self._begin_shoe(now)
@@ -402,7 +427,7 @@ class ShoeSimulator(SessionDevice):
                     self._next_action_at = now + READER_CHECK
                     return
                 money.step(now)
-                self._next_action_at = now + self.config.pace
+                self._next_action_at = now + max(self.config.pace, money.take_pause())
                 self._moved_at = now if self._moved_at is None else self._moved_at
                 continue
             if self._moved_at is not None and self.reader_settled is not None:

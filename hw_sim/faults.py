@@ -22,6 +22,9 @@ The rate's unit depends on the fault (see :data:`UNIT`):
   and coup; ``unknown_chip`` (a chip of no range, retired or stolen in a stack placed), per stack; the
   dealer's ``underpay`` and ``overpay`` per winning wager and ``loser_not_taken`` per losing wager;
   ``card_left`` (a leaving player's card left in the seat's reader), per carded player leaving.
+* with a chip tray (:mod:`hw_sim.tray`): ``tray_theft`` (a chip palmed from the tray after a coup's payout),
+  per coup paid; ``tray_misread`` (a tube report missing a chip) and ``tray_double`` (a chip also reported in the
+  neighbouring tube), per tube report, each put right by the next report a moment later.
   These are scripted by coup: ``{"at_coup": 3, "fault": "late_bet", "shoe": 1, "seat": 2}`` (shoe 1 and
   any seat when not given; a fault that finds nothing to hit at that coup, an ``underpay`` at a coup
   without a winner, happens at the first coup of the shoe after it where it can).
@@ -72,6 +75,10 @@ class Fault(Enum):
     CARD_LEFT = "card_left"  # a leaving player's card stays in the seat's reader (hw_sim/money.py)
     UNKNOWN_BADGE = "unknown_badge"
     WRONG_PIN = "wrong_pin"  # the supervisor types a wrong PIN three times (locked out): the pit manager approves
+    # the chip tray (hw_sim/tray.py, ``--tray-link``)
+    TRAY_THEFT = "tray_theft"  # after a coup's payout a chip is palmed from the tray
+    TRAY_MISREAD = "tray_misread"  # a tube report missing one chip, put right by the next report
+    TRAY_DOUBLE = "tray_double"  # one chip also reported in the neighbouring tube for a moment
 
 
 BYTE_FAULTS = frozenset({Fault.CORRUPT, Fault.DROP})
@@ -96,6 +103,8 @@ MONEY_FAULTS = READ_FAULTS | frozenset(
 )
 #: Faults of the staff's badges (``--dealer-swap``), scripted by coup as the money's are.
 STAFF_FAULTS = frozenset({Fault.UNKNOWN_BADGE, Fault.WRONG_PIN})
+#: Faults of the chip tray (``--tray-link``), scripted by coup as the money's are.
+TRAY_FAULTS = frozenset({Fault.TRAY_THEFT, Fault.TRAY_MISREAD, Fault.TRAY_DOUBLE})
 
 UNIT: dict[Fault, str] = (
     {f: "byte" for f in BYTE_FAULTS}
@@ -106,6 +115,7 @@ UNIT: dict[Fault, str] = (
     | {Fault.UNDERPAY: "winning wager", Fault.OVERPAY: "winning wager", Fault.LOSER_NOT_TAKEN: "losing wager"}
     | {Fault.CARD_LEFT: "carded player leaving"}
     | {Fault.UNKNOWN_BADGE: "coup (with --dealer-swap)", Fault.WRONG_PIN: "void approved (with --dealer-swap)"}
+    | {Fault.TRAY_THEFT: "coup paid (with a tray)", Fault.TRAY_MISREAD: "tube report", Fault.TRAY_DOUBLE: "tube report"}
 )
 
 
@@ -163,7 +173,7 @@ def parse_script(lines: Iterable[str], source: str = "script") -> list[ScriptedF
             raise FaultSpecError(where, exc.reason) from None
         if shoe is not None and not _whole(shoe):
             raise FaultSpecError(where, "shoe must be a whole number from 1")
-        if fault in MONEY_FAULTS | STAFF_FAULTS:
+        if fault in MONEY_FAULTS | STAFF_FAULTS | TRAY_FAULTS:
             out.append(_money_entry(obj, fault, shoe, where))
             continue
         at = obj.get("at_card")

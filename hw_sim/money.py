@@ -51,6 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import partial
+from typing import TYPE_CHECKING
 
 from controller.game.approvals import MAX_WRONG_PINS
 from controller.game.cards import RANKS, Card
@@ -63,10 +64,13 @@ from controller.game.payouts import Outcome
 from controller.game.rules import COMMISSION, Bet, Ruleset
 from controller.game.settlement import CommissionLedger, Settlement, TableLimits, Wager, settle
 from controller.game.wagers import MAX_SEATS, ApprovalView, Spot
-from hw_sim.chipset import DENOMINATIONS, ChipSet, ForeignKind
+from hw_sim.chipset import DENOMINATIONS, ChipSet, ForeignKind, chips_for
 from hw_sim.faults import Fault, FaultPlan, ScriptedFault
 from hw_sim.players import Bankrolls, Counting, Players, ScriptedBets, ScriptedWagers, refusals
 from hw_sim.truth import TruthLog
+
+if TYPE_CHECKING:
+    from hw_sim.tray import ChipTray
 
 __all__ = [
     "MAX_READS",
@@ -325,6 +329,11 @@ class MoneyTable:
         self._pins: list[bytes] = []  # approve lines for the table's money.sock
         self._visits: dict[int, int] = {}  # the visits each seat has had (a new player, a new card)
         self._cards_left: set[int] = set()  # seats whose leaving player left their card in the reader (card_left)
+        #: The dealer's chip tray (hw_sim/tray.py; the core sets it): losers go into it, payouts and buy-ins come
+        #: out of it. None: the payouts come from the rack, as ever.
+        self.tray: ChipTray | None = None
+        self._purses: dict[int, list[int]] = {}  # chips a player bought from the tray, not yet wagered
+        self._pause = 0.0  # the dealer holds still this long after the step just made (the tray's count)
 
     # -- the core's side -------------------------------------------------------------------------------
 
@@ -338,8 +347,16 @@ class MoneyTable:
         if self._steps:
             self._steps.popleft()(now)
 
+    def take_pause(self) -> float:
+        """How long the dealer holds still after the step just made (0: the dealer's pace; with a tray, the pause
+        after each coup's payout)."""
+        out, self._pause = self._pause, 0.0
+        return out
+
     def shoe_started(self, shoe: int) -> None:
         self.shoe = shoe
+        if self.tray is not None:
+            self.tray.shoe, self.tray.coup = shoe, 0
         self.seen = [4 * self.decks] * len(RANKS)
         self.coup = 0
         self._opened = None
@@ -354,6 +371,8 @@ class MoneyTable:
             return False
         self._opened = (self.shoe, coup)
         self.coup = coup
+        if self.tray is not None:
+            self.tray.coup = coup
         self._cards = Coup()
         if self._redeal:  # after a void the stacks stayed on their spots: they are this coup's wagers
             self._redeal = False
@@ -411,6 +430,13 @@ class MoneyTable:
             self._steps.append(self._collect)
         self._count_empty_seats(now)
         self._locked = {}
+        if self.tray is not None:
+            self._steps.append(self._tray_still)
+
+    def _tray_still(self, now: float) -> None:
+        """The payout is over: the dealer holds still for the table to count the tray."""
+        assert self.tray is not None
+        self._pause = self.tray.paid(now)
 
     def voided(self, now: float) -> None:
         """The coup was voided: the wagers unlock and stay on their spots for the redeal (the next coup)."""
@@ -520,13 +546,35 @@ class MoneyTable:
             self._buy_ins.append(buy_in)
             fields = {"shoe": self.shoe, "coup": self.coup, "seat": seat, "cents": cents}
             self.truth.write("buy_in", now, **fields, tender=buy_in.tender.value, player_ref=buy_in.player_ref)
+            self._sold(seat, cents, now)
+
+    def _sold(self, seat: int, cents: int, now: float) -> None:
+        """With a tray: the chips of a buy-in come out of it into the player's stack (wagered first)."""
+        if self.tray is not None:
+            self._purses.setdefault(seat, []).extend(self.tray.sell(cents, now, seat=seat))
+
+    def _stack(self, seat: int, cents: int) -> tuple[int, ...]:
+        """A wager's stack: the fewest chips that make it, the player's chips bought from the tray first (without
+        a tray, every chip from the rack: the same denominations either way)."""
+        purse = self._purses.get(seat)
+        if not purse:
+            return self.chips.take(cents)
+        out: list[int] = []
+        for d in chips_for(cents):
+            uid = next((u for u in purse if self.chips.denomination(u) == d), None)
+            if uid is None:
+                out.append(self.chips.one(d))
+            else:
+                purse.remove(uid)
+                out.append(uid)
+        return tuple(out)
 
     def _place(self, intended: dict[int, tuple[Wager, ...]], now: float) -> None:
         for seat, wagers in intended.items():
             self._buy_in(seat, wagers, now)
             for w in wagers:
                 spot = Spot.of(w.bet)
-                stack = self.chips.take(w.amount_cents)
+                stack = self._stack(seat, w.amount_cents)
                 if self._fault(Fault.UNKNOWN_CHIP, seat):
                     kind = self._fault_rng.choice(tuple(ForeignKind))
                     uid = self.chips.foreign(kind, self._fault_rng)
@@ -608,6 +656,7 @@ class MoneyTable:
             self._buy_ins.append(BuyIn(seat, s.cents, Tender.CASH, ref))
             fields = {"shoe": self.shoe, "coup": self.coup, "seat": seat, "cents": s.cents}
             self.truth.write("buy_in", now, **fields, tender=Tender.CASH.value, player_ref=ref, split_cash=True)
+            self._sold(seat, s.cents, now)
         intended[seat] = (Wager(Bet.BANKER, self.limits.minimum_cents),)
 
     def _dealer_badge(self, now: float) -> None:
@@ -764,7 +813,10 @@ class MoneyTable:
                     )
                 else:
                     fields["amount"] = -o.stake_cents
+                    taken = self.spots.get(key, ())
                     self._set(seat, spot, (), now, "take")
+                    if self.tray is not None:
+                        self.tray.take(taken, now, seat=seat)
             elif o.outcome is Outcome.WIN:
                 due = o.payout_cents - o.returned_cents
                 fields["expected"] = due
@@ -779,7 +831,8 @@ class MoneyTable:
                     fields["fault"] = fault.value
                 # on a spot changed after the lock the dealer pays the locked stack, the late chips handed back
                 # (or the pulled chip put back) in the same move: the spot never drops below what it held
-                self._set(seat, spot, stack + self.chips.take(amount), now, "pay")
+                paid = self.chips.take(amount) if self.tray is None else self.tray.pay(amount, now, seat=seat)
+                self._set(seat, spot, stack + paid, now, "pay")
                 if fault is not None:
                     self._write_fault(
                         fault,
@@ -818,6 +871,7 @@ class MoneyTable:
             self._seated.discard(seat)
             if self.bankrolls is not None:
                 self.bankrolls.left(seat)
+            self._purses.pop(seat, None)  # the player leaves with the chips in front
             owed = self.ledger.collect(seat)
             self.truth.write("seat_left", now, shoe=self.shoe, coup=self.coup, seat=seat, box=owed)
             if owed:
@@ -830,7 +884,10 @@ class MoneyTable:
         self._steps.appendleft(partial(self._take_box, seat, cents, why))
 
     def _take_box(self, seat: int, cents: int, why: str, now: float) -> None:
+        box = self.spots.get((seat, Spot.COMMISSION), ())
         self._set(seat, Spot.COMMISSION, (), now, "take")
+        if self.tray is not None:
+            self.tray.take(box, now, seat=seat, why="commission")
         self.truth.write("commission", now, shoe=self.shoe, seat=seat, owed=cents, collected=cents, why=why)
 
     # -- spots and reads -----------------------------------------------------------------------------

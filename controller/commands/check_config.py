@@ -4,6 +4,8 @@ Prints ``FILE: ok`` and a short summary (table, shoe port and dialect, journal, 
 a bad file prints one line naming the file and the key (``FILE: table.decks: must be 1-8, got 9``) on
 stderr and exits 2. When ``[spots]`` names a chip registry (``chips``), that file is checked too
 (:mod:`controller.chipfile`; ``CHIPS: range 3: value: ...``), and the summary says how many ranges it has.
+A chip tray (``[tray] port``) needs that registry: without ``[spots] chips`` the file is refused in one line
+(``FILE: tray.port: a chip tray needs the chip registry: set spots.chips``).
 A floor link turned on needs the table's signing key (``floor.key_file``, a key file) and the floor's public key
 (``floor.floor_public_key``), as ``shoe-controller link`` does at its start, and each file it names
 (``password_file``, ``ca_file``, ``cert_file``, ``cert_key_file``) must be there; a file this user may not read

@@ -29,6 +29,11 @@ def register(sub: Subparsers) -> None:
         help="the bet-spot reader's port: device path, pty or pyserial URL (overrides spots.port; needs spots.chips)",
     )
     p.add_argument(
+        "--tray",
+        metavar="PORT",
+        help="the chip tray's port: device path, pty or pyserial URL (overrides tray.port; needs spots.chips)",
+    )
+    p.add_argument(
         "--table-id",
         metavar="ID",
         help="this table's id on the floor (overrides floor.table): an ack of another table is not stored",
@@ -82,6 +87,7 @@ def settings_from_args(args: argparse.Namespace, *, journal: bool = True) -> Set
         pin_factory=getattr(args, "pin_factory", None),
         feed_dir=getattr(args, "feed_dir", None),
         spots=getattr(args, "spots", None),
+        tray=getattr(args, "tray", None),
     )
     if journal:
         check_journal_file(settings.journal.path)
@@ -161,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from_args(args)
     chips = None
-    if settings.spots.chips is not None and settings.spots.enabled:
+    if settings.spots.chips is not None and (settings.spots.enabled or settings.tray.enabled):
         from controller.chipfile import ChipFileError, load_chips
 
         try:

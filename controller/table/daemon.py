@@ -7,13 +7,14 @@ sockets), read by the board (``shoe-controller board``: the scoreboard on the LA
 
 ``shoe-controller run`` and ``shoe-controller demo`` both build a :class:`Daemon` from validated
 :class:`~controller.config.Settings`. Start-up order: journal (integrity check, then replay through the pure
-core), panel (GPIO), serial link (and the bet-spot reader's, ``[spots]``, when the table has one: a second
-:class:`~controller.table.shoe_link.ShoeLink` the loop waits on beside the shoe's). READY goes to systemd as soon as
-the journal is replayed, the panel's GPIO is claimed and the link's thread is started, whether or not the shoe
-is plugged in: a Pi that boots before the shoe is the normal case, and the panel then shows LINK DOWN until
-the shoe is heard (the link keeps trying to open the port). The ``Status:`` line of ``systemctl status``
-follows the table (:class:`~controller.notify.StatusSink`). SIGTERM becomes SystemExit in the main thread; the
-``finally`` sends STOPPING, turns the LEDs off, closes the port and the journal.
+core), panel (GPIO), serial link (and the bet-spot reader's, ``[spots]``, and the chip tray's, ``[tray]``,
+when the table has them: a :class:`~controller.table.shoe_link.ShoeLink` each, which the loop waits on beside
+the shoe's). READY goes to systemd as soon as the journal is replayed, the panel's GPIO is claimed and the
+link's thread is started, whether or not the shoe is plugged in: a Pi that boots before the shoe is the normal
+case, and the panel then shows LINK DOWN until the shoe is heard (the link keeps trying to open the port). The
+``Status:`` line of ``systemctl status`` follows the table (:class:`~controller.notify.StatusSink`). SIGTERM
+becomes SystemExit in the main thread; the ``finally`` sends STOPPING, turns the LEDs off, closes the port and
+the journal.
 """
 
 from __future__ import annotations
@@ -59,14 +60,17 @@ from controller.table.loop import (
 )
 from controller.table.loop.reader import ReaderPort
 from controller.table.loop.resume import locked_out, on_duty
+from controller.table.loop.tray import TrayPort
 from controller.table.panel import ButtonAction, Panel, PanelSink, PinMap, make_pin_factory
 from controller.table.shoe_link import ShoeLink
 from controller.table.sinks import LatestViewSink, Sink
 from controller.table.spot_wire import SpotWire
 from controller.table.staff_list import StaffListKeeper, staff_list_path
+from controller.table.tray_wire import TrayWire
 from controller.table.wire import AsciiWire, BinaryWire, Wire
 from firmware_protocol.session import ControllerSession
 from firmware_protocol.spots import READER
+from firmware_protocol.tray import TRAY
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +113,8 @@ class Daemon:
         self.link: ShoeLink | None = None
         #: The bet-spot reader's port (``[spots] port``; None: no reader).
         self.spots_link: ShoeLink | None = None
+        #: The chip tray's port (``[tray] port``; None: no tray).
+        self.tray_link: ShoeLink | None = None
         self.loop: TableLoop | None = None
         self.status: StatusSink | None = None
         #: The health metrics (``[metrics]``): kept here, served by the floor link's process (from the feed).
@@ -157,6 +163,7 @@ class Daemon:
             sinks.append(self.status)
         self.link = ShoeLink(s.shoe.port, s.shoe.baud, inbox.put, backoff_max=s.shoe.reconnect_backoff_max)
         reader = self._open_reader(inbox)
+        tray = self._open_tray(inbox)
         self._open_metrics()
         metrics = self.metrics
         # The feed for the board and the floor link, with the current shoe's coups from the journal (a board
@@ -179,9 +186,11 @@ class Daemon:
         # The last staff list the table verified, kept beside the journal: badges work while the floor is away.
         staff = StaffListKeeper(staff_list_path(s.journal.path), s.floor.floor_key())
         staff.load()
-        ports: list[ShoePort | ReaderPort] = [ShoePort(wire, self.link.write, self.link)]  # the loop waits on it
+        ports: list[ShoePort | ReaderPort | TrayPort] = [ShoePort(wire, self.link.write, self.link)]  # waited on
         if reader is not None:
             ports.append(reader)
+        if tray is not None:
+            ports.append(tray)
         self.loop = TableLoop(
             resumed.state,
             self.journal,
@@ -242,6 +251,23 @@ class Daemon:
         log.info("bet-spot reader on %s; chip registry %s (%d ranges)", s.spots.port, s.spots.chips, len(registry))
         return ReaderPort(self.spots_link, SpotWire(registry, session), self.spots_link.write)
 
+    def _open_tray(self, inbox: Inbox) -> TrayPort | None:
+        """The chip tray (``[tray]``), supervised like the reader: a :class:`ShoeLink` of its own reporting to the
+        same inbox, and its wire (:class:`TrayWire`) resolving UIDs through the same chip registry. Its session
+        starts afresh at every start (the tray's events are journaled without session keys:
+        :data:`~controller.table.loop.commit.UNKEYED_DEVICES`): it resends what it held, and the table asks for a
+        full count once the link is up."""
+        s = self.settings
+        if s.tray.port is None or s.spots.chips is None:
+            return None
+        registry = self.chips if self.chips is not None else load_chips(s.spots.chips)
+        session = ControllerSession(link_timeout=s.tray.link_timeout, dialect=TRAY)
+        self.tray_link = ShoeLink(
+            s.tray.port, s.tray.baud, inbox.put, backoff_max=s.shoe.reconnect_backoff_max, device="tray"
+        )
+        log.info("chip tray on %s; chip registry %s (%d ranges)", s.tray.port, s.spots.chips, len(registry))
+        return TrayPort(self.tray_link, TrayWire(registry, session), self.tray_link.write, settle=s.tray.settle_seconds)
+
     def _open_edges(self, ruleset: Ruleset) -> EdgeWatch:
         """Shoe start records carry the ruleset, and the live exact edge ([surveillance]) is on. The odds
         engine's table is built now (about 0.3 s), not at the first betting time in the middle of a shoe."""
@@ -263,6 +289,8 @@ class Daemon:
         self.metrics.link(False)  # LINK DOWN until the shoe is heard
         if self.settings.spots.enabled:
             self.metrics.spots_link(False)  # READER DOWN until the reader is heard
+        if self.settings.tray.enabled:
+            self.metrics.tray_link(False)  # TRAY DOWN until the tray is heard
 
     def _open_retention(self) -> Retention | None:
         """With a floor link and ``[floor] retain_days``, the loop prunes acknowledged old shoes at quiet
@@ -315,6 +343,9 @@ class Daemon:
             if self.spots_link is not None:
                 self.spots_link.start()
                 loop.assume_reader_down("controller started; waiting for the bet-spot reader")
+            if self.tray_link is not None:
+                self.tray_link.start()
+                loop.assume_tray_down("controller started; waiting for the chip tray")
             # READY now, shoe or no shoe: the journal, the panel and the link's thread are up, and the panel
             # shows LINK DOWN until the shoe is heard. Waiting for the port would outlast TimeoutStartSec=
             # on a Pi that boots before the shoe is plugged in, and systemd would restart us in a loop.
@@ -340,6 +371,9 @@ class Daemon:
         if self.spots_link is not None:
             self.spots_link.stop()
             self.spots_link = None
+        if self.tray_link is not None:
+            self.tray_link.stop()
+            self.tray_link = None
         if self.loop is not None:
             self.loop.close_sinks()
         elif self.panel is not None:

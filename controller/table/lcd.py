@@ -26,6 +26,11 @@ Two parts, kept apart so the picture can be tested without any LCD:
   the further items when there is room. The full picture is the dealer screen's
   (:mod:`controller.displays.dealer`).
 
+  **The chip tray.** At a table with a chip tray (``[tray] port``), ``TRAY DOWN`` while its link is down, and a
+  variance a recount confirmed in its words (``TRAY SHORT $25 (COUP 14)``, shortened to what fits:
+  ``TRAY SHORT 25 C14``) until the next count (:func:`tray_line`), take the money's place when the money has
+  nothing for the dealer (line 4 of a four-line display; line 2 of a two-line one unless a table alarm stands).
+
   Hints are chosen longest first among those that fit, so a 16-column display gets the short forms
   (``BANKER 7-5 -5%``, ``BANKER 7-5 PUSH``, ``BANKER 6-4 1:2``). What a wager pays comes from
   :func:`controller.game.payouts.decide` (the settlement's own rule, never restated here), written by
@@ -42,6 +47,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -53,6 +59,7 @@ from controller.game.coup import CoupResult, Winner
 from controller.game.payouts import Outcome, decide, net_per_unit
 from controller.game.rules import Bet, CommissionCollection, Ruleset
 from controller.game.table import Alarm, Due, Notice, TableView
+from controller.game.tray import TrayView
 from controller.game.wagers import MoneyView, SpotState
 from controller.userfile import one_line
 
@@ -67,6 +74,7 @@ __all__ = [
     "open_rplcd",
     "render",
     "top_alarm",
+    "tray_line",
 ]
 
 logger = logging.getLogger(__name__)
@@ -150,6 +158,8 @@ def render(view: TableView, ruleset: Ruleset, cols: int, rows: int) -> list[str]
     status = _status_line(view, ruleset, cols)
     wagers = view.money  # None: the table has no bet-spot reader
     dealer = money_line(wagers, cols) if wagers is not None else None
+    if dealer is None and view.tray is not None:
+        dealer = tray_line(view.tray, cols)
     if rows >= 4:
         cards = f"{_BADGE_TEXT[badge[0]]} PAYS {odds(badge[1])}" if badge is not None else _cards_line(view, cols)
         lines = [_totals(view, "", cols), status, cards, dealer or _shoe_line(view, cols)]
@@ -221,6 +231,25 @@ def money_line(money: MoneyView, cols: int) -> str | None:
     if more and len(text) + 2 + len(str(more)) <= cols:
         text += f"+{more}".rjust(cols - len(text))
     return text
+
+
+_TRAY_ALARM = re.compile(r"^TRAY (SHORT|OVER) \$(\S+) \(COUP (\d+)\)$")
+
+
+def tray_line(tray: TrayView, cols: int) -> str | None:
+    """The chip tray's words for the dealer on one line of ``cols``: ``TRAY DOWN`` while its link is down, else
+    the last confirmed variance (:attr:`~controller.game.tray.TrayView.alarm`) until the next count, in the
+    longest form that fits (``TRAY SHORT $25 (COUP 14)``, ``TRAY SHORT 25 C14``, ``TRAY SHORT 25``,
+    ``TRAY SHORT``); None when the tray has nothing for the dealer."""
+    if not tray.up:
+        return "TRAY DOWN"
+    if not tray.alarm:
+        return None
+    match = _TRAY_ALARM.match(tray.alarm)
+    if match is None:
+        return _first_fit([tray.alarm], cols)
+    word, amount, coup = match.groups()
+    return _first_fit([tray.alarm, f"TRAY {word} {amount} C{coup}", f"TRAY {word} {amount}", f"TRAY {word}"], cols)
 
 
 def _dollars(cents: int) -> str:

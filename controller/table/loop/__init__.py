@@ -9,7 +9,8 @@
   (:mod:`controller.game.replay`);
 * :mod:`~controller.table.loop.ports`: what a device's port is to the loop (:class:`Port`) and what the loop lends
   it (:class:`TableSide`); :mod:`~controller.table.loop.shoe_port` the shoe's (:class:`ShoePort`),
-  :mod:`~controller.table.loop.reader` the bet-spot reader's (:class:`ReaderPort`, and the betting window);
+  :mod:`~controller.table.loop.reader` the bet-spot reader's (:class:`ReaderPort`, and the betting window),
+  :mod:`~controller.table.loop.tray` the chip tray's (:class:`TrayPort`, and the settle rule's edge);
 * :mod:`~controller.table.loop.loop`: :class:`TableLoop`, which waits on its ports and the inbox, schedules them
   (the shoe first) and glues the parts; :class:`LoopConfig`, everything else it is given.
 
@@ -41,6 +42,7 @@ from controller.table.loop.reader import ReaderPort
 from controller.table.loop.resume import Resumed, resume
 from controller.table.loop.shell_alarms import INPUT_LOST_HOLD
 from controller.table.loop.shoe_port import ShoePort
+from controller.table.loop.tray import TrayPort
 
 __all__ = [
     "INPUT_LOST_HOLD",
@@ -72,6 +74,7 @@ __all__ = [
     "Stop",
     "TableLoop",
     "TableSide",
+    "TrayPort",
     "WireBytes",
     "WriteAhead",
     "resume",

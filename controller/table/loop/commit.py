@@ -36,6 +36,14 @@ MAX_STAGED = 5000
 #: How often a commit is retried while the journal is at fault (seconds, monotonic).
 JOURNAL_RETRY_SECONDS = 1.0
 
+#: Devices whose events are journaled without a (session, number) key, their wire seq kept as the body's
+#: ``seq`` fact: the journal's key space holds the shoe's keys and the bet-spot reader's
+#: (:data:`~controller.journal.queries.READER_KEYS`), and a third device under either would move that device's
+#: resume point (:meth:`~controller.journal.queries.Queries.last_event`). The chip tray needs none: each of its
+#: reports is a tube's whole contents (a report journaled twice changes nothing), and its session starts afresh
+#: at every start of the table, which asks for a full count once the link is up (docs/tray.md section 4.3).
+UNKEYED_DEVICES: frozenset[Device] = frozenset({"tray"})
+
 
 class CommitJournal(Protocol):
     """What the commit needs of the journal."""
@@ -127,8 +135,12 @@ class WriteAhead:
         device: Device = "shoe",
     ) -> None:
         """Stage one applied input and its derived records for the next commit; the ACK waits for it. A
-        reader's event is journaled under its own keys (:func:`~controller.journal.queries.device_key`)."""
-        self._pending.append(PendingInput(body, device_key(device, session), number, self.wall(), derived))
+        reader's event is journaled under its own keys (:func:`~controller.journal.queries.device_key`); a chip
+        tray's without any (:data:`UNKEYED_DEVICES`), its ACK staged all the same."""
+        if device in UNKEYED_DEVICES:
+            self._pending.append(PendingInput(body, None, None, self.wall(), derived))
+        else:
+            self._pending.append(PendingInput(body, device_key(device, session), number, self.wall(), derived))
         if number is not None:
             self.stage_ack(session, number, device)
 

@@ -40,8 +40,9 @@ READ_SIZE = 4096
 
 
 # -- what threads put in the inbox -------------------------------------------------------------------------
-#: The devices on the table's serial ports: the card-reading shoe, and the bet-spot reader when configured.
-Device = Literal["shoe", "reader"]
+#: The devices on the table's serial ports: the card-reading shoe, and the bet-spot reader and the chip tray when
+#: configured.
+Device = Literal["shoe", "reader", "tray"]
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,12 @@ READER_DROPPED_KINDS: dict[type, tuple[str, str]] = {
     WireBytes: ("reader_bytes", "bet-spot reader bytes read"),
 }
 
+#: The same for the chip tray's port.
+TRAY_DROPPED_KINDS: dict[type, tuple[str, str]] = {
+    PortState: ("tray_link", "chip tray port report"),
+    WireBytes: ("tray_bytes", "chip tray bytes read"),
+}
+
 
 def dropped_kind(event: LoopEvent) -> str:
     """The kind a dropped event is counted under (see :data:`DROPPED_KINDS`)."""
@@ -169,6 +176,8 @@ def dropped_kind(event: LoopEvent) -> str:
         return event.action.value
     if isinstance(event, PortState | WireBytes) and event.device == "reader":
         return READER_DROPPED_KINDS[type(event)][0]
+    if isinstance(event, PortState | WireBytes) and event.device == "tray":
+        return TRAY_DROPPED_KINDS[type(event)][0]
     return DROPPED_KINDS[type(event)][0]
 
 

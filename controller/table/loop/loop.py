@@ -92,6 +92,7 @@ from controller.table.loop.reader import ReaderPort
 from controller.table.loop.resume import ReplayJournal, resume
 from controller.table.loop.shell_alarms import INPUT_LOST_HOLD, ShellAlarms
 from controller.table.loop.shoe_port import ShoePort
+from controller.table.loop.tray import TrayPort
 from controller.table.panel import ButtonAction
 from controller.table.pin_check import PinChecker
 from controller.table.sinks import Sink
@@ -149,6 +150,16 @@ class LoopMetrics(CommitMetrics, Protocol):
 
     def spots_link(self, up: bool) -> None: ...
 
+    def tray_frame(self) -> None: ...
+
+    def tray_frame_rejected(self, reason: str) -> None: ...
+
+    def tray_snapshot(self, applied: bool) -> None: ...
+
+    def tray_link(self, up: bool) -> None: ...
+
+    def tray_count(self, variance_cents: int) -> None: ...
+
     def buy_in(self, outcome: str) -> None: ...
 
     def approval(self, action: str, outcome: str) -> None: ...
@@ -178,6 +189,10 @@ class LoopStats:
     snapshots_journaled: int = 0  # the reader's snapshots that changed what the wager book knew
     snapshots_ignored: int = 0  # ... and those that did not (counted, not journaled)
     snapshots_kept: int = 0  # no-news snapshots journaled all the same, to keep the reader's window open
+    tray_reads: int = 0  # reads of the chip tray's port by the loop
+    tray_noise: int = 0  # the tray's frames rejected
+    tray_yields: int = 0  # times the tray's events waited because the shoe's port had bytes
+    tray_snapshots: int = 0  # the tray's full counts applied
 
 
 @dataclass(frozen=True)
@@ -255,6 +270,8 @@ class TableLoop:
         self.ports: tuple[Port, ...] = (self.shoe, *self.queued)
         #: The bet-spot reader (None: the table has none, and works exactly as without one).
         self.reader = next((p for p in self.queued if isinstance(p, ReaderPort)), None)
+        #: The chip tray (None: the table has none, and works exactly as without one).
+        self.tray = next((p for p in self.queued if isinstance(p, TrayPort)), None)
         self.config = config
         self.state = state
         #: Asks the kernel whether the clock is synchronised (None: not watched); journaled at start and on
@@ -656,6 +673,11 @@ class TableLoop:
         """At start the reader's link is down until it is heard (READER DOWN shows until then)."""
         if self.reader is not None:
             self.reader.assume_down(self, detail)
+
+    def assume_tray_down(self, detail: str) -> None:
+        """At start the chip tray's link is down until it is heard (TRAY DOWN shows until then)."""
+        if self.tray is not None:
+            self.tray.assume_down(self, detail)
 
     def apply(
         self,
